@@ -1,0 +1,238 @@
+// Embind glue: the raw API the JavaScript layer in web/ wraps. Names start with
+// '_' because users never see them. Conventions:
+//  - big arrays cross as wasm heap addresses (the JS side mallocs, copies once,
+//    frees), small ones as JS arrays;
+//  - a failure comes back as {error, kind} (kind: TypeError | RangeError | Error)
+//    and the JS layer throws it; nothing throws across the boundary;
+//  - getters return typed_memory_view()s that the JS layer copies at once.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+#include <malloc.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/quantize_kernels.h"
+#include "qwasm/observer.h"
+#include "qwasm/qtensor.h"
+
+using emscripten::val;
+using qwasm::DType;
+using qwasm::QScheme;
+using qwasm::QTensor;
+using qwasm::Status;
+using qwasm::kernels::Isa;
+
+namespace {
+
+const char* kind_name(qwasm::StatusCode code) {
+  switch (code) {
+    case qwasm::StatusCode::kTypeError: return "TypeError";
+    case qwasm::StatusCode::kRangeError: return "RangeError";
+    default: return "Error";
+  }
+}
+
+val error_value(const Status& s) {
+  val o = val::object();
+  o.set("error", s.message);
+  o.set("kind", std::string(kind_name(s.code)));
+  return o;
+}
+
+val result(const Status& s, QTensor&& q) { return s.ok() ? val(std::move(q)) : error_value(s); }
+
+Status parse_dtype_arg(const std::string& name, DType* out) {
+  if (qwasm::parse_dtype(name, out)) return Status::Ok();
+  return Status::TypeError("dtype must be 'quint8', 'qint8', 'qint32' or 'quint4x2', got '" + name + "'");
+}
+
+Status parse_isa(int isa, Isa* out) {
+  if (isa == 0) *out = qwasm::kernels::best_isa();
+  else if (isa == 1) *out = Isa::kScalar;
+  else if (isa == 2 && qwasm::kernels::isa_available(Isa::kWasmSimd)) *out = Isa::kWasmSimd;
+  else return Status::RangeError("isa " + std::to_string(isa) + " is not available in this build");
+  return Status::Ok();
+}
+
+std::vector<int64_t> to_shape(const val& shape) {
+  const std::vector<double> dims = emscripten::convertJSArrayToNumberVector<double>(shape);
+  return std::vector<int64_t>(dims.begin(), dims.end());
+}
+
+std::vector<double> to_doubles(const val& a) { return emscripten::convertJSArrayToNumberVector<double>(a); }
+
+template <typename T>
+const T* at(uintptr_t address) {
+  return reinterpret_cast<const T*>(address);
+}
+
+val quantize_per_tensor(uintptr_t x, val shape, double scale, double zero_point, std::string dtype, int isa) {
+  DType d;
+  Isa i;
+  Status s = parse_dtype_arg(dtype, &d);
+  if (s.ok()) s = parse_isa(isa, &i);
+  QTensor q;
+  if (s.ok()) s = qwasm::quantize_per_tensor(at<float>(x), to_shape(shape), scale, zero_point, d, i, &q);
+  return result(s, std::move(q));
+}
+
+val quantize_per_channel(uintptr_t x, val shape, val scales, val zero_points, int axis, bool float_zp,
+                         std::string dtype, int isa) {
+  DType d;
+  Isa i;
+  Status s = parse_dtype_arg(dtype, &d);
+  if (s.ok()) s = parse_isa(isa, &i);
+  QTensor q;
+  const std::vector<double> sc = to_doubles(scales), zp = to_doubles(zero_points);
+  if (s.ok() && sc.size() != zp.size()) {
+    s = Status::RangeError("scales and zero points must have the same length, got " + std::to_string(sc.size()) +
+                           " and " + std::to_string(zp.size()));
+  }
+  if (s.ok()) {
+    s = qwasm::quantize_per_channel(at<float>(x), to_shape(shape), sc.data(), zp.data(), sc.size(), axis,
+                                    float_zp, d, i, &q);
+  }
+  return result(s, std::move(q));
+}
+
+val make_per_tensor(uintptr_t bytes, size_t nbytes, val shape, double scale, double zero_point, std::string dtype) {
+  DType d;
+  Status s = parse_dtype_arg(dtype, &d);
+  QTensor q;
+  if (s.ok()) s = qwasm::make_per_tensor_quantized(at<uint8_t>(bytes), nbytes, to_shape(shape), scale, zero_point, d, &q);
+  return result(s, std::move(q));
+}
+
+val make_per_channel(uintptr_t bytes, size_t nbytes, val shape, val scales, val zero_points, int axis,
+                     bool float_zp, std::string dtype) {
+  DType d;
+  Status s = parse_dtype_arg(dtype, &d);
+  QTensor q;
+  const std::vector<double> sc = to_doubles(scales), zp = to_doubles(zero_points);
+  if (s.ok() && sc.size() != zp.size()) {
+    s = Status::RangeError("scales and zero points must have the same length, got " + std::to_string(sc.size()) +
+                           " and " + std::to_string(zp.size()));
+  }
+  if (s.ok()) {
+    s = qwasm::make_per_channel_quantized(at<uint8_t>(bytes), nbytes, to_shape(shape), sc.data(), zp.data(),
+                                          sc.size(), axis, float_zp, d, &q);
+  }
+  return result(s, std::move(q));
+}
+
+std::string qtensor_dtype(const QTensor& q) { return qwasm::dtype_name(q.dtype()); }
+std::string qtensor_qscheme(const QTensor& q) { return qwasm::qscheme_name(q.qscheme()); }
+val qtensor_shape(const QTensor& q) {
+  val a = val::array();
+  for (int64_t d : q.shape()) a.call<void>("push", static_cast<double>(d));
+  return a;
+}
+double qtensor_numel(const QTensor& q) { return static_cast<double>(q.numel()); }
+double qtensor_q_zero_point(const QTensor& q) { return static_cast<double>(q.q_zero_point()); }
+int qtensor_axis(const QTensor& q) { return static_cast<int>(q.axis()); }
+val qtensor_scales(const QTensor& q) { return val(emscripten::typed_memory_view(q.scales().size(), q.scales().data())); }
+val qtensor_zero_points(const QTensor& q) {
+  return val(emscripten::typed_memory_view(q.zero_points().size(), q.zero_points().data()));
+}
+// A view of int_repr() storage, typed by dtype (quint4x2: the packed bytes).
+val qtensor_int_repr_view(const QTensor& q) {
+  const size_t n = static_cast<size_t>(q.numel());
+  switch (q.dtype()) {
+    case DType::kQInt8: return val(emscripten::typed_memory_view(n, reinterpret_cast<const int8_t*>(q.data())));
+    case DType::kQInt32: return val(emscripten::typed_memory_view(n, reinterpret_cast<const int32_t*>(q.data())));
+    default: return val(emscripten::typed_memory_view(q.nbytes(), q.data()));
+  }
+}
+val qtensor_dequantize_into(const QTensor& q, uintptr_t y, int isa) {
+  Isa i;
+  const Status s = parse_isa(isa, &i);
+  if (!s.ok()) return error_value(s);
+  qwasm::dequantize(q, i, reinterpret_cast<float*>(y));
+  return val::undefined();
+}
+
+// Observers: per-batch reduction and qparams. chAxis < 0 reduces everything.
+val observer_aminmax(uintptr_t x, val shape, int axis) {
+  const std::vector<int64_t> dims = to_shape(shape);
+  const size_t channels = axis >= 0 && axis < static_cast<int>(dims.size()) ? static_cast<size_t>(dims[axis]) : 1;
+  std::vector<float> mins(channels), maxs(channels);
+  const Status s = qwasm::aminmax(at<float>(x), dims, axis, mins.data(), maxs.data());
+  if (!s.ok()) return error_value(s);
+  val o = val::object();
+  o.set("min", val::global("Float32Array").new_(emscripten::typed_memory_view(channels, mins.data())));
+  o.set("max", val::global("Float32Array").new_(emscripten::typed_memory_view(channels, maxs.data())));
+  return o;
+}
+
+// Validates an observer's configuration; returns {quantMin, quantMax} or an error.
+val observer_config(std::string dtype, std::string qscheme, bool reduce_range, bool per_channel, bool has_custom,
+                    double quant_min, double quant_max) {
+  DType d;
+  QScheme q;
+  Status s = parse_dtype_arg(dtype, &d);
+  if (s.ok() && !qwasm::parse_qscheme(qscheme, &q)) s = Status::TypeError("unknown qscheme '" + qscheme + "'");
+  if (s.ok()) s = qwasm::validate_observer_scheme(d, q, reduce_range, per_channel);
+  qwasm::ObserverRange r{};
+  if (s.ok()) {
+    s = qwasm::observer_range(d, reduce_range, has_custom, static_cast<int64_t>(quant_min),
+                              static_cast<int64_t>(quant_max), &r);
+  }
+  if (!s.ok()) return error_value(s);
+  val o = val::object();
+  o.set("quantMin", static_cast<double>(r.quant_min));
+  o.set("quantMax", static_cast<double>(r.quant_max));
+  return o;
+}
+
+val observer_calculate_qparams(val mins, val maxs, std::string dtype, std::string qscheme, double quant_min,
+                               double quant_max, bool customized, double eps) {
+  DType d;
+  QScheme q;
+  if (!qwasm::parse_dtype(dtype, &d) || !qwasm::parse_qscheme(qscheme, &q)) {
+    return error_value(Status::TypeError("bad dtype or qscheme"));
+  }
+  const std::vector<float> mn = emscripten::convertJSArrayToNumberVector<float>(mins);
+  const std::vector<float> mx = emscripten::convertJSArrayToNumberVector<float>(maxs);
+  std::vector<float> scales(mn.size());
+  std::vector<double> zps(mn.size());
+  const qwasm::ObserverRange r{static_cast<int64_t>(quant_min), static_cast<int64_t>(quant_max), customized};
+  qwasm::calculate_qparams(mn.data(), mx.data(), mn.size(), q, d, r, static_cast<float>(eps), scales.data(),
+                           zps.data());
+  val o = val::object();
+  o.set("scale", val::global("Float32Array").new_(emscripten::typed_memory_view(scales.size(), scales.data())));
+  o.set("zeroPoint", val::global("Float64Array").new_(emscripten::typed_memory_view(zps.size(), zps.data())));
+  return o;
+}
+
+// Bytes of wasm heap in use by malloc: the leak tests watch it.
+double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
+
+std::string best_isa_name() { return qwasm::kernels::isa_name(qwasm::kernels::best_isa()); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(qwasm) {
+  using namespace emscripten;
+  class_<QTensor>("_QTensor")
+      .function("dtype", &qtensor_dtype)
+      .function("qscheme", &qtensor_qscheme)
+      .function("shape", &qtensor_shape)
+      .function("numel", &qtensor_numel)
+      .function("qScale", &QTensor::q_scale)
+      .function("qZeroPoint", &qtensor_q_zero_point)
+      .function("axis", &qtensor_axis)
+      .function("scalesView", &qtensor_scales)
+      .function("zeroPointsView", &qtensor_zero_points)
+      .function("intReprView", &qtensor_int_repr_view)
+      .function("dequantizeInto", &qtensor_dequantize_into);
+  function("_quantizePerTensor", &quantize_per_tensor);
+  function("_quantizePerChannel", &quantize_per_channel);
+  function("_makePerTensor", &make_per_tensor);
+  function("_makePerChannel", &make_per_channel);
+  function("_observerAminmax", &observer_aminmax);
+  function("_observerConfig", &observer_config);
+  function("_observerCalculateQParams", &observer_calculate_qparams);
+  function("_heapInUse", &heap_in_use);
+  function("_bestIsa", &best_isa_name);
+}

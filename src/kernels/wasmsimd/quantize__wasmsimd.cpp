@@ -1,0 +1,165 @@
+// WASM SIMD128 quantize / dequantize micro-kernels. Each processes full vectors
+// and hands the tail (< one block) to the scalar element functions, which are
+// the same arithmetic as the reference.
+#include <wasm_simd128.h>
+
+#include <cassert>
+
+#include "kernels/quantize_kernels.h"
+#include "kernels/ref/quantize_val.h"
+
+namespace qwasm {
+namespace kernels {
+namespace {
+
+// x * inv, NaN -> 0, rounded half-to-even with the zero point added after
+// (integer zp, FBGEMM) or before (float zp) rounding, then saturated to int32
+// and clamped; trunc_sat maps +-Inf and |r| >= 2^31 exactly as clamp_rounded.
+template <bool kFloatZeroPoint>
+inline v128_t quantize4(v128_t x, v128_t vinv, v128_t vzp, v128_t vmin, v128_t vmax) {
+  v128_t t = wasm_f32x4_mul(x, vinv);
+  t = wasm_v128_and(t, wasm_f32x4_eq(t, t));
+  const v128_t r = kFloatZeroPoint ? wasm_f32x4_nearest(wasm_f32x4_add(t, vzp))
+                                   : wasm_f32x4_add(wasm_f32x4_nearest(t), vzp);
+  return wasm_i32x4_min(wasm_i32x4_max(wasm_i32x4_trunc_sat_f32x4(r), vmin), vmax);
+}
+
+template <Storage kStorage, bool kFloatZeroPoint>
+void quantize_wasmsimd(size_t n, const float* x, void* y, const QuantizeParams* p) {
+  assert(n == 0 || (x != nullptr && y != nullptr));
+  const v128_t vinv = wasm_f32x4_splat(p->inv_scale);
+  const v128_t vzp = wasm_f32x4_splat(p->zero_point);
+  const v128_t vmin = wasm_i32x4_splat(p->qmin);
+  const v128_t vmax = wasm_i32x4_splat(p->qmax);
+  size_t i = 0;
+  if (kStorage == Storage::kS32) {
+    int32_t* out = static_cast<int32_t*>(y);
+    for (; i + 4 <= n; i += 4) {
+      wasm_v128_store(out + i, quantize4<kFloatZeroPoint>(wasm_v128_load(x + i), vinv, vzp, vmin, vmax));
+    }
+    for (; i < n; ++i) {
+      out[i] = kFloatZeroPoint ? quantize_val_float_qparams(x[i], *p) : quantize_val(x[i], *p);
+    }
+  } else {
+    uint8_t* out = static_cast<uint8_t*>(y);
+    for (; i + 16 <= n; i += 16) {
+      const v128_t q0 = quantize4<kFloatZeroPoint>(wasm_v128_load(x + i), vinv, vzp, vmin, vmax);
+      const v128_t q1 = quantize4<kFloatZeroPoint>(wasm_v128_load(x + i + 4), vinv, vzp, vmin, vmax);
+      const v128_t q2 = quantize4<kFloatZeroPoint>(wasm_v128_load(x + i + 8), vinv, vzp, vmin, vmax);
+      const v128_t q3 = quantize4<kFloatZeroPoint>(wasm_v128_load(x + i + 12), vinv, vzp, vmin, vmax);
+      // Values are already inside the dtype's range: the saturating narrows are exact.
+      const v128_t lo = wasm_i16x8_narrow_i32x4(q0, q1);
+      const v128_t hi = wasm_i16x8_narrow_i32x4(q2, q3);
+      wasm_v128_store(out + i, kStorage == Storage::kU8 ? wasm_u8x16_narrow_i16x8(lo, hi)
+                                                       : wasm_i8x16_narrow_i16x8(lo, hi));
+    }
+    for (; i < n; ++i) {
+      const int32_t q = kFloatZeroPoint ? quantize_val_float_qparams(x[i], *p) : quantize_val(x[i], *p);
+      out[i] = static_cast<uint8_t>(q);
+    }
+  }
+}
+
+// Loads 8 consecutive elements of any storage as two int32x4 vectors.
+template <Storage kStorage>
+inline void load8_i32(const void* q, size_t i, v128_t* lo, v128_t* hi) {
+  if (kStorage == Storage::kS32) {
+    *lo = wasm_v128_load(static_cast<const int32_t*>(q) + i);
+    *hi = wasm_v128_load(static_cast<const int32_t*>(q) + i + 4);
+  } else if (kStorage == Storage::kU8) {
+    const v128_t w = wasm_u16x8_load8x8(static_cast<const uint8_t*>(q) + i);
+    *lo = wasm_u32x4_extend_low_u16x8(w);
+    *hi = wasm_u32x4_extend_high_u16x8(w);
+  } else {
+    const v128_t w = wasm_i16x8_load8x8(static_cast<const int8_t*>(q) + i);
+    *lo = wasm_i32x4_extend_low_i16x8(w);
+    *hi = wasm_i32x4_extend_high_i16x8(w);
+  }
+}
+
+// Four f64 results (two vectors) demoted, each rounded once, into one f32x4.
+inline v128_t demote_pair(v128_t lo, v128_t hi) {
+  return wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0, 1, 4, 5);
+}
+
+template <Storage kStorage, DequantizeMode kMode>
+inline v128_t dequantize4(v128_t q, const DequantizeParams& p) {
+  if (kMode == DequantizeMode::kPerTensor) {
+    v128_t diff;
+    if (kStorage == Storage::kS32) {
+      // q - zp can leave int32: subtract exactly in double, round once to float.
+      const v128_t vzp = wasm_f64x2_splat(static_cast<double>(p.zero_point));
+      const v128_t lo = wasm_f64x2_sub(wasm_f64x2_convert_low_i32x4(q), vzp);
+      const v128_t hi = wasm_f64x2_sub(wasm_f64x2_convert_low_i32x4(wasm_i32x4_shuffle(q, q, 2, 3, 0, 1)), vzp);
+      diff = demote_pair(lo, hi);
+    } else {
+      diff = wasm_f32x4_convert_i32x4(wasm_i32x4_sub(q, wasm_i32x4_splat(p.zero_point)));
+    }
+    return wasm_f32x4_mul(wasm_f32x4_splat(p.scale_f), diff);
+  }
+  const v128_t centered = wasm_f32x4_sub(wasm_f32x4_convert_i32x4(q), wasm_f32x4_splat(p.zero_point_f));
+  if (kMode == DequantizeMode::kFloatQParams) return wasm_f32x4_mul(centered, wasm_f32x4_splat(p.scale_f));
+  const v128_t vscale = wasm_f64x2_splat(p.scale);
+  const v128_t lo = wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(centered), vscale);
+  const v128_t hi = wasm_f64x2_mul(
+      wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(centered, centered, 2, 3, 0, 1)), vscale);
+  return demote_pair(lo, hi);
+}
+
+template <Storage kStorage, DequantizeMode kMode>
+float dequantize_one(const void* q, size_t i, const DequantizeParams& p) {
+  int32_t v;
+  if (kStorage == Storage::kS32) v = static_cast<const int32_t*>(q)[i];
+  else if (kStorage == Storage::kU8) v = static_cast<const uint8_t*>(q)[i];
+  else v = static_cast<const int8_t*>(q)[i];
+  if (kMode == DequantizeMode::kPerTensor) return dequantize_val_per_tensor(v, p);
+  if (kMode == DequantizeMode::kPerChannel) return dequantize_val_per_channel(v, p);
+  return dequantize_val_float_qparams(v, p);
+}
+
+template <Storage kStorage, DequantizeMode kMode>
+void dequantize_wasmsimd(size_t n, const void* q, float* y, const DequantizeParams* p) {
+  assert(n == 0 || (q != nullptr && y != nullptr));
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    v128_t lo, hi;
+    load8_i32<kStorage>(q, i, &lo, &hi);
+    wasm_v128_store(y + i, dequantize4<kStorage, kMode>(lo, *p));
+    wasm_v128_store(y + i + 4, dequantize4<kStorage, kMode>(hi, *p));
+  }
+  for (; i < n; ++i) y[i] = dequantize_one<kStorage, kMode>(q, i, *p);
+}
+
+}  // namespace
+
+#define Q_ENTRY(name, storage, mode, fzp) \
+  {#name "__wasmsimd", Isa::kWasmSimd, Storage::storage, QuantizeMode::mode, &quantize_wasmsimd<Storage::storage, fzp>}
+#define DQ_ENTRY(name, storage, mode) \
+  {#name "__wasmsimd", Isa::kWasmSimd, Storage::storage, DequantizeMode::mode, &dequantize_wasmsimd<Storage::storage, DequantizeMode::mode>}
+
+const QuantizeKernel kQuantizeKernelsWasmSimd[] = {
+    Q_ENTRY(quantize_f32_qu8, kU8, kIntZeroPoint, false),
+    Q_ENTRY(quantize_f32_qs8, kS8, kIntZeroPoint, false),
+    Q_ENTRY(quantize_f32_qs32, kS32, kIntZeroPoint, false),
+    Q_ENTRY(quantize_fqp_f32_qu8, kU8, kFloatZeroPoint, true),
+    Q_ENTRY(quantize_fqp_f32_qs8, kS8, kFloatZeroPoint, true),
+    Q_ENTRY(quantize_fqp_f32_qs32, kS32, kFloatZeroPoint, true),
+};
+const size_t kQuantizeKernelsWasmSimdCount = sizeof(kQuantizeKernelsWasmSimd) / sizeof(QuantizeKernel);
+
+const DequantizeKernel kDequantizeKernelsWasmSimd[] = {
+    DQ_ENTRY(dequantize_qu8_f32, kU8, kPerTensor),
+    DQ_ENTRY(dequantize_qs8_f32, kS8, kPerTensor),
+    DQ_ENTRY(dequantize_qs32_f32, kS32, kPerTensor),
+    DQ_ENTRY(dequantize_pc_qu8_f32, kU8, kPerChannel),
+    DQ_ENTRY(dequantize_pc_qs8_f32, kS8, kPerChannel),
+    DQ_ENTRY(dequantize_pc_qs32_f32, kS32, kPerChannel),
+    DQ_ENTRY(dequantize_fqp_qu8_f32, kU8, kFloatQParams),
+    DQ_ENTRY(dequantize_fqp_qs8_f32, kS8, kFloatQParams),
+    DQ_ENTRY(dequantize_fqp_qs32_f32, kS32, kFloatQParams),
+};
+const size_t kDequantizeKernelsWasmSimdCount =
+    sizeof(kDequantizeKernelsWasmSimd) / sizeof(DequantizeKernel);
+
+}  // namespace kernels
+}  // namespace qwasm

@@ -1,0 +1,24 @@
+// Numbers in error messages, printed the way JavaScript prints them (1.5, not
+// 1.500000; NaN and Infinity by their JS names).
+#pragma once
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace qwasm {
+
+inline std::string format_number(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  // Prefer the shortest form that round-trips.
+  for (int prec = 1; prec <= 17; ++prec) {
+    char shortest[32];
+    std::snprintf(shortest, sizeof shortest, "%.*g", prec, v);
+    if (std::strtod(shortest, nullptr) == v) return shortest;
+  }
+  return buf;
+}
+
+}  // namespace qwasm

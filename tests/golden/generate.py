@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Writes the golden vectors that the tests compare against, from real PyTorch.
+
+    pip install -r tests/golden/requirements.txt
+    python3 tests/golden/generate.py
+
+Arrays are stored as {"dtype": ..., "shape": [...], "b64": <little-endian bytes>}
+so floats survive bit for bit (NaN and -0.0 included). The PyTorch version is
+pinned in requirements.txt and written into every file.
+"""
+import base64
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PINNED_TORCH = "2.15.0"
+SEED = 20261129
+
+torch.backends.quantized.engine = "fbgemm"
+
+QDTYPES = {"quint8": torch.quint8, "qint8": torch.qint8, "qint32": torch.qint32, "quint4x2": torch.quint4x2}
+QSCHEMES = {
+    torch.per_tensor_affine: "per_tensor_affine",
+    torch.per_channel_affine: "per_channel_affine",
+    torch.per_channel_affine_float_qparams: "per_channel_affine_float_qparams",
+    torch.per_tensor_symmetric: "per_tensor_symmetric",
+    torch.per_channel_symmetric: "per_channel_symmetric",
+}
+QSCHEME_OF_NAME = {v: k for k, v in QSCHEMES.items()}
+
+
+def arr(a):
+    a = np.ascontiguousarray(a)
+    return {"dtype": str(a.dtype), "shape": list(a.shape), "b64": base64.b64encode(a.tobytes()).decode()}
+
+
+def int_repr_bytes(q):
+    return arr(q.int_repr().contiguous().numpy().reshape(-1))
+
+
+def write(name, cases, extra=None):
+    if not torch.__version__.startswith(PINNED_TORCH):
+        sys.exit(f"generate.py is pinned to torch {PINNED_TORCH}, found {torch.__version__}")
+    doc = {"torch": torch.__version__, "numpy": np.__version__, "engine": torch.backends.quantized.engine,
+           "seed": SEED, "cases": cases, **(extra or {})}
+    path = os.path.join(HERE, name)
+    with open(path, "w") as f:
+        json.dump(doc, f, separators=(",", ":"))
+    print(f"wrote tests/golden/{name}: {len(cases)} cases")
+
+
+def sample(shape, gen, spread=4.0):
+    """Normal values with per-position spread, plus zeros and large magnitudes."""
+    x = torch.randn(shape, generator=gen) * spread
+    flat = x.view(-1)
+    n = flat.numel()
+    idx = torch.randperm(n, generator=gen)
+    flat[idx[: n // 20]] = 0.0
+    flat[idx[n // 20: n // 10]] *= 1000.0
+    return x
+
+
+def quantize_cases():
+    gen = torch.Generator().manual_seed(SEED)
+    cases = []
+
+    def add(name, x, q, **params):
+        # PyTorch 2.15 dies with SIGILL dequantizing qint32 with float qparams
+        # (on AVX2 and AVX-512 alike): that case keeps its integers only.
+        broken_dequantize = q.dtype == torch.qint32 and q.qscheme() == torch.per_channel_affine_float_qparams
+        case = {"name": name, "x": arr(x.numpy()), "qscheme": QSCHEMES[q.qscheme()],
+                "dtype": [k for k, v in QDTYPES.items() if v == q.dtype][0],
+                "int_repr": int_repr_bytes(q),
+                "dequantized": None if broken_dequantize else arr(q.dequantize().numpy())}
+        if q.qscheme() == torch.per_tensor_affine:
+            case.update(scale=q.q_scale(), zero_point=q.q_zero_point())
+        else:
+            case.update(axis=q.q_per_channel_axis(), scales=arr(q.q_per_channel_scales().numpy()),
+                        zero_points=arr(q.q_per_channel_zero_points().numpy()))
+        case.update(params)
+        cases.append(case)
+
+    shape = (3, 4, 5, 6)
+    # Per tensor, every dtype, several scales and zero points.
+    for dname, dt in QDTYPES.items():
+        lo, hi = {"quint8": (0, 255), "qint8": (-128, 127), "qint32": (-1000, 1000), "quint4x2": (0, 15)}[dname]
+        for scale, zp in [(0.05, (lo + hi) // 2), (0.3, lo), (1e-3, hi), (1.0, 0 if lo <= 0 else lo)]:
+            x = sample(shape, gen)
+            add(f"per_tensor {dname} scale={scale} zp={zp}", x, torch.quantize_per_tensor(x, scale, zp, dt))
+    # Per channel, integer zero points, every axis of a 4-D tensor.
+    for dname in ["quint8", "qint8", "qint32"]:
+        dt = QDTYPES[dname]
+        lo, hi = {"quint8": (0, 255), "qint8": (-128, 127), "qint32": (-5000, 5000)}[dname]
+        for axis in range(4):
+            x = sample(shape, gen)
+            n = shape[axis]
+            scales = (torch.rand(n, generator=gen, dtype=torch.float64) * 0.2 + 1e-3)
+            zps = torch.randint(lo, hi + 1, (n,), generator=gen)
+            add(f"per_channel {dname} axis={axis}", x, torch.quantize_per_channel(x, scales, zps, axis, dt))
+    # Float qparams (float zero points), every dtype PyTorch takes, every axis.
+    for dname, dt in QDTYPES.items():
+        for axis in range(4):
+            x = sample(shape, gen)
+            n = shape[axis]
+            scales = torch.rand(n, generator=gen) * 0.2 + 1e-3
+            zps = torch.randn(n, generator=gen) * 3 + (7.3 if dname in ("quint8", "quint4x2") else 0)
+            add(f"float_qparams {dname} axis={axis}", x,
+                torch.quantize_per_channel(x, scales, zps, axis, dt))
+    # Exact ties: x * (1 / scale) = k + 0.5 with a power-of-two scale.
+    k = torch.arange(-20, 20, dtype=torch.float32)
+    for dname in ["quint8", "qint8", "qint32"]:
+        x = (k + 0.5) * 0.25
+        zp = 10 if dname == "quint8" else 3
+        add(f"ties {dname}", x, torch.quantize_per_tensor(x, 0.25, zp, QDTYPES[dname]))
+    x = ((k + 0.5) * 0.125).reshape(2, 20)
+    add("ties per_channel qint8", x,
+        torch.quantize_per_channel(x, torch.tensor([0.125, 0.25], dtype=torch.float64), torch.tensor([0, -3]), 0, torch.qint8))
+    # FBGEMM's discriminating vector: x / scale gives 127, x * (1 / scale) gives 128.
+    x = torch.tensor([0.273939937], dtype=torch.float32)
+    add("fbgemm discriminating vector", x, torch.quantize_per_tensor(x, 0.00214854861, 0, torch.quint8))
+    # Far outside the quantized range, and odd-length quint4x2 packing. |x / scale|
+    # stays below 2^31: beyond it PyTorch's vectorized quint8 per-tensor path
+    # overflows int32 and returns qmin (1e10 -> 0), which qwasm does not copy
+    # (README, known differences).
+    x = torch.tensor([1e5, -1e5, 2.1e7, -2.1e7, 65504.0, -65504.0, -1e-30, 1e-30, 0.0, -0.0] * 3,
+                     dtype=torch.float32)
+    for dname, dt in QDTYPES.items():
+        add(f"far outside range {dname}", x, torch.quantize_per_tensor(x, 0.01, 0 if dname != "quint8" else 128 // 1, dt))
+    x = torch.randn(3, 5, generator=gen)
+    add("quint4x2 odd numel per_tensor", x, torch.quantize_per_tensor(x, 0.2, 7, torch.quint4x2))
+    add("quint4x2 odd numel float_qparams axis=1", x,
+        torch.quantize_per_channel(x, torch.rand(5, generator=gen) + 0.05, torch.rand(5, generator=gen) * 8, 1, torch.quint4x2))
+    return cases
+
+
+def observer_cases():
+    from torch.ao.quantization import observer as obs
+    gen = torch.Generator().manual_seed(SEED + 1)
+    cases = []
+    shape = (3, 4, 5, 6)
+    batches = [sample(shape, gen, spread=s) + off for s, off in [(1.0, 0.5), (2.5, -1.0), (0.5, 3.0)]]
+    # Non-negative data too: min_val > 0 exercises min_val_neg = 0.
+    pos_batches = [b.abs() + 0.25 for b in batches]
+    small_batches = [b * 1e-3 for b in batches]
+    const_batches = [b.clone() for b in batches]
+    for b in const_batches:
+        b[1] = 2.0  # a constant channel: float qparams fall back to scale 1
+
+    shared = {}  # input batches, stored once and named by the cases
+
+    def run(cls, kwargs, data, name):
+        key = f"inputs{len(shared)}"
+        for k, v in shared.items():
+            if v is data:
+                key = k
+        shared[key] = data
+        o = cls(**{k: v for k, v in kwargs.items()})
+        steps = []
+        for b in data:
+            o(b)
+            scale, zp = o.calculate_qparams()
+            steps.append({"min_val": arr(o.min_val.numpy().astype(np.float32).reshape(-1)),
+                          "max_val": arr(o.max_val.numpy().astype(np.float32).reshape(-1)),
+                          "scale": arr(scale.numpy().astype(np.float32).reshape(-1)),
+                          "zero_point": arr(zp.numpy().reshape(-1).astype(np.float64))})
+        js_kwargs = {}
+        for k, v in kwargs.items():
+            if k == "dtype":
+                v = [n for n, d in QDTYPES.items() if d == v][0]
+            elif k == "qscheme":
+                v = QSCHEMES[v]
+            js_kwargs[{"reduce_range": "reduceRange", "quant_min": "quantMin", "quant_max": "quantMax",
+                       "ch_axis": "chAxis", "averaging_constant": "averagingConstant"}.get(k, k)] = v
+        cases.append({"name": name, "observer": cls.__name__, "options": js_kwargs,
+                      "inputs": key, "steps": steps})
+
+    # Empty observers return the defaults.
+    for cls in [obs.MinMaxObserver, obs.PerChannelMinMaxObserver]:
+        o = cls()
+        scale, zp = o.calculate_qparams()
+        cases.append({"name": f"{cls.__name__} before observe", "observer": cls.__name__, "options": {},
+                      "inputs": None, "steps": [],
+                      "initial": {"scale": arr(scale.numpy().astype(np.float32).reshape(-1)),
+                                  "zero_point": arr(zp.numpy().reshape(-1).astype(np.float64))}})
+
+    for cls in [obs.MinMaxObserver, obs.MovingAverageMinMaxObserver]:
+        for dt in ["quint8", "qint8"]:
+            for qs in [torch.per_tensor_affine, torch.per_tensor_symmetric]:
+                for rr in [False, True]:
+                    if qs == torch.per_tensor_symmetric and rr and dt == "quint8":
+                        continue  # PyTorch refuses this combination
+                    kw = {"dtype": QDTYPES[dt], "qscheme": qs, "reduce_range": rr}
+                    run(cls, kw, batches, f"{cls.__name__} {dt} {QSCHEMES[qs]} reduce_range={rr}")
+                    run(cls, kw, pos_batches, f"{cls.__name__} {dt} {QSCHEMES[qs]} reduce_range={rr} positive")
+        run(cls, {"dtype": torch.quint8, "quant_min": 0, "quant_max": 100}, batches, f"{cls.__name__} custom range")
+        run(cls, {"dtype": torch.quint8, "qscheme": torch.per_tensor_symmetric, "quant_min": 0, "quant_max": 100},
+            batches, f"{cls.__name__} symmetric custom range")
+        run(cls, {"dtype": torch.qint8, "quant_min": -100, "quant_max": 27, "reduce_range": True}, batches,
+            f"{cls.__name__} custom range reduce_range")
+        run(cls, {"dtype": torch.qint32}, batches, f"{cls.__name__} qint32")
+        run(cls, {"eps": 0.5}, small_batches, f"{cls.__name__} large eps")
+    run(obs.MovingAverageMinMaxObserver, {"averaging_constant": 0.3}, batches, "MovingAverageMinMaxObserver c=0.3")
+
+    for cls in [obs.PerChannelMinMaxObserver, obs.MovingAveragePerChannelMinMaxObserver]:
+        for dt in ["quint8", "qint8"]:
+            for qs in [torch.per_channel_affine, torch.per_channel_symmetric, torch.per_channel_affine_float_qparams]:
+                for rr in [False, True]:
+                    if qs == torch.per_channel_symmetric and rr and dt == "quint8":
+                        continue
+                    for axis in range(4):
+                        kw = {"dtype": QDTYPES[dt], "qscheme": qs, "reduce_range": rr, "ch_axis": axis}
+                        run(cls, kw, batches, f"{cls.__name__} {dt} {QSCHEMES[qs]} reduce_range={rr} ch_axis={axis}")
+        run(cls, {"dtype": torch.quint4x2, "qscheme": torch.per_channel_affine_float_qparams}, batches,
+            f"{cls.__name__} quint4x2 float_qparams")
+        run(cls, {"qscheme": torch.per_channel_affine_float_qparams}, const_batches, f"{cls.__name__} constant channel float_qparams")
+        run(cls, {"dtype": torch.qint8, "qscheme": torch.per_channel_symmetric, "ch_axis": 0}, pos_batches,
+            f"{cls.__name__} qint8 symmetric positive")
+    return cases, {k: [arr(b.numpy()) for b in v] for k, v in shared.items()}
+
+
+if __name__ == "__main__":
+    write("quantize.json", quantize_cases())
+    observer_list, inputs = observer_cases()
+    write("observers.json", observer_list, {"inputs": inputs})

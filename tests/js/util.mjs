@@ -1,0 +1,54 @@
+// Shared by the Jest suites: golden file decoding, bit-exact comparisons and a
+// seeded generator (seed printed; replay with QWASM_SEED=<n>).
+import { readFileSync } from 'node:fs';
+
+const ARRAYS = {
+  float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array,
+  int8: Int8Array, uint8: Uint8Array,
+};
+
+export function loadGolden(name) {
+  return JSON.parse(readFileSync(new URL(`../golden/${name}`, import.meta.url), 'utf8'));
+}
+
+/** {dtype, shape, b64} -> typed array (int64 becomes a Float64Array of exact integers). */
+export function decode(a) {
+  const bytes = Buffer.from(a.b64, 'base64');
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  const arr = new ARRAYS[a.dtype](copy.buffer);
+  return a.dtype === 'int64' ? Float64Array.from(arr, Number) : arr;
+}
+
+/** First index where two float arrays differ in bits, or -1. NaN payloads count. */
+export function firstBitDifference(a, b) {
+  if (a.length !== b.length) return -2;
+  const bits = a.BYTES_PER_ELEMENT === 8 ? BigUint64Array : Uint32Array;
+  const ua = new bits(a.buffer, a.byteOffset, a.length);
+  const ub = new bits(b.buffer, b.byteOffset, b.length);
+  for (let i = 0; i < ua.length; i++) if (ua[i] !== ub[i]) return i;
+  return -1;
+}
+
+export function firstDifference(a, b) {
+  if (a.length !== b.length) return -2;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
+export function seed() {
+  const s = process.env.QWASM_SEED ? Number(process.env.QWASM_SEED) : Math.floor(Math.random() * 2 ** 31);
+  return s;
+}
+
+/** mulberry32: small, seedable, good enough for test data. */
+export function rng(s) {
+  let a = s >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,83 @@
+// QTensor construction: every bad argument gives the right Status class and a
+// message that names what was expected and what came.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "qwasm/qtensor.h"
+
+using namespace qwasm;
+using kernels::Isa;
+
+namespace {
+const float kX[24] = {0};
+
+Status per_tensor(double scale, double zp, DType dtype = DType::kQUInt8, Shape shape = {2, 3, 4}) {
+  QTensor q;
+  return quantize_per_tensor(kX, shape, scale, zp, dtype, Isa::kScalar, &q);
+}
+
+Status per_channel(std::vector<double> scales, std::vector<double> zps, int64_t axis, bool float_zp = false,
+                   DType dtype = DType::kQUInt8) {
+  QTensor q;
+  return quantize_per_channel(kX, {2, 3, 4}, scales.data(), zps.data(), scales.size(), axis, float_zp, dtype,
+                              Isa::kScalar, &q);
+}
+}  // namespace
+
+TEST(QTensorErrors, ScaleMustBePositiveAndFinite) {
+  for (double bad : {0.0, -1.0, double(NAN), double(INFINITY), 1e-300}) {
+    const Status s = per_tensor(bad, 0);
+    EXPECT_EQ(s.code, StatusCode::kRangeError) << bad;
+  }
+  EXPECT_NE(per_tensor(-1.0, 0).message.find("got -1"), std::string::npos);
+}
+
+TEST(QTensorErrors, ZeroPointInsideDtypeRange) {
+  const Status s = per_tensor(1.0, 256);
+  EXPECT_EQ(s.code, StatusCode::kRangeError);
+  EXPECT_NE(s.message.find("zero_point 256 is above upper bound 255 of quint8"), std::string::npos) << s.message;
+  EXPECT_EQ(per_tensor(1.0, -129, DType::kQInt8).code, StatusCode::kRangeError);
+  EXPECT_EQ(per_tensor(1.0, 0.5).code, StatusCode::kRangeError);
+  EXPECT_TRUE(per_tensor(1.0, -128, DType::kQInt8).ok());
+  EXPECT_TRUE(per_tensor(1.0, 15, DType::kQUInt4x2).ok());
+  EXPECT_EQ(per_tensor(1.0, 16, DType::kQUInt4x2).code, StatusCode::kRangeError);
+}
+
+TEST(QTensorErrors, AxisAndLengths) {
+  EXPECT_TRUE(per_channel({1, 1, 1}, {0, 0, 0}, 1).ok());
+  Status s = per_channel({1, 1}, {0, 0}, -1);
+  EXPECT_EQ(s.code, StatusCode::kRangeError);
+  EXPECT_NE(s.message.find("axis -1 is out of range for a tensor of rank 3 (expected 0..2)"), std::string::npos);
+  EXPECT_EQ(per_channel({1, 1}, {0, 0}, 3).code, StatusCode::kRangeError);
+  s = per_channel({1, 1}, {0, 0}, 1);
+  EXPECT_EQ(s.code, StatusCode::kRangeError);
+  EXPECT_NE(s.message.find("expected 3 scales"), std::string::npos) << s.message;
+}
+
+TEST(QTensorErrors, SchemeRestrictions) {
+  EXPECT_EQ(per_channel({1, 1}, {0, 0}, 0, false, DType::kQUInt4x2).code, StatusCode::kError);
+  EXPECT_TRUE(per_channel({1, 1}, {0.5, 1.5}, 0, true, DType::kQUInt4x2).ok());
+}
+
+TEST(QTensorErrors, ShapeMustBeNonNegativeAndBounded) {
+  EXPECT_EQ(per_tensor(1.0, 0, DType::kQUInt8, {2, -1}).code, StatusCode::kRangeError);
+  EXPECT_EQ(per_tensor(1.0, 0, DType::kQUInt8, {1 << 20, 1 << 20}).code, StatusCode::kRangeError);
+  EXPECT_TRUE(per_tensor(1.0, 0, DType::kQUInt8, {0, 5}).ok());
+  EXPECT_TRUE(per_tensor(1.0, 0, DType::kQUInt8, {}).ok());  // a scalar
+}
+
+TEST(QTensor, FromIntegersChecksByteCount) {
+  const uint8_t bytes[6] = {1, 2, 3, 4, 5, 6};
+  QTensor q;
+  EXPECT_EQ(make_per_tensor_quantized(bytes, 5, {2, 3}, 0.5, 1, DType::kQUInt8, &q).code, StatusCode::kRangeError);
+  ASSERT_TRUE(make_per_tensor_quantized(bytes, 6, {2, 3}, 0.5, 1, DType::kQUInt8, &q).ok());
+  float y[6];
+  dequantize(q, Isa::kScalar, y);
+  EXPECT_EQ(y[0], 0.0f);
+  EXPECT_EQ(y[5], 2.5f);
+  // quint4x2: 3 elements need 2 bytes.
+  EXPECT_TRUE(make_per_tensor_quantized(bytes, 2, {3}, 0.5, 1, DType::kQUInt4x2, &q).ok());
+  EXPECT_EQ(q.shape(), (Shape{3}));
+}

@@ -1,0 +1,24 @@
+// Everything qwasm exports, shared by the Node and browser entry points.
+import * as observers from './observer.mjs';
+
+export { init, isInitialized } from './runtime.mjs';
+export { tensor } from './tensor.mjs';
+export { QTensor } from './qtensor.mjs';
+export {
+  quantizePerTensor,
+  quantizePerChannel,
+  makePerTensorQuantizedTensor,
+  makePerChannelQuantizedTensor,
+  dequantize,
+} from './quantize.mjs';
+export { setKernelIsa, kernelIsa } from './isa.mjs';
+export {
+  MinMaxObserver,
+  MovingAverageMinMaxObserver,
+  PerChannelMinMaxObserver,
+  MovingAveragePerChannelMinMaxObserver,
+} from './observer.mjs';
+export { heapInUse } from './diagnostics.mjs';
+
+/** PyTorch's torch.ao.quantization namespace (the observers). */
+export const quantization = Object.freeze({ ...observers });

@@ -1,0 +1,120 @@
+// QTensor: the JavaScript face of a quantized tensor held in wasm memory.
+// Getters return JS-owned copies; dispose() frees the wasm memory (a
+// FinalizationRegistry frees forgotten tensors too, but only eventually).
+import { checked } from './errors.mjs';
+import { copyView, withHeapFloatOutput } from './heap.mjs';
+import { wasm } from './runtime.mjs';
+import { currentIsa } from './isa.mjs';
+
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((handle) => {
+        if (!handle.isDeleted()) handle.delete();
+      })
+    : null;
+
+const PER_TENSOR = 'per_tensor_affine';
+
+export class QTensor {
+  #handle;
+
+  /** @internal Use quantizePerTensor / quantizePerChannel / make*QuantizedTensor. */
+  constructor(handle) {
+    if (handle === null || typeof handle !== 'object' || typeof handle.intReprView !== 'function') {
+      throw new TypeError('QTensor cannot be constructed directly: use quantizePerTensor or quantizePerChannel');
+    }
+    this.#handle = handle;
+    /** Dimensions, PyTorch order. */
+    this.shape = handle.shape();
+    /** 'quint8' | 'qint8' | 'qint32' | 'quint4x2' */
+    this.dtype = handle.dtype();
+    Object.freeze(this.shape);
+    if (finalizer) finalizer.register(this, handle, this);
+  }
+
+  /** @internal The live Embind handle; throws once disposed. */
+  _live(method) {
+    if (this.#handle === null) throw new Error(`QTensor.${method}(): this tensor has been disposed`);
+    wasm(); // the module must still be there
+    return this.#handle;
+  }
+
+  #scheme(method, wantPerTensor) {
+    const h = this._live(method);
+    const scheme = h.qscheme();
+    if ((scheme === PER_TENSOR) !== wantPerTensor) {
+      throw new Error(
+        `QTensor.${method}() needs a ${wantPerTensor ? 'per-tensor' : 'per-channel'} tensor, but this one is ${scheme}`,
+      );
+    }
+    return h;
+  }
+
+  get disposed() {
+    return this.#handle === null;
+  }
+
+  /** Number of elements. */
+  numel() {
+    return this._live('numel').numel();
+  }
+
+  qscheme() {
+    return this._live('qscheme').qscheme();
+  }
+
+  qScale() {
+    return this.#scheme('qScale', true).qScale();
+  }
+
+  qZeroPoint() {
+    return this.#scheme('qZeroPoint', true).qZeroPoint();
+  }
+
+  qPerChannelAxis() {
+    return this.#scheme('qPerChannelAxis', false).axis();
+  }
+
+  qPerChannelScales() {
+    const h = this.#scheme('qPerChannelScales', false);
+    const scales = copyView(h.scalesView());
+    return h.qscheme().endsWith('float_qparams') ? Float32Array.from(scales) : scales;
+  }
+
+  qPerChannelZeroPoints() {
+    const h = this.#scheme('qPerChannelZeroPoints', false);
+    const zps = h.zeroPointsView();
+    return h.qscheme().endsWith('float_qparams') ? Float32Array.from(zps) : Int32Array.from(zps);
+  }
+
+  intRepr() {
+    return copyView(this._live('intRepr').intReprView());
+  }
+
+  dequantize() {
+    const h = this._live('dequantize');
+    const data = withHeapFloatOutput(wasm(), h.numel(), (address) =>
+      checked(h.dequantizeInto(address, currentIsa()), 'dequantize'),
+    );
+    return { data, shape: this.shape.slice() };
+  }
+
+  dispose() {
+    if (this.#handle === null) return;
+    if (finalizer) finalizer.unregister(this);
+    this.#handle.delete();
+    this.#handle = null;
+  }
+
+  toString() {
+    if (this.#handle === null) return 'QTensor(disposed)';
+    return `QTensor(shape=[${this.shape.join(', ')}], dtype=${this.dtype}, qscheme=${this.qscheme()})`;
+  }
+}
+
+// `using q = quantizePerTensor(...)` where the runtime has explicit resource management.
+if (typeof Symbol.dispose === 'symbol') {
+  QTensor.prototype[Symbol.dispose] = function dispose() {
+    this.dispose();
+  };
+}
