@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/quantize_kernels.h"
+#include "kernels/ref/quantize_ref.h"
 #include "qwasm/observer.h"
 #include "qwasm/qtensor.h"
 
@@ -144,12 +145,30 @@ val qtensor_int_repr_view(const QTensor& q) {
     default: return val(emscripten::typed_memory_view(q.nbytes(), q.data()));
   }
 }
-val qtensor_dequantize_into(const QTensor& q, uintptr_t y, int isa) {
+// Dequantizes elements [begin, end) into y (end - begin floats).
+val qtensor_dequantize_into(const QTensor& q, uintptr_t y, double begin, double end, int isa) {
   Isa i;
-  const Status s = parse_isa(isa, &i);
+  Status s = parse_isa(isa, &i);
+  if (s.ok() && !(0 <= begin && begin <= end && end <= static_cast<double>(q.numel()))) {
+    s = Status::RangeError("element range out of bounds");
+  }
   if (!s.ok()) return error_value(s);
-  qwasm::dequantize(q, i, reinterpret_cast<float*>(y));
+  qwasm::dequantize_range(q, i, static_cast<int64_t>(begin), static_cast<int64_t>(end), reinterpret_cast<float*>(y));
   return val::undefined();
+}
+
+// The naive reference (kernels/ref) on a tensor's own qparams, for the tests
+// that hold the kernels to it: quantizes x into a JS-owned Uint8Array of
+// int_repr() bytes, or dequantizes the tensor into y.
+val reference_quantize(const QTensor& q, uintptr_t x) {
+  const qwasm::ref::QParamsView qp{q.qscheme(), q.axis(), q.scales().data(), q.zero_points().data()};
+  std::vector<uint8_t> out(q.nbytes());
+  qwasm::ref::quantize(at<float>(x), q.shape(), qp, q.dtype(), out.data());
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(out.size(), out.data()));
+}
+void reference_dequantize(const QTensor& q, uintptr_t y) {
+  const qwasm::ref::QParamsView qp{q.qscheme(), q.axis(), q.scales().data(), q.zero_points().data()};
+  qwasm::ref::dequantize(q.data(), q.shape(), qp, q.dtype(), reinterpret_cast<float*>(y));
 }
 
 // Observers: per-batch reduction and qparams. chAxis < 0 reduces everything.
@@ -234,5 +253,7 @@ EMSCRIPTEN_BINDINGS(qwasm) {
   function("_observerConfig", &observer_config);
   function("_observerCalculateQParams", &observer_calculate_qparams);
   function("_heapInUse", &heap_in_use);
+  function("_referenceQuantize", &reference_quantize);
+  function("_referenceDequantize", &reference_dequantize);
   function("_bestIsa", &best_isa_name);
 }

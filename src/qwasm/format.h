@@ -11,6 +11,10 @@ inline std::string format_number(double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
   char buf[32];
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {  // integers in full, like JS
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%.17g", v);
   // Prefer the shortest form that round-trips.
   for (int prec = 1; prec <= 17; ++prec) {

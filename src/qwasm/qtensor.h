@@ -74,6 +74,9 @@ Status make_per_channel_quantized(const uint8_t* bytes, size_t nbytes, const Sha
 
 // y must hold numel floats.
 void dequantize(const QTensor& q, kernels::Isa isa, float* y);
+// Elements [begin, end) only, into y[0 .. end - begin): lets a caller stream a
+// large tensor through a small cache-resident buffer.
+void dequantize_range(const QTensor& q, kernels::Isa isa, int64_t begin, int64_t end, float* y);
 
 // Shape checks shared by every entry point.
 Status validate_shape(const Shape& shape, int64_t* numel);

@@ -15,13 +15,26 @@ export function withHeapCopy(M, data, fn) {
   }
 }
 
-/** @internal Allocates n floats, runs fn(address), returns a JS-owned copy. */
-export function withHeapFloatOutput(M, n, fn) {
-  const address = M._malloc(Math.max(n * 4, 1));
-  if (address === 0) throw new RangeError(`qwasm: out of wasm memory allocating ${n * 4} bytes`);
+// Large outputs stream through a cache-sized wasm buffer: writing 64 MB into
+// wasm memory and copying it out again would cost twice the memory traffic.
+const CHUNK_FLOATS = 1 << 16;
+
+/**
+ * @internal Produces n floats into `out` (a Float32Array of length n, or a new
+ * JS-owned one) by calling fill(address, begin, end) on chunks of a scratch
+ * buffer in wasm memory.
+ */
+export function streamFloatsOut(M, n, fill, out = new Float32Array(n)) {
+  const chunk = Math.min(n, CHUNK_FLOATS);
+  const address = M._malloc(Math.max(chunk * 4, 1));
+  if (address === 0) throw new RangeError(`qwasm: out of wasm memory allocating ${chunk * 4} bytes`);
   try {
-    fn(address);
-    return new Float32Array(M.HEAPF32.buffer, address, n).slice();
+    for (let begin = 0; begin < n; begin += chunk) {
+      const end = Math.min(n, begin + chunk);
+      fill(address, begin, end);
+      out.set(new Float32Array(M.HEAPF32.buffer, address, end - begin), begin);
+    }
+    return out;
   } finally {
     M._free(address);
   }

@@ -2,8 +2,9 @@
 // Getters return JS-owned copies; dispose() frees the wasm memory (a
 // FinalizationRegistry frees forgotten tensors too, but only eventually).
 import { checked } from './errors.mjs';
-import { copyView, withHeapFloatOutput } from './heap.mjs';
-import { wasm } from './runtime.mjs';
+import { copyView, streamFloatsOut } from './heap.mjs';
+import { describe, wasm } from './runtime.mjs';
+import { typeName } from './tensor.mjs';
 import { currentIsa } from './isa.mjs';
 
 const finalizer =
@@ -91,11 +92,26 @@ export class QTensor {
     return copyView(this._live('intRepr').intReprView());
   }
 
-  dequantize() {
+  /**
+   * Back to float32. `out` (optional, like PyTorch's out=) is a Float32Array of
+   * numel() elements to write into; it saves allocating a fresh array, which
+   * for large tensors costs more than the dequantization itself.
+   */
+  dequantize(out) {
     const h = this._live('dequantize');
-    const data = withHeapFloatOutput(wasm(), h.numel(), (address) =>
-      checked(h.dequantizeInto(address, currentIsa()), 'dequantize'),
-    );
+    const n = h.numel();
+    if (out !== undefined) {
+      if (typeName(out) !== 'Float32Array') {
+        throw new TypeError(`QTensor.dequantize(out): out must be a Float32Array, got ${describe(out)}`);
+      }
+      if (out.length !== n) {
+        throw new RangeError(`QTensor.dequantize(out): out must hold ${n} elements, got ${out.length}`);
+      }
+    }
+    const isa = currentIsa();
+    const data = streamFloatsOut(wasm(), n, (address, begin, end) =>
+      checked(h.dequantizeInto(address, begin, end, isa), 'dequantize'),
+    out);
     return { data, shape: this.shape.slice() };
   }
 

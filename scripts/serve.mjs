@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Static file server for the demo: serves the repository root so the page loads
+// the package's own files (web/src, dist/) exactly as a web app would.
+// Usage: node scripts/serve.mjs [--port N] (default 8080, or $PORT; 0 = any free port)
+import { createServer } from 'node:http';
+import { createReadStream, statSync } from 'node:fs';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
+  '.png': 'image/png', '.npy': 'application/octet-stream', '.safetensors': 'application/octet-stream',
+  '.ico': 'image/x-icon', '.map': 'application/json',
+};
+
+export function startServer(port = 8080, host = '127.0.0.1') {
+  const server = createServer((req, res) => {
+    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path === '/') {
+      res.writeHead(302, { Location: '/demo/' });
+      res.end();
+      return;
+    }
+    if (path.endsWith('/')) path += 'index.html';
+    const file = normalize(join(ROOT, path));
+    if (!file.startsWith(ROOT.endsWith(sep) ? ROOT : ROOT + sep)) {
+      res.writeHead(403).end('forbidden');
+      return;
+    }
+    let stat;
+    try {
+      stat = statSync(file);
+    } catch {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`not found: ${path}`);
+      return;
+    }
+    if (!stat.isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': TYPES[extname(file)] || 'application/octet-stream',
+      'Content-Length': stat.size,
+      'Cache-Control': 'no-cache',
+    });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const i = process.argv.indexOf('--port');
+  const port = Number(i > 0 ? process.argv[i + 1] : process.env.PORT ?? 8080);
+  startServer(port).then(
+    (server) => {
+      console.log(`qwasm demo: http://localhost:${server.address().port}/demo/`);
+      console.log('(Ctrl+C to stop)');
+    },
+    (err) => {
+      console.error(`cannot serve on port ${port}: ${err.message} (try PORT=8081 npm start)`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,254 @@
+// Type declarations for qwasm. Every function that owns or returns memory says
+// who owns it: QTensor objects own wasm memory (free it with dispose()); every
+// typed array returned to you is a JS-owned copy, never a view into wasm memory.
+
+/** Quantized dtypes, PyTorch's names. quint4x2 packs two 4-bit values per byte. */
+export type QDType = 'quint8' | 'qint8' | 'qint32' | 'quint4x2';
+
+/** Schemes a QTensor can carry (PyTorch `QTensor.qscheme()`). */
+export type TensorQScheme = 'per_tensor_affine' | 'per_channel_affine' | 'per_channel_affine_float_qparams';
+
+/** Schemes an observer can target (adds the symmetric ones). */
+export type ObserverQScheme = TensorQScheme | 'per_tensor_symmetric' | 'per_channel_symmetric';
+
+/** A float32 tensor: row-major data in PyTorch's default layout (e.g. NCDHW). */
+export interface Tensor {
+  data: Float32Array;
+  shape: number[];
+}
+
+/** Integer data quantized elsewhere, laid out as PyTorch's `int_repr()`. */
+export interface IntTensor {
+  /** Uint8Array (quint8, or packed quint4x2 bytes), Int8Array (qint8) or Int32Array (qint32). */
+  data: Uint8Array | Int8Array | Int32Array;
+  shape: number[];
+}
+
+export interface InitOptions {
+  /** The wasm bytes, when you load them yourself (Node: defaults to reading dist/qwasm.node.wasm). */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /** Browser: maps 'qwasm.web.wasm' to the URL to fetch it from. */
+  locateFile?: (path: string, prefix: string) => string;
+}
+
+/**
+ * Loads and instantiates the WebAssembly module. Idempotent: every call returns
+ * the same promise. Every other function throws until it has resolved. A failed
+ * load can be retried.
+ */
+export declare function init(options?: InitOptions): Promise<void>;
+
+/** True once init() has resolved. */
+export declare function isInitialized(): boolean;
+
+/**
+ * Builds a float tensor, checking that `shape` (default `[data.length]`) holds
+ * exactly `data.length` elements. Arrays of numbers are copied into a Float32Array;
+ * a Float32Array is used as is (not copied).
+ * @throws TypeError for wrong types, RangeError when shape and data disagree.
+ */
+export declare function tensor(data: Float32Array | number[], shape?: number[]): Tensor;
+
+/**
+ * A quantized tensor living in wasm memory. Make one with quantizePerTensor,
+ * quantizePerChannel or make*QuantizedTensor; free it with dispose() (or
+ * `using`). A FinalizationRegistry frees forgotten tensors eventually, but do
+ * not rely on it. Every method of a disposed tensor throws.
+ */
+export declare class QTensor {
+  private constructor();
+  /** Dimensions, PyTorch order (frozen). */
+  readonly shape: readonly number[];
+  readonly dtype: QDType;
+  /** True after dispose(). */
+  readonly disposed: boolean;
+  /** Number of elements. */
+  numel(): number;
+  qscheme(): TensorQScheme;
+  /** Per-tensor scale (PyTorch keeps it as a double). @throws Error on per-channel tensors. */
+  qScale(): number;
+  /** Per-tensor zero point. @throws Error on per-channel tensors. */
+  qZeroPoint(): number;
+  /** The quantized dimension. @throws Error on per-tensor tensors. */
+  qPerChannelAxis(): number;
+  /** Per-channel scales: Float64Array (float32 values in a Float32Array for float qparams). A copy. */
+  qPerChannelScales(): Float64Array | Float32Array;
+  /** Per-channel zero points: Int32Array (Float32Array for float qparams). A copy. */
+  qPerChannelZeroPoints(): Int32Array | Float32Array;
+  /**
+   * The stored integers, a JS-owned copy: Uint8Array (quint8), Int8Array (qint8),
+   * Int32Array (qint32), or for quint4x2 the packed bytes (ceil(numel / 2);
+   * element i in byte i >> 1, low nibble first).
+   */
+  intRepr(): Uint8Array | Int8Array | Int32Array;
+  /**
+   * Back to float32 with PyTorch's formula for the scheme. The result is
+   * JS-owned: a new Float32Array, or `out` when given (like PyTorch's out=:
+   * numel() elements; saves allocating a fresh array for large tensors).
+   */
+  dequantize(out?: Float32Array): Tensor;
+  /** Frees the wasm memory. Idempotent. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+/**
+ * torch.quantize_per_tensor: q = clamp(round_half_even(x * (1 / scale)) + zeroPoint, qmin, qmax).
+ * @param x float tensor (copied into wasm memory once)
+ * @param scale > 0 and finite (PyTorch accepts <= 0; qwasm refuses it)
+ * @param zeroPoint an integer in the dtype's range
+ * @returns a new QTensor; the caller owns it and must dispose() it.
+ */
+export declare function quantizePerTensor(x: Tensor, scale: number, zeroPoint: number, dtype: QDType): QTensor;
+
+/**
+ * torch.quantize_per_channel. Channel c of dimension `axis` uses scales[c] and
+ * zeroPoints[c]. Integer zero points give per_channel_affine (quint8, qint8,
+ * qint32); a Float32Array of zero points gives per_channel_affine_float_qparams
+ * (also quint4x2), where q = clamp(round(x * (1 / scale) + zeroPoint)).
+ * @param scales shape[axis] positive finite numbers
+ * @param zeroPoints shape[axis] values: integers in range, or a Float32Array
+ * @param axis 0 <= axis < rank (negative axes are an error, as in PyTorch)
+ * @returns a new QTensor; the caller owns it and must dispose() it.
+ */
+export declare function quantizePerChannel(
+  x: Tensor,
+  scales: ArrayLike<number>,
+  zeroPoints: ArrayLike<number> | Float32Array,
+  axis: number,
+  dtype: QDType,
+): QTensor;
+
+/**
+ * torch._make_per_tensor_quantized_tensor: wraps integers quantized elsewhere.
+ * The dtype follows the array type unless given (quint4x2 must be given, with packed bytes).
+ * @returns a new QTensor holding a copy of the data; dispose() it.
+ */
+export declare function makePerTensorQuantizedTensor(
+  intTensor: IntTensor,
+  scale: number,
+  zeroPoint: number,
+  dtype?: QDType,
+): QTensor;
+
+/** torch._make_per_channel_quantized_tensor: as makePerTensorQuantizedTensor, per channel. */
+export declare function makePerChannelQuantizedTensor(
+  intTensor: IntTensor,
+  scales: ArrayLike<number>,
+  zeroPoints: ArrayLike<number> | Float32Array,
+  axis: number,
+  dtype?: QDType,
+): QTensor;
+
+/** torch.dequantize(q): the same as q.dequantize(). */
+export declare function dequantize(q: QTensor): Tensor;
+
+/** Chooses the kernels: 'auto' (default: the fastest available), 'scalar' or 'wasmsimd'. */
+export declare function setKernelIsa(name: 'auto' | 'scalar' | 'wasmsimd'): void;
+
+/** The kernel family in use. */
+export declare function kernelIsa(): 'scalar' | 'wasmsimd';
+
+/** Bytes of wasm heap allocated right now (leak checks). */
+export declare function heapInUse(): number;
+
+/** Options shared by the observers (PyTorch's names in camelCase, same defaults). */
+export interface ObserverOptions {
+  /** Default 'quint8'. */
+  dtype?: QDType;
+  /** Default 'per_tensor_affine' (per-channel observers: 'per_channel_affine'). */
+  qscheme?: ObserverQScheme;
+  /** Halve the range (quint8 0..127, qint8 -64..63). Default false. */
+  reduceRange?: boolean;
+  /** Custom range; give both or neither. Must include 0. */
+  quantMin?: number;
+  quantMax?: number;
+  /** Smallest scale. Default 2^-23 (float32 epsilon), kept as float32. */
+  eps?: number;
+}
+
+export interface PerChannelObserverOptions extends ObserverOptions {
+  /** The channel dimension. Default 0. */
+  chAxis?: number;
+}
+
+export interface MovingAverageOptions {
+  /** c in min += c * (batch_min - min). Default 0.01. */
+  averagingConstant?: number;
+}
+
+declare abstract class ObserverBase<Q> {
+  readonly dtype: QDType;
+  readonly qscheme: ObserverQScheme;
+  readonly reduceRange: boolean;
+  /** The effective range after reduceRange. */
+  readonly quantMin: number;
+  readonly quantMax: number;
+  readonly eps: number;
+  /**
+   * Records the range of x and returns x (PyTorch's forward()). Empty tensors
+   * are ignored. @throws RangeError on NaN or +-Infinity (PyTorch would carry
+   * them into the scale).
+   */
+  observe(x: Tensor): Tensor;
+  /** PyTorch's _calculate_qparams on what was observed. Fresh arrays; yours. */
+  calculateQParams(): Q;
+  /** Forgets what was observed. */
+  reset(): void;
+  /** PyTorch's name for reset(). */
+  resetMinMaxVals(): void;
+}
+
+/** Per tensor: numbers. */
+export interface QParams {
+  scale: number;
+  zeroPoint: number;
+}
+
+/** Per channel: one entry per channel; zeroPoint is a Float32Array for float qparams. */
+export interface PerChannelQParams {
+  scale: Float32Array;
+  zeroPoint: Int32Array | Float32Array;
+}
+
+/** Running min/max of everything observed (torch.ao.quantization.MinMaxObserver). */
+export declare class MinMaxObserver extends ObserverBase<QParams> {
+  constructor(options?: ObserverOptions);
+  /** Infinity before the first observe(). */
+  readonly minVal: number;
+  readonly maxVal: number;
+}
+
+/** Moving-average min/max (torch.ao.quantization.MovingAverageMinMaxObserver). */
+export declare class MovingAverageMinMaxObserver extends ObserverBase<QParams> {
+  constructor(options?: ObserverOptions & MovingAverageOptions);
+  readonly averagingConstant: number;
+  readonly minVal: number;
+  readonly maxVal: number;
+}
+
+/** Per-channel min/max along chAxis (torch.ao.quantization.PerChannelMinMaxObserver). */
+export declare class PerChannelMinMaxObserver extends ObserverBase<PerChannelQParams> {
+  constructor(options?: PerChannelObserverOptions);
+  readonly chAxis: number;
+  /** A copy; empty before the first observe(). */
+  readonly minVal: Float32Array;
+  readonly maxVal: Float32Array;
+}
+
+/** torch.ao.quantization.MovingAveragePerChannelMinMaxObserver. */
+export declare class MovingAveragePerChannelMinMaxObserver extends ObserverBase<PerChannelQParams> {
+  constructor(options?: PerChannelObserverOptions & MovingAverageOptions);
+  readonly chAxis: number;
+  readonly averagingConstant: number;
+  readonly minVal: Float32Array;
+  readonly maxVal: Float32Array;
+}
+
+/** PyTorch's torch.ao.quantization namespace. */
+export declare const quantization: {
+  readonly MinMaxObserver: typeof MinMaxObserver;
+  readonly MovingAverageMinMaxObserver: typeof MovingAverageMinMaxObserver;
+  readonly PerChannelMinMaxObserver: typeof PerChannelMinMaxObserver;
+  readonly MovingAveragePerChannelMinMaxObserver: typeof MovingAveragePerChannelMinMaxObserver;
+};
