@@ -1,0 +1,84 @@
+#include "kernels/ref/conv3d_ref.h"
+
+#include "kernels/ref/requantize.h"
+
+namespace qwasm {
+namespace ref {
+namespace {
+
+// Calls element(oc, out_index, taps) for every output element in NCDHW order;
+// taps(accumulate) calls accumulate(input_index, weight_index) for each tap in
+// (kd, kh, kw, c) order, with input_index -1 for a padded position.
+template <typename Element>
+void for_each_output(const ConvGeometry& g, const Shape& in, Element element) {
+  Shape out;
+  conv_output_shape(g, in, &out);
+  const int64_t cg = g.in_channels / g.groups, og = g.out_channels / g.groups;
+  const int64_t D = in[2], H = in[3], W = in[4];
+  int64_t index = 0;
+  for (int64_t n = 0; n < in[0]; ++n) {
+    for (int64_t oc = 0; oc < g.out_channels; ++oc) {
+      const int64_t group = oc / og;
+      for (int64_t od = 0; od < out[2]; ++od) {
+        for (int64_t oh = 0; oh < out[3]; ++oh) {
+          for (int64_t ow = 0; ow < out[4]; ++ow, ++index) {
+            element(oc, index, [&](auto&& accumulate) {
+              for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+                for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+                  for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+                    for (int64_t c = 0; c < cg; ++c) {
+                      const int64_t d = od * g.stride[0] + kd * g.dilation[0] - g.pad_begin[0];
+                      const int64_t h = oh * g.stride[1] + kh * g.dilation[1] - g.pad_begin[1];
+                      const int64_t w = ow * g.stride[2] + kw * g.dilation[2] - g.pad_begin[2];
+                      const bool inside = d >= 0 && d < D && h >= 0 && h < H && w >= 0 && w < W;
+                      const int64_t ic = group * cg + c;
+                      const int64_t xi = inside ? (((n * g.in_channels + ic) * D + d) * H + h) * W + w : -1;
+                      const int64_t wi = (((oc * cg + c) * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw;
+                      accumulate(xi, wi);
+                    }
+                  }
+                }
+              }
+            });
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void qconv3d(const ConvGeometry& g, const QConvArgs& a, uint8_t* y) {
+  for_each_output(
+      g, a.input_shape,
+      [&](int64_t oc, int64_t index, auto&& taps) {
+        int32_t raw = 0;  // sum of (x - a_zp) * (w - w_zp); padding is x = a_zp
+        taps([&](int64_t xi, int64_t wi) {
+          const int32_t xv = xi < 0 ? 0 : a.x[xi] - a.a_zero_point;
+          raw += xv * (a.w[wi] - a.w_zero_points[oc]);
+        });
+        const float atws = a.a_scale * a.w_scales[oc];
+        const float multiplier = atws / a.out_scale;
+        const float bias_div = a.bias ? a.bias[oc] / atws : 0.0f;
+        const kernels::ConvRequantParams p{nullptr, nullptr, a.out_zero_point, a.relu ? a.out_zero_point : 0, 255};
+        y[index] = kernels::requantize(raw, bias_div, multiplier, p);
+      });
+}
+
+void fconv3d(const ConvGeometry& g, const float* x, const Shape& input_shape, const float* w, const float* bias,
+             bool relu, float* y) {
+  for_each_output(
+      g, input_shape,
+      [&](int64_t oc, int64_t index, auto&& taps) {
+        float acc = bias ? bias[oc] : 0.0f;
+        taps([&](int64_t xi, int64_t wi) {
+          const float product = (xi < 0 ? 0.0f : x[xi]) * w[wi];
+          acc = acc + product;
+        });
+        y[index] = relu ? kernels::relu_f32(acc) : acc;
+      });
+}
+
+}  // namespace ref
+}  // namespace qwasm
