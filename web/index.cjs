@@ -7,7 +7,7 @@ const NAMES = [
   'isInitialized', 'tensor', 'QTensor', 'quantizePerTensor', 'quantizePerChannel',
   'makePerTensorQuantizedTensor', 'makePerChannelQuantizedTensor', 'dequantize',
   'setKernelIsa', 'kernelIsa', 'MinMaxObserver', 'MovingAverageMinMaxObserver',
-  'PerChannelMinMaxObserver', 'MovingAveragePerChannelMinMaxObserver', 'heapInUse', 'quantization',
+  'PerChannelMinMaxObserver', 'MovingAveragePerChannelMinMaxObserver', 'heapInUse', 'quantization', 'nn',
 ];
 
 let esm = null;

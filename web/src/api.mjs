@@ -19,6 +19,7 @@ export {
   MovingAveragePerChannelMinMaxObserver,
 } from './observer.mjs';
 export { heapInUse } from './diagnostics.mjs';
+export { nn } from './nn/index.mjs';
 
 /** PyTorch's torch.ao.quantization namespace (the observers). */
 export const quantization = Object.freeze({ ...observers });
