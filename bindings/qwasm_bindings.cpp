@@ -322,6 +322,11 @@ val qtensor_reshaped(const QTensor& q, val shape) {
   return result(s, std::move(out));
 }
 
+// Benchmark only: the conv kernel's inner loop on L1-resident operands.
+double peak_dot16(double reps, double pairs) {
+  return qwasm::kernels::peak_dot16__wasmsimd(static_cast<size_t>(reps), static_cast<size_t>(pairs));
+}
+
 // Bytes of wasm heap in use by malloc: the leak tests watch it.
 double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
@@ -362,6 +367,7 @@ EMSCRIPTEN_BINDINGS(qwasm) {
   function("_observerConfig", &observer_config);
   function("_observerCalculateQParams", &observer_calculate_qparams);
   function("_heapInUse", &heap_in_use);
+  function("_peakDot16", &peak_dot16);
   function("_referenceQuantize", &reference_quantize);
   function("_referenceDequantize", &reference_dequantize);
   function("_bestIsa", &best_isa_name);

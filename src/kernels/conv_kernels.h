@@ -74,6 +74,9 @@ const ConvKernels* conv_kernels(Isa isa);
 extern const ConvKernels kConvKernelsScalar;
 #if defined(__wasm_simd128__)
 extern const ConvKernels kConvKernelsWasmSimd;
+
+// Benchmark: the 4x8c2 inner loop on L1-resident data; reps * pairs * 64 MACs.
+int32_t peak_dot16__wasmsimd(size_t reps, size_t pairs);
 #endif
 
 }  // namespace kernels

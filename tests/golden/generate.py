@@ -242,7 +242,7 @@ def conv_cases():
     cases = []
 
     def add(name, n, cin, cout, spatial, kernel, stride=1, padding=0, dilation=1, groups=1, bias=True,
-            per_channel=True, relu=True, out_scale_factor=1.0, act_range=(-2.0, 3.0)):
+            per_channel=True, relu=True, out_scale_factor=1.0, act_range=(-2.0, 3.0), out_zp_override=None):
         kernel, stride, dilation, spatial = triple(kernel), triple(stride), triple(dilation), triple(spatial)
         if padding == "same":
             pad_begin, pad_end = same_padding(kernel, dilation)
@@ -280,6 +280,8 @@ def conv_cases():
         oobs(fy)
         o_scale, o_zp = [t.item() for t in oobs.calculate_qparams()]
         o_scale *= out_scale_factor
+        if out_zp_override is not None:
+            o_zp = out_zp_override
         cls = nniq.ConvReLU3d if relu else nnq.Conv3d
         qconv = cls(cin, cout, kernel, stride=stride, padding=0, dilation=dilation, groups=groups, bias=bias)
         qconv.set_weight_bias(qw, fconv.bias.detach() if bias else None)
@@ -328,6 +330,77 @@ def conv_cases():
     add("saturating depthwise", 1, 16, 16, (4, 5, 6), 3, padding=1, groups=16, out_scale_factor=0.2, relu=False)
     add("odd everything k(3,2,5) stride(2,1,3) dil(1,2,1) pad(1,0,2)", 1, 5, 19, (9, 7, 13), (3, 2, 5),
         stride=(2, 1, 3), dilation=(1, 2, 1), padding=(1, 0, 2))
+    add("relu with output zero point 64", 1, 4, 9, (5, 6, 7), 3, padding=1, out_zp_override=64)
+    add("no-relu with output zero point 200", 1, 4, 9, (5, 6, 7), 3, padding=1, relu=False, out_zp_override=200)
+    return cases
+
+
+def eager_flow_cases():
+    """PyTorch's eager post-training flow end to end: QuantStub -> float module
+    -> DeQuantStub, prepare with MinMaxObserver activations and the default
+    per-channel weight observer, calibrate, convert, run. qwasm repeats it with
+    its own observers and fromFloat and must produce the same integers. The
+    float outputs seen in calibration are recorded: float convolutions sum in a
+    different order, so qwasm's observer is fed PyTorch's float outputs."""
+    import torch.ao.quantization as tq
+    from torch.ao.quantization import observer as obs
+    gen = torch.Generator().manual_seed(SEED + 3)
+    cases = []
+
+    def run(name, kind, make, x_shape):
+        torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+        fmod = make()
+        model = torch.nn.Sequential(tq.QuantStub(), fmod, tq.DeQuantStub()).eval()
+        model.qconfig = tq.QConfig(activation=obs.MinMaxObserver.with_args(dtype=torch.quint8),
+                                   weight=obs.default_per_channel_weight_observer)
+        prepared = tq.prepare(model)
+        calib = torch.randn(x_shape, generator=gen) * 1.5 + 0.2
+        with torch.no_grad():
+            prepared(calib)
+            calib_out = fmod(calib)  # the float outputs the activation observer saw
+            fused = fmod  # the same float module object, before convert
+            w = fused[0].weight.detach().clone() if hasattr(fused, "__getitem__") else fused.weight.detach().clone()
+            b = (fused[0] if hasattr(fused, "__getitem__") else fused).bias.detach().clone()
+        converted = tq.convert(prepared)
+        qstub, qmod = converted[0], converted[1]
+        x = torch.randn(x_shape, generator=gen) * 1.5 + 0.2
+        qx = torch.quantize_per_tensor(x, float(qstub.scale), int(qstub.zero_point), torch.quint8)
+        qy = qmod(qx)
+        conv = fmod[0] if hasattr(fmod, "__getitem__") else fmod
+        geometry = {}
+        if kind != "LinearReLU":
+            geometry = {"kernel": list(conv.kernel_size), "stride": list(conv.stride),
+                        "padding": conv.padding if isinstance(conv.padding, str) else list(conv.padding),
+                        "dilation": list(conv.dilation), "groups": conv.groups}
+        cases.append({
+            "name": name, "kind": kind, "in_channels": conv.in_features if kind == "LinearReLU" else conv.in_channels,
+            "out_channels": conv.out_features if kind == "LinearReLU" else conv.out_channels, **geometry,
+            "w": arr(w.numpy()), "bias": arr(b.numpy()), "calibration": arr(calib.numpy()),
+            "calibration_output": arr(calib_out.numpy()), "x": arr(x.numpy()),
+            "in_scale": float(qstub.scale), "in_zero_point": int(qstub.zero_point),
+            "out_scale": float(qmod.scale), "out_zero_point": int(qmod.zero_point),
+            "w_int": arr(qmod.weight().int_repr().numpy()),
+            "w_scales": arr(qmod.weight().q_per_channel_scales().numpy().astype(np.float64)),
+            "y_int": arr(qy.int_repr().numpy()),
+        })
+
+    import torch.ao.nn.intrinsic as nni
+    run("ConvReLU3d 4->10 k3 pad1 from_float", "ConvReLU3d",
+        lambda: nni.ConvReLU3d(torch.nn.Conv3d(4, 10, 3, padding=1), torch.nn.ReLU()), (2, 4, 5, 6, 7))
+    run("ConvReLU3d depthwise 6 stride2 from_float", "ConvReLU3d",
+        lambda: nni.ConvReLU3d(torch.nn.Conv3d(6, 6, 3, stride=2, padding=1, groups=6), torch.nn.ReLU()), (1, 6, 7, 8, 9))
+    run("ConvReLU2d 3->8 k(3,5) pad(1,2) from_float", "ConvReLU2d",
+        lambda: nni.ConvReLU2d(torch.nn.Conv2d(3, 8, (3, 5), padding=(1, 2)), torch.nn.ReLU()), (2, 3, 9, 11))
+    run("ConvReLU2d groups2 stride2 dilation2 from_float", "ConvReLU2d",
+        lambda: nni.ConvReLU2d(torch.nn.Conv2d(4, 6, 3, stride=2, dilation=2, padding=2, groups=2), torch.nn.ReLU()), (1, 4, 13, 12))
+    run("ConvReLU1d 5->7 k5 pad2 from_float", "ConvReLU1d",
+        lambda: nni.ConvReLU1d(torch.nn.Conv1d(5, 7, 5, padding=2), torch.nn.ReLU()), (3, 5, 17))
+    run("ConvReLU1d dilation3 k4 pad5 from_float", "ConvReLU1d",
+        lambda: nni.ConvReLU1d(torch.nn.Conv1d(2, 9, 4, padding=5, dilation=3), torch.nn.ReLU()), (2, 2, 19))
+    run("LinearReLU 24->13 from_float", "LinearReLU",
+        lambda: nni.LinearReLU(torch.nn.Linear(24, 13), torch.nn.ReLU()), (5, 24))
+    run("LinearReLU 7->33 batch dims from_float", "LinearReLU",
+        lambda: nni.LinearReLU(torch.nn.Linear(7, 33), torch.nn.ReLU()), (2, 3, 7))
     return cases
 
 
@@ -336,3 +409,4 @@ if __name__ == "__main__":
     observer_list, inputs = observer_cases()
     write("observers.json", observer_list, {"inputs": inputs})
     write("conv3d.json", conv_cases())
+    write("eager_flow.json", eager_flow_cases())

@@ -1,0 +1,70 @@
+// ONNX models for the onnxruntime-web side of the conv benchmark, built in
+// JavaScript with onnx-proto: QLinearConv (uint8 input, int8 per-channel
+// weights, int32 bias) and float Conv + Relu, 3-D, the same shapes and data.
+import onnxPkg from 'onnx-proto';
+
+const { onnx } = onnxPkg;
+const T = onnx.TensorProto.DataType;
+
+function initializer(name, dims, dataType, field, values) {
+  return onnx.TensorProto.create({ name, dims, dataType, [field]: values });
+}
+
+function ints(name, values) {
+  return onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.INTS, ints: values });
+}
+
+function convAttributes(c) {
+  return [
+    ints('kernel_shape', c.kernel),
+    ints('strides', c.stride),
+    ints('pads', [...c.pad, ...c.pad]),
+    onnx.AttributeProto.create({ name: 'group', type: onnx.AttributeProto.AttributeType.INT, i: c.groups }),
+  ];
+}
+
+function model(nodes, inits, input, inputType, output, outputType) {
+  const graph = onnx.GraphProto.create({
+    name: 'bench',
+    node: nodes,
+    initializer: inits,
+    input: [onnx.ValueInfoProto.create({ name: input.name, type: { tensorType: { elemType: inputType, shape: { dim: input.dims.map((d) => ({ dimValue: d })) } } } })],
+    output: [onnx.ValueInfoProto.create({ name: output, type: { tensorType: { elemType: outputType } } })],
+  });
+  return onnx.ModelProto.encode(onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 13 }], graph })).finish();
+}
+
+/**
+ * c: {n, cin, cout, groups, kernel[3], stride[3], pad[3], spatial[3]}, q: {wInt8, wScales,
+ * biasInt32, aScale, aZp, outScale, outZp}.
+ */
+export function qlinearConvModel(c, q) {
+  const wDims = [c.cout, c.cin / c.groups, ...c.kernel];
+  return model(
+    [onnx.NodeProto.create({ opType: 'QLinearConv', input: ['x', 'xs', 'xz', 'w', 'ws', 'wz', 'ys', 'yz', 'b'], output: ['y'], attribute: convAttributes(c) })],
+    [
+      initializer('xs', [], T.FLOAT, 'floatData', [q.aScale]),
+      initializer('xz', [], T.UINT8, 'rawData', Uint8Array.of(q.aZp)),
+      initializer('w', wDims, T.INT8, 'rawData', new Uint8Array(q.wInt8.buffer, q.wInt8.byteOffset, q.wInt8.byteLength)),
+      initializer('ws', [c.cout], T.FLOAT, 'floatData', Array.from(q.wScales)),
+      initializer('wz', [c.cout], T.INT8, 'rawData', new Uint8Array(c.cout)),
+      initializer('ys', [], T.FLOAT, 'floatData', [q.outScale]),
+      initializer('yz', [], T.UINT8, 'rawData', Uint8Array.of(q.outZp)),
+      initializer('b', [c.cout], T.INT32, 'int32Data', Array.from(q.biasInt32)),
+    ],
+    { name: 'x', dims: [c.n, c.cin, ...c.spatial] }, T.UINT8, 'y', T.UINT8,
+  );
+}
+
+/** Float Conv followed by Relu. */
+export function floatConvReluModel(c, w, bias) {
+  const wDims = [c.cout, c.cin / c.groups, ...c.kernel];
+  return model(
+    [
+      onnx.NodeProto.create({ opType: 'Conv', input: ['x', 'w', 'b'], output: ['c'], attribute: convAttributes(c) }),
+      onnx.NodeProto.create({ opType: 'Relu', input: ['c'], output: ['y'] }),
+    ],
+    [initializer('w', wDims, T.FLOAT, 'floatData', Array.from(w)), initializer('b', [c.cout], T.FLOAT, 'floatData', Array.from(bias))],
+    { name: 'x', dims: [c.n, c.cin, ...c.spatial] }, T.FLOAT, 'y', T.FLOAT,
+  );
+}
