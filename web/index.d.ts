@@ -252,3 +252,146 @@ export declare const quantization: {
   readonly PerChannelMinMaxObserver: typeof PerChannelMinMaxObserver;
   readonly MovingAveragePerChannelMinMaxObserver: typeof MovingAveragePerChannelMinMaxObserver;
 };
+
+/** Padding as PyTorch takes it: one int, one per spatial dimension, 'same' (stride 1 only) or 'valid'. */
+export type Padding = number | number[] | 'same' | 'valid';
+
+/** Constructor options of the convolution modules (PyTorch's keyword arguments). */
+export interface ConvOptions {
+  /** Default 1. */
+  stride?: number | number[];
+  /** Default 0. 'same' pads d * (k - 1) in total, the odd one at the end. */
+  padding?: Padding;
+  /** Default 1. */
+  dilation?: number | number[];
+  /** Default 1; must divide both channel counts. groups == in == out is depthwise. */
+  groups?: number;
+  /** Default true. */
+  bias?: boolean;
+  /** Only 'zeros' (the default) is supported. */
+  paddingMode?: 'zeros';
+}
+
+/**
+ * A float convolution (or linear layer) running WASM SIMD float32 kernels.
+ * Weights are PyTorch-initialized (kaiming uniform) and settable; they are
+ * packed into wasm memory on the next forward(). dispose() frees that copy.
+ */
+declare class FloatConvModule {
+  readonly inChannels: number;
+  readonly outChannels: number;
+  readonly groups: number;
+  /** As given to the constructor. */
+  readonly padding: Padding;
+  /** PyTorch's weight shape, e.g. [out, in / groups, kD, kH, kW] for Conv3d. */
+  weight: Tensor;
+  /** [outChannels], or null without bias. */
+  bias: Tensor | null;
+  /** y = conv(x) + bias; a new JS-owned tensor. */
+  forward(x: Tensor): Tensor;
+  /** Scratch bytes of the last forward() beyond input, output and weights. */
+  lastScratchBytes(): number;
+  dispose(): void;
+}
+
+/** A quantized convolution / linear layer: quint8 in, qint8 weights packed once, quint8 out. */
+declare class QuantizedConvModule {
+  readonly inChannels: number;
+  readonly outChannels: number;
+  readonly groups: number;
+  /** Output scale (> 0). Default 1. */
+  scale: number;
+  /** Output zero point, 0..255. Default 0. */
+  zeroPoint: number;
+  readonly disposed: boolean;
+  /**
+   * PyTorch set_weight_bias: qint8 weight of the module's weight shape, per
+   * tensor or per channel on axis 0, and a float bias (or null). Both copied.
+   */
+  setWeightBias(weight: QTensor, bias: Float32Array | Tensor | null): void;
+  /** A copy of the quantized weight; the caller disposes it. */
+  weight(): QTensor;
+  /** A copy of the bias, or null. */
+  bias(): Float32Array | null;
+  /**
+   * x: quint8 per_tensor_affine QTensor (Conv3d: [N, C, D, H, W]; Conv2d:
+   * [N, C, H, W]; Conv1d: [N, C, L]; Linear: [..., inFeatures]).
+   * @returns a new quint8 QTensor with the module's scale and zero point; the caller owns it.
+   */
+  forward(x: QTensor): QTensor;
+  /** Bytes of the packed weights in wasm memory. */
+  packedWeightBytes(): number;
+  /** Scratch bytes of the last forward() beyond input, output and packed weights. */
+  lastScratchBytes(): number;
+  /** Frees the packed weights. Idempotent; forward() then throws. */
+  dispose(): void;
+}
+
+/** Options of fromFloat (PyTorch from_float). */
+export interface FromFloatOptions {
+  /** Quantizes the weight; must be qint8. Default PerChannelMinMaxObserver(qint8, per_channel_symmetric, chAxis 0). */
+  weightObserver?: MinMaxObserver | PerChannelMinMaxObserver | MovingAverageMinMaxObserver | MovingAveragePerChannelMinMaxObserver;
+  /** A per-tensor observer that saw the float module's outputs during calibration. */
+  activationObserver?: MinMaxObserver | MovingAverageMinMaxObserver;
+  /** Or the output qparams directly. */
+  outputScale?: number;
+  outputZeroPoint?: number;
+}
+
+declare class Conv1dF extends FloatConvModule { constructor(inChannels: number, outChannels: number, kernelSize: number | [number], options?: ConvOptions); }
+declare class Conv2dF extends FloatConvModule { constructor(inChannels: number, outChannels: number, kernelSize: number | [number, number], options?: ConvOptions); }
+declare class Conv3dF extends FloatConvModule { constructor(inChannels: number, outChannels: number, kernelSize: number | [number, number, number], options?: ConvOptions); }
+declare class LinearF extends FloatConvModule {
+  constructor(inFeatures: number, outFeatures: number, options?: { bias?: boolean });
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+}
+declare class ReLUF { forward(x: Tensor): Tensor; }
+
+/** A fused float module: the wrapped conv / linear then ReLU, in one kernel pass. */
+declare class Fused<M extends FloatConvModule> {
+  constructor(module: M, relu?: ReLUF);
+  readonly 0: M;
+  readonly 1: ReLUF;
+  /** The wrapped module (PyTorch: self[0]). */
+  readonly conv: M;
+  forward(x: Tensor): Tensor;
+  dispose(): void;
+}
+
+declare class QConvNd<F> extends QuantizedConvModule {
+  constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvOptions);
+  /** PyTorch from_float: quantize a float module (see FromFloatOptions). */
+  static fromFloat<F>(mod: F, options: FromFloatOptions): QConvNd<F>;
+}
+declare class QLinearNd<F> extends QuantizedConvModule {
+  constructor(inFeatures: number, outFeatures: number, options?: { bias?: boolean });
+  static fromFloat<F>(mod: F, options: FromFloatOptions): QLinearNd<F>;
+}
+
+/** PyTorch's module namespaces. */
+export declare const nn: {
+  readonly Conv1d: typeof Conv1dF;
+  readonly Conv2d: typeof Conv2dF;
+  readonly Conv3d: typeof Conv3dF;
+  readonly Linear: typeof LinearF;
+  readonly ReLU: typeof ReLUF;
+  readonly intrinsic: {
+    readonly ConvReLU1d: { new (conv: Conv1dF, relu?: ReLUF): Fused<Conv1dF> };
+    readonly ConvReLU2d: { new (conv: Conv2dF, relu?: ReLUF): Fused<Conv2dF> };
+    readonly ConvReLU3d: { new (conv: Conv3dF, relu?: ReLUF): Fused<Conv3dF> };
+    readonly LinearReLU: { new (linear: LinearF, relu?: ReLUF): Fused<LinearF> };
+    readonly quantized: {
+      readonly ConvReLU1d: typeof QConvNd;
+      readonly ConvReLU2d: typeof QConvNd;
+      readonly ConvReLU3d: typeof QConvNd;
+      readonly LinearReLU: typeof QLinearNd;
+    };
+  };
+  readonly quantized: {
+    readonly Conv1d: typeof QConvNd;
+    readonly Conv2d: typeof QConvNd;
+    readonly Conv3d: typeof QConvNd;
+    readonly Linear: typeof QLinearNd;
+  };
+};
