@@ -158,5 +158,10 @@ Batch 1, kernel 3x3x3, padding 1, one thread, medians of ${RUNS} runs after warm
 ${table.map((t) => `| ${t} |`).join('\n')}
 
 ${targets.map((t) => `- ${t}`).join('\n')}`;
-saveResult('2-conv', { date, machine: machine(), peakGmacs, rows, markdown });
+const readme = `ConvReLU3d, batch 1, k3 p1, one thread, median ms (${date}; peak of the int8 instruction mix ${fmt(peakGmacs)} GMAC/s):
+
+| shape | qwasm int8 SIMD | GMAC/s (% peak) | qwasm float SIMD | onnxruntime-web int8 | onnxruntime-web float | int8 speed-up vs ort int8 |
+|---|---|---|---|---|---|---|
+${rows.map((r) => `| ${r.id} ${desc(r.shape)} | ${fmt(r.int8Simd.medianMs)} | ${fmt(gmacs(r, r.int8Simd))} (${fmt((100 * gmacs(r, r.int8Simd)) / peakGmacs, 0)}%) | ${fmt(r.floatSimd.medianMs)} | ${fmt(r.ortInt8.medianMs)} | ${fmt(r.ortFloat.medianMs)} | ${fmt(r.ortInt8.medianMs / r.int8Simd.medianMs, 2)}x |`).join('\n')}`;
+saveResult('2-conv', { date, machine: machine(), peakGmacs, rows, markdown, readme });
 console.log(markdown);

@@ -116,5 +116,10 @@ ${table.join('\n')}
 Dequantize kernel alone, into wasm memory (no copy out): SIMD ${simd.kernelOnly.medianMs.toFixed(1)} ms (${gbps(simd.kernelOnly.medianMs).toFixed(1)} GB/s, ${(jsRow.dequantize.medianMs / simd.kernelOnly.medianMs).toFixed(1)}x the JS loop), scalar ${scalar.kernelOnly.medianMs.toFixed(1)} ms. Through the API the copy of 64 MB into the caller's array bounds dequantize: it runs at memory-write speed.
 
 Targets (issue 2): SIMD >= 4x the JS loop and >= 2 GB/s. Quantize: ${(jsRow.quantize.medianMs / simd.quantize.medianMs).toFixed(1)}x, ${gbps(simd.quantize.medianMs).toFixed(2)} GB/s; dequantize(out): ${(jsRow.dequantize.medianMs / simd.dequantize.medianMs).toFixed(1)}x, ${gbps(simd.dequantize.medianMs).toFixed(2)} GB/s.`;
-saveResult('1-quantize', { date, machine: machine(), shape: SHAPE, axis: AXIS, rows, markdown });
+const readme = `quantizePerChannel / dequantize(out), 16M float32 elements (${date}):
+
+| implementation | quantize GB/s | vs JS loop | dequantize GB/s | vs JS loop |
+|---|---|---|---|---|
+${rows.map((r) => `| ${r.impl} | ${gbps(r.quantize.medianMs).toFixed(2)} | ${(jsRow.quantize.medianMs / r.quantize.medianMs).toFixed(1)}x | ${gbps(r.dequantize.medianMs).toFixed(2)} | ${(jsRow.dequantize.medianMs / r.dequantize.medianMs).toFixed(1)}x |`).join('\n')}`;
+saveResult('1-quantize', { date, machine: machine(), shape: SHAPE, axis: AXIS, rows, markdown, readme });
 console.log(markdown);
