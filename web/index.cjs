@@ -7,7 +7,7 @@ const NAMES = [
   'isInitialized', 'tensor', 'QTensor', 'quantizePerTensor', 'quantizePerChannel',
   'makePerTensorQuantizedTensor', 'makePerChannelQuantizedTensor', 'dequantize',
   'setKernelIsa', 'kernelIsa', 'MinMaxObserver', 'MovingAverageMinMaxObserver',
-  'PerChannelMinMaxObserver', 'MovingAveragePerChannelMinMaxObserver', 'heapInUse', 'quantization', 'nn',
+  'PerChannelMinMaxObserver', 'MovingAveragePerChannelMinMaxObserver', 'heapInUse', 'quantization', 'nn', 'io',
 ];
 
 let esm = null;

@@ -20,6 +20,7 @@ export {
 } from './observer.mjs';
 export { heapInUse } from './diagnostics.mjs';
 export { nn } from './nn/index.mjs';
+export * as io from './io.mjs';
 
 /** PyTorch's torch.ao.quantization namespace (the observers). */
 export const quantization = Object.freeze({ ...observers });
