@@ -395,3 +395,31 @@ export declare const nn: {
     readonly Linear: typeof QLinearNd;
   };
 };
+
+/** A .npy tensor as read by io.loadNpy. */
+export interface NpyTensor extends Tensor {
+  /** The file's dtype; data is always converted to float32. */
+  dtype: 'float32' | 'float64' | 'float16';
+}
+
+/** What io.loadSafetensors returns. */
+export interface SafetensorsFile {
+  /** Every tensor in the file, in header order. */
+  tensors: { name: string; dtype: string; shape: number[] }[];
+  /** The header's __metadata__ (or {}). */
+  metadata: Record<string, string>;
+  /** Reads one float tensor (F32, F64, F16, BF16) as float32. @throws RangeError for an unknown name, Error for other dtypes. */
+  get(name: string): Tensor;
+}
+
+/**
+ * Readers for tensors exported from numpy / PyTorch. Pure JavaScript (usable
+ * before init()); the returned data is JS-owned. Malformed files throw an
+ * Error that says what is wrong.
+ */
+export declare namespace io {
+  /** .npy (versions 1-3), float32 / float64 / float16, C order, either byte order. */
+  function loadNpy(bytes: ArrayBuffer | Uint8Array): NpyTensor;
+  /** .safetensors. */
+  function loadSafetensors(bytes: ArrayBuffer | Uint8Array): SafetensorsFile;
+}

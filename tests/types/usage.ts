@@ -1,6 +1,6 @@
 // Compiled by tests/js/types.test.mjs with `tsc --noEmit --strict`: the shipped
 // declarations must type the README's examples.
-import { init, tensor, quantizePerChannel, quantizePerTensor, quantization, nn, QTensor } from 'qwasm';
+import { init, tensor, quantizePerChannel, quantizePerTensor, quantization, nn, io, QTensor } from 'qwasm';
 
 async function main(): Promise<void> {
   await init();
@@ -29,3 +29,10 @@ async function main(): Promise<void> {
 }
 
 void main();
+
+export function readWeights(bytes: Uint8Array): number[] {
+  const npy = io.loadNpy(bytes);
+  const st = io.loadSafetensors(new Uint8Array(bytes));
+  const first = st.get(st.tensors[0].name);
+  return [...npy.shape, ...first.shape];
+}
