@@ -100,12 +100,14 @@ template <typename Out, typename In, typename Convert>
 void to_padded_channels_last(const In* x, int64_t channels, int64_t per_plane, int64_t slots, const ConvGeometry& g,
                              const Spatial& s, Out* planes, Convert convert) {
   const int64_t plane_size = s.padded_size() * slots;
-  for (int64_t c = 0; c < channels; ++c) {
-    Out* plane = planes + (c / per_plane) * plane_size + c % per_plane;
-    for (int64_t d = 0; d < s.D; ++d) {
-      for (int64_t h = 0; h < s.H; ++h) {
+  // Row by row, all channels: the output row (W * slots values) stays in L1
+  // while every channel writes its slot.
+  for (int64_t d = 0; d < s.D; ++d) {
+    for (int64_t h = 0; h < s.H; ++h) {
+      const int64_t row_offset = (((d + g.pad_begin[0]) * s.Hp + h + g.pad_begin[1]) * s.Wp + g.pad_begin[2]) * slots;
+      for (int64_t c = 0; c < channels; ++c) {
         const In* row = x + ((c * s.D + d) * s.H + h) * s.W;
-        Out* dst = plane + (((d + g.pad_begin[0]) * s.Hp + h + g.pad_begin[1]) * s.Wp + g.pad_begin[2]) * slots;
+        Out* dst = planes + (c / per_plane) * plane_size + c % per_plane + row_offset;
         for (int64_t w = 0; w < s.W; ++w) dst[w * slots] = convert(row[w]);
       }
     }
