@@ -2,17 +2,7 @@
 // float module, calibrates, converts with fromFloat, times the int8 (SIMD and
 // scalar) and float forwards, and reports progress as it goes.
 import * as qwasm from '../web/src/index.browser.mjs';
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './random.mjs';
 
 /** A blob moving left to right across the frames, in noise, one offset per channel. */
 export function movingBlob(cin, depth, size, seed = 1) {

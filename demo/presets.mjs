@@ -1,21 +1,6 @@
 // Built-in tensors for the demo, deterministic (seeded) so that tests can
 // rebuild the very same data in Node and compare with what the page shows.
-
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function gaussian(next) {
-  const u = Math.max(next(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
-}
+import { gaussian, mulberry32 } from './random.mjs';
 
 function build(shape, seed, valueAt) {
   const next = mulberry32(seed);

@@ -114,6 +114,37 @@ void to_padded_channels_last(const In* x, int64_t channels, int64_t per_plane, i
   }
 }
 
+// Drives the generic kernels: per batch item, converts the input into the
+// padded group-major channels-last buffer (zero padding), then walks tiles of
+// kConvMR output pixels and blocks of kConvNR output channels, calling
+// tile(mr, nc, a, c, group, block, first_output_channel).
+template <typename Buf, typename Out, typename In, typename Convert, typename Tile>
+void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, int64_t batch, const In* x,
+                   std::vector<Buf>* buffer, Out* y, Convert convert, Tile tile) {
+  const int64_t plane = s.padded_size() * r.cg;
+  const int64_t out_size = s.out_size();
+  const int64_t in_item = g.in_channels * s.D * s.H * s.W;
+  const Buf* a[kConvMR];
+  Out* c[kConvMR];
+  for (int64_t n = 0; n < batch; ++n) {
+    if (n > 0) std::fill(buffer->begin(), buffer->end(), Buf{0});
+    to_padded_channels_last(x + n * in_item, g.in_channels, r.cg, r.cg, g, s, buffer->data(), convert);
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const Buf* planes = buffer->data() + grp * plane;
+      for (int64_t p0 = 0; p0 < out_size; p0 += kConvMR) {
+        const size_t mr = static_cast<size_t>(std::min<int64_t>(kConvMR, out_size - p0));
+        for (size_t m = 0; m < mr; ++m) a[m] = planes + pixel_offset(g, s, p0 + m, r.cg);
+        for (int64_t b = 0; b < r.blocks; ++b) {
+          const int64_t oc0 = grp * r.og + b * kConvNR;
+          const size_t nc = static_cast<size_t>(std::min<int64_t>(kConvNR, r.og - b * kConvNR));
+          for (size_t m = 0; m < mr; ++m) c[m] = y + (n * g.out_channels + oc0) * out_size + p0 + m;
+          tile(mr, nc, a, c, grp, b, oc0);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Status validate_geometry(const ConvGeometry& g) {
@@ -274,7 +305,6 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
 
   const Spatial s = spatial_of(g, input.shape(), out_shape);
   const int64_t out_size = s.out_size();
-  const int64_t in_numel_per_item = g.in_channels * s.D * s.H * s.W;
   const uint8_t* x = input.data();
   uint8_t* y = out->data();
   auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
@@ -292,7 +322,8 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
     params.multiplier = multiplier.data();
     for (int64_t n = 0; n < input.shape()[0]; ++n) {
       if (n > 0) std::fill(buffer.begin(), buffer.end(), 0);
-      to_padded_channels_last(x + n * in_numel_per_item, g.in_channels, cpad, cpad, g, s, buffer.data(), centered);
+      to_padded_channels_last(x + n * g.in_channels * s.D * s.H * s.W, g.in_channels, cpad, cpad, g, s, buffer.data(),
+                              centered);
       uint8_t* yn = y + n * g.out_channels * out_size;
       for (int64_t p = 0; p < out_size; ++p) {
         k->qdwconv(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), taps.size(),
@@ -310,28 +341,15 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
   const std::vector<ptrdiff_t> offsets = segment_offsets(g, r, s);
   if (info) info->scratch_bytes = buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + offsets.size() * 8;
   const size_t block_weights = static_cast<size_t>(r.nseg * r.pairs * 2 * kConvNR);
-  const int16_t* a[kConvMR];
-  uint8_t* c[kConvMR];
-  for (int64_t n = 0; n < input.shape()[0]; ++n) {
-    if (n > 0) std::fill(buffer.begin(), buffer.end(), 0);
-    to_padded_channels_last(x + n * in_numel_per_item, g.in_channels, r.cg, r.cg, g, s, buffer.data(), centered);
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const int16_t* planes = buffer.data() + grp * plane;
-      for (int64_t p0 = 0; p0 < out_size; p0 += kConvMR) {
-        const size_t mr = static_cast<size_t>(std::min<int64_t>(kConvMR, out_size - p0));
-        for (size_t m = 0; m < mr; ++m) a[m] = planes + pixel_offset(g, s, p0 + m, r.cg);
-        for (int64_t b = 0; b < r.blocks; ++b) {
-          const int64_t oc0 = grp * r.og + b * kConvNR;
-          const size_t nc = static_cast<size_t>(std::min<int64_t>(kConvNR, r.og - b * kConvNR));
-          for (size_t m = 0; m < mr; ++m) c[m] = y + (n * g.out_channels + oc0) * out_size + p0 + m;
-          params.bias_div = bias_div.data() + oc0;
-          params.multiplier = multiplier.data() + oc0;
-          k->qconv(mr, nc, static_cast<size_t>(r.nseg), static_cast<size_t>(r.pairs), a, offsets.data(),
-                   pw.weights.data() + (grp * r.blocks + b) * block_weights, c, static_cast<size_t>(out_size), &params);
-        }
-      }
-    }
-  }
+  for_each_tile(g, r, s, input.shape()[0], x, &buffer, y, centered,
+                [&](size_t mr, size_t nc, const int16_t* const* a, uint8_t* const* c, int64_t grp, int64_t b,
+                    int64_t oc0) {
+                  params.bias_div = bias_div.data() + oc0;
+                  params.multiplier = multiplier.data() + oc0;
+                  k->qconv(mr, nc, static_cast<size_t>(r.nseg), static_cast<size_t>(r.pairs), a, offsets.data(),
+                           pw.weights.data() + (grp * r.blocks + b) * block_weights, c,
+                           static_cast<size_t>(out_size), &params);
+                });
   return Status::Ok();
 }
 
@@ -380,29 +398,12 @@ Status fconv3d(const PackedFConv& pw, const float* x, const Shape& input_shape, 
   const std::vector<ptrdiff_t> offsets = segment_offsets(g, r, s);
   if (info) info->scratch_bytes = buffer.size() * 4 + offsets.size() * 8;
   const size_t block_weights = static_cast<size_t>(r.nseg * r.seg_len * kConvNR);
-  const int64_t in_numel_per_item = g.in_channels * s.D * s.H * s.W;
-  const float* a[kConvMR];
-  float* c[kConvMR];
-  for (int64_t n = 0; n < input_shape[0]; ++n) {
-    if (n > 0) std::fill(buffer.begin(), buffer.end(), 0.0f);
-    to_padded_channels_last(x + n * in_numel_per_item, g.in_channels, r.cg, r.cg, g, s, buffer.data(),
-                            [](float v) { return v; });
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const float* planes = buffer.data() + grp * plane;
-      for (int64_t p0 = 0; p0 < out_size; p0 += kConvMR) {
-        const size_t mr = static_cast<size_t>(std::min<int64_t>(kConvMR, out_size - p0));
-        for (size_t m = 0; m < mr; ++m) a[m] = planes + pixel_offset(g, s, p0 + m, r.cg);
-        for (int64_t b = 0; b < r.blocks; ++b) {
-          const int64_t oc0 = grp * r.og + b * kConvNR;
-          const size_t nc = static_cast<size_t>(std::min<int64_t>(kConvNR, r.og - b * kConvNR));
-          for (size_t m = 0; m < mr; ++m) c[m] = output->data() + (n * g.out_channels + oc0) * out_size + p0 + m;
-          k->fconv(mr, nc, static_cast<size_t>(r.nseg), static_cast<size_t>(r.seg_len), a, offsets.data(),
-                   pw.weights.data() + (grp * r.blocks + b) * block_weights, pw.bias.data() + oc0, c,
-                   static_cast<size_t>(out_size), relu);
-        }
-      }
-    }
-  }
+  for_each_tile(g, r, s, input_shape[0], x, &buffer, output->data(), [](float v) { return v; },
+                [&](size_t mr, size_t nc, const float* const* a, float* const* c, int64_t grp, int64_t b, int64_t oc0) {
+                  k->fconv(mr, nc, static_cast<size_t>(r.nseg), static_cast<size_t>(r.seg_len), a, offsets.data(),
+                           pw.weights.data() + (grp * r.blocks + b) * block_weights, pw.bias.data() + oc0, c,
+                           static_cast<size_t>(out_size), relu);
+                });
   return Status::Ok();
 }
 

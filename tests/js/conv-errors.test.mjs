@@ -1,6 +1,7 @@
 // Bad input to the conv modules: a clear error of the right class, no leak,
 // and the module keeps working afterwards.
 import * as qwasm from '../../web/src/index.node.mjs';
+import { expectThrows, runAll } from './util.mjs';
 
 const { nn } = qwasm;
 let m;
@@ -87,17 +88,7 @@ const CASES = [
   ['fused module around the wrong conv', () => new nn.intrinsic.ConvReLU3d(new nn.Conv2d(4, 4, 3)), TypeError, 'module must be an nn.Conv3d'],
 ];
 
-test.each(CASES)('%s', (name, thunk, ErrorClass, fragment) => {
-  let error;
-  try {
-    thunk();
-  } catch (e) {
-    error = e;
-  }
-  expect(error).toBeDefined();
-  expect(error.constructor).toBe(ErrorClass);
-  expect(error.message).toContain(fragment);
-});
+test.each(CASES)('%s', (name, thunk, ErrorClass, fragment) => expectThrows(thunk, ErrorClass, fragment));
 
 test('a disposed module refuses forward() and its accessors', () => {
   const d = new nn.quantized.Conv3d(4, 6, 3, { padding: 1 });
@@ -112,15 +103,7 @@ test('after every error the module still gives the same output, and the heap is 
   const reference = m.forward(qx);
   const want = Array.from(reference.intRepr());
   reference.dispose();
-  const everyCase = () => {
-    for (const [, thunk] of CASES) {
-      try {
-        thunk();
-      } catch {
-        // expected
-      }
-    }
-  };
+  const everyCase = () => runAll(CASES);
   everyCase();
   const before = qwasm.heapInUse();
   for (let i = 0; i < 3; i++) everyCase();

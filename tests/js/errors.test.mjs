@@ -1,6 +1,7 @@
 // Bad input: each case throws the right error class with a message that says
 // what was expected and what came; the module keeps working; nothing leaks.
 import * as qwasm from '../../web/src/index.node.mjs';
+import { expectThrows, runAll } from './util.mjs';
 
 const x4 = () => qwasm.tensor(new Float32Array(2 * 3 * 4 * 5).map((_, i) => i / 7 - 8), [2, 3, 4, 5]);
 
@@ -58,17 +59,7 @@ const CASES = [
   }, RangeError, 'axis 0 has 3 channels but earlier batches had 2'],
 ];
 
-test.each(CASES)('%s', (name, thunk, ErrorClass, fragment) => {
-  let error;
-  try {
-    thunk();
-  } catch (e) {
-    error = e;
-  }
-  expect(error).toBeDefined();
-  expect(error.constructor).toBe(ErrorClass);
-  expect(error.message).toContain(fragment);
-});
+test.each(CASES)('%s', (name, thunk, ErrorClass, fragment) => expectThrows(thunk, ErrorClass, fragment));
 
 describe('scheme-specific methods', () => {
   test('per-channel methods on a per-tensor tensor name the scheme', () => {
@@ -108,15 +99,7 @@ describe('scheme-specific methods', () => {
 });
 
 test('after every error the module still quantizes correctly and the heap is back where it was', () => {
-  const everyCase = () => {
-    for (const [, thunk] of CASES) {
-      try {
-        thunk();
-      } catch {
-        // expected
-      }
-    }
-  };
+  const everyCase = () => runAll(CASES);
   everyCase(); // the first round may allocate Embind's one-time caches
   const before = qwasm.heapInUse();
   for (let round = 0; round < 3; round++) everyCase();

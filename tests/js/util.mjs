@@ -52,3 +52,27 @@ export function rng(s) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Runs thunk and checks it throws exactly ErrorClass with `fragment` in the message. */
+export function expectThrows(thunk, ErrorClass, fragment) {
+  let error;
+  try {
+    thunk();
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeDefined();
+  expect(error.constructor).toBe(ErrorClass);
+  expect(error.message).toContain(fragment);
+}
+
+/** Runs every thunk, swallowing the errors they are meant to throw. */
+export function runAll(cases) {
+  for (const [, thunk] of cases) {
+    try {
+      thunk();
+    } catch {
+      // expected
+    }
+  }
+}
