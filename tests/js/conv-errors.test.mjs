@@ -84,6 +84,10 @@ const CASES = [
   ['float weight of the wrong shape', () => { new nn.Conv3d(4, 6, 3).weight = x5([6, 4, 3, 3]); }, RangeError, 'expected shape [6, 4, 3, 3, 3], got [6, 4, 3, 3]'],
   ['float input of the wrong rank', () => new nn.Conv2d(4, 6, 3).forward(x5([1, 4, 5, 5, 5])), RangeError, 'expected a 4-D input [N, C, H, W], got rank 5'],
   ['fromFloat of the wrong module', () => nn.intrinsic.quantized.ConvReLU3d.fromFloat(new nn.Conv3d(4, 4, 3), { outputScale: 1, outputZeroPoint: 0 }), TypeError, 'mod must be an nn.intrinsic.ConvReLU3d'],
+  ['fromFloat with a bad output scale', () => nn.quantized.Conv3d.fromFloat(new nn.Conv3d(4, 4, 3), { outputScale: -1, outputZeroPoint: 0 }), RangeError, 'scale must be a finite number > 0, got -1'],
+  ['fromFloat with a weight observer on axis 1', () => nn.quantized.Conv3d.fromFloat(new nn.Conv3d(4, 4, 3), {
+    outputScale: 1, outputZeroPoint: 0, weightObserver: new qwasm.quantization.PerChannelMinMaxObserver({ dtype: 'qint8', chAxis: 1 }),
+  }), Error, 'per_channel_affine on axis 0, got per_channel_affine on axis 1'],
   ['fromFloat without output qparams', () => nn.quantized.Conv3d.fromFloat(new nn.Conv3d(4, 4, 3), {}), Error, 'give activationObserver'],
   ['fused module around the wrong conv', () => new nn.intrinsic.ConvReLU3d(new nn.Conv2d(4, 4, 3)), TypeError, 'module must be an nn.Conv3d'],
 ];

@@ -7,9 +7,9 @@ import { withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
 import { PerChannelMinMaxObserver } from '../observer.mjs';
 import { QTensor } from '../qtensor.mjs';
-import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor, quantizePerChannel, quantizePerTensor } from '../quantize.mjs';
+import { makePerTensorQuantizedTensor, quantizePerChannel, quantizePerTensor } from '../quantize.mjs';
 import { describe, wasm } from '../runtime.mjs';
-import { checkFloatTensor, typeName } from '../tensor.mjs';
+import { typeName } from '../tensor.mjs';
 import * as floatNN from './float.mjs';
 import { adopt, release } from './owned.mjs';
 import { SPECS, convGeometry, liftInputShape, lowerOutputShape, weightShape } from './spec.mjs';
@@ -140,7 +140,6 @@ class QuantizedConvBase {
     const packed = this.#live('forward(x)');
     if (!(qx instanceof QTensor)) throw new TypeError(`${ctx}: x must be a quint8 QTensor, got ${describe(qx)}`);
     const shape5 = liftInputShape(this._spec, qx.shape, ctx);
-    const M = wasm();
     const needsReshape = !sameShape(shape5, qx.shape);
     const input = needsReshape ? copyOf(qx, shape5) : qx;
     try {
@@ -220,8 +219,9 @@ class QuantizedConvBase {
       : quantizePerTensor(conv.weight, scale, zeroPoint, 'qint8');
     const g = conv._geometry;
     const dims = conv._spec.dims;
+    let q = null;
     try {
-      const q = dims === 0
+      q = dims === 0
         ? new Cls(conv.inChannels, conv.outChannels, { bias: conv.bias !== null })
         : new Cls(conv.inChannels, conv.outChannels, g.kernel.slice(3 - dims), {
           stride: g.stride.slice(3 - dims),
@@ -234,6 +234,9 @@ class QuantizedConvBase {
       q.scale = outScale;
       q.zeroPoint = outZeroPoint;
       return q;
+    } catch (e) {
+      if (q) q.dispose(); // a half-built module frees its wasm memory now
+      throw e;
     } finally {
       qweight.dispose();
     }
