@@ -41,7 +41,10 @@ struct DequantizeParams {
 };
 
 inline DequantizeParams dequantize_params_init(double scale, double zero_point) {
-  return {scale, static_cast<float>(scale), static_cast<int32_t>(zero_point),
+  // Integer zero points are within int32 (validated); a float zero point can be
+  // anything finite and only its float copy is used.
+  const bool fits = zero_point >= -2147483648.0 && zero_point <= 2147483647.0;
+  return {scale, static_cast<float>(scale), fits ? static_cast<int32_t>(zero_point) : 0,
           static_cast<float>(zero_point)};
 }
 

@@ -43,6 +43,10 @@ Status validate_scale(double scale, const std::string& what) {
 Status validate_zero_point(double zp, DType dtype, bool float_zero_point, const std::string& what) {
   if (float_zero_point) {
     if (!std::isfinite(zp)) return Status::RangeError(what + " must be finite, got " + format_number(zp));
+    // Float zero points are kept (and used) as float32.
+    if (!std::isfinite(static_cast<float>(zp))) {
+      return Status::RangeError(what + " " + format_number(zp) + " is not representable as a finite float32");
+    }
     return Status::Ok();
   }
   if (!std::isfinite(zp) || zp != std::floor(zp)) {

@@ -56,6 +56,13 @@ TEST(QTensorErrors, AxisAndLengths) {
   EXPECT_NE(s.message.find("expected 3 scales"), std::string::npos) << s.message;
 }
 
+TEST(QTensorErrors, FloatZeroPointMustBeAFiniteFloat32) {
+  // Found by tests/fuzz/quantize_fuzz: 1e300 is a finite double but an infinite float.
+  const Status s = per_channel({1, 1}, {0.5, 1e300}, 0, true);
+  EXPECT_EQ(s.code, StatusCode::kRangeError);
+  EXPECT_NE(s.message.find("zero_point[1] 1e+300 is not representable as a finite float32"), std::string::npos) << s.message;
+}
+
 TEST(QTensorErrors, SchemeRestrictions) {
   EXPECT_EQ(per_channel({1, 1}, {0, 0}, 0, false, DType::kQUInt4x2).code, StatusCode::kError);
   EXPECT_TRUE(per_channel({1, 1}, {0.5, 1.5}, 0, true, DType::kQUInt4x2).ok());

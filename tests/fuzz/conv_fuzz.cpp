@@ -1,0 +1,95 @@
+// libFuzzer: any small convolution the core accepts gives, with the scalar
+// kernels, exactly the naive reference's integers (and floats); any it refuses
+// is refused with a Status, never a crash. Run with scripts/fuzz.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "fuzz_input.h"
+#include "kernels/ref/conv3d_ref.h"
+#include "qwasm/conv.h"
+
+using namespace qwasm;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  qwasm_fuzz::Input in(data, size);
+  ConvGeometry g;
+  g.groups = in.range(1, 3);
+  g.in_channels = g.groups * in.range(1, 3);
+  g.out_channels = g.groups * in.range(1, 4);
+  if (in.flag()) g.in_channels = in.range(0, 5);  // sometimes an invalid channel count
+  for (int d = 0; d < 3; ++d) {
+    g.kernel[d] = in.range(1, 4);
+    g.stride[d] = in.range(1, 3);
+    g.dilation[d] = in.range(1, 3);
+    g.pad_begin[d] = in.range(0, 2);
+    g.pad_end[d] = in.range(0, 2);
+  }
+  const Shape shape = {in.range(1, 2), g.in_channels, in.range(1, 7), in.range(1, 7), in.range(1, 7)};
+  const bool per_channel = in.flag(), has_bias = in.flag(), relu = in.flag();
+  const int32_t a_zp = static_cast<int32_t>(in.byte());
+  const int32_t out_zp = static_cast<int32_t>(in.byte());
+  const double out_scale = 0.001 * (1 + in.byte());
+  if (!validate_geometry(g).ok()) return 0;
+  Shape out_shape;
+  if (!conv_output_shape(g, shape, &out_shape).ok()) return 0;
+
+  const int64_t cg = g.in_channels / g.groups;
+  const size_t nx = static_cast<size_t>(shape[0] * shape[1] * shape[2] * shape[3] * shape[4]);
+  const size_t nw = static_cast<size_t>(g.out_channels * cg * g.kernel[0] * g.kernel[1] * g.kernel[2]);
+  std::vector<uint8_t> x(nx);
+  std::vector<int8_t> w(nw);
+  for (auto& v : x) v = in.byte();
+  for (auto& v : w) v = static_cast<int8_t>(in.byte());
+  std::vector<double> scales(g.out_channels), zps(g.out_channels);
+  std::vector<float> bias(g.out_channels);
+  for (int64_t oc = 0; oc < g.out_channels; ++oc) {
+    scales[oc] = 0.001 * (1 + in.byte());
+    zps[oc] = per_channel ? static_cast<int8_t>(in.byte()) / 8 : 0;
+    bias[oc] = static_cast<int8_t>(in.byte()) * 0.05f;
+  }
+  QTensor input, weight, out;
+  if (!make_per_tensor_quantized(x.data(), x.size(), shape, 0.02, a_zp, DType::kQUInt8, &input).ok()) abort();
+  const Shape wshape = {g.out_channels, cg, g.kernel[0], g.kernel[1], g.kernel[2]};
+  const uint8_t* wb = reinterpret_cast<const uint8_t*>(w.data());
+  Status s = per_channel ? make_per_channel_quantized(wb, w.size(), wshape, scales.data(), zps.data(), scales.size(), 0,
+                                                      false, DType::kQInt8, &weight)
+                         : make_per_tensor_quantized(wb, w.size(), wshape, scales[0], 0, DType::kQInt8, &weight);
+  if (!s.ok()) abort();
+  PackedQConv packed;
+  if (!pack_qconv(g, weight, has_bias ? bias.data() : nullptr, &packed).ok()) abort();
+  if (!qconv3d(packed, input, out_scale, out_zp, relu, kernels::Isa::kScalar, &out).ok()) abort();
+
+  std::vector<float> ws(g.out_channels);
+  std::vector<int32_t> wz(g.out_channels);
+  for (int64_t oc = 0; oc < g.out_channels; ++oc) {
+    ws[oc] = static_cast<float>(per_channel ? scales[oc] : scales[0]);
+    wz[oc] = static_cast<int32_t>(zps[oc]);
+  }
+  ref::QConvArgs args{x.data(), shape, 0.02f, a_zp, w.data(), ws.data(), wz.data(), has_bias ? bias.data() : nullptr,
+                      static_cast<float>(out_scale), out_zp, relu};
+  std::vector<uint8_t> expected(out.nbytes());
+  ref::qconv3d(g, args, expected.data());
+  if (std::memcmp(expected.data(), out.data(), expected.size()) != 0) {
+    std::fprintf(stderr, "quantized conv differs from the reference\n");
+    abort();
+  }
+
+  // Float path on the same shape.
+  std::vector<float> xf(nx), wf(nw);
+  for (size_t i = 0; i < nx; ++i) xf[i] = (x[i] - 128) / 64.0f;
+  for (size_t i = 0; i < nw; ++i) wf[i] = w[i] / 64.0f;
+  PackedFConv fpacked;
+  if (!pack_fconv(g, wf.data(), has_bias ? bias.data() : nullptr, &fpacked).ok()) abort();
+  std::vector<float> y;
+  Shape y_shape;
+  if (!fconv3d(fpacked, xf.data(), shape, relu, kernels::Isa::kScalar, &y, &y_shape).ok()) abort();
+  std::vector<float> y_ref(y.size());
+  ref::fconv3d(g, xf.data(), shape, wf.data(), has_bias ? bias.data() : nullptr, relu, y_ref.data());
+  if (std::memcmp(y.data(), y_ref.data(), y.size() * sizeof(float)) != 0) {
+    std::fprintf(stderr, "float conv differs from the reference\n");
+    abort();
+  }
+  return 0;
+}
