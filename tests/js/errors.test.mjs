@@ -35,6 +35,7 @@ const CASES = [
   ['channel scale negative', () => qwasm.quantizePerChannel(x4(), [1, -1, 1], [0, 0, 0], 1, 'quint8'), RangeError, 'scale[1] must be a finite number > 0, got -1'],
   ['channel zero point out of range', () => qwasm.quantizePerChannel(x4(), [1, 1, 1], [0, 300, 0], 1, 'quint8'), RangeError, 'zero_point[1] 300 is above upper bound 255'],
   ['per channel quint4x2 with integer zero points', () => qwasm.quantizePerChannel(x4(), [1, 1, 1], [0, 0, 0], 1, 'quint4x2'), TypeError, "got the string 'quint4x2'"],
+  ['float zero point Infinity', () => qwasm.quantizePerChannel(x4(), [1, 1, 1], Float32Array.of(0, Infinity, 0), 1, 'quint8'), RangeError, 'zero_point[1] must be finite, got Infinity'],
   ['float zero point NaN', () => qwasm.quantizePerChannel(x4(), [1, 1, 1], Float32Array.of(0, NaN, 0), 1, 'quint8'), RangeError, 'zero_point[1] must be finite, got NaN'],
   ['int data wrong type', () => qwasm.makePerTensorQuantizedTensor({ data: new Float32Array(2), shape: [2] }, 0.1, 0), TypeError, 'Uint8Array, Int8Array or Int32Array'],
   ['int data vs dtype', () => qwasm.makePerTensorQuantizedTensor({ data: new Uint8Array(2), shape: [2] }, 0.1, 0, 'qint8'), TypeError, 'qint8 data must be an Int8Array'],
