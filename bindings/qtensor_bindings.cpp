@@ -16,22 +16,24 @@ val quantize_per_tensor(uintptr_t x, val shape, double scale, double zero_point,
   return result(s, std::move(q));
 }
 
-val quantize_per_channel(uintptr_t x, val shape, val scales, val zero_points, int axis, bool float_zp,
-                         std::string dtype, int isa) {
+// Per-channel qparams arrive as one heap block of doubles: nscales scales then
+// nzps zero points.
+Status check_qparams_lengths(size_t nscales, size_t nzps) {
+  if (nscales == nzps) return Status::Ok();
+  return Status::RangeError("scales and zero points must have the same length, got " + std::to_string(nscales) +
+                            " and " + std::to_string(nzps));
+}
+
+val quantize_per_channel(uintptr_t x, val shape, uintptr_t qparams, size_t nscales, size_t nzps, int axis,
+                         bool float_zp, std::string dtype, int isa) {
   DType d;
   Isa i;
   Status s = parse_dtype_arg(dtype, &d);
   if (s.ok()) s = parse_isa(isa, &i);
+  if (s.ok()) s = check_qparams_lengths(nscales, nzps);
   QTensor q;
-  const std::vector<double> sc = to_doubles(scales), zp = to_doubles(zero_points);
-  if (s.ok() && sc.size() != zp.size()) {
-    s = Status::RangeError("scales and zero points must have the same length, got " + std::to_string(sc.size()) +
-                           " and " + std::to_string(zp.size()));
-  }
-  if (s.ok()) {
-    s = qwasm::quantize_per_channel(at<float>(x), to_shape(shape), sc.data(), zp.data(), sc.size(), axis,
-                                    float_zp, d, i, &q);
-  }
+  const double* sc = at<double>(qparams);
+  if (s.ok()) s = qwasm::quantize_per_channel(at<float>(x), to_shape(shape), sc, sc + nscales, nscales, axis, float_zp, d, i, &q);
   return result(s, std::move(q));
 }
 
@@ -43,19 +45,16 @@ val make_per_tensor(uintptr_t bytes, size_t nbytes, val shape, double scale, dou
   return result(s, std::move(q));
 }
 
-val make_per_channel(uintptr_t bytes, size_t nbytes, val shape, val scales, val zero_points, int axis,
-                     bool float_zp, std::string dtype) {
+val make_per_channel(uintptr_t bytes, size_t nbytes, val shape, uintptr_t qparams, size_t nscales, size_t nzps,
+                     int axis, bool float_zp, std::string dtype) {
   DType d;
   Status s = parse_dtype_arg(dtype, &d);
+  if (s.ok()) s = check_qparams_lengths(nscales, nzps);
   QTensor q;
-  const std::vector<double> sc = to_doubles(scales), zp = to_doubles(zero_points);
-  if (s.ok() && sc.size() != zp.size()) {
-    s = Status::RangeError("scales and zero points must have the same length, got " + std::to_string(sc.size()) +
-                           " and " + std::to_string(zp.size()));
-  }
+  const double* sc = at<double>(qparams);
   if (s.ok()) {
-    s = qwasm::make_per_channel_quantized(at<uint8_t>(bytes), nbytes, to_shape(shape), sc.data(), zp.data(),
-                                          sc.size(), axis, float_zp, d, &q);
+    s = qwasm::make_per_channel_quantized(at<uint8_t>(bytes), nbytes, to_shape(shape), sc, sc + nscales, nscales, axis,
+                                          float_zp, d, &q);
   }
   return result(s, std::move(q));
 }

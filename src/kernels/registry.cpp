@@ -10,6 +10,10 @@ const QuantizeKernel kQuantizeKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Sto
 const size_t kQuantizeKernelsWasmSimdCount = 0;
 const DequantizeKernel kDequantizeKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Storage::kU8, DequantizeMode::kPerTensor, nullptr}};
 const size_t kDequantizeKernelsWasmSimdCount = 0;
+const QuantizeRowKernel kQuantizeRowKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Storage::kU8, QuantizeMode::kIntZeroPoint, nullptr}};
+const size_t kQuantizeRowKernelsWasmSimdCount = 0;
+const DequantizeRowKernel kDequantizeRowKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Storage::kU8, nullptr}};
+const size_t kDequantizeRowKernelsWasmSimdCount = 0;
 #endif
 
 bool isa_available(Isa isa) {
@@ -39,6 +43,24 @@ DequantizeFn find_dequantize_kernel(Isa isa, Storage storage, DequantizeMode mod
   const size_t count = isa == Isa::kScalar ? kDequantizeKernelsScalarCount : kDequantizeKernelsWasmSimdCount;
   for (size_t i = 0; i < count; ++i) {
     if (table[i].storage == storage && table[i].mode == mode) return table[i].fn;
+  }
+  return nullptr;
+}
+
+QuantizeRowFn find_quantize_row_kernel(Isa isa, Storage storage, QuantizeMode mode) {
+  const QuantizeRowKernel* table = isa == Isa::kScalar ? kQuantizeRowKernelsScalar : kQuantizeRowKernelsWasmSimd;
+  const size_t count = isa == Isa::kScalar ? kQuantizeRowKernelsScalarCount : kQuantizeRowKernelsWasmSimdCount;
+  for (size_t i = 0; i < count; ++i) {
+    if (table[i].storage == storage && table[i].mode == mode) return table[i].fn;
+  }
+  return nullptr;
+}
+
+DequantizeRowFn find_dequantize_row_kernel(Isa isa, Storage storage) {
+  const DequantizeRowKernel* table = isa == Isa::kScalar ? kDequantizeRowKernelsScalar : kDequantizeRowKernelsWasmSimd;
+  const size_t count = isa == Isa::kScalar ? kDequantizeRowKernelsScalarCount : kDequantizeRowKernelsWasmSimdCount;
+  for (size_t i = 0; i < count; ++i) {
+    if (table[i].storage == storage) return table[i].fn;
   }
   return nullptr;
 }

@@ -29,6 +29,12 @@ class QTensor {
   int64_t axis() const { return axis_; }
   const std::vector<double>& scales() const { return scales_; }
   const std::vector<double>& zero_points() const { return zero_points_; }
+  // True when every scale is a float32 value (always so for scales made by
+  // observers, and for float qparams): dequantizing may then multiply in float.
+  bool scales_are_float32() const { return scales_are_float32_; }
+  // The scales and zero points rounded to float32, for the float kernels.
+  const std::vector<float>& scales_f32() const { return scales_f32_; }
+  const std::vector<float>& zero_points_f32() const { return zero_points_f32_; }
 
   // int_repr() storage: storage_bytes(dtype, numel) bytes.
   const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(words_.data()); }
@@ -45,6 +51,9 @@ class QTensor {
   int64_t axis_ = -1;
   std::vector<double> scales_;
   std::vector<double> zero_points_;
+  bool scales_are_float32_ = true;
+  std::vector<float> scales_f32_;
+  std::vector<float> zero_points_f32_;
   std::vector<int32_t> words_;  // int32 words keep int32 storage aligned
 };
 

@@ -29,18 +29,29 @@ function checkAxis(axis, context) {
 
 const NUMERIC_ARRAYS = ['Array', 'Float32Array', 'Float64Array', 'Int32Array', 'Int8Array', 'Uint8Array', 'Int16Array', 'Uint16Array', 'Uint32Array'];
 
-// Scales / zero points as a plain array of numbers for the bindings. A
-// Float32Array of zero points selects per_channel_affine_float_qparams.
-function toNumberArray(v, name, context) {
+// Scales / zero points for the bindings, as doubles. A Float32Array of zero
+// points selects per_channel_affine_float_qparams (decided by the caller).
+function toFloat64(v, name, ctx) {
   const t = typeName(v);
   if (!NUMERIC_ARRAYS.includes(t)) {
-    throw new TypeError(`${context}: ${name} must be an array or typed array of numbers, got ${describe(v)}`);
+    throw new TypeError(`${ctx}: ${name} must be an array or typed array of numbers, got ${describe(v)}`);
   }
-  const out = Array.from(v);
-  out.forEach((x, i) => {
-    if (typeof x !== 'number') throw new TypeError(`${context}: ${name}[${i}] must be a number, got ${describe(x)}`);
-  });
-  return out;
+  if (t === 'Array') {
+    v.forEach((x, i) => {
+      if (typeof x !== 'number') throw new TypeError(`${ctx}: ${name}[${i}] must be a number, got ${describe(x)}`);
+    });
+  }
+  return Float64Array.from(v);
+}
+
+// The bindings take per-channel qparams as one block: scales then zero points.
+function qparamsBlock(scales, zeroPoints, ctx) {
+  const s = toFloat64(scales, 'scales', ctx);
+  const z = toFloat64(zeroPoints, 'zeroPoints', ctx);
+  const block = new Float64Array(s.length + z.length);
+  block.set(s);
+  block.set(z, s.length);
+  return { block, nscales: s.length, nzps: z.length };
 }
 
 export function quantizePerTensor(x, scale, zeroPoint, dtype) {
@@ -60,14 +71,13 @@ export function quantizePerChannel(x, scales, zeroPoints, axis, dtype) {
   const ctx = 'quantizePerChannel(x, scales, zeroPoints, axis, dtype)';
   checkFloatTensor(x, ctx);
   const floatZeroPoints = typeName(zeroPoints) === 'Float32Array';
-  const s = toNumberArray(scales, 'scales', ctx);
-  const z = toNumberArray(zeroPoints, 'zeroPoints', ctx);
+  const qp = qparamsBlock(scales, zeroPoints, ctx);
   checkAxis(axis, ctx);
   checkDtype(dtype, ctx, floatZeroPoints ? DTYPES : ['quint8', 'qint8', 'qint32']);
   const M = wasm();
-  const handle = withHeapCopy(M, x.data, (address) =>
-    checked(M._quantizePerChannel(address, x.shape, s, z, axis, floatZeroPoints, dtype, currentIsa()), ctx),
-  );
+  const handle = withHeapCopy(M, qp.block, (qpAddress) =>
+    withHeapCopy(M, x.data, (address) => checked(M._quantizePerChannel(
+      address, x.shape, qpAddress, qp.nscales, qp.nzps, axis, floatZeroPoints, dtype, currentIsa()), ctx)));
   return new QTensor(handle);
 }
 
@@ -111,14 +121,13 @@ export function makePerChannelQuantizedTensor(intTensor, scales, zeroPoints, axi
   const ctx = 'makePerChannelQuantizedTensor(intTensor, scales, zeroPoints, axis, dtype)';
   const d = checkIntTensor(intTensor, dtype, ctx);
   const floatZeroPoints = typeName(zeroPoints) === 'Float32Array';
-  const s = toNumberArray(scales, 'scales', ctx);
-  const z = toNumberArray(zeroPoints, 'zeroPoints', ctx);
+  const qp = qparamsBlock(scales, zeroPoints, ctx);
   checkAxis(axis, ctx);
   const M = wasm();
   const data = intTensor.data;
-  const handle = withHeapCopy(M, data, (address) =>
-    checked(M._makePerChannel(address, data.byteLength, intTensor.shape, s, z, axis, floatZeroPoints, d), ctx),
-  );
+  const handle = withHeapCopy(M, qp.block, (qpAddress) =>
+    withHeapCopy(M, data, (address) => checked(M._makePerChannel(
+      address, data.byteLength, intTensor.shape, qpAddress, qp.nscales, qp.nzps, axis, floatZeroPoints, d), ctx)));
   return new QTensor(handle);
 }
 

@@ -130,6 +130,55 @@ void dequantize_wasmsimd(size_t n, const void* q, float* y, const DequantizePara
   for (; i < n; ++i) y[i] = dequantize_one<kStorage, kMode>(q, i, *p);
 }
 
+// Stores four int32 lanes (already in the dtype's range) as kStorage.
+template <Storage kStorage>
+inline void store4(void* y, size_t i, v128_t q) {
+  if (kStorage == Storage::kS32) {
+    wasm_v128_store(static_cast<int32_t*>(y) + i, q);
+  } else {
+    const v128_t w = wasm_i16x8_narrow_i32x4(q, q);
+    const v128_t b = kStorage == Storage::kU8 ? wasm_u8x16_narrow_i16x8(w, w) : wasm_i8x16_narrow_i16x8(w, w);
+    wasm_v128_store32_lane(static_cast<uint8_t*>(y) + i, b, 0);
+  }
+}
+
+template <Storage kStorage, bool kFloatZeroPoint>
+void quantize_row_wasmsimd(size_t n, const float* x, void* y, const float* inv_scales, const float* zero_points,
+                           int32_t qmin, int32_t qmax) {
+  assert(n == 0 || (x != nullptr && y != nullptr && inv_scales != nullptr && zero_points != nullptr));
+  const v128_t vmin = wasm_i32x4_splat(qmin);
+  const v128_t vmax = wasm_i32x4_splat(qmax);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    store4<kStorage>(y, i, quantize4<kFloatZeroPoint>(wasm_v128_load(x + i), wasm_v128_load(inv_scales + i),
+                                                      wasm_v128_load(zero_points + i), vmin, vmax));
+  }
+  for (; i < n; ++i) {
+    const QuantizeParams p{inv_scales[i], zero_points[i], qmin, qmax};
+    const int32_t q = kFloatZeroPoint ? quantize_val_float_qparams(x[i], p) : quantize_val(x[i], p);
+    if (kStorage == Storage::kS32) static_cast<int32_t*>(y)[i] = q;
+    else static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(q);
+  }
+}
+
+template <Storage kStorage>
+void dequantize_row_wasmsimd(size_t n, const void* q, float* y, const float* scales, const float* zero_points) {
+  assert(n == 0 || (q != nullptr && y != nullptr && scales != nullptr && zero_points != nullptr));
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    v128_t lo, hi;
+    load8_i32<kStorage>(q, i, &lo, &hi);
+    wasm_v128_store(y + i, wasm_f32x4_mul(wasm_f32x4_sub(wasm_f32x4_convert_i32x4(lo), wasm_v128_load(zero_points + i)),
+                                          wasm_v128_load(scales + i)));
+    wasm_v128_store(y + i + 4, wasm_f32x4_mul(wasm_f32x4_sub(wasm_f32x4_convert_i32x4(hi), wasm_v128_load(zero_points + i + 4)),
+                                              wasm_v128_load(scales + i + 4)));
+  }
+  for (; i < n; ++i) {
+    const DequantizeParams p{scales[i], scales[i], 0, zero_points[i]};
+    y[i] = dequantize_one<kStorage, DequantizeMode::kFloatQParams>(q, i, p);
+  }
+}
+
 }  // namespace
 
 #define Q_ENTRY(name, storage, mode, fzp) \
@@ -160,6 +209,27 @@ const DequantizeKernel kDequantizeKernelsWasmSimd[] = {
 };
 const size_t kDequantizeKernelsWasmSimdCount =
     sizeof(kDequantizeKernelsWasmSimd) / sizeof(DequantizeKernel);
+
+#define QR_ENTRY(name, storage, mode, fzp) \
+  {#name "__wasmsimd", Isa::kWasmSimd, Storage::storage, QuantizeMode::mode, &quantize_row_wasmsimd<Storage::storage, fzp>}
+#define DQR_ENTRY(name, storage) {#name "__wasmsimd", Isa::kWasmSimd, Storage::storage, &dequantize_row_wasmsimd<Storage::storage>}
+
+const QuantizeRowKernel kQuantizeRowKernelsWasmSimd[] = {
+    QR_ENTRY(quantize_row_f32_qu8, kU8, kIntZeroPoint, false),
+    QR_ENTRY(quantize_row_f32_qs8, kS8, kIntZeroPoint, false),
+    QR_ENTRY(quantize_row_f32_qs32, kS32, kIntZeroPoint, false),
+    QR_ENTRY(quantize_row_fqp_f32_qu8, kU8, kFloatZeroPoint, true),
+    QR_ENTRY(quantize_row_fqp_f32_qs8, kS8, kFloatZeroPoint, true),
+    QR_ENTRY(quantize_row_fqp_f32_qs32, kS32, kFloatZeroPoint, true),
+};
+const size_t kQuantizeRowKernelsWasmSimdCount = sizeof(kQuantizeRowKernelsWasmSimd) / sizeof(QuantizeRowKernel);
+
+const DequantizeRowKernel kDequantizeRowKernelsWasmSimd[] = {
+    DQR_ENTRY(dequantize_row_qu8_f32, kU8),
+    DQR_ENTRY(dequantize_row_qs8_f32, kS8),
+    DQR_ENTRY(dequantize_row_qs32_f32, kS32),
+};
+const size_t kDequantizeRowKernelsWasmSimdCount = sizeof(kDequantizeRowKernelsWasmSimd) / sizeof(DequantizeRowKernel);
 
 }  // namespace kernels
 }  // namespace qwasm
