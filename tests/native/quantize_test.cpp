@@ -125,14 +125,16 @@ TEST_P(KernelsMatchReference, OverShapeSweep) {
   const QRange range = dtype_range(c.dtype);
   for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
     if (!kernels::isa_available(isa)) continue;
-    for (int64_t channels : {1, 3}) {
+    for (int64_t channels : {1, 3, 5}) {
+      // Scales that are float32 values take the float-multiply dequantize paths.
+      const bool float_exact = channels == 5;
       for (int64_t inner = 0; inner <= 37; ++inner) {
         const Shape shape = per_tensor ? Shape{channels * inner} : Shape{2, channels, inner};
         const int64_t numel = per_tensor ? channels * inner : 2 * channels * inner;
         const std::vector<float> x = sweep_values(static_cast<size_t>(numel), g);
         std::vector<double> scales, zps;
         for (int64_t ch = 0; ch < (per_tensor ? 1 : channels); ++ch) {
-          scales.push_back(ch == 0 ? 1.0 : 0.37 * (ch + 1));
+          scales.push_back(ch == 0 ? 1.0 : float_exact ? 0.375 * (ch + 1) : 0.37 * (ch + 1));
           const double mid = std::floor((static_cast<double>(range.qmin) + range.qmax) / 2);
           zps.push_back(float_zp ? 2.5 + ch : mid + ch);
         }
