@@ -6,13 +6,7 @@ import { copyView, streamFloatsOut } from './heap.mjs';
 import { describe, wasm } from './runtime.mjs';
 import { typeName } from './tensor.mjs';
 import { currentIsa } from './isa.mjs';
-
-const finalizer =
-  typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry((handle) => {
-        if (!handle.isDeleted()) handle.delete();
-      })
-    : null;
+import { adopt, release } from './owned.mjs';
 
 const PER_TENSOR = 'per_tensor_affine';
 
@@ -30,7 +24,7 @@ export class QTensor {
     /** 'quint8' | 'qint8' | 'qint32' | 'quint4x2' */
     this.dtype = handle.dtype();
     Object.freeze(this.shape);
-    if (finalizer) finalizer.register(this, handle, this);
+    adopt(this, handle, null);
   }
 
   /** @internal The live Embind handle; throws once disposed. */
@@ -116,10 +110,7 @@ export class QTensor {
   }
 
   dispose() {
-    if (this.#handle === null) return;
-    if (finalizer) finalizer.unregister(this);
-    this.#handle.delete();
-    this.#handle = null;
+    this.#handle = release(this, this.#handle);
   }
 
   toString() {

@@ -7,7 +7,7 @@ import { withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
 import { describe, wasm } from '../runtime.mjs';
 import { checkFloatTensor, tensor } from '../tensor.mjs';
-import { adopt, release } from './owned.mjs';
+import { adopt, release } from '../owned.mjs';
 import { SPECS, convGeometry, liftInputShape, lowerOutputShape, weightShape } from './spec.mjs';
 
 function uniform(n, bound) {

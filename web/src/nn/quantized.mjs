@@ -11,7 +11,7 @@ import { makePerTensorQuantizedTensor, quantizePerChannel, quantizePerTensor } f
 import { describe, wasm } from '../runtime.mjs';
 import { typeName } from '../tensor.mjs';
 import * as floatNN from './float.mjs';
-import { adopt, release } from './owned.mjs';
+import { adopt, release } from '../owned.mjs';
 import { SPECS, convGeometry, liftInputShape, lowerOutputShape, weightShape } from './spec.mjs';
 
 function sameShape(a, b) {

@@ -1,5 +1,6 @@
-// Wasm-owned handles of modules: freed by dispose(), or eventually by the
-// FinalizationRegistry backstop if the module is garbage collected first.
+// Embind handles owned by JS objects (QTensors, modules): freed by dispose(),
+// or eventually by the FinalizationRegistry backstop if the owner is garbage
+// collected first.
 const finalizer =
   typeof FinalizationRegistry === 'function'
     ? new FinalizationRegistry((handle) => {
