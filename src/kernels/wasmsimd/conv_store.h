@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/conv_kernels.h"
 
@@ -34,6 +35,27 @@ inline void store_u8_lanes(uint8_t* c, size_t stride, size_t n, v128_t lo, v128_
   const v128_t v = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(lo, hi), wasm_i16x8_narrow_i32x4(lo, hi));
   uint64_t bytes = wasm_i64x2_extract_lane(v, 0);
   for (size_t j = 0; j < n; ++j, bytes >>= 8) c[j * stride] = static_cast<uint8_t>(bytes);
+}
+
+// Bytes 0..7 of a u8x16 vector holding channels 0..7 of one pixel, from the two
+// int32x4 halves.
+inline v128_t pack_u8(v128_t lo, v128_t hi) {
+  const v128_t w = wasm_i16x8_narrow_i32x4(lo, hi);
+  return wasm_u8x16_narrow_i16x8(w, w);
+}
+
+// Four consecutive output pixels (c, c + 1, c + 2, c + 3 in every channel
+// plane) of n <= 8 channels: a 4x8 byte transpose, then one 32-bit store per
+// channel instead of four byte stores.
+inline void store_4x8_u8(uint8_t* c, size_t stride, size_t n, v128_t p0, v128_t p1, v128_t p2, v128_t p3) {
+  const v128_t t01 = wasm_i8x16_shuffle(p0, p1, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const v128_t t23 = wasm_i8x16_shuffle(p2, p3, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const v128_t ch0123 = wasm_i16x8_shuffle(t01, t23, 0, 8, 1, 9, 2, 10, 3, 11);
+  const v128_t ch4567 = wasm_i16x8_shuffle(t01, t23, 4, 12, 5, 13, 6, 14, 7, 15);
+  uint32_t words[8];
+  wasm_v128_store(words, ch0123);
+  wasm_v128_store(words + 4, ch4567);
+  for (size_t j = 0; j < n; ++j) std::memcpy(c + j * stride, &words[j], 4);
 }
 
 }  // namespace kernels
