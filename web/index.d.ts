@@ -51,8 +51,7 @@ export declare function tensor(data: Float32Array | number[], shape?: number[]):
 
 /**
  * A quantized tensor living in wasm memory. Make one with quantizePerTensor,
- * quantizePerChannel or make*QuantizedTensor; free it with dispose() (or
- * `using`). A FinalizationRegistry frees forgotten tensors eventually, but do
+ * quantizePerChannel or make*QuantizedTensor; free it with dispose(). A FinalizationRegistry frees forgotten tensors eventually, but do
  * not rely on it. Every method of a disposed tensor throws.
  */
 export declare class QTensor {
@@ -87,9 +86,12 @@ export declare class QTensor {
    * numel() elements; saves allocating a fresh array for large tensors).
    */
   dequantize(out?: Float32Array): Tensor;
-  /** Frees the wasm memory. Idempotent. */
+  /**
+   * Frees the wasm memory. Idempotent. (Where the runtime has
+   * Symbol.dispose, `using q = ...` calls it too; not declared here so that
+   * these types compile without the esnext.disposable lib.)
+   */
   dispose(): void;
-  [Symbol.dispose](): void;
 }
 
 /**
