@@ -41,17 +41,8 @@ export function seed() {
   return s;
 }
 
-/** mulberry32: small, seedable, good enough for test data. */
-export function rng(s) {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator for test data (the demo's mulberry32). */
+export { mulberry32 as rng } from '../../demo/random.mjs';
 
 /** Runs thunk and checks it throws exactly ErrorClass with `fragment` in the message. */
 export function expectThrows(thunk, ErrorClass, fragment) {
