@@ -70,4 +70,11 @@ inline const T* at(uintptr_t address) {
   return reinterpret_cast<const T*>(address);
 }
 
+// A shape as a JS array of numbers.
+inline val to_js_shape(const qwasm::Shape& shape) {
+  val a = val::array();
+  for (int64_t d : shape) a.call<void>("push", static_cast<double>(d));
+  return a;
+}
+
 }  // namespace qwasm_bind

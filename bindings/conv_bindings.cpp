@@ -75,9 +75,7 @@ val fconv_forward(FConvModule& m, uintptr_t x, val shape, bool relu, int isa) {
   if (!s.ok()) return error_value(s);
   m.scratch_bytes = static_cast<double>(info.scratch_bytes);
   val o = val::object();
-  val dims = val::array();
-  for (int64_t d : out_shape) dims.call<void>("push", static_cast<double>(d));
-  o.set("shape", dims);
+  o.set("shape", to_js_shape(out_shape));
   o.set("view", val(emscripten::typed_memory_view(m.output.size(), m.output.data())));
   return o;
 }

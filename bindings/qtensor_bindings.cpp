@@ -62,9 +62,7 @@ val make_per_channel(uintptr_t bytes, size_t nbytes, val shape, uintptr_t qparam
 std::string qtensor_dtype(const QTensor& q) { return qwasm::dtype_name(q.dtype()); }
 std::string qtensor_qscheme(const QTensor& q) { return qwasm::qscheme_name(q.qscheme()); }
 val qtensor_shape(const QTensor& q) {
-  val a = val::array();
-  for (int64_t d : q.shape()) a.call<void>("push", static_cast<double>(d));
-  return a;
+  return to_js_shape(q.shape());
 }
 double qtensor_numel(const QTensor& q) { return static_cast<double>(q.numel()); }
 double qtensor_q_zero_point(const QTensor& q) { return static_cast<double>(q.q_zero_point()); }

@@ -29,40 +29,43 @@ Isa best_isa() { return isa_available(Isa::kWasmSimd) ? Isa::kWasmSimd : Isa::kS
 
 const char* isa_name(Isa isa) { return isa == Isa::kScalar ? "scalar" : "wasmsimd"; }
 
-QuantizeFn find_quantize_kernel(Isa isa, Storage storage, QuantizeMode mode) {
-  const QuantizeKernel* table = isa == Isa::kScalar ? kQuantizeKernelsScalar : kQuantizeKernelsWasmSimd;
-  const size_t count = isa == Isa::kScalar ? kQuantizeKernelsScalarCount : kQuantizeKernelsWasmSimdCount;
+namespace {
+
+// The first entry of an ISA's table that `matches`, or nullptr.
+template <typename Entry, typename Match>
+auto find_in(Isa isa, const Entry* scalar, size_t nscalar, const Entry* simd, size_t nsimd, Match matches)
+    -> decltype(scalar->fn) {
+  const Entry* table = isa == Isa::kScalar ? scalar : simd;
+  const size_t count = isa == Isa::kScalar ? nscalar : nsimd;
   for (size_t i = 0; i < count; ++i) {
-    if (table[i].storage == storage && table[i].mode == mode) return table[i].fn;
+    if (matches(table[i])) return table[i].fn;
   }
   return nullptr;
+}
+
+}  // namespace
+
+QuantizeFn find_quantize_kernel(Isa isa, Storage storage, QuantizeMode mode) {
+  return find_in(isa, kQuantizeKernelsScalar, kQuantizeKernelsScalarCount, kQuantizeKernelsWasmSimd,
+                 kQuantizeKernelsWasmSimdCount,
+                 [&](const QuantizeKernel& k) { return k.storage == storage && k.mode == mode; });
 }
 
 DequantizeFn find_dequantize_kernel(Isa isa, Storage storage, DequantizeMode mode) {
-  const DequantizeKernel* table = isa == Isa::kScalar ? kDequantizeKernelsScalar : kDequantizeKernelsWasmSimd;
-  const size_t count = isa == Isa::kScalar ? kDequantizeKernelsScalarCount : kDequantizeKernelsWasmSimdCount;
-  for (size_t i = 0; i < count; ++i) {
-    if (table[i].storage == storage && table[i].mode == mode) return table[i].fn;
-  }
-  return nullptr;
+  return find_in(isa, kDequantizeKernelsScalar, kDequantizeKernelsScalarCount, kDequantizeKernelsWasmSimd,
+                 kDequantizeKernelsWasmSimdCount,
+                 [&](const DequantizeKernel& k) { return k.storage == storage && k.mode == mode; });
 }
 
 QuantizeRowFn find_quantize_row_kernel(Isa isa, Storage storage, QuantizeMode mode) {
-  const QuantizeRowKernel* table = isa == Isa::kScalar ? kQuantizeRowKernelsScalar : kQuantizeRowKernelsWasmSimd;
-  const size_t count = isa == Isa::kScalar ? kQuantizeRowKernelsScalarCount : kQuantizeRowKernelsWasmSimdCount;
-  for (size_t i = 0; i < count; ++i) {
-    if (table[i].storage == storage && table[i].mode == mode) return table[i].fn;
-  }
-  return nullptr;
+  return find_in(isa, kQuantizeRowKernelsScalar, kQuantizeRowKernelsScalarCount, kQuantizeRowKernelsWasmSimd,
+                 kQuantizeRowKernelsWasmSimdCount,
+                 [&](const QuantizeRowKernel& k) { return k.storage == storage && k.mode == mode; });
 }
 
 DequantizeRowFn find_dequantize_row_kernel(Isa isa, Storage storage) {
-  const DequantizeRowKernel* table = isa == Isa::kScalar ? kDequantizeRowKernelsScalar : kDequantizeRowKernelsWasmSimd;
-  const size_t count = isa == Isa::kScalar ? kDequantizeRowKernelsScalarCount : kDequantizeRowKernelsWasmSimdCount;
-  for (size_t i = 0; i < count; ++i) {
-    if (table[i].storage == storage) return table[i].fn;
-  }
-  return nullptr;
+  return find_in(isa, kDequantizeRowKernelsScalar, kDequantizeRowKernelsScalarCount, kDequantizeRowKernelsWasmSimd,
+                 kDequantizeRowKernelsWasmSimdCount, [&](const DequantizeRowKernel& k) { return k.storage == storage; });
 }
 
 }  // namespace kernels
