@@ -3,9 +3,7 @@
 // onnxruntime-web QLinearConv and float Conv + Relu, and the peak of the int8
 // kernel's instruction mix, all measured in this one run.
 import * as ort from 'onnxruntime-web';
-import * as qwasm from '../web/src/index.node.mjs';
-import { wasm } from '../web/src/runtime.mjs';
-import { machine, median, saveResult, time } from './harness.mjs';
+import { initBench, machine, median, saveResult, time } from './harness.mjs';
 import { floatConvReluModel, qlinearConvModel } from './onnx-models.mjs';
 
 const SHAPES = [
@@ -109,10 +107,9 @@ async function benchShape(c) {
 
 ort.env.wasm.numThreads = 1;
 ort.env.wasm.simd = true;
-await qwasm.init();
+const { qwasm, M } = await initBench();
 
 // Peak of the int8 kernel's instruction mix, measured now, on this machine.
-const M = wasm();
 const peakReps = 20000;
 const peakPairs = 256;
 const peak = time(() => M._peakDot16(peakReps, peakPairs), { warmup: 3, runs: 9 });

@@ -3,6 +3,25 @@
 // bench/results/<name>.json and BENCHMARKS.md is rendered from all of them.
 import { cpus } from 'node:os';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as qwasm from '../web/src/node-entry.mjs';
+import { wasm } from '../web/src/runtime.mjs';
+import { qtensorHandle } from '../web/src/qtensor.mjs';
+
+const require = createRequire(import.meta.url);
+
+/**
+ * The library (its ES module sources) on the benchmark build of the wasm:
+ * the release core with the package's bindings plus the test-only entry
+ * points (the peak microbenchmark). Returns {qwasm, M, handle}.
+ */
+export async function initBench() {
+  await qwasm.init({
+    _moduleFactory: require('../build/wasm/qwasm.bench.js'),
+    wasmBinary: readFileSync(new URL('../build/wasm/qwasm.bench.wasm', import.meta.url)),
+  });
+  return { qwasm, M: wasm(), handle: (q) => qtensorHandle(q, 'bench') };
+}
 
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);

@@ -1,9 +1,7 @@
 // quantizePerChannel and dequantize on 16M float32 elements: GB/s of float
 // input for the WASM SIMD kernels, their scalar twins and a plain JavaScript
 // loop doing the same arithmetic (checked to give the same integers), one run.
-import * as qwasm from '../web/src/index.node.mjs';
-import { wasm } from '../web/src/runtime.mjs';
-import { machine, saveResult, time } from './harness.mjs';
+import { initBench, machine, saveResult, time } from './harness.mjs';
 
 const SHAPE = [16, 64, 128, 128]; // 16M elements, per-channel on axis 1 (64 channels of 16K runs)
 const AXIS = 1;
@@ -51,7 +49,7 @@ function jsDequantizePerChannel(q, scales, zps, out) {
   }
 }
 
-await qwasm.init();
+const { qwasm, M, handle } = await initBench();
 const x = makeInput();
 // qparams as PyTorch's default weight observer picks them (float32 scales).
 const observer = new qwasm.quantization.PerChannelMinMaxObserver({ chAxis: AXIS, dtype: 'qint8', qscheme: 'per_channel_symmetric' });
@@ -85,10 +83,9 @@ for (const isa of ['wasmsimd', 'scalar']) {
   const dequantize = time(() => q.dequantize(out), opts);
   const dequantizeNew = time(() => q.dequantize(), opts);
   // The kernel alone, writing into wasm memory (no copy out to JavaScript).
-  const M = wasm();
-  const address = M._malloc(N * 4);
+  const address = M._malloc(N * 4) >>> 0;
   const code = isa === 'scalar' ? 1 : 2;
-  const kernelOnly = time(() => q._live('bench').dequantizeInto(address, 0, N, code), opts);
+  const kernelOnly = time(() => handle(q).dequantizeInto(address, 0, N, code), opts);
   M._free(address);
   q.dispose();
   rows.push({ impl: `qwasm ${isa}`, quantize, dequantize, dequantizeNew, kernelOnly });

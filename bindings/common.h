@@ -1,21 +1,32 @@
-// Shared by the binding files: errors as {error, kind} values, argument
-// parsing, and reading JS arrays. The conventions of all of bindings/:
-//  - big arrays cross as wasm heap addresses (the JS side mallocs, copies once,
-//    frees), small ones as JS arrays;
-//  - a failure comes back as {error, kind} (kind: TypeError | RangeError | Error)
-//    and the JS layer throws it; nothing throws across the boundary;
-//  - getters return typed_memory_view()s that the JS layer copies at once.
-// Names registered with Embind start with '_': users see the web/ layer only.
+// Shared by the binding files. The conventions of all of bindings/:
+//  - Names registered with Embind start with '_': users see the web/ layer only.
+//  - Every number crosses as a double and is converted here with a check
+//    (integer, range), so nothing wraps on the way in; the messages name the
+//    argument as the JavaScript API calls it.
+//  - Big arrays cross as wasm heap addresses (uintptr_t, unsigned: addresses
+//    above 2 GiB are valid) with their byte counts; the JS side mallocs,
+//    copies once, frees. Small ones (shapes, geometry) as fresh JS arrays of
+//    numbers the JS layer built itself, so no user code runs while C++ reads them.
+//  - No std::string crosses the boundary (this Emscripten's Embind reads
+//    string lengths with signed shifts, wrong above 2 GiB): dtypes and schemes
+//    are codes, messages are decoded from bytes.
+//  - A failure comes back as {error, kind} and the JS layer throws it; nothing
+//    throws across the boundary.
+//  - Getters return typed_memory_view()s that the JS layer copies at once.
 #pragma once
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <utility>
-#include <vector>
 
+#include "bindings/memory_reserve.h"
 #include "kernels/quantize_kernels.h"
 #include "qwasm/dtype.h"
+#include "qwasm/format.h"
+#include "qwasm/limits.h"
 #include "qwasm/qtensor.h"
 #include "qwasm/status.h"
 
@@ -28,42 +39,93 @@ using qwasm::QTensor;
 using qwasm::Status;
 using qwasm::kernels::Isa;
 
-inline const char* kind_name(qwasm::StatusCode code) {
+// Error kinds as the JS layer maps them to classes.
+inline int kind_code(qwasm::StatusCode code) {
   switch (code) {
-    case qwasm::StatusCode::kTypeError: return "TypeError";
-    case qwasm::StatusCode::kRangeError: return "RangeError";
-    default: return "Error";
+    case qwasm::StatusCode::kTypeError: return 1;
+    case qwasm::StatusCode::kRangeError: return 2;
+    default: return 3;
   }
+}
+
+// A JS string from bytes in wasm memory, copied out before decoding.
+inline val js_string(const std::string& s) {
+  val bytes = val::global("Uint8Array")
+                  .new_(emscripten::typed_memory_view(s.size(), reinterpret_cast<const uint8_t*>(s.data())));
+  return val::global("TextDecoder").new_().call<val>("decode", bytes);
 }
 
 inline val error_value(const Status& s) {
   val o = val::object();
-  o.set("error", s.message);
-  o.set("kind", std::string(kind_name(s.code)));
+  o.set("error", js_string(s.message));
+  o.set("kind", kind_code(s.code));
   return o;
 }
 
 inline val result(const Status& s, QTensor&& q) { return s.ok() ? val(std::move(q)) : error_value(s); }
 
-inline Status parse_dtype_arg(const std::string& name, DType* out) {
-  if (qwasm::parse_dtype(name, out)) return Status::Ok();
-  return Status::TypeError("dtype must be 'quint8', 'qint8', 'qint32' or 'quint4x2', got '" + name + "'");
-}
+// Every binding that may allocate starts with this (see memory_reserve.h).
+#define QWASM_BIND_ENTER()                                                              \
+  do {                                                                                  \
+    const ::qwasm::Status reserve_status_ = ::qwasm_bind::ensure_memory_reserve();      \
+    if (!reserve_status_.ok()) return ::qwasm_bind::error_value(reserve_status_);       \
+  } while (0)
 
-inline Status parse_isa(int isa, Isa* out) {
-  if (isa == 0) *out = qwasm::kernels::best_isa();
-  else if (isa == 1) *out = Isa::kScalar;
-  else if (isa == 2 && qwasm::kernels::isa_available(Isa::kWasmSimd)) *out = Isa::kWasmSimd;
-  else return Status::RangeError("isa " + std::to_string(isa) + " is not available in this build");
+// A JS number that must be an integer in [lo, hi].
+inline Status to_int(double v, const char* name, int64_t lo, int64_t hi, int64_t* out) {
+  if (!(std::isfinite(v) && v == std::floor(v))) {
+    return Status::TypeError(std::string(name) + " must be an integer, got " + qwasm::format_number(v));
+  }
+  if (v < static_cast<double>(lo) || v > static_cast<double>(hi)) {
+    return Status::RangeError(std::string(name) + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
+                              ", got " + qwasm::format_number(v));
+  }
+  *out = static_cast<int64_t>(v);
   return Status::Ok();
 }
 
-inline std::vector<int64_t> to_shape(const val& shape) {
-  const std::vector<double> dims = emscripten::convertJSArrayToNumberVector<double>(shape);
-  return std::vector<int64_t>(dims.begin(), dims.end());
+// A count of elements or bytes in a heap block (the JS layer computed it).
+inline Status to_count(double v, const char* name, size_t* out) {
+  int64_t n = 0;
+  QWASM_RETURN_IF_ERROR(to_int(v, name, 0, qwasm::kMaxBufferBytes, &n));
+  *out = static_cast<size_t>(n);
+  return Status::Ok();
 }
 
-inline std::vector<double> to_doubles(const val& a) { return emscripten::convertJSArrayToNumberVector<double>(a); }
+inline Status to_dtype(double code, DType* out) {
+  if (qwasm::dtype_from_code(code, out)) return Status::Ok();
+  return Status::TypeError("unknown dtype code " + qwasm::format_number(code));
+}
+
+inline Status to_qscheme(double code, QScheme* out) {
+  if (qwasm::qscheme_from_code(code, out)) return Status::Ok();
+  return Status::TypeError("unknown qscheme code " + qwasm::format_number(code));
+}
+
+// 0: the best this build has, 1: scalar, 2: wasmsimd.
+inline Status to_isa(double code, Isa* out) {
+  if (code == 0) *out = qwasm::kernels::best_isa();
+  else if (code == 1) *out = Isa::kScalar;
+  else if (code == 2 && qwasm::kernels::isa_available(Isa::kWasmSimd)) *out = Isa::kWasmSimd;
+  else return Status::RangeError("kernel ISA " + qwasm::format_number(code) + " is not available in this build");
+  return Status::Ok();
+}
+
+// A shape from a JS array of numbers (at most kMaxRank entries: the JS layer
+// checked the length before building it).
+inline Status to_shape(const val& shape, qwasm::Shape* out) {
+  const unsigned rank = shape["length"].as<unsigned>();
+  if (rank > qwasm::kMaxRank) {
+    return Status::RangeError("a tensor has at most " + std::to_string(qwasm::kMaxRank) + " dimensions, got " +
+                              std::to_string(rank));
+  }
+  out->resize(rank);
+  for (unsigned i = 0; i < rank; ++i) {
+    const std::string name = "shape[" + std::to_string(i) + "]";
+    QWASM_RETURN_IF_ERROR(to_int(shape[i].as<double>(), name.c_str(), 0, qwasm::kMaxNumel, &(*out)[i]));
+  }
+  return Status::Ok();
+}
 
 template <typename T>
 inline const T* at(uintptr_t address) {

@@ -6,21 +6,47 @@
 namespace qwasm_bind {
 namespace {
 
-qwasm::ConvGeometry to_geometry(const val& o) {
+// Geometry as the JS layer flattens it: [spatialDims, inChannels, outChannels,
+// groups, kernel x3, stride x3, dilation x3, padBegin x3, padEnd x3].
+Status to_geometry(const val& a, qwasm::ConvGeometry* g) {
+  constexpr unsigned kLength = 19;
+  if (a["length"].as<unsigned>() != kLength) return Status::Error("internal: malformed conv geometry");
+  double v[kLength];
+  for (unsigned i = 0; i < kLength; ++i) v[i] = a[i].as<double>();
+  int64_t dims = 0;
+  // Any JS safe integer converts; validate_geometry then names the real limits.
+  constexpr int64_t kSafe = int64_t{1} << 53;
+  QWASM_RETURN_IF_ERROR(to_int(v[0], "spatial dims", 0, 3, &dims));
+  g->spatial_dims = static_cast<int>(dims);
+  const bool linear = dims == 0;
+  QWASM_RETURN_IF_ERROR(to_int(v[1], linear ? "inFeatures" : "inChannels", -kSafe, kSafe, &g->in_channels));
+  QWASM_RETURN_IF_ERROR(to_int(v[2], linear ? "outFeatures" : "outChannels", -kSafe, kSafe, &g->out_channels));
+  QWASM_RETURN_IF_ERROR(to_int(v[3], "groups", -kSafe, kSafe, &g->groups));
+  const char* names[5] = {"kernelSize", "stride", "dilation", "padding", "padding"};
+  std::array<int64_t, 3>* fields[5] = {&g->kernel, &g->stride, &g->dilation, &g->pad_begin, &g->pad_end};
+  for (int f = 0; f < 5; ++f) {
+    for (int d = 0; d < 3; ++d) {
+      QWASM_RETURN_IF_ERROR(to_int(v[4 + 3 * f + d], names[f], -kSafe, kSafe, &(*fields[f])[d]));
+    }
+  }
+  return qwasm::validate_geometry(*g);
+}
+
+// Validates a geometry; returns the weight's element count (a float copy of
+// it must fit one allocation) or an error.
+val conv_weight_count(val geometry) {
+  QWASM_BIND_ENTER();
   qwasm::ConvGeometry g;
-  g.in_channels = static_cast<int64_t>(o["inChannels"].as<double>());
-  g.out_channels = static_cast<int64_t>(o["outChannels"].as<double>());
-  g.groups = static_cast<int64_t>(o["groups"].as<double>());
-  auto fill = [&](const char* name, std::array<int64_t, 3>* t) {
-    const std::vector<double> v = emscripten::convertJSArrayToNumberVector<double>(o[name]);
-    for (size_t i = 0; i < 3 && i < v.size(); ++i) (*t)[i] = static_cast<int64_t>(v[i]);
-  };
-  fill("kernel", &g.kernel);
-  fill("stride", &g.stride);
-  fill("dilation", &g.dilation);
-  fill("padBegin", &g.pad_begin);
-  fill("padEnd", &g.pad_end);
-  return g;
+  Status s = to_geometry(geometry, &g);
+  if (!s.ok()) return error_value(s);
+  const qwasm::CheckedSize n =
+      qwasm::CheckedSize(g.out_channels) * (g.in_channels / g.groups) * g.kernel[0] * g.kernel[1] * g.kernel[2];
+  if (!(n * 4).at_most(qwasm::kMaxBufferBytes)) {
+    return error_value(Status::RangeError(
+        "the weight would need " + (n.ok() ? std::to_string(n.value() * 4) : std::string("more than 2^63")) +
+        " bytes as float32, more than the " + std::to_string(qwasm::kMaxBufferBytes) + " bytes one allocation can hold"));
+  }
+  return val(static_cast<double>(n.value()));
 }
 
 // A quantized conv module's packed weights, owned by the JS module object.
@@ -29,20 +55,37 @@ struct QConvModule {
   double scratch_bytes = 0;  // of the last forward call
 };
 
-val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, bool has_bias) {
+val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, double bias_count, bool has_bias) {
+  QWASM_BIND_ENTER();
   QConvModule m;
-  const Status s = qwasm::pack_qconv(to_geometry(geometry), weight, has_bias ? at<float>(bias) : nullptr, &m.packed);
+  qwasm::ConvGeometry g;
+  size_t nb = 0;
+  Status s = to_geometry(geometry, &g);
+  if (s.ok()) s = to_count(bias_count, "bias.length", &nb);
+  if (s.ok()) s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed);
   return s.ok() ? val(std::move(m)) : error_value(s);
 }
 
-val qconv_forward(QConvModule& m, const QTensor& input, double out_scale, double out_zp, bool relu, int isa) {
+val qconv_forward(QConvModule& m, const QTensor& input, double out_scale, double out_zp, bool relu, double isa) {
+  QWASM_BIND_ENTER();
   Isa i;
-  Status s = parse_isa(isa, &i);
+  int64_t zp = 0;
+  Status s = to_isa(isa, &i);
+  if (s.ok()) s = to_int(out_zp, "zeroPoint", INT32_MIN, INT32_MAX, &zp);
   QTensor out;
   qwasm::ConvRunInfo info;
-  if (s.ok()) s = qwasm::qconv3d(m.packed, input, out_scale, static_cast<int64_t>(out_zp), relu, i, &out, &info);
+  if (s.ok()) s = qwasm::qconv3d(m.packed, input, out_scale, zp, relu, i, &out, &info);
   m.scratch_bytes = static_cast<double>(info.scratch_bytes);
   return result(s, std::move(out));
+}
+
+// The output qparams a quantized module's scale / zeroPoint setters accept.
+val check_output_qparams(double scale, double zero_point) {
+  QWASM_BIND_ENTER();
+  int64_t zp = 0;
+  Status s = to_int(zero_point, "zeroPoint", INT32_MIN, INT32_MAX, &zp);
+  if (s.ok()) s = qwasm::validate_output_qparams(scale, zp);
+  return s.ok() ? val::undefined() : error_value(s);
 }
 
 double qconv_packed_bytes(const QConvModule& m) { return static_cast<double>(m.packed.bytes()); }
@@ -51,26 +94,40 @@ double qconv_scratch_bytes(const QConvModule& m) { return m.scratch_bytes; }
 // A float conv module's packed weights plus its last output (copied out by JS, then released).
 struct FConvModule {
   qwasm::PackedFConv packed;
-  std::vector<float> output;
+  qwasm::Buffer<float> output;
   double scratch_bytes = 0;
 };
 
-val make_fconv(val geometry, uintptr_t weight, uintptr_t bias, bool has_bias) {
+val make_fconv(val geometry, uintptr_t weight, double weight_count, uintptr_t bias, double bias_count, bool has_bias) {
+  QWASM_BIND_ENTER();
   FConvModule m;
-  const Status s = qwasm::pack_fconv(to_geometry(geometry), at<float>(weight), has_bias ? at<float>(bias) : nullptr,
-                                     &m.packed);
+  qwasm::ConvGeometry g;
+  size_t nw = 0, nb = 0;
+  Status s = to_geometry(geometry, &g);
+  if (s.ok()) s = to_count(weight_count, "weight.data.length", &nw);
+  if (s.ok()) s = to_count(bias_count, "bias.data.length", &nb);
+  if (s.ok()) {
+    s = qwasm::pack_fconv(g, at<float>(weight), static_cast<int64_t>(nw), has_bias ? at<float>(bias) : nullptr,
+                          static_cast<int64_t>(nb), &m.packed);
+  }
   return s.ok() ? val(std::move(m)) : error_value(s);
 }
 
 // Returns {shape, view} (view into m.output: copy it, then call releaseOutput()).
-val fconv_forward(FConvModule& m, uintptr_t x, val shape, bool relu, int isa) {
+val fconv_forward(FConvModule& m, uintptr_t x, double nbytes, val shape, bool relu, double isa) {
+  QWASM_BIND_ENTER();
   Isa i;
-  Status s = parse_isa(isa, &i);
-  qwasm::Shape out_shape;
+  qwasm::Shape in_shape, out_shape;
   qwasm::ConvRunInfo info;
-  const qwasm::Shape in_shape = to_shape(shape);
+  size_t n = 0;
   int64_t numel = 0;
+  Status s = to_isa(isa, &i);
+  if (s.ok()) s = to_shape(shape, &in_shape);
+  if (s.ok()) s = to_count(nbytes, "x.data.byteLength", &n);
   if (s.ok()) s = qwasm::validate_shape(in_shape, &numel);
+  if (s.ok() && static_cast<int64_t>(n) != numel * 4) {
+    s = Status::RangeError("shape holds " + std::to_string(numel) + " elements but data has " + std::to_string(n / 4));
+  }
   if (s.ok()) s = qwasm::fconv3d(m.packed, at<float>(x), in_shape, relu, i, &m.output, &out_shape, &info);
   if (!s.ok()) return error_value(s);
   m.scratch_bytes = static_cast<double>(info.scratch_bytes);
@@ -80,9 +137,8 @@ val fconv_forward(FConvModule& m, uintptr_t x, val shape, bool relu, int isa) {
   return o;
 }
 
-void fconv_release_output(FConvModule& m) { std::vector<float>().swap(m.output); }
+void fconv_release_output(FConvModule& m) { m.output = qwasm::Buffer<float>(); }
 double fconv_scratch_bytes(const FConvModule& m) { return m.scratch_bytes; }
-
 
 }  // namespace
 }  // namespace qwasm_bind
@@ -98,6 +154,8 @@ EMSCRIPTEN_BINDINGS(qwasm_conv) {
       .function("forward", &fconv_forward)
       .function("releaseOutput", &fconv_release_output)
       .function("scratchBytes", &fconv_scratch_bytes);
+  function("_convWeightCount", &conv_weight_count);
+  function("_checkOutputQParams", &check_output_qparams);
   function("_makeQConv", &make_qconv);
   function("_makeFConv", &make_fconv);
 }

@@ -1,23 +1,17 @@
-// Diagnostics: heap use (leak tests), the kernel family, the peak microbenchmark.
+// Diagnostics: heap use (leak tests and users' own accounting) and the kernel family.
 #include "bindings/common.h"
 
 #include <malloc.h>
 
-#include "kernels/conv_kernels.h"
-
 namespace qwasm_bind {
 namespace {
 
-// Benchmark only: the conv kernel's inner loop on L1-resident operands.
-double peak_dot16(double reps, double pairs) {
-  return qwasm::kernels::peak_dot16__wasmsimd(static_cast<size_t>(reps), static_cast<size_t>(pairs));
-}
+// Bytes of wasm heap in use by malloc, exact up to 4 GiB (mallinfo's int
+// fields are read as unsigned).
+double heap_in_use() { return static_cast<double>(static_cast<uint32_t>(mallinfo().uordblks)); }
 
-// Bytes of wasm heap in use by malloc: the leak tests watch it.
-double heap_in_use() { return static_cast<double>(mallinfo().uordblks); }
-
-std::string best_isa_name() { return qwasm::kernels::isa_name(qwasm::kernels::best_isa()); }
-
+// 1: scalar, 2: wasmsimd.
+int best_isa() { return qwasm::kernels::best_isa() == Isa::kScalar ? 1 : 2; }
 
 }  // namespace
 }  // namespace qwasm_bind
@@ -26,6 +20,5 @@ EMSCRIPTEN_BINDINGS(qwasm_diagnostics) {
   using namespace emscripten;
   using namespace qwasm_bind;
   function("_heapInUse", &heap_in_use);
-  function("_peakDot16", &peak_dot16);
-  function("_bestIsa", &best_isa_name);
+  function("_bestIsa", &best_isa);
 }

@@ -1,73 +1,128 @@
-// QTensor: quantize, wrap integers, read back, and the reference path for tests.
+// QTensor: quantize, wrap integers quantized elsewhere, views, and reading back.
 #include "bindings/common.h"
-
-#include "kernels/ref/quantize_ref.h"
 
 namespace qwasm_bind {
 namespace {
 
-val quantize_per_tensor(uintptr_t x, val shape, double scale, double zero_point, std::string dtype, int isa) {
+// Float input of a quantize call: nbytes at x must be shape's floats.
+Status check_float_bytes(const qwasm::Shape& shape, size_t nbytes) {
+  int64_t numel = 0;
+  QWASM_RETURN_IF_ERROR(qwasm::validate_shape(shape, &numel));
+  if (static_cast<int64_t>(nbytes) != numel * 4) {
+    return Status::RangeError("shape holds " + std::to_string(numel) + " elements but data has " +
+                              std::to_string(nbytes / 4));
+  }
+  return Status::Ok();
+}
+
+// Per-channel qparams arrive as one heap block of doubles: nscales scales,
+// then nzps zero points.
+Status read_qparams_counts(double nscales, double nzps, size_t* n) {
+  size_t s = 0, z = 0;
+  QWASM_RETURN_IF_ERROR(to_count(nscales, "scales.length", &s));
+  QWASM_RETURN_IF_ERROR(to_count(nzps, "zeroPoints.length", &z));
+  if (s != z) {
+    return Status::RangeError("scales and zeroPoints must have the same length, got " + std::to_string(s) + " and " +
+                              std::to_string(z));
+  }
+  *n = s;
+  return Status::Ok();
+}
+
+val quantize_per_tensor(uintptr_t x, double nbytes, val shape, double scale, double zero_point, double dtype,
+                        double isa) {
+  QWASM_BIND_ENTER();
   DType d;
   Isa i;
-  Status s = parse_dtype_arg(dtype, &d);
-  if (s.ok()) s = parse_isa(isa, &i);
+  qwasm::Shape dims;
+  size_t n = 0;
+  Status s = to_dtype(dtype, &d);
+  if (s.ok()) s = to_isa(isa, &i);
+  if (s.ok()) s = to_shape(shape, &dims);
+  if (s.ok()) s = to_count(nbytes, "x.data.byteLength", &n);
+  if (s.ok()) s = check_float_bytes(dims, n);
   QTensor q;
-  if (s.ok()) s = qwasm::quantize_per_tensor(at<float>(x), to_shape(shape), scale, zero_point, d, i, &q);
+  if (s.ok()) s = qwasm::quantize_per_tensor(at<float>(x), dims, scale, zero_point, d, i, &q);
   return result(s, std::move(q));
 }
 
-// Per-channel qparams arrive as one heap block of doubles: nscales scales then
-// nzps zero points.
-Status check_qparams_lengths(size_t nscales, size_t nzps) {
-  if (nscales == nzps) return Status::Ok();
-  return Status::RangeError("scales and zero points must have the same length, got " + std::to_string(nscales) +
-                            " and " + std::to_string(nzps));
-}
-
-val quantize_per_channel(uintptr_t x, val shape, uintptr_t qparams, size_t nscales, size_t nzps, int axis,
-                         bool float_zp, std::string dtype, int isa) {
+val quantize_per_channel(uintptr_t x, double nbytes, val shape, uintptr_t qparams, double nscales, double nzps,
+                         double axis, bool float_zp, double dtype, double isa) {
+  QWASM_BIND_ENTER();
   DType d;
   Isa i;
-  Status s = parse_dtype_arg(dtype, &d);
-  if (s.ok()) s = parse_isa(isa, &i);
-  if (s.ok()) s = check_qparams_lengths(nscales, nzps);
+  qwasm::Shape dims;
+  size_t n = 0, nch = 0;
+  int64_t ax = 0;
+  Status s = to_dtype(dtype, &d);
+  if (s.ok()) s = to_isa(isa, &i);
+  if (s.ok()) s = to_shape(shape, &dims);
+  if (s.ok()) s = to_count(nbytes, "x.data.byteLength", &n);
+  if (s.ok()) s = check_float_bytes(dims, n);
+  if (s.ok()) s = to_int(axis, "axis", INT32_MIN, INT32_MAX, &ax);
+  if (s.ok()) s = read_qparams_counts(nscales, nzps, &nch);
   QTensor q;
-  const double* sc = at<double>(qparams);
-  if (s.ok()) s = qwasm::quantize_per_channel(at<float>(x), to_shape(shape), sc, sc + nscales, nscales, axis, float_zp, d, i, &q);
+  const double* qp = at<double>(qparams);
+  if (s.ok()) s = qwasm::quantize_per_channel(at<float>(x), dims, qp, qp + nch, nch, ax, float_zp, d, i, &q);
   return result(s, std::move(q));
 }
 
-val make_per_tensor(uintptr_t bytes, size_t nbytes, val shape, double scale, double zero_point, std::string dtype) {
+val make_per_tensor(uintptr_t bytes, double nbytes, val shape, double scale, double zero_point, double dtype) {
+  QWASM_BIND_ENTER();
   DType d;
-  Status s = parse_dtype_arg(dtype, &d);
+  qwasm::Shape dims;
+  size_t n = 0;
+  Status s = to_dtype(dtype, &d);
+  if (s.ok()) s = to_shape(shape, &dims);
+  if (s.ok()) s = to_count(nbytes, "data.byteLength", &n);
   QTensor q;
-  if (s.ok()) s = qwasm::make_per_tensor_quantized(at<uint8_t>(bytes), nbytes, to_shape(shape), scale, zero_point, d, &q);
+  if (s.ok()) s = qwasm::make_per_tensor_quantized(at<uint8_t>(bytes), n, dims, scale, zero_point, d, &q);
   return result(s, std::move(q));
 }
 
-val make_per_channel(uintptr_t bytes, size_t nbytes, val shape, uintptr_t qparams, size_t nscales, size_t nzps,
-                     int axis, bool float_zp, std::string dtype) {
+val make_per_channel(uintptr_t bytes, double nbytes, val shape, uintptr_t qparams, double nscales, double nzps,
+                     double axis, bool float_zp, double dtype) {
+  QWASM_BIND_ENTER();
   DType d;
-  Status s = parse_dtype_arg(dtype, &d);
-  if (s.ok()) s = check_qparams_lengths(nscales, nzps);
+  qwasm::Shape dims;
+  size_t n = 0, nch = 0;
+  int64_t ax = 0;
+  Status s = to_dtype(dtype, &d);
+  if (s.ok()) s = to_shape(shape, &dims);
+  if (s.ok()) s = to_count(nbytes, "data.byteLength", &n);
+  if (s.ok()) s = to_int(axis, "axis", INT32_MIN, INT32_MAX, &ax);
+  if (s.ok()) s = read_qparams_counts(nscales, nzps, &nch);
   QTensor q;
-  const double* sc = at<double>(qparams);
+  const double* qp = at<double>(qparams);
   if (s.ok()) {
-    s = qwasm::make_per_channel_quantized(at<uint8_t>(bytes), nbytes, to_shape(shape), sc, sc + nscales, nscales, axis,
-                                          float_zp, d, &q);
+    s = qwasm::make_per_channel_quantized(at<uint8_t>(bytes), n, dims, qp, qp + nch, nch, ax, float_zp, d, &q);
   }
   return result(s, std::move(q));
 }
 
-std::string qtensor_dtype(const QTensor& q) { return qwasm::dtype_name(q.dtype()); }
-std::string qtensor_qscheme(const QTensor& q) { return qwasm::qscheme_name(q.qscheme()); }
-val qtensor_shape(const QTensor& q) {
-  return to_js_shape(q.shape());
+// A view of q with another shape (shared storage); axis: the channel
+// dimension in the new shape (ignored per tensor).
+val view(const QTensor& q, val shape, double axis) {
+  QWASM_BIND_ENTER();
+  qwasm::Shape dims;
+  int64_t ax = 0;
+  Status s = to_shape(shape, &dims);
+  if (s.ok()) s = to_int(axis, "axis", -1, qwasm::kMaxRank, &ax);
+  QTensor out;
+  if (s.ok()) s = qwasm::view_as(q, dims, ax, &out);
+  return result(s, std::move(out));
 }
+
+int qtensor_dtype(const QTensor& q) { return static_cast<int>(q.dtype()); }
+int qtensor_qscheme(const QTensor& q) { return static_cast<int>(q.qscheme()); }
+val qtensor_shape(const QTensor& q) { return to_js_shape(q.shape()); }
 double qtensor_numel(const QTensor& q) { return static_cast<double>(q.numel()); }
+double qtensor_nbytes(const QTensor& q) { return static_cast<double>(q.nbytes()); }
 double qtensor_q_zero_point(const QTensor& q) { return static_cast<double>(q.q_zero_point()); }
-int qtensor_axis(const QTensor& q) { return static_cast<int>(q.axis()); }
-val qtensor_scales(const QTensor& q) { return val(emscripten::typed_memory_view(q.scales().size(), q.scales().data())); }
+double qtensor_axis(const QTensor& q) { return static_cast<double>(q.axis()); }
+val qtensor_scales(const QTensor& q) {
+  return val(emscripten::typed_memory_view(q.scales().size(), q.scales().data()));
+}
 val qtensor_zero_points(const QTensor& q) {
   return val(emscripten::typed_memory_view(q.zero_points().size(), q.zero_points().data()));
 }
@@ -80,49 +135,18 @@ val qtensor_int_repr_view(const QTensor& q) {
     default: return val(emscripten::typed_memory_view(q.nbytes(), q.data()));
   }
 }
+
 // Dequantizes elements [begin, end) into y (end - begin floats).
-val qtensor_dequantize_into(const QTensor& q, uintptr_t y, double begin, double end, int isa) {
+val qtensor_dequantize_into(const QTensor& q, uintptr_t y, double begin, double end, double isa) {
+  QWASM_BIND_ENTER();
   Isa i;
-  Status s = parse_isa(isa, &i);
-  if (s.ok() && !(0 <= begin && begin <= end && end <= static_cast<double>(q.numel()))) {
-    s = Status::RangeError("element range out of bounds");
-  }
-  if (!s.ok()) return error_value(s);
-  qwasm::dequantize_range(q, i, static_cast<int64_t>(begin), static_cast<int64_t>(end), reinterpret_cast<float*>(y));
-  return val::undefined();
+  int64_t b = 0, e = 0;
+  Status s = to_isa(isa, &i);
+  if (s.ok()) s = to_int(begin, "begin", 0, q.numel(), &b);
+  if (s.ok()) s = to_int(end, "end", b, q.numel(), &e);
+  if (s.ok()) s = qwasm::dequantize_range(q, i, b, e, reinterpret_cast<float*>(y));
+  return s.ok() ? val::undefined() : error_value(s);
 }
-
-// The naive reference (kernels/ref) on a tensor's own qparams, for the tests
-// that hold the kernels to it: quantizes x into a JS-owned Uint8Array of
-// int_repr() bytes, or dequantizes the tensor into y.
-val reference_quantize(const QTensor& q, uintptr_t x) {
-  const qwasm::ref::QParamsView qp{q.qscheme(), q.axis(), q.scales().data(), q.zero_points().data()};
-  std::vector<uint8_t> out(q.nbytes());
-  qwasm::ref::quantize(at<float>(x), q.shape(), qp, q.dtype(), out.data());
-  return val::global("Uint8Array").new_(emscripten::typed_memory_view(out.size(), out.data()));
-}
-void reference_dequantize(const QTensor& q, uintptr_t y) {
-  const qwasm::ref::QParamsView qp{q.qscheme(), q.axis(), q.scales().data(), q.zero_points().data()};
-  qwasm::ref::dequantize(q.data(), q.shape(), qp, q.dtype(), reinterpret_cast<float*>(y));
-}
-
-// Observers: per-batch reduction and qparams. chAxis < 0 reduces everything.
-
-// A copy of q with another shape of the same element count (conv1d/2d/linear
-// run as conv3d with unit dimensions).
-val qtensor_reshaped(const QTensor& q, val shape) {
-  const qwasm::Shape dims = to_shape(shape);
-  QTensor out;
-  Status s = q.qscheme() == QScheme::kPerTensorAffine
-                 ? qwasm::make_per_tensor_quantized(q.data(), q.nbytes(), dims, q.q_scale(),
-                                                    static_cast<double>(q.q_zero_point()), q.dtype(), &out)
-                 : qwasm::make_per_channel_quantized(q.data(), q.nbytes(), dims, q.scales().data(),
-                                                     q.zero_points().data(), q.scales().size(), q.axis(),
-                                                     q.qscheme() == QScheme::kPerChannelAffineFloatQParams, q.dtype(),
-                                                     &out);
-  return result(s, std::move(out));
-}
-
 
 }  // namespace
 }  // namespace qwasm_bind
@@ -131,10 +155,11 @@ EMSCRIPTEN_BINDINGS(qwasm_qtensor) {
   using namespace emscripten;
   using namespace qwasm_bind;
   class_<QTensor>("_QTensor")
-      .function("dtype", &qtensor_dtype)
-      .function("qscheme", &qtensor_qscheme)
+      .function("dtypeCode", &qtensor_dtype)
+      .function("qschemeCode", &qtensor_qscheme)
       .function("shape", &qtensor_shape)
       .function("numel", &qtensor_numel)
+      .function("nbytes", &qtensor_nbytes)
       .function("qScale", &QTensor::q_scale)
       .function("qZeroPoint", &qtensor_q_zero_point)
       .function("axis", &qtensor_axis)
@@ -146,7 +171,5 @@ EMSCRIPTEN_BINDINGS(qwasm_qtensor) {
   function("_quantizePerChannel", &quantize_per_channel);
   function("_makePerTensor", &make_per_tensor);
   function("_makePerChannel", &make_per_channel);
-  function("_reshaped", &qtensor_reshaped);
-  function("_referenceQuantize", &reference_quantize);
-  function("_referenceDequantize", &reference_dequantize);
+  function("_view", &view);
 }

@@ -72,7 +72,7 @@ struct ConvKernels {
 const ConvKernels* conv_kernels(Isa isa);
 
 extern const ConvKernels kConvKernelsScalar;
-#if defined(__wasm_simd128__)
+#if defined(QWASM_HAVE_WASMSIMD)
 extern const ConvKernels kConvKernelsWasmSimd;
 
 // Benchmark: the 4x8c2 inner loop on L1-resident data; reps * pairs * 64 MACs.

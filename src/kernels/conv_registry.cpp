@@ -17,7 +17,7 @@ const ConvKernels kConvKernelsScalar = {
     "conv3d_f32_4x8__scalar", &conv3d_f32_4x8__scalar,
 };
 
-#if defined(__wasm_simd128__)
+#if defined(QWASM_HAVE_WASMSIMD)
 void conv3d_qu8_qs8w_4x8c2__wasmsimd_dot16(size_t, size_t, size_t, size_t, const int16_t* const*,
                                            const ptrdiff_t*, const int16_t*, uint8_t* const*, size_t,
                                            const ConvRequantParams*);
@@ -35,7 +35,7 @@ const ConvKernels kConvKernelsWasmSimd = {
 
 const ConvKernels* conv_kernels(Isa isa) {
   if (isa == Isa::kScalar) return &kConvKernelsScalar;
-#if defined(__wasm_simd128__)
+#if defined(QWASM_HAVE_WASMSIMD)
   return &kConvKernelsWasmSimd;
 #else
   return nullptr;

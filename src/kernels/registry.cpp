@@ -4,8 +4,8 @@
 namespace qwasm {
 namespace kernels {
 
-#if !defined(__wasm_simd128__)
-// Built without SIMD128 (native g++, or wasm without -msimd128): no entries.
+#if !defined(QWASM_HAVE_WASMSIMD)
+// Built without the SIMD128 kernels (native): no entries.
 const QuantizeKernel kQuantizeKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Storage::kU8, QuantizeMode::kIntZeroPoint, nullptr}};
 const size_t kQuantizeKernelsWasmSimdCount = 0;
 const DequantizeKernel kDequantizeKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Storage::kU8, DequantizeMode::kPerTensor, nullptr}};
@@ -17,7 +17,7 @@ const size_t kDequantizeRowKernelsWasmSimdCount = 0;
 #endif
 
 bool isa_available(Isa isa) {
-#if defined(__wasm_simd128__)
+#if defined(QWASM_HAVE_WASMSIMD)
   (void)isa;
   return true;
 #else

@@ -4,8 +4,11 @@
 #include <cassert>
 #include <cmath>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "qwasm/format.h"
+#include "qwasm/limits.h"
 
 namespace qwasm {
 namespace {
@@ -15,8 +18,12 @@ using kernels::kConvNR;
 
 const char* kDimName[3] = {"depth", "height", "width"};
 
-std::string triple(const std::array<int64_t, 3>& v) {
-  return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) + ")";
+// A geometry triple as the caller gave it: the last `dims` entries.
+std::string dims_of(const std::array<int64_t, 3>& v, int dims) {
+  if (dims <= 1) return std::to_string(v[2]);
+  std::string s = "[";
+  for (int d = 3 - dims; d < 3; ++d) s += (d > 3 - dims ? ", " : "") + std::to_string(v[d]);
+  return s + "]";
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -83,14 +90,22 @@ int64_t pixel_offset(const ConvGeometry& g, const Spatial& s, int64_t p, int64_t
   return ((od * g.stride[0] * s.Hp + oh * g.stride[1]) * s.Wp + ow * g.stride[2]) * channels;
 }
 
-std::vector<ptrdiff_t> segment_offsets(const ConvGeometry& g, const Reduction& r, const Spatial& s) {
-  std::vector<ptrdiff_t> offsets(static_cast<size_t>(r.nseg));
+// Every offset fits ptrdiff_t: the buffer it indexes holds fewer than 2^31 bytes.
+Status segment_offsets(const ConvGeometry& g, const Reduction& r, const Spatial& s, Buffer<ptrdiff_t>* offsets) {
+  QWASM_RETURN_IF_ERROR(offsets->allocate(r.nseg, "the conv's segment offsets", false));
   for (int64_t seg = 0; seg < r.nseg; ++seg) {
     int64_t kd, kh, kw, c;
     tap_of(g, r, seg, 0, &kd, &kh, &kw, &c);
-    offsets[seg] = ((kd * g.dilation[0] * s.Hp + kh * g.dilation[1]) * s.Wp + kw * g.dilation[2]) * r.cg;
+    (*offsets)[seg] =
+        static_cast<ptrdiff_t>(((kd * g.dilation[0] * s.Hp + kh * g.dilation[1]) * s.Wp + kw * g.dilation[2]) * r.cg);
   }
-  return offsets;
+  return Status::Ok();
+}
+
+// Bytes of the padded channels-last input buffer: padded positions x slots per
+// position x planes, + `slack` elements, of `element` bytes each.
+CheckedSize padded_buffer_elements(const Spatial& s, int64_t slots, int64_t planes, int64_t slack) {
+  return CheckedSize(s.Dp) * s.Hp * s.Wp * slots * planes + slack;
 }
 
 // Copies batch item n of an NCDHW tensor into padded channels-last planes:
@@ -120,14 +135,14 @@ void to_padded_channels_last(const In* x, int64_t channels, int64_t per_plane, i
 // tile(mr, nc, a, c, group, block, first_output_channel).
 template <typename Buf, typename Out, typename In, typename Convert, typename Tile>
 void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, int64_t batch, const In* x,
-                   std::vector<Buf>* buffer, Out* y, Convert convert, Tile tile) {
+                   Buffer<Buf>* buffer, Out* y, Convert convert, Tile tile) {
   const int64_t plane = s.padded_size() * r.cg;
   const int64_t out_size = s.out_size();
   const int64_t in_item = g.in_channels * s.D * s.H * s.W;
   const Buf* a[kConvMR];
   Out* c[kConvMR];
   for (int64_t n = 0; n < batch; ++n) {
-    if (n > 0) std::fill(buffer->begin(), buffer->end(), Buf{0});
+    if (n > 0) buffer->fill(Buf{0});
     to_padded_channels_last(x + n * in_item, g.in_channels, r.cg, r.cg, g, s, buffer->data(), convert);
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       const Buf* planes = buffer->data() + grp * plane;
@@ -148,11 +163,17 @@ void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, 
 }  // namespace
 
 Status validate_geometry(const ConvGeometry& g) {
-  if (g.in_channels < 1 || g.out_channels < 1) {
-    return Status::RangeError("inChannels and outChannels must be >= 1, got " + std::to_string(g.in_channels) +
-                              " and " + std::to_string(g.out_channels));
+  const bool linear = g.spatial_dims == 0;
+  const char* in_name = linear ? "inFeatures" : "inChannels";
+  const char* out_name = linear ? "outFeatures" : "outChannels";
+  for (const auto& [name, v] : {std::pair<const char*, int64_t>{in_name, g.in_channels}, {out_name, g.out_channels},
+                                {"groups", g.groups}}) {
+    if (v < 1) return Status::RangeError(std::string(name) + " must be >= 1, got " + std::to_string(v));
+    if (v > kMaxGeometryValue) {
+      return Status::RangeError(std::string(name) + " must be at most " + std::to_string(kMaxGeometryValue) +
+                                ", got " + std::to_string(v));
+    }
   }
-  if (g.groups < 1) return Status::RangeError("groups must be >= 1, got " + std::to_string(g.groups));
   if (g.in_channels % g.groups != 0) {
     return Status::RangeError("inChannels (" + std::to_string(g.in_channels) + ") must be divisible by groups (" +
                               std::to_string(g.groups) + ")");
@@ -161,12 +182,22 @@ Status validate_geometry(const ConvGeometry& g) {
     return Status::RangeError("outChannels (" + std::to_string(g.out_channels) + ") must be divisible by groups (" +
                               std::to_string(g.groups) + ")");
   }
-  for (int d = 0; d < 3; ++d) {
-    if (g.kernel[d] < 1) return Status::RangeError("kernelSize must be >= 1, got " + triple(g.kernel));
-    if (g.stride[d] < 1) return Status::RangeError("stride must be >= 1, got " + triple(g.stride));
-    if (g.dilation[d] < 1) return Status::RangeError("dilation must be >= 1, got " + triple(g.dilation));
-    if (g.pad_begin[d] < 0 || g.pad_end[d] < 0) {
-      return Status::RangeError("padding must be >= 0, got " + triple(g.pad_begin));
+  const int dims = g.spatial_dims;
+  for (const auto& [name, t, lo] : {std::tuple<const char*, const std::array<int64_t, 3>*, int64_t>{
+                                        "kernelSize", &g.kernel, 1},
+                                    {"stride", &g.stride, 1},
+                                    {"dilation", &g.dilation, 1},
+                                    {"padding", &g.pad_begin, 0},
+                                    {"padding", &g.pad_end, 0}}) {
+    for (int d = 0; d < 3; ++d) {
+      if ((*t)[d] < lo) {
+        return Status::RangeError(std::string(name) + " must be >= " + std::to_string(lo) + ", got " +
+                                  dims_of(*t, dims));
+      }
+      if ((*t)[d] > kMaxGeometryValue) {
+        return Status::RangeError(std::string(name) + " must be at most " + std::to_string(kMaxGeometryValue) +
+                                  ", got " + dims_of(*t, dims));
+      }
     }
   }
   return Status::Ok();
@@ -176,75 +207,125 @@ Status conv_output_shape(const ConvGeometry& g, const Shape& in, Shape* out) {
   if (in.size() != 5) {
     return Status::RangeError("expected a 5-D input [N, C, D, H, W], got rank " + std::to_string(in.size()));
   }
+  int64_t numel = 0;
+  QWASM_RETURN_IF_ERROR(validate_shape(in, &numel));
   if (in[1] != g.in_channels) {
-    return Status::RangeError("expected " + std::to_string(g.in_channels) + " input channels (shape[1]), got " +
-                              std::to_string(in[1]));
+    return Status::RangeError(g.spatial_dims == 0
+                                  ? "expected " + std::to_string(g.in_channels) + " input features (the last " +
+                                        "dimension), got " + std::to_string(in[1])
+                                  : "expected " + std::to_string(g.in_channels) + " input channels (shape[1]), got " +
+                                        std::to_string(in[1]));
   }
   *out = {in[0], g.out_channels, 0, 0, 0};
   for (int d = 0; d < 3; ++d) {
+    // Every term is at most 2^31 - 1 (validated), so none of this overflows int64.
     const int64_t padded = in[2 + d] + g.pad_begin[d] + g.pad_end[d];
     const int64_t extent = g.dilation[d] * (g.kernel[d] - 1) + 1;
     if (padded < extent) {
-      return Status::RangeError(std::string("kernel extent ") + std::to_string(extent) + " is larger than the padded input " +
-                                kDimName[d] + " " + std::to_string(padded));
+      return Status::RangeError(std::string("kernel extent ") + std::to_string(extent) +
+                                " is larger than the padded input " + kDimName[d] + " " + std::to_string(padded));
     }
     (*out)[2 + d] = (padded - extent) / g.stride[d] + 1;
   }
+  int64_t out_numel = 0;
+  const Status s = validate_shape(*out, &out_numel);
+  if (!s.ok()) return Status::RangeError("the output would be too large: " + s.message);
   return Status::Ok();
+}
+
+Status validate_output_qparams(double scale, int64_t zero_point) {
+  if (!(std::isfinite(scale) && scale > 0 && std::isfinite(static_cast<float>(scale)) &&
+        static_cast<float>(scale) > 0)) {
+    return Status::RangeError("scale (the output scale) must be a finite number > 0 as float32, got " +
+                              format_number(scale));
+  }
+  if (zero_point < 0 || zero_point > 255) {
+    return Status::RangeError("zeroPoint (the output zero point) must be in 0..255 (quint8), got " +
+                              std::to_string(zero_point));
+  }
+  return Status::Ok();
+}
+
+Shape module_weight_shape(const ConvGeometry& g) {
+  if (g.spatial_dims == 0) return {g.out_channels, g.in_channels};
+  Shape s = {g.out_channels, g.in_channels / g.groups};
+  for (int d = 3 - g.spatial_dims; d < 3; ++d) s.push_back(g.kernel[d]);
+  return s;
 }
 
 size_t PackedQConv::bytes() const {
   return weights.size() * sizeof(int16_t) + (weight_scales.size() + bias.size()) * sizeof(float);
 }
 
-Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, PackedQConv* out) {
-  QWASM_RETURN_IF_ERROR(validate_geometry(g));
-  const Reduction r = reduction_of(g);
-  const Shape want = {g.out_channels, r.cg, g.kernel[0], g.kernel[1], g.kernel[2]};
-  if (weight.dtype() != DType::kQInt8) {
-    return Status::TypeError(std::string("weight must be qint8, got ") + dtype_name(weight.dtype()));
-  }
-  if (weight.shape() != want) {
-    std::string got = "[";
-    for (size_t i = 0; i < weight.shape().size(); ++i) got += (i ? ", " : "") + std::to_string(weight.shape()[i]);
-    return Status::RangeError("weight shape must be " + std::string("[") + std::to_string(want[0]) + ", " +
-                              std::to_string(want[1]) + ", " + std::to_string(want[2]) + ", " + std::to_string(want[3]) +
-                              ", " + std::to_string(want[4]) + "], got " + got + "]");
-  }
-  const bool per_channel = weight.qscheme() == QScheme::kPerChannelAffine;
-  if (!(per_channel && weight.axis() == 0) && weight.qscheme() != QScheme::kPerTensorAffine) {
-    return Status::Error(std::string("weight must be per_tensor_affine or per_channel_affine on axis 0, got ") +
-                         qscheme_name(weight.qscheme()) + (per_channel ? " on axis " + std::to_string(weight.axis()) : ""));
+namespace {
+
+Status check_bias(const ConvGeometry& g, const float* bias, int64_t bias_count) {
+  if (bias && bias_count != g.out_channels) {
+    return Status::RangeError("bias must have " + std::to_string(g.out_channels) + " elements (outChannels), got " +
+                              std::to_string(bias_count));
   }
   for (int64_t oc = 0; bias && oc < g.out_channels; ++oc) {
     if (!std::isfinite(bias[oc])) {
       return Status::RangeError("bias[" + std::to_string(oc) + "] must be finite, got " + format_number(bias[oc]));
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count,
+                  PackedQConv* out) {
+  QWASM_RETURN_IF_ERROR(validate_geometry(g));
+  const Reduction r = reduction_of(g);
+  const Shape lifted = {g.out_channels, r.cg, g.kernel[0], g.kernel[1], g.kernel[2]};
+  const Shape want = module_weight_shape(g);
+  if (weight.dtype() != DType::kQInt8) {
+    return Status::TypeError(std::string("weight must be qint8, got ") + dtype_name(weight.dtype()));
+  }
+  if (weight.shape() != want && weight.shape() != lifted) {
+    auto str = [](const Shape& v) {
+      std::string t = "[";
+      for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
+      return t + "]";
+    };
+    return Status::RangeError("weight shape must be " + str(want) + ", got " + str(weight.shape()));
+  }
+  const bool per_channel = weight.qscheme() == QScheme::kPerChannelAffine;
+  if (!(per_channel && weight.axis() == 0) && weight.qscheme() != QScheme::kPerTensorAffine) {
+    return Status::Error(std::string("weight must be per_tensor_affine or per_channel_affine on axis 0, got ") +
+                         qscheme_name(weight.qscheme()) +
+                         (per_channel ? " on axis " + std::to_string(weight.axis()) : ""));
+  }
+  QWASM_RETURN_IF_ERROR(check_bias(g, bias, bias_count));
+  const bool depthwise = is_depthwise(g);
+  const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];  // <= the weight's numel: validated by its shape
+  const CheckedSize packed_count =
+      depthwise ? CheckedSize(taps) * (ceil_div(g.out_channels, 8) * 8)
+                : CheckedSize(g.groups) * r.blocks * r.nseg * r.pairs * 2 * static_cast<int64_t>(kConvNR);
+  QWASM_RETURN_IF_ERROR(out->weights.allocate(packed_count, "the packed weights"));
+  QWASM_RETURN_IF_ERROR(out->weight_scales.allocate(g.out_channels, "the weight scales"));
+  QWASM_RETURN_IF_ERROR(out->bias.allocate(g.out_channels, "the bias"));
+  Buffer<int32_t> zps;
+  QWASM_RETURN_IF_ERROR(zps.allocate(g.out_channels, "the weight zero points"));
   out->geometry = g;
-  out->depthwise = is_depthwise(g);
+  out->depthwise = depthwise;
   out->has_bias = bias != nullptr;
-  out->weight_scales.resize(g.out_channels);
-  out->bias.assign(g.out_channels, 0.0f);
-  std::vector<int32_t> zps(g.out_channels);
   for (int64_t oc = 0; oc < g.out_channels; ++oc) {
     out->weight_scales[oc] = static_cast<float>(weight.scales()[per_channel ? oc : 0]);
     zps[oc] = static_cast<int32_t>(weight.zero_points()[per_channel ? oc : 0]);
     if (bias) out->bias[oc] = bias[oc];
   }
   const int8_t* w = reinterpret_cast<const int8_t*>(weight.data());
-  const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
-  if (out->depthwise) {
+  if (depthwise) {
     // [tap][channel padded to 8]
     const int64_t cpad = ceil_div(g.out_channels, 8) * 8;
-    out->weights.assign(static_cast<size_t>(taps * cpad), 0);
     for (int64_t c = 0; c < g.out_channels; ++c) {
       for (int64_t t = 0; t < taps; ++t) out->weights[t * cpad + c] = static_cast<int16_t>(w[c * taps + t] - zps[c]);
     }
     return Status::Ok();
   }
   // [group][block of 8 output channels][segment][pair][8][2]
-  out->weights.assign(static_cast<size_t>(g.groups * r.blocks * r.nseg * r.pairs * 2 * kConvNR), 0);
   int16_t* dst = out->weights.data();
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     for (int64_t b = 0; b < r.blocks; ++b) {
@@ -277,51 +358,56 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
   }
   Shape out_shape;
   QWASM_RETURN_IF_ERROR(conv_output_shape(g, input.shape(), &out_shape));
-  if (!(std::isfinite(out_scale) && out_scale > 0)) {
-    return Status::RangeError("output scale must be a finite number > 0, got " + format_number(out_scale));
-  }
-  if (out_zp < 0 || out_zp > 255) {
-    return Status::RangeError("output zero point must be in 0..255 (quint8), got " + std::to_string(out_zp));
-  }
-  QWASM_RETURN_IF_ERROR(make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, {out_scale},
-                                     {static_cast<double>(out_zp)}, out));
-  const kernels::ConvKernels* k = kernels::conv_kernels(isa);
-  if (!k) k = kernels::conv_kernels(kernels::Isa::kScalar);
+  QWASM_RETURN_IF_ERROR(validate_output_qparams(out_scale, out_zp));
+  const Spatial s = spatial_of(g, input.shape(), out_shape);
+  const int64_t out_size = s.out_size();
+  const Reduction r = reduction_of(g);
+  const int64_t cpad = ceil_div(g.in_channels, 8) * 8;
+  // Every scratch size, checked before anything is allocated. The generic
+  // buffer has 2 slack values: the last pair of the last segment may read one
+  // value past the end.
+  const CheckedSize buffer_count =
+      pw.depthwise ? padded_buffer_elements(s, cpad, 1, 0) : padded_buffer_elements(s, r.cg, g.groups, 2);
+  Buffer<int16_t> buffer;
+  QWASM_RETURN_IF_ERROR(buffer.allocate(buffer_count, "the conv's padded input"));
+  const double scale_d = out_scale, zp_d = static_cast<double>(out_zp);
+  QWASM_RETURN_IF_ERROR(make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &scale_d, &zp_d, 1, out));
 
   // Requantization constants, in float like FBGEMM; 8 slack entries let the
   // kernels load a whole block past the last channel.
   const float a_scale = static_cast<float>(input.q_scale());
   const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
   const float o_scale = static_cast<float>(out_scale);
-  const size_t nparams = static_cast<size_t>(ceil_div(g.out_channels, 8) * 8 + kConvNR);
-  std::vector<float> bias_div(nparams, 0.0f), multiplier(nparams, 0.0f);
+  const int64_t nparams = ceil_div(g.out_channels, 8) * 8 + static_cast<int64_t>(kConvNR);
+  Buffer<float> bias_div, multiplier;
+  QWASM_RETURN_IF_ERROR(bias_div.allocate(nparams, "the requantization constants"));
+  QWASM_RETURN_IF_ERROR(multiplier.allocate(nparams, "the requantization constants"));
   for (int64_t oc = 0; oc < g.out_channels; ++oc) {
     const float atws = a_scale * pw.weight_scales[oc];
     multiplier[oc] = atws / o_scale;
     bias_div[oc] = pw.has_bias ? pw.bias[oc] / atws : 0.0f;
   }
-  kernels::ConvRequantParams params{nullptr, nullptr, static_cast<int32_t>(out_zp),
+  kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
                                     relu ? static_cast<int32_t>(out_zp) : 0, 255};
-
-  const Spatial s = spatial_of(g, input.shape(), out_shape);
-  const int64_t out_size = s.out_size();
+  const kernels::ConvKernels* k = kernels::conv_kernels(isa);
+  if (!k) k = kernels::conv_kernels(kernels::Isa::kScalar);
   const uint8_t* x = input.data();
-  uint8_t* y = out->data();
+  uint8_t* y = out->mutable_data();
   auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
 
   if (pw.depthwise) {
-    const int64_t cpad = ceil_div(g.in_channels, 8) * 8;
-    std::vector<int16_t> buffer(static_cast<size_t>(s.padded_size() * cpad), 0);
-    std::vector<ptrdiff_t> taps;
+    const int64_t taps_count = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    Buffer<ptrdiff_t> taps;
+    QWASM_RETURN_IF_ERROR(taps.allocate(taps_count, "the conv's tap offsets", false));
+    size_t t = 0;
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
       for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
         for (int64_t kw = 0; kw < g.kernel[2]; ++kw)
-          taps.push_back(((kd * g.dilation[0] * s.Hp + kh * g.dilation[1]) * s.Wp + kw * g.dilation[2]) * cpad);
-    if (info) info->scratch_bytes = buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + taps.size() * 8;
-    params.bias_div = bias_div.data();
-    params.multiplier = multiplier.data();
+          taps[t++] =
+              static_cast<ptrdiff_t>(((kd * g.dilation[0] * s.Hp + kh * g.dilation[1]) * s.Wp + kw * g.dilation[2]) * cpad);
+    if (info) info->scratch_bytes = buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + taps.size() * sizeof(ptrdiff_t);
     for (int64_t n = 0; n < input.shape()[0]; ++n) {
-      if (n > 0) std::fill(buffer.begin(), buffer.end(), 0);
+      if (n > 0) buffer.fill(0);
       to_padded_channels_last(x + n * g.in_channels * s.D * s.H * s.W, g.in_channels, cpad, cpad, g, s, buffer.data(),
                               centered);
       uint8_t* yn = y + n * g.out_channels * out_size;
@@ -334,12 +420,9 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
     return Status::Ok();
   }
 
-  const Reduction r = reduction_of(g);
-  const int64_t plane = s.padded_size() * r.cg;
-  // +2: the last pair of the last segment may read one value past the end.
-  std::vector<int16_t> buffer(static_cast<size_t>(g.groups * plane + 2), 0);
-  const std::vector<ptrdiff_t> offsets = segment_offsets(g, r, s);
-  if (info) info->scratch_bytes = buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + offsets.size() * 8;
+  Buffer<ptrdiff_t> offsets;
+  QWASM_RETURN_IF_ERROR(segment_offsets(g, r, s, &offsets));
+  if (info) info->scratch_bytes = buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + offsets.size() * sizeof(ptrdiff_t);
   const size_t block_weights = static_cast<size_t>(r.nseg * r.pairs * 2 * kConvNR);
   for_each_tile(g, r, s, input.shape()[0], x, &buffer, y, centered,
                 [&](size_t mr, size_t nc, const int16_t* const* a, uint8_t* const* c, int64_t grp, int64_t b,
@@ -353,14 +436,29 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
   return Status::Ok();
 }
 
-Status pack_fconv(const ConvGeometry& g, const float* weight, const float* bias, PackedFConv* out) {
+Status pack_fconv(const ConvGeometry& g, const float* weight, int64_t weight_count, const float* bias,
+                  int64_t bias_count, PackedFConv* out) {
   QWASM_RETURN_IF_ERROR(validate_geometry(g));
   const Reduction r = reduction_of(g);
+  const CheckedSize want = CheckedSize(g.out_channels) * r.cg * g.kernel[0] * g.kernel[1] * g.kernel[2];
+  if (!want.ok() || want.value() != weight_count) {
+    return Status::RangeError("weight must have " + (want.ok() ? std::to_string(want.value()) : std::string("over 2^63")) +
+                              " elements (outChannels x inChannels / groups x kernel), got " +
+                              std::to_string(weight_count));
+  }
+  for (int64_t i = 0; i < weight_count; ++i) {
+    if (!std::isfinite(weight[i])) {
+      return Status::RangeError("weight element " + std::to_string(i) + " must be finite, got " +
+                                format_number(weight[i]));
+    }
+  }
+  QWASM_RETURN_IF_ERROR(check_bias(g, bias, bias_count));
+  QWASM_RETURN_IF_ERROR(out->bias.allocate(CheckedSize(g.out_channels) + static_cast<int64_t>(kConvNR), "the bias"));
+  QWASM_RETURN_IF_ERROR(out->weights.allocate(
+      CheckedSize(g.groups) * r.blocks * r.nseg * r.seg_len * static_cast<int64_t>(kConvNR), "the packed weights"));
   out->geometry = g;
-  out->bias.assign(static_cast<size_t>(g.out_channels + kConvNR), 0.0f);
   if (bias) std::copy(bias, bias + g.out_channels, out->bias.begin());
   // [group][block of 8][segment][k][8]
-  out->weights.assign(static_cast<size_t>(g.groups * r.blocks * r.nseg * r.seg_len * kConvNR), 0.0f);
   float* dst = out->weights.data();
   for (int64_t grp = 0; grp < g.groups; ++grp) {
     for (int64_t b = 0; b < r.blocks; ++b) {
@@ -382,21 +480,22 @@ Status pack_fconv(const ConvGeometry& g, const float* weight, const float* bias,
 }
 
 Status fconv3d(const PackedFConv& pw, const float* x, const Shape& input_shape, bool relu, kernels::Isa isa,
-               std::vector<float>* output, Shape* output_shape, ConvRunInfo* info) {
+               Buffer<float>* output, Shape* output_shape, ConvRunInfo* info) {
   const ConvGeometry& g = pw.geometry;
   QWASM_RETURN_IF_ERROR(conv_output_shape(g, input_shape, output_shape));
   int64_t numel = 0;
   QWASM_RETURN_IF_ERROR(validate_shape(*output_shape, &numel));
-  output->assign(static_cast<size_t>(numel), 0.0f);
-  const kernels::ConvKernels* k = kernels::conv_kernels(isa);
-  if (!k) k = kernels::conv_kernels(kernels::Isa::kScalar);
   const Spatial s = spatial_of(g, input_shape, *output_shape);
   const Reduction r = reduction_of(g);
   const int64_t out_size = s.out_size();
-  const int64_t plane = s.padded_size() * r.cg;
-  std::vector<float> buffer(static_cast<size_t>(g.groups * plane), 0.0f);
-  const std::vector<ptrdiff_t> offsets = segment_offsets(g, r, s);
-  if (info) info->scratch_bytes = buffer.size() * 4 + offsets.size() * 8;
+  Buffer<float> buffer;
+  QWASM_RETURN_IF_ERROR(buffer.allocate(padded_buffer_elements(s, r.cg, g.groups, 0), "the conv's padded input"));
+  Buffer<ptrdiff_t> offsets;
+  QWASM_RETURN_IF_ERROR(segment_offsets(g, r, s, &offsets));
+  QWASM_RETURN_IF_ERROR(output->allocate(numel, "the conv's output"));
+  const kernels::ConvKernels* k = kernels::conv_kernels(isa);
+  if (!k) k = kernels::conv_kernels(kernels::Isa::kScalar);
+  if (info) info->scratch_bytes = buffer.size() * 4 + offsets.size() * sizeof(ptrdiff_t);
   const size_t block_weights = static_cast<size_t>(r.nseg * r.seg_len * kConvNR);
   for_each_tile(g, r, s, input_shape[0], x, &buffer, output->data(), [](float v) { return v; },
                 [&](size_t mr, size_t nc, const float* const* a, float* const* c, int64_t grp, int64_t b, int64_t oc0) {

@@ -33,36 +33,26 @@ const char* qscheme_name(QScheme scheme) {
   return "?";
 }
 
-bool parse_dtype(const std::string& name, DType* out) {
-  for (DType d : {DType::kQUInt8, DType::kQInt8, DType::kQInt32, DType::kQUInt4x2}) {
-    if (name == dtype_name(d)) {
-      *out = d;
-      return true;
-    }
-  }
-  return false;
+bool dtype_from_code(double code, DType* out) {
+  if (!(code >= 0 && code <= 3 && code == static_cast<int>(code))) return false;
+  *out = static_cast<DType>(static_cast<int>(code));
+  return true;
 }
 
-bool parse_qscheme(const std::string& name, QScheme* out) {
-  for (QScheme s : {QScheme::kPerTensorAffine, QScheme::kPerChannelAffine,
-                    QScheme::kPerChannelAffineFloatQParams, QScheme::kPerTensorSymmetric,
-                    QScheme::kPerChannelSymmetric}) {
-    if (name == qscheme_name(s)) {
-      *out = s;
-      return true;
-    }
-  }
-  return false;
+bool qscheme_from_code(double code, QScheme* out) {
+  if (!(code >= 0 && code <= 4 && code == static_cast<int>(code))) return false;
+  *out = static_cast<QScheme>(static_cast<int>(code));
+  return true;
 }
 
-size_t storage_bytes(DType dtype, size_t numel) {
+CheckedSize storage_bytes(DType dtype, CheckedSize numel) {
   switch (dtype) {
     case DType::kQUInt8:
     case DType::kQInt8: return numel;
     case DType::kQInt32: return numel * 4;
-    case DType::kQUInt4x2: return (numel + 1) / 2;
+    case DType::kQUInt4x2: return numel.ok() ? CheckedSize((numel.value() + 1) / 2) : numel;
   }
-  return 0;
+  return numel;
 }
 
 }  // namespace qwasm

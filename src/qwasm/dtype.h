@@ -1,20 +1,22 @@
-// Quantized dtypes and schemes, with PyTorch's names and integer ranges.
+// Quantized dtypes and schemes, with PyTorch's names and integer ranges. The
+// enum values are the codes the JavaScript layer passes across the boundary.
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <string>
+
+#include "qwasm/checked_size.h"
 
 namespace qwasm {
 
-enum class DType { kQUInt8, kQInt8, kQInt32, kQUInt4x2 };
+enum class DType { kQUInt8 = 0, kQInt8 = 1, kQInt32 = 2, kQUInt4x2 = 3 };
 
 enum class QScheme {
-  kPerTensorAffine,
-  kPerChannelAffine,
-  kPerChannelAffineFloatQParams,
+  kPerTensorAffine = 0,
+  kPerChannelAffine = 1,
+  kPerChannelAffineFloatQParams = 2,
   // Observers only: tensors never carry the symmetric schemes (PyTorch QTensor.cpp).
-  kPerTensorSymmetric,
-  kPerChannelSymmetric,
+  kPerTensorSymmetric = 3,
+  kPerChannelSymmetric = 4,
 };
 
 struct QRange {
@@ -25,10 +27,11 @@ struct QRange {
 QRange dtype_range(DType dtype);
 const char* dtype_name(DType dtype);
 const char* qscheme_name(QScheme scheme);
-bool parse_dtype(const std::string& name, DType* out);
-bool parse_qscheme(const std::string& name, QScheme* out);
+// Codes as the JavaScript layer sends them; false for anything else.
+bool dtype_from_code(double code, DType* out);
+bool qscheme_from_code(double code, QScheme* out);
 
 // Bytes of int_repr() storage for numel elements (quint4x2 packs two per byte).
-size_t storage_bytes(DType dtype, size_t numel);
+CheckedSize storage_bytes(DType dtype, CheckedSize numel);
 
 }  // namespace qwasm

@@ -5,12 +5,11 @@
 #include <string>
 
 #include "qwasm/format.h"
-#include "qwasm/qtensor.h"
 
 namespace qwasm {
 
-Status observer_range(DType dtype, bool reduce_range, bool has_custom, int64_t quant_min,
-                      int64_t quant_max, ObserverRange* out) {
+Status observer_range(DType dtype, bool reduce_range, bool has_custom, int64_t quant_min, int64_t quant_max,
+                      ObserverRange* out) {
   if (!has_custom) {
     switch (dtype) {
       case DType::kQInt8: *out = reduce_range ? ObserverRange{-64, 63, false} : ObserverRange{-128, 127, false}; break;
@@ -28,11 +27,13 @@ Status observer_range(DType dtype, bool reduce_range, bool has_custom, int64_t q
     return Status::RangeError("quantMin must be less than quantMax, got " + std::to_string(quant_min) + " and " +
                               std::to_string(quant_max));
   }
-  const int64_t len = quant_max - quant_min + 1;
+  // The span is computed in checked arithmetic: the bounds can be anywhere in int64.
   const int64_t limit = dtype == DType::kQInt32 ? (int64_t{1} << 32) : 256;
-  if (len > limit) {
-    return Status::RangeError(std::string("quantMin..quantMax spans ") + std::to_string(len) +
-                              " values; " + dtype_name(dtype) + " allows at most " + std::to_string(limit));
+  int64_t len = 0;
+  if (__builtin_sub_overflow(quant_max, quant_min, &len) || len + 1 > limit) {
+    return Status::RangeError(std::string("quantMin..quantMax (") + std::to_string(quant_min) + ".." +
+                              std::to_string(quant_max) + ") spans more than the " + std::to_string(limit) +
+                              " values " + dtype_name(dtype) + " allows");
   }
   // Python's floor division, as calculate_qmin_qmax does for reduce_range.
   auto floor_half = [](int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); };
@@ -45,8 +46,7 @@ Status validate_observer_scheme(DType dtype, QScheme qscheme, bool reduce_range,
   const bool channel_scheme = qscheme == QScheme::kPerChannelAffine || qscheme == QScheme::kPerChannelSymmetric ||
                               qscheme == QScheme::kPerChannelAffineFloatQParams;
   if (per_channel != channel_scheme) {
-    return Status::RangeError(std::string(per_channel ? "a per-channel" : "a per-tensor") +
-                              " observer takes qscheme " +
+    return Status::RangeError(std::string(per_channel ? "a per-channel" : "a per-tensor") + " observer takes qscheme " +
                               (per_channel ? "per_channel_affine, per_channel_symmetric or per_channel_affine_float_qparams"
                                            : "per_tensor_affine or per_tensor_symmetric") +
                               ", got " + qscheme_name(qscheme));
@@ -58,18 +58,34 @@ Status validate_observer_scheme(DType dtype, QScheme qscheme, bool reduce_range,
   return Status::Ok();
 }
 
-Status aminmax(const float* x, const std::vector<int64_t>& shape, int64_t axis, float* mins, float* maxs) {
+Status observed_channels(const Shape& shape, bool per_channel, int64_t axis, int64_t* channels) {
   int64_t numel = 0;
   QWASM_RETURN_IF_ERROR(validate_shape(shape, &numel));
-  int64_t channels = 1, inner = numel;
-  if (axis >= 0) {
-    if (axis >= static_cast<int64_t>(shape.size())) {
-      return Status::RangeError("chAxis " + std::to_string(axis) + " is out of range for a tensor of rank " +
-                                std::to_string(shape.size()));
-    }
-    channels = shape[axis];
+  if (!per_channel) {
+    *channels = 1;
+    return Status::Ok();
+  }
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  if (axis < -rank || axis >= rank) {
+    return Status::RangeError("chAxis " + std::to_string(axis) + " is out of range for a tensor of rank " +
+                              std::to_string(rank) +
+                              (rank ? " (expected " + std::to_string(-rank) + ".." + std::to_string(rank - 1) + ")"
+                                    : ""));
+  }
+  *channels = shape[axis < 0 ? axis + rank : axis];
+  return Status::Ok();
+}
+
+Status aminmax(const float* x, const Shape& shape, bool per_channel, int64_t axis, float* mins, float* maxs) {
+  int64_t channels = 1;
+  QWASM_RETURN_IF_ERROR(observed_channels(shape, per_channel, axis, &channels));
+  int64_t numel = 0;
+  QWASM_RETURN_IF_ERROR(validate_shape(shape, &numel));
+  int64_t inner = numel;
+  if (per_channel) {
+    const int64_t a = axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis;
     inner = 1;
-    for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+    for (size_t d = a + 1; d < shape.size(); ++d) inner *= shape[d];
   }
   std::fill(mins, mins + channels, INFINITY);
   std::fill(maxs, maxs + channels, -INFINITY);
@@ -86,8 +102,32 @@ Status aminmax(const float* x, const std::vector<int64_t>& shape, int64_t axis, 
   return Status::Ok();
 }
 
-void calculate_qparams(const float* mins, const float* maxs, size_t n, QScheme qscheme, DType dtype,
-                       const ObserverRange& range, float eps, float* scales, double* zero_points) {
+void update_running_minmax(float* run_min, float* run_max, const float* cur_min, const float* cur_max, size_t n,
+                           bool first, bool averaging, float c) {
+  for (size_t i = 0; i < n; ++i) {
+    if (first) {
+      run_min[i] = cur_min[i];
+      run_max[i] = cur_max[i];
+    } else if (averaging) {
+      run_min[i] = run_min[i] + c * (cur_min[i] - run_min[i]);
+      run_max[i] = run_max[i] + c * (cur_max[i] - run_max[i]);
+    } else {
+      run_min[i] = std::min(cur_min[i], run_min[i]);
+      run_max[i] = std::max(cur_max[i], run_max[i]);
+    }
+  }
+}
+
+Status calculate_qparams(const float* mins, const float* maxs, size_t n, QScheme qscheme, DType dtype,
+                         const ObserverRange& range, float eps, float* scales, double* zero_points) {
+  for (size_t c = 0; c < n; ++c) {
+    const bool unobserved = mins[c] == INFINITY && maxs[c] == -INFINITY;
+    if (!unobserved && !(mins[c] <= maxs[c])) {
+      return Status::Error("min " + format_number(mins[c]) + " should be less than max " + format_number(maxs[c]) +
+                           (n > 1 ? " (channel " + std::to_string(c) + ")" : std::string()) +
+                           ": the running range is empty, which a moving average can produce");
+    }
+  }
   // Python computes float(quant_max - quant_min) (/ 2) in double; the tensor
   // arithmetic then uses it as a float32 scalar.
   const double span_d = static_cast<double>(range.quant_max - range.quant_min);
@@ -126,12 +166,13 @@ void calculate_qparams(const float* mins, const float* maxs, size_t n, QScheme q
         scales[c] = s;
         // Integer arithmetic in PyTorch: quant_min - round(min_neg / scale).to(int).
         const double zp = static_cast<double>(range.quant_min) - std::nearbyint(min_neg / s);
-        zero_points[c] = std::min(std::max(zp, static_cast<double>(range.quant_min)),
-                                  static_cast<double>(range.quant_max));
+        zero_points[c] =
+            std::min(std::max(zp, static_cast<double>(range.quant_min)), static_cast<double>(range.quant_max));
         break;
       }
     }
   }
+  return Status::Ok();
 }
 
 }  // namespace qwasm

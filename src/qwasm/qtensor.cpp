@@ -7,6 +7,7 @@
 #include <string>
 
 #include "qwasm/format.h"
+#include "qwasm/limits.h"
 
 namespace qwasm {
 namespace {
@@ -16,10 +17,6 @@ using kernels::Isa;
 using kernels::QuantizeMode;
 using kernels::Storage;
 
-// Largest tensor we accept: element counts stay exact in int32 index maths and
-// in JavaScript numbers.
-constexpr int64_t kMaxNumel = int64_t{1} << 31;
-
 Storage storage_of(DType dtype) {
   switch (dtype) {
     case DType::kQInt8: return Storage::kS8;
@@ -28,14 +25,15 @@ Storage storage_of(DType dtype) {
   }
 }
 
-// "scale" or "scale[3]": built only when there is an error to report, so that
-// validating a million channels stays cheap.
-std::string label(const char* name, int64_t index) {
-  return index < 0 ? std::string(name) : std::string(name) + "[" + std::to_string(index) + "]";
+// "scale" per tensor, "scales[3]" per channel: the JavaScript argument names.
+// Built only when there is an error to report, so validating a million
+// channels stays cheap.
+std::string label(bool per_channel, const char* one, const char* many, int64_t index) {
+  return per_channel ? std::string(many) + "[" + std::to_string(index) + "]" : std::string(one);
 }
 
-Status validate_scale(double scale, int64_t index) {
-  const auto what = [index] { return label("scale", index); };
+Status validate_scale(double scale, bool per_channel, int64_t index) {
+  const auto what = [&] { return label(per_channel, "scale", "scales", index); };
   if (!(std::isfinite(scale) && scale > 0)) {
     return Status::RangeError(what() + " must be a finite number > 0, got " + format_number(scale));
   }
@@ -47,8 +45,8 @@ Status validate_scale(double scale, int64_t index) {
   return Status::Ok();
 }
 
-Status validate_zero_point(double zp, DType dtype, bool float_zero_point, int64_t index) {
-  const auto what = [index] { return label("zero_point", index); };
+Status validate_zero_point(double zp, DType dtype, bool float_zero_point, bool per_channel, int64_t index) {
+  const auto what = [&] { return label(per_channel, "zeroPoint", "zeroPoints", index); };
   if (float_zero_point) {
     if (!std::isfinite(zp)) return Status::RangeError(what() + " must be finite, got " + format_number(zp));
     // Float zero points are kept (and used) as float32.
@@ -58,16 +56,17 @@ Status validate_zero_point(double zp, DType dtype, bool float_zero_point, int64_
     return Status::Ok();
   }
   if (!std::isfinite(zp) || zp != std::floor(zp)) {
-    return Status::RangeError(what() + " must be an integer, got " + format_number(zp));
+    return Status::TypeError(what() + " must be an integer, got " + format_number(zp) +
+                             (per_channel ? " (pass a Float32Array for float zero points)" : ""));
   }
   const QRange r = dtype_range(dtype);
   if (zp < static_cast<double>(r.qmin)) {
-    return Status::RangeError(what() + " " + format_number(zp) + " is below lower bound " +
-                              std::to_string(r.qmin) + " of " + dtype_name(dtype));
+    return Status::RangeError(what() + " " + format_number(zp) + " is below lower bound " + std::to_string(r.qmin) +
+                              " of " + dtype_name(dtype));
   }
   if (zp > static_cast<double>(r.qmax)) {
-    return Status::RangeError(what() + " " + format_number(zp) + " is above upper bound " +
-                              std::to_string(r.qmax) + " of " + dtype_name(dtype));
+    return Status::RangeError(what() + " " + format_number(zp) + " is above upper bound " + std::to_string(r.qmax) +
+                              " of " + dtype_name(dtype));
   }
   return Status::Ok();
 }
@@ -99,44 +98,11 @@ Isa usable(Isa isa) { return kernels::isa_available(isa) ? isa : Isa::kScalar; }
 // Runs shorter than this use the row kernels (per-element qparams).
 constexpr int64_t kShortRun = 16;
 
-// Walks the elements [0, numel) as rows of channels * inner positions, in
-// chunks of positions whose per-element qparams fill(j0, j1, a, b) writes once;
-// then apply(start, n, a, b) runs over that chunk of every row.
-template <typename Fill, typename Apply>
-void for_each_row_chunk(const ChannelLayout& l, Fill fill, Apply apply) {
-  // Large chunks: the same positions of successive rows can sit a power of two
-  // apart, and small chunks would then fight over the same cache sets.
-  constexpr int64_t kChunk = int64_t{1} << 16;
-  const int64_t row = l.channels * l.inner;
-  std::vector<float> a(static_cast<size_t>(std::min(row, kChunk))), b(a.size());
-  for (int64_t j0 = 0; j0 < row; j0 += kChunk) {
-    const int64_t j1 = std::min(row, j0 + kChunk);
-    fill(j0, j1, a.data(), b.data());
-    for (int64_t o = 0; o < l.outer; ++o) apply(o * row + j0, j1 - j0, a.data(), b.data());
-  }
-}
-
-}  // namespace
-
-Status validate_shape(const Shape& shape, int64_t* numel) {
-  int64_t n = 1;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] < 0) {
-      return Status::RangeError("shape[" + std::to_string(d) + "] must be >= 0, got " + std::to_string(shape[d]));
-    }
-    if (shape[d] != 0 && n > kMaxNumel / shape[d]) {
-      return Status::RangeError("tensor too large: more than 2^31 elements");
-    }
-    n *= shape[d];
-  }
-  *numel = n;
-  return Status::Ok();
-}
-
-Status make_qtensor(const Shape& shape, DType dtype, QScheme scheme, int64_t axis,
-                    std::vector<double> scales, std::vector<double> zero_points, QTensor* out) {
-  int64_t numel = 0;
-  QWASM_RETURN_IF_ERROR(validate_shape(shape, &numel));
+// Validates everything make_qtensor needs; on success *numel and *bytes hold
+// the element count and the storage size.
+Status validate_qtensor(const Shape& shape, DType dtype, QScheme scheme, int64_t axis, const double* scales,
+                        const double* zero_points, size_t n, int64_t* numel, CheckedSize* bytes) {
+  QWASM_RETURN_IF_ERROR(validate_shape(shape, numel));
   const bool per_tensor = scheme == QScheme::kPerTensorAffine;
   const bool float_zp = scheme == QScheme::kPerChannelAffineFloatQParams;
   if (!per_tensor && scheme != QScheme::kPerChannelAffine && !float_zp) {
@@ -144,90 +110,95 @@ Status make_qtensor(const Shape& shape, DType dtype, QScheme scheme, int64_t axi
                          " (symmetric schemes are for observers)");
   }
   if (scheme == QScheme::kPerChannelAffine && dtype == DType::kQUInt4x2) {
-    return Status::Error("quint4x2 supports per_tensor_affine and per_channel_affine_float_qparams only; "
-                         "pass float zero points for per-channel quint4x2");
-  }
-  if (scales.size() != zero_points.size()) {
-    return Status::RangeError("scales and zero points must have the same length, got " +
-                              std::to_string(scales.size()) + " and " + std::to_string(zero_points.size()));
+    return Status::TypeError(
+        "quint4x2 supports per_tensor_affine and per_channel_affine_float_qparams only; "
+        "pass the zero points as a Float32Array for per-channel quint4x2");
   }
   if (per_tensor) {
-    if (scales.size() != 1) return Status::RangeError("per-tensor quantization takes one scale");
+    if (n != 1) return Status::RangeError("per-tensor quantization takes one scale, got " + std::to_string(n));
   } else {
     const int64_t rank = static_cast<int64_t>(shape.size());
     if (axis < 0 || axis >= rank) {
       return Status::RangeError("axis " + std::to_string(axis) + " is out of range for a tensor of rank " +
-                                std::to_string(rank) +
-                                (rank ? " (expected 0.." + std::to_string(rank - 1) + ")" : ""));
+                                std::to_string(rank) + (rank ? " (expected 0.." + std::to_string(rank - 1) + ")" : ""));
     }
-    if (static_cast<int64_t>(scales.size()) != shape[axis]) {
-      return Status::RangeError("expected " + std::to_string(shape[axis]) + " scales and zero points (the size of axis " +
-                                std::to_string(axis) + "), got " + std::to_string(scales.size()));
-    }
-  }
-  for (size_t c = 0; c < scales.size(); ++c) {
-    const int64_t index = per_tensor ? -1 : static_cast<int64_t>(c);
-    QWASM_RETURN_IF_ERROR(validate_scale(scales[c], index));
-    QWASM_RETURN_IF_ERROR(validate_zero_point(zero_points[c], dtype, float_zp, index));
-    if (float_zp) {  // float qparams are kept as float32, like PyTorch
-      scales[c] = static_cast<float>(scales[c]);
-      zero_points[c] = static_cast<float>(zero_points[c]);
+    if (static_cast<int64_t>(n) != shape[axis]) {
+      return Status::RangeError("expected " + std::to_string(shape[axis]) +
+                                " scales and zero points (the size of axis " + std::to_string(axis) + "), got " +
+                                std::to_string(n));
     }
   }
-  out->dtype_ = dtype;
-  out->qscheme_ = scheme;
-  out->shape_ = shape;
-  out->numel_ = numel;
-  out->axis_ = per_tensor ? -1 : axis;
-  out->scales_ = std::move(scales);
-  out->zero_points_ = std::move(zero_points);
-  out->scales_are_float32_ = true;
-  out->scales_f32_.assign(out->scales_.begin(), out->scales_.end());
-  out->zero_points_f32_.assign(out->zero_points_.begin(), out->zero_points_.end());
-  for (size_t c = 0; c < out->scales_.size(); ++c) {
-    out->scales_are_float32_ = out->scales_are_float32_ && static_cast<double>(out->scales_f32_[c]) == out->scales_[c];
+  for (size_t c = 0; c < n; ++c) {
+    const int64_t index = static_cast<int64_t>(c);
+    QWASM_RETURN_IF_ERROR(validate_scale(scales[c], !per_tensor, index));
+    QWASM_RETURN_IF_ERROR(validate_zero_point(zero_points[c], dtype, float_zp, !per_tensor, index));
   }
-  out->words_.assign((storage_bytes(dtype, static_cast<size_t>(numel)) + 3) / 4, 0);
+  *bytes = storage_bytes(dtype, CheckedSize(*numel));
+  if (!bytes->at_most(kMaxBufferBytes)) return allocation_error("the tensor's storage", *bytes, true);
   return Status::Ok();
 }
 
-namespace {
+// Walks the elements [0, numel) as rows of channels * inner positions, in
+// chunks of positions whose per-element qparams fill(j0, j1, a, b) writes once;
+// then apply(start, n, a, b) runs over that chunk of every row.
+template <typename Fill, typename Apply>
+Status for_each_row_chunk(const ChannelLayout& l, Fill fill, Apply apply) {
+  // Large chunks: the same positions of successive rows can sit a power of two
+  // apart, and small chunks would then fight over the same cache sets.
+  constexpr int64_t kChunk = int64_t{1} << 16;
+  const int64_t row = l.channels * l.inner;
+  Buffer<float> a, b;
+  QWASM_RETURN_IF_ERROR(a.allocate(std::min(row, kChunk), "per-element qparams", false));
+  QWASM_RETURN_IF_ERROR(b.allocate(std::min(row, kChunk), "per-element qparams", false));
+  for (int64_t j0 = 0; j0 < row; j0 += kChunk) {
+    const int64_t j1 = std::min(row, j0 + kChunk);
+    fill(j0, j1, a.data(), b.data());
+    for (int64_t o = 0; o < l.outer; ++o) apply(o * row + j0, j1 - j0, a.data(), b.data());
+  }
+  return Status::Ok();
+}
 
-// Runs the quantize kernel over each (outer, channel) run of a validated tensor.
-void quantize_into(const float* x, Isa isa, QTensor* q) {
+// Runs the quantize kernels over a validated tensor.
+Status quantize_into(const float* x, Isa isa, QTensor* q) {
   const QRange range = dtype_range(q->dtype());
   const bool float_zp = q->qscheme() == QScheme::kPerChannelAffineFloatQParams;
   const Storage storage = storage_of(q->dtype());
   const QuantizeMode mode = float_zp ? QuantizeMode::kFloatZeroPoint : QuantizeMode::kIntZeroPoint;
   const bool packed = q->dtype() == DType::kQUInt4x2;
-  std::vector<uint8_t> unpacked(packed ? static_cast<size_t>(q->numel()) : 0);
-  uint8_t* dst = packed ? unpacked.data() : q->data();
+  Buffer<uint8_t> unpacked;
+  if (packed) QWASM_RETURN_IF_ERROR(unpacked.allocate(q->numel(), "quint4x2 unpacked values", false));
+  uint8_t* dst = packed ? unpacked.data() : q->mutable_data();
   const size_t esize = element_size(storage);
-  const ChannelLayout l = q->qscheme() == QScheme::kPerTensorAffine
-                              ? ChannelLayout{1, 1, q->numel()}
-                              : channel_layout(q->shape(), q->axis());
+  const ChannelLayout l = q->qscheme() == QScheme::kPerTensorAffine ? ChannelLayout{1, 1, q->numel()}
+                                                                     : channel_layout(q->shape(), q->axis());
   auto params_of = [&](int64_t c) {
     return float_zp ? kernels::quantize_float_qparams_init(static_cast<float>(q->scales()[c]),
-                                                           static_cast<float>(q->zero_points()[c]), range.qmin,
-                                                           range.qmax)
+                                                           static_cast<float>(q->zero_points()[c]),
+                                                           static_cast<int32_t>(range.qmin),
+                                                           static_cast<int32_t>(range.qmax))
                     : kernels::quantize_params_init(q->scales()[c], static_cast<int32_t>(q->zero_points()[c]),
-                                                    range.qmin, range.qmax);
+                                                    static_cast<int32_t>(range.qmin),
+                                                    static_cast<int32_t>(range.qmax));
   };
   if (l.inner < kShortRun && l.channels > 1) {
     // The channel axis is (nearly) innermost: give every element its own qparams.
     const auto row_fn = kernels::find_quantize_row_kernel(usable(isa), storage, mode);
-    for_each_row_chunk(l, [&](int64_t j0, int64_t j1, float* a, float* b) {
-      for (int64_t j = j0; j < j1;) {  // channel by channel: one reciprocal each
-        const int64_t c = j / l.inner;
-        const auto p = params_of(c);
-        for (const int64_t stop = std::min(j1, (c + 1) * l.inner); j < stop; ++j) {
-          a[j - j0] = p.inv_scale;
-          b[j - j0] = p.zero_point;
-        }
-      }
-    }, [&](int64_t start, int64_t n, const float* a, const float* b) {
-      row_fn(static_cast<size_t>(n), x + start, dst + start * esize, a, b, range.qmin, range.qmax);
-    });
+    QWASM_RETURN_IF_ERROR(for_each_row_chunk(
+        l,
+        [&](int64_t j0, int64_t j1, float* a, float* b) {
+          for (int64_t j = j0; j < j1;) {  // channel by channel: one reciprocal each
+            const int64_t c = j / l.inner;
+            const auto p = params_of(c);
+            for (const int64_t stop = std::min(j1, (c + 1) * l.inner); j < stop; ++j) {
+              a[j - j0] = p.inv_scale;
+              b[j - j0] = p.zero_point;
+            }
+          }
+        },
+        [&](int64_t start, int64_t n, const float* a, const float* b) {
+          row_fn(static_cast<size_t>(n), x + start, dst + start * esize, a, b, static_cast<int32_t>(range.qmin),
+                 static_cast<int32_t>(range.qmax));
+        }));
   } else {
     const auto fn = kernels::find_quantize_kernel(usable(isa), storage, mode);
     for (int64_t c = 0; c < l.channels; ++c) {
@@ -238,68 +209,153 @@ void quantize_into(const float* x, Isa isa, QTensor* q) {
       }
     }
   }
-  if (packed) pack_nibbles(unpacked.data(), q->numel(), q->data());
-}
-
-}  // namespace
-
-Status quantize_per_tensor(const float* x, const Shape& shape, double scale, double zero_point,
-                           DType dtype, Isa isa, QTensor* out) {
-  QWASM_RETURN_IF_ERROR(make_qtensor(shape, dtype, QScheme::kPerTensorAffine, -1, {scale}, {zero_point}, out));
-  quantize_into(x, isa, out);
+  if (packed) pack_nibbles(unpacked.data(), q->numel(), q->mutable_data());
   return Status::Ok();
 }
-
-Status quantize_per_channel(const float* x, const Shape& shape, const double* scales,
-                            const double* zero_points, size_t nchannels, int64_t axis,
-                            bool float_zero_points, DType dtype, Isa isa, QTensor* out) {
-  QWASM_RETURN_IF_ERROR(make_qtensor(
-      shape, dtype, float_zero_points ? QScheme::kPerChannelAffineFloatQParams : QScheme::kPerChannelAffine,
-      axis, std::vector<double>(scales, scales + nchannels),
-      std::vector<double>(zero_points, zero_points + nchannels), out));
-  quantize_into(x, isa, out);
-  return Status::Ok();
-}
-
-namespace {
 
 Status copy_storage(const uint8_t* bytes, size_t nbytes, QTensor* out) {
-  if (nbytes != out->nbytes()) {
-    return Status::RangeError(std::string("expected ") + std::to_string(out->nbytes()) + " bytes of " +
-                              dtype_name(out->dtype()) + " data for " + std::to_string(out->numel()) +
-                              " elements, got " + std::to_string(nbytes));
-  }
-  if (nbytes) std::memcpy(out->data(), bytes, nbytes);
+  if (nbytes) std::memcpy(out->mutable_data(), bytes, nbytes);
   return Status::Ok();
+}
+
+Status check_byte_count(size_t nbytes, CheckedSize want, DType dtype, int64_t numel) {
+  if (static_cast<int64_t>(nbytes) == want.value()) return Status::Ok();
+  return Status::RangeError(std::string("expected ") + std::to_string(want.value()) + " bytes of " +
+                            dtype_name(dtype) + " data for " + std::to_string(numel) + " elements, got " +
+                            std::to_string(nbytes));
 }
 
 }  // namespace
 
-Status make_per_tensor_quantized(const uint8_t* bytes, size_t nbytes, const Shape& shape,
-                                 double scale, double zero_point, DType dtype, QTensor* out) {
-  QWASM_RETURN_IF_ERROR(make_qtensor(shape, dtype, QScheme::kPerTensorAffine, -1, {scale}, {zero_point}, out));
+Status validate_shape(const Shape& shape, int64_t* numel) {
+  if (static_cast<int64_t>(shape.size()) > kMaxRank) {
+    return Status::RangeError("a tensor has at most " + std::to_string(kMaxRank) + " dimensions, got " +
+                              std::to_string(shape.size()));
+  }
+  bool empty = false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] < 0) {
+      return Status::RangeError("shape[" + std::to_string(d) + "] must be >= 0, got " + std::to_string(shape[d]));
+    }
+    if (shape[d] > kMaxNumel) {
+      return Status::RangeError("shape[" + std::to_string(d) + "] is " + std::to_string(shape[d]) +
+                                "; a dimension holds at most " + std::to_string(kMaxNumel) + " elements");
+    }
+    empty = empty || shape[d] == 0;
+  }
+  CheckedSize n = 1;
+  for (int64_t d : shape) n *= empty ? 0 : d;
+  if (!n.at_most(kMaxNumel)) {
+    return Status::RangeError("tensor too large: " + (n.ok() ? std::to_string(n.value()) : std::string("over 2^63")) +
+                              " elements (at most " + std::to_string(kMaxNumel) + ")");
+  }
+  *numel = n.value();
+  return Status::Ok();
+}
+
+Status make_qtensor(const Shape& shape, DType dtype, QScheme scheme, int64_t axis, const double* scales,
+                    const double* zero_points, size_t n, QTensor* out) {
+  int64_t numel = 0;
+  CheckedSize bytes;
+  QWASM_RETURN_IF_ERROR(validate_qtensor(shape, dtype, scheme, axis, scales, zero_points, n, &numel, &bytes));
+  const bool float_zp = scheme == QScheme::kPerChannelAffineFloatQParams;
+  auto qparams = std::make_shared<QParams>();
+  QWASM_RETURN_IF_ERROR(qparams->scales.assign(scales, n, "scales"));
+  QWASM_RETURN_IF_ERROR(qparams->zero_points.assign(zero_points, n, "zero points"));
+  QWASM_RETURN_IF_ERROR(qparams->scales_f32.allocate(static_cast<int64_t>(n), "scales", false));
+  QWASM_RETURN_IF_ERROR(qparams->zero_points_f32.allocate(static_cast<int64_t>(n), "zero points", false));
+  for (size_t c = 0; c < n; ++c) {
+    if (float_zp) {  // float qparams are kept as float32, like PyTorch
+      qparams->scales[c] = static_cast<float>(qparams->scales[c]);
+      qparams->zero_points[c] = static_cast<float>(qparams->zero_points[c]);
+    }
+    qparams->scales_f32[c] = static_cast<float>(qparams->scales[c]);
+    qparams->zero_points_f32[c] = static_cast<float>(qparams->zero_points[c]);
+    qparams->scales_are_float32 =
+        qparams->scales_are_float32 && static_cast<double>(qparams->scales_f32[c]) == qparams->scales[c];
+  }
+  auto storage = std::make_shared<Buffer<uint8_t>>();
+  QWASM_RETURN_IF_ERROR(storage->allocate(bytes, "the tensor's storage"));
+  out->dtype_ = dtype;
+  out->qscheme_ = scheme;
+  out->shape_ = shape;
+  out->numel_ = numel;
+  out->axis_ = scheme == QScheme::kPerTensorAffine ? -1 : axis;
+  out->qparams_ = std::move(qparams);
+  out->storage_ = std::move(storage);
+  return Status::Ok();
+}
+
+Status view_as(const QTensor& q, const Shape& shape, int64_t axis, QTensor* out) {
+  int64_t numel = 0;
+  QWASM_RETURN_IF_ERROR(validate_shape(shape, &numel));
+  if (numel != q.numel()) {
+    return Status::RangeError("a view must keep the element count: " + std::to_string(q.numel()) + " elements, " +
+                              "the new shape holds " + std::to_string(numel));
+  }
+  const bool per_tensor = q.qscheme() == QScheme::kPerTensorAffine;
+  if (!per_tensor) {
+    if (axis < 0 || axis >= static_cast<int64_t>(shape.size())) {
+      return Status::RangeError("axis " + std::to_string(axis) + " is out of range for a view of rank " +
+                                std::to_string(shape.size()));
+    }
+    const ChannelLayout a = channel_layout(q.shape(), q.axis()), b = channel_layout(shape, axis);
+    if (a.outer != b.outer || a.channels != b.channels || a.inner != b.inner) {
+      return Status::RangeError("this view would move elements to other channels of axis " +
+                                std::to_string(q.axis()));
+    }
+  }
+  *out = q;
+  out->shape_ = shape;
+  out->axis_ = per_tensor ? -1 : axis;
+  return Status::Ok();
+}
+
+Status quantize_per_tensor(const float* x, const Shape& shape, double scale, double zero_point, DType dtype, Isa isa,
+                           QTensor* out) {
+  QWASM_RETURN_IF_ERROR(make_qtensor(shape, dtype, QScheme::kPerTensorAffine, -1, &scale, &zero_point, 1, out));
+  return quantize_into(x, isa, out);
+}
+
+Status quantize_per_channel(const float* x, const Shape& shape, const double* scales, const double* zero_points,
+                            size_t nchannels, int64_t axis, bool float_zero_points, DType dtype, Isa isa,
+                            QTensor* out) {
+  const QScheme scheme = float_zero_points ? QScheme::kPerChannelAffineFloatQParams : QScheme::kPerChannelAffine;
+  QWASM_RETURN_IF_ERROR(make_qtensor(shape, dtype, scheme, axis, scales, zero_points, nchannels, out));
+  return quantize_into(x, isa, out);
+}
+
+Status make_per_tensor_quantized(const uint8_t* bytes, size_t nbytes, const Shape& shape, double scale,
+                                 double zero_point, DType dtype, QTensor* out) {
+  int64_t numel = 0;
+  CheckedSize want;
+  QWASM_RETURN_IF_ERROR(
+      validate_qtensor(shape, dtype, QScheme::kPerTensorAffine, -1, &scale, &zero_point, 1, &numel, &want));
+  QWASM_RETURN_IF_ERROR(check_byte_count(nbytes, want, dtype, numel));
+  QWASM_RETURN_IF_ERROR(make_qtensor(shape, dtype, QScheme::kPerTensorAffine, -1, &scale, &zero_point, 1, out));
   return copy_storage(bytes, nbytes, out);
 }
 
-Status make_per_channel_quantized(const uint8_t* bytes, size_t nbytes, const Shape& shape,
-                                  const double* scales, const double* zero_points,
-                                  size_t nchannels, int64_t axis, bool float_zero_points,
+Status make_per_channel_quantized(const uint8_t* bytes, size_t nbytes, const Shape& shape, const double* scales,
+                                  const double* zero_points, size_t nchannels, int64_t axis, bool float_zero_points,
                                   DType dtype, QTensor* out) {
-  QWASM_RETURN_IF_ERROR(make_qtensor(
-      shape, dtype, float_zero_points ? QScheme::kPerChannelAffineFloatQParams : QScheme::kPerChannelAffine,
-      axis, std::vector<double>(scales, scales + nchannels),
-      std::vector<double>(zero_points, zero_points + nchannels), out));
+  const QScheme scheme = float_zero_points ? QScheme::kPerChannelAffineFloatQParams : QScheme::kPerChannelAffine;
+  int64_t numel = 0;
+  CheckedSize want;
+  QWASM_RETURN_IF_ERROR(validate_qtensor(shape, dtype, scheme, axis, scales, zero_points, nchannels, &numel, &want));
+  QWASM_RETURN_IF_ERROR(check_byte_count(nbytes, want, dtype, numel));
+  QWASM_RETURN_IF_ERROR(make_qtensor(shape, dtype, scheme, axis, scales, zero_points, nchannels, out));
   return copy_storage(bytes, nbytes, out);
 }
 
-void dequantize(const QTensor& q, Isa isa, float* y) { dequantize_range(q, isa, 0, q.numel(), y); }
+Status dequantize(const QTensor& q, Isa isa, float* y) { return dequantize_range(q, isa, 0, q.numel(), y); }
 
-void dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, float* y) {
+Status dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, float* y) {
   assert(0 <= begin && begin <= end && end <= q.numel());
   const Storage storage = storage_of(q.dtype());
-  const DequantizeMode mode = q.qscheme() == QScheme::kPerTensorAffine ? DequantizeMode::kPerTensor
+  const DequantizeMode mode = q.qscheme() == QScheme::kPerTensorAffine   ? DequantizeMode::kPerTensor
                               : q.qscheme() == QScheme::kPerChannelAffine ? DequantizeMode::kPerChannel
-                                                                           : DequantizeMode::kFloatQParams;
+                                                                          : DequantizeMode::kFloatQParams;
   const auto fn = kernels::find_dequantize_kernel(usable(isa), storage, mode);
   // Per channel, PyTorch multiplies in double: (float)((double)((float)q - zp) * scale).
   // When the scale is a float32 value (as every observer-made scale is), the
@@ -309,11 +365,11 @@ void dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, flo
                            ? kernels::find_dequantize_kernel(usable(isa), storage, DequantizeMode::kFloatQParams)
                            : fn;
   // quint4x2: unpack the range first; src is then indexed from `begin`.
-  std::vector<uint8_t> unpacked;
+  Buffer<uint8_t> unpacked;
   const uint8_t* src = q.data();
   int64_t src_origin = 0;
   if (q.dtype() == DType::kQUInt4x2) {
-    unpacked.resize(static_cast<size_t>(end - begin));
+    QWASM_RETURN_IF_ERROR(unpacked.allocate(end - begin, "quint4x2 unpacked values", false));
     for (int64_t i = begin; i < end; ++i) unpacked[i - begin] = (q.data()[i / 2] >> (4 * (i % 2))) & 0xF;
     src = unpacked.data();
     src_origin = begin;
@@ -321,7 +377,7 @@ void dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, flo
   const size_t esize = element_size(storage);
   const ChannelLayout l = mode == DequantizeMode::kPerTensor ? ChannelLayout{1, 1, q.numel()}
                                                              : channel_layout(q.shape(), q.axis());
-  if (l.inner == 0) return;
+  if (l.inner == 0 || begin == end) return Status::Ok();
   // The row kernels multiply in float: exact for float qparams, and for per
   // channel when every scale is a float32 value (see fast_fn above).
   if (mode != DequantizeMode::kPerTensor && l.inner < kShortRun && l.channels > 1 &&
@@ -337,7 +393,7 @@ void dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, flo
         row_fn(static_cast<size_t>(n), src + (s - src_origin) * esize, y + (s - begin), scales_f + c, zps_f + c);
         s += n;
       }
-      return;
+      return Status::Ok();
     }
     constexpr int64_t kPiece = 1024;
     float scales[kPiece], zps[kPiece];
@@ -345,13 +401,13 @@ void dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, flo
     for (int64_t s = begin; s < end; s += kPiece) {
       const int64_t n = std::min(kPiece, end - s);
       for (int64_t i = 0; i < n; ++i) {
-        scales[i] = static_cast<float>(q.scales()[c]);
-        zps[i] = static_cast<float>(q.zero_points()[c]);
+        scales[i] = q.scales_f32()[c];
+        zps[i] = q.zero_points_f32()[c];
         if (++k == l.inner) k = 0, c = c + 1 == l.channels ? 0 : c + 1;
       }
       row_fn(static_cast<size_t>(n), src + (s - src_origin) * esize, y + (s - begin), scales, zps);
     }
-    return;
+    return Status::Ok();
   }
   // Walk the runs (one per (outer, channel) pair) that overlap [begin, end).
   for (int64_t run = begin / l.inner; run * l.inner < end; ++run) {
@@ -363,6 +419,7 @@ void dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, flo
     const auto run_fn = static_cast<double>(static_cast<float>(scale)) == scale ? fast_fn : fn;
     run_fn(static_cast<size_t>(e - s), src + (s - src_origin) * esize, y + (s - begin), &p);
   }
+  return Status::Ok();
 }
 
 }  // namespace qwasm

@@ -1,18 +1,35 @@
-// QTensor: a quantized tensor owning its integer storage and qparams, and the
-// operations that make one (quantize, or wrap integers quantized elsewhere) and
-// read it back (dequantize). All arithmetic is SPEC.md's; every entry point
-// validates its arguments and reports a Status instead of asserting.
+// QTensor: a quantized tensor, its integer storage and its qparams, and the
+// operations that make one (quantize, or wrap integers quantized elsewhere)
+// and read it back (dequantize). The arithmetic is PyTorch's (docs/numerics.md).
+// Every entry point validates its arguments, computes every size in checked
+// 64-bit arithmetic and reports a Status before it allocates anything.
+//
+// Storage and qparams are shared: a view (view_as) has its own shape over the
+// same integers, like torch.Tensor.view.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kernels/quantize_kernels.h"
+#include "qwasm/buffer.h"
 #include "qwasm/dtype.h"
 #include "qwasm/status.h"
 
 namespace qwasm {
 
 using Shape = std::vector<int64_t>;
+
+// Scales and zero points: one entry per tensor, or one per channel.
+struct QParams {
+  Buffer<double> scales;        // as PyTorch keeps them (float32 values for float qparams)
+  Buffer<double> zero_points;   // integers, or float32 values for float qparams
+  Buffer<float> scales_f32;     // the same, rounded to float32, for the float kernels
+  Buffer<float> zero_points_f32;
+  // True when every scale is a float32 value (always so for scales made by
+  // observers, and for float qparams): dequantizing may then multiply in float.
+  bool scales_are_float32 = true;
+};
 
 class QTensor {
  public:
@@ -22,72 +39,72 @@ class QTensor {
   int64_t numel() const { return numel_; }
 
   // Per tensor only (scale as PyTorch keeps it: double; zero point integer).
-  double q_scale() const { return scales_[0]; }
-  int64_t q_zero_point() const { return static_cast<int64_t>(zero_points_[0]); }
-  // Per channel only. Scales are float32 values for float qparams; zero points
-  // are integers, or float32 values for float qparams.
+  double q_scale() const { return qparams_->scales[0]; }
+  int64_t q_zero_point() const { return static_cast<int64_t>(qparams_->zero_points[0]); }
+  // Per channel only.
   int64_t axis() const { return axis_; }
-  const std::vector<double>& scales() const { return scales_; }
-  const std::vector<double>& zero_points() const { return zero_points_; }
-  // True when every scale is a float32 value (always so for scales made by
-  // observers, and for float qparams): dequantizing may then multiply in float.
-  bool scales_are_float32() const { return scales_are_float32_; }
-  // The scales and zero points rounded to float32, for the float kernels.
-  const std::vector<float>& scales_f32() const { return scales_f32_; }
-  const std::vector<float>& zero_points_f32() const { return zero_points_f32_; }
+  const Buffer<double>& scales() const { return qparams_->scales; }
+  const Buffer<double>& zero_points() const { return qparams_->zero_points; }
+  bool scales_are_float32() const { return qparams_->scales_are_float32; }
+  const Buffer<float>& scales_f32() const { return qparams_->scales_f32; }
+  const Buffer<float>& zero_points_f32() const { return qparams_->zero_points_f32; }
 
-  // int_repr() storage: storage_bytes(dtype, numel) bytes.
-  const uint8_t* data() const { return reinterpret_cast<const uint8_t*>(words_.data()); }
-  uint8_t* data() { return reinterpret_cast<uint8_t*>(words_.data()); }
-  size_t nbytes() const { return storage_bytes(dtype_, static_cast<size_t>(numel_)); }
+  // int_repr() storage: nbytes() bytes.
+  const uint8_t* data() const { return storage_->data(); }
+  uint8_t* mutable_data() { return storage_->data(); }
+  size_t nbytes() const { return storage_->size(); }
 
  private:
-  friend Status make_qtensor(const Shape&, DType, QScheme, int64_t, std::vector<double>,
-                             std::vector<double>, QTensor*);
+  friend Status make_qtensor(const Shape&, DType, QScheme, int64_t, const double*, const double*, size_t, QTensor*);
+  friend Status view_as(const QTensor&, const Shape&, int64_t, QTensor*);
   DType dtype_ = DType::kQUInt8;
   QScheme qscheme_ = QScheme::kPerTensorAffine;
   Shape shape_;
   int64_t numel_ = 0;
   int64_t axis_ = -1;
-  std::vector<double> scales_;
-  std::vector<double> zero_points_;
-  bool scales_are_float32_ = true;
-  std::vector<float> scales_f32_;
-  std::vector<float> zero_points_f32_;
-  std::vector<int32_t> words_;  // int32 words keep int32 storage aligned
+  std::shared_ptr<const QParams> qparams_;
+  std::shared_ptr<Buffer<uint8_t>> storage_;
 };
 
-// Validates shape, qparams and axis for the scheme, then allocates storage.
-Status make_qtensor(const Shape& shape, DType dtype, QScheme scheme, int64_t axis,
-                    std::vector<double> scales, std::vector<double> zero_points, QTensor* out);
+// Validates shape, qparams and axis for the scheme, then allocates zeroed
+// storage. scales / zero_points hold n entries (1 per tensor).
+Status make_qtensor(const Shape& shape, DType dtype, QScheme scheme, int64_t axis, const double* scales,
+                    const double* zero_points, size_t n, QTensor* out);
 
-// torch.quantize_per_tensor(x, scale, zero_point, dtype)
-Status quantize_per_tensor(const float* x, const Shape& shape, double scale, double zero_point,
-                           DType dtype, kernels::Isa isa, QTensor* out);
+// A tensor sharing q's storage and qparams with another shape of the same
+// element count. Per channel, `axis` names the channel dimension in the new
+// shape, and the elements before and after it must group the same way, so
+// that every element keeps its channel.
+Status view_as(const QTensor& q, const Shape& shape, int64_t axis, QTensor* out);
+
+// torch.quantize_per_tensor(x, scale, zero_point, dtype); x holds numel(shape) floats.
+Status quantize_per_tensor(const float* x, const Shape& shape, double scale, double zero_point, DType dtype,
+                           kernels::Isa isa, QTensor* out);
 
 // torch.quantize_per_channel(x, scales, zero_points, axis, dtype). With
 // float_zero_points the scheme is per_channel_affine_float_qparams and scales /
 // zero points are taken as float32.
-Status quantize_per_channel(const float* x, const Shape& shape, const double* scales,
-                            const double* zero_points, size_t nchannels, int64_t axis,
-                            bool float_zero_points, DType dtype, kernels::Isa isa, QTensor* out);
+Status quantize_per_channel(const float* x, const Shape& shape, const double* scales, const double* zero_points,
+                            size_t nchannels, int64_t axis, bool float_zero_points, DType dtype, kernels::Isa isa,
+                            QTensor* out);
 
 // torch._make_per_tensor_quantized_tensor / _make_per_channel_quantized_tensor:
-// wraps integers quantized elsewhere (bytes laid out as int_repr()).
-Status make_per_tensor_quantized(const uint8_t* bytes, size_t nbytes, const Shape& shape,
-                                 double scale, double zero_point, DType dtype, QTensor* out);
-Status make_per_channel_quantized(const uint8_t* bytes, size_t nbytes, const Shape& shape,
-                                  const double* scales, const double* zero_points,
-                                  size_t nchannels, int64_t axis, bool float_zero_points,
+// wraps integers quantized elsewhere (nbytes bytes laid out as int_repr()).
+// The byte count is checked against the shape before anything is allocated.
+Status make_per_tensor_quantized(const uint8_t* bytes, size_t nbytes, const Shape& shape, double scale,
+                                 double zero_point, DType dtype, QTensor* out);
+Status make_per_channel_quantized(const uint8_t* bytes, size_t nbytes, const Shape& shape, const double* scales,
+                                  const double* zero_points, size_t nchannels, int64_t axis, bool float_zero_points,
                                   DType dtype, QTensor* out);
 
+// Elements [begin, end) into y[0 .. end - begin): lets a caller stream a large
+// tensor through a small cache-resident buffer. Fails only when scratch memory
+// (quint4x2 unpacking) cannot be had.
+Status dequantize_range(const QTensor& q, kernels::Isa isa, int64_t begin, int64_t end, float* y);
 // y must hold numel floats.
-void dequantize(const QTensor& q, kernels::Isa isa, float* y);
-// Elements [begin, end) only, into y[0 .. end - begin): lets a caller stream a
-// large tensor through a small cache-resident buffer.
-void dequantize_range(const QTensor& q, kernels::Isa isa, int64_t begin, int64_t end, float* y);
+Status dequantize(const QTensor& q, kernels::Isa isa, float* y);
 
-// Shape checks shared by every entry point.
+// Rank <= kMaxRank, every dimension >= 0, numel <= kMaxNumel.
 Status validate_shape(const Shape& shape, int64_t* numel);
 
 }  // namespace qwasm

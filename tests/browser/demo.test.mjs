@@ -159,7 +159,7 @@ test('a malformed file shows an error message in the page', async () => {
   writeFileSync(bad, Buffer.from('\x93NUMPY this is not a real header'));
   await page.setInputFiles('#file', bad);
   await page.waitForSelector('#error:not([hidden])');
-  expect(await page.textContent('#error')).toMatch(/Could not load broken\.npy: io\.loadNpy: /);
+  expect(await page.textContent('#error')).toMatch(/Could not load broken\.npy: io\.loadNpy\(bytes\): not a \.npy file/);
   const badSt = join(dir, 'broken.safetensors');
   writeFileSync(badSt, Buffer.from([200, 0, 0, 0, 0, 0, 0, 0, 123]));
   await page.setInputFiles('#file', badSt);

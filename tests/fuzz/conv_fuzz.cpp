@@ -58,7 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                          : make_per_tensor_quantized(wb, w.size(), wshape, scales[0], 0, DType::kQInt8, &weight);
   if (!s.ok()) abort();
   PackedQConv packed;
-  if (!pack_qconv(g, weight, has_bias ? bias.data() : nullptr, &packed).ok()) abort();
+  if (!pack_qconv(g, weight, has_bias ? bias.data() : nullptr, g.out_channels, &packed).ok()) abort();
   if (!qconv3d(packed, input, out_scale, out_zp, relu, kernels::Isa::kScalar, &out).ok()) abort();
 
   std::vector<float> ws(g.out_channels);
@@ -81,8 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < nx; ++i) xf[i] = (x[i] - 128) / 64.0f;
   for (size_t i = 0; i < nw; ++i) wf[i] = w[i] / 64.0f;
   PackedFConv fpacked;
-  if (!pack_fconv(g, wf.data(), has_bias ? bias.data() : nullptr, &fpacked).ok()) abort();
-  std::vector<float> y;
+  if (!pack_fconv(g, wf.data(), static_cast<int64_t>(nw), has_bias ? bias.data() : nullptr, g.out_channels, &fpacked).ok()) abort();
+  Buffer<float> y;
   Shape y_shape;
   if (!fconv3d(fpacked, xf.data(), shape, relu, kernels::Isa::kScalar, &y, &y_shape).ok()) abort();
   std::vector<float> y_ref(y.size());

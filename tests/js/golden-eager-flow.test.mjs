@@ -23,8 +23,8 @@ function floatModule(c) {
 
 test.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
   const fmod = floatModule(c);
-  fmod.conv.weight = { data: decode(c.w), shape: c.w.shape };
-  fmod.conv.bias = { data: decode(c.bias), shape: c.bias.shape };
+  fmod[0].weight = { data: decode(c.w), shape: c.w.shape };
+  fmod[0].bias = { data: decode(c.bias), shape: c.bias.shape };
   // Calibration: observe the module's input and output. The output observer
   // sees PyTorch's float outputs (recorded): float sums in another order can
   // move the maximum by an ulp, and the scale with it. Our own float output

@@ -62,7 +62,7 @@ describe('malformed files', () => {
     ['safetensors header size beyond the file', () => io.loadSafetensors(patched('model.safetensors', (b, v) => v.setBigUint64(0, 10n ** 9n, true))), 'header size 1000000000 exceeds'],
     ['safetensors header not JSON', () => io.loadSafetensors(patched('model.safetensors', (b) => { b[8] = 0x41; })), 'malformed header (not JSON)'],
     ['safetensors data cut short', () => io.loadSafetensors(file('model.safetensors').subarray(0, 2000)), 'outside the'],
-    ['not bytes at all', () => io.loadSafetensors('model.safetensors'), 'expected an ArrayBuffer or Uint8Array'],
+    ['not bytes at all', () => io.loadSafetensors('model.safetensors'), 'expected an ArrayBuffer or a typed array'],
   ])('%s', (name, thunk, fragment) => {
     expect(thunk).toThrow(fragment);
   });

@@ -1,14 +1,12 @@
 // Every kernel family in the wasm build (scalar twins and WASM SIMD) equals the
 // naive reference of src/kernels/ref bit for bit, over lengths that hit every
 // remainder path and values at ties, zero, saturation and non-finite.
-import * as qwasm from '../../web/src/index.node.mjs';
-import { wasm } from '../../web/src/runtime.mjs';
-import { withHeapCopy } from '../../web/src/heap.mjs';
+import { M, handle, initTesting, qwasm, withCopy } from './testing.mjs';
 import { firstBitDifference, firstDifference, rng, seed } from './util.mjs';
 
 const SEED = seed();
 beforeAll(async () => {
-  await qwasm.init();
+  await initTesting();
   console.log(`kernels-vs-reference seed ${SEED} (replay with QWASM_SEED=${SEED})`);
 });
 afterEach(() => qwasm.setKernelIsa('auto'));
@@ -34,7 +32,6 @@ describe.each(['scalar', 'wasmsimd'])('%s kernels', (isa) => {
   test.each(CASES)('%s %s over lengths 0..40 and 3 channels', (dtype, scheme) => {
     qwasm.setKernelIsa(isa);
     const next = rng(SEED ^ (dtype.length * 131 + scheme.length));
-    const M = wasm();
     for (let inner = 0; inner <= 40; inner++) {
       const shape = scheme === 'per_tensor' ? [3 * inner] : [2, 3, inner];
       const x = { data: values(shape.reduce((a, b) => a * b, 1), next), shape };
@@ -43,16 +40,16 @@ describe.each(['scalar', 'wasmsimd'])('%s kernels', (isa) => {
         ? qwasm.quantizePerTensor(x, 0.37, mid, dtype)
         : qwasm.quantizePerChannel(x, [1, 0.37, 2.9], scheme === 'float_qparams' ? Float32Array.of(2.5, 3.7, -1.2) : [mid, mid + 1, mid - 1], 1, dtype);
       try {
-        const want = withHeapCopy(M, x.data, (address) => M._referenceQuantize(q._live('test'), address));
+        const want = withCopy(x.data, (address) => M()._referenceQuantize(handle(q), address));
         const got = q.intRepr();
         const i = firstDifference(new Uint8Array(got.buffer), new Uint8Array(want));
         expect({ isa, dtype, scheme, inner, seed: SEED, firstDifferentByte: i })
           .toEqual({ isa, dtype, scheme, inner, seed: SEED, firstDifferentByte: -1 });
         const y = q.dequantize().data;
-        const address = M._malloc(Math.max(y.length * 4, 1));
-        M._referenceDequantize(q._live('test'), address);
-        const yRef = new Float32Array(M.HEAPF32.buffer, address, y.length).slice();
-        M._free(address);
+        const yRef = withCopy(new Float32Array(y.length), (address) => {
+          M()._referenceDequantize(handle(q), address);
+          return new Float32Array(M().HEAPU8.buffer, address, y.length).slice();
+        });
         const j = firstBitDifference(y, yRef);
         expect({ isa, dtype, scheme, inner, seed: SEED, firstDifferentFloat: j, got: y[j], want: yRef[j] })
           .toEqual({ isa, dtype, scheme, inner, seed: SEED, firstDifferentFloat: -1, got: undefined, want: undefined });

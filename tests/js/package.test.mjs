@@ -12,7 +12,7 @@ test('the packed tarball installs and works with import and require', () => {
   const dir = mkdtempSync(join(tmpdir(), 'qwasm-pack-'));
   const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' }));
   const files = packed[0].files.map((f) => f.path);
-  for (const f of ['dist/qwasm.node.js', 'dist/qwasm.node.wasm', 'dist/qwasm.web.mjs', 'dist/qwasm.web.wasm', 'web/index.cjs', 'web/index.d.ts', 'web/src/index.node.mjs', 'web/src/index.browser.mjs', 'README.md']) {
+  for (const f of ['dist/qwasm.node.js', 'dist/qwasm.node.wasm', 'dist/qwasm.web.mjs', 'dist/qwasm.web.wasm', 'dist/qwasm.cjs', 'web/index.d.ts', 'web/src/index.node.mjs', 'web/src/index.browser.mjs', 'README.md']) {
     expect([f, files.includes(f)]).toEqual([f, true]);
   }
   expect(files.some((f) => f.startsWith('tests/') || f.startsWith('src/') || f.startsWith('demo/'))).toBe(false);

@@ -91,7 +91,7 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
                                                      wscales[0], 0, DType::kQInt8, &weight);
   ASSERT_TRUE(s.ok()) << s.message;
   PackedQConv packed;
-  s = pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, &packed);
+  s = pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, cc.cout, &packed);
   ASSERT_TRUE(s.ok()) << s.message;
   // An output scale that puts the typical accumulator near the middle of the range.
   const double out_scale = 0.05 * 0.01 * std::sqrt(static_cast<double>(cg * cc.kernel[0] * cc.kernel[1] * cc.kernel[2])) * 40;
@@ -195,7 +195,7 @@ TEST(ConvKernels, FloatMatchReferenceOverSweep) {
     for (auto& v : w) v = nd(g);
     for (auto& v : bias) v = nd(g);
     PackedFConv packed;
-    ASSERT_TRUE(pack_fconv(geo, w.data(), bias.data(), &packed).ok());
+    ASSERT_TRUE(pack_fconv(geo, w.data(), wn, bias.data(), cc.cout, &packed).ok());
     for (bool relu : {false, true}) {
       Shape out_shape;
       ASSERT_TRUE(conv_output_shape(geo, in_shape, &out_shape).ok());
@@ -203,7 +203,7 @@ TEST(ConvKernels, FloatMatchReferenceOverSweep) {
       ref::fconv3d(geo, x.data(), in_shape, w.data(), bias.data(), relu, expected.data());
       for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
         if (!kernels::isa_available(isa)) continue;
-        std::vector<float> got;
+        Buffer<float> got;
         Shape got_shape;
         ASSERT_TRUE(fconv3d(packed, x.data(), in_shape, relu, isa, &got, &got_shape).ok());
         ASSERT_EQ(got_shape, out_shape);

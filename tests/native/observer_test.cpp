@@ -76,11 +76,11 @@ TEST(ObserverQParams, FloatQParams) {
 TEST(ObserverAminmax, PerChannelAndNonFinite) {
   const float x[6] = {1, -2, 3, 4, 5, -6};  // shape [2, 3]
   float mn[3], mx[3];
-  ASSERT_TRUE(aminmax(x, {2, 3}, 1, mn, mx).ok());
+  ASSERT_TRUE(aminmax(x, {2, 3}, true, 1, mn, mx).ok());
   EXPECT_EQ(mn[0], 1);
   EXPECT_EQ(mx[0], 4);
   EXPECT_EQ(mn[2], -6);
   EXPECT_EQ(mx[2], 3);
   const float bad[2] = {1, NAN};
-  EXPECT_EQ(aminmax(bad, {2}, -1, mn, mx).code, StatusCode::kRangeError);
+  EXPECT_EQ(aminmax(bad, {2}, false, 0, mn, mx).code, StatusCode::kRangeError);
 }

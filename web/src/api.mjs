@@ -1,5 +1,7 @@
 // Everything qwasm exports, shared by the Node and browser entry points.
-import * as observers from './observer.mjs';
+import {
+  MinMaxObserver, MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, PerChannelMinMaxObserver,
+} from './observer.mjs';
 
 export { init, isInitialized } from './runtime.mjs';
 export { tensor } from './tensor.mjs';
@@ -12,15 +14,14 @@ export {
   dequantize,
 } from './quantize.mjs';
 export { setKernelIsa, kernelIsa } from './isa.mjs';
-export {
-  MinMaxObserver,
-  MovingAverageMinMaxObserver,
-  PerChannelMinMaxObserver,
-  MovingAveragePerChannelMinMaxObserver,
-} from './observer.mjs';
 export { heapInUse } from './diagnostics.mjs';
 export { nn } from './nn/index.mjs';
 export * as io from './io.mjs';
 
 /** PyTorch's torch.ao.quantization namespace (the observers). */
-export const quantization = Object.freeze({ ...observers });
+export const quantization = Object.freeze({
+  MinMaxObserver,
+  MovingAverageMinMaxObserver,
+  PerChannelMinMaxObserver,
+  MovingAveragePerChannelMinMaxObserver,
+});

@@ -1,6 +1,6 @@
 import { wasm } from './runtime.mjs';
 
-/** Bytes of wasm heap currently allocated by qwasm (for leak checks). */
+/** Bytes of wasm heap currently allocated by qwasm, exact up to 4 GiB (for leak checks). */
 export function heapInUse() {
   return wasm()._heapInUse();
 }

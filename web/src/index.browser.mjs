@@ -2,8 +2,8 @@
 // bundlers see the new URL(..., import.meta.url) and copy it.
 import { setPlatform } from './runtime.mjs';
 
-setPlatform(async (options) => {
-  const { default: createModule } = await import('../../dist/qwasm.web.mjs');
+setPlatform(async (options, factory) => {
+  const createModule = factory ?? (await import('../../dist/qwasm.web.mjs')).default;
   const wasmUrl = new URL('../../dist/qwasm.web.wasm', import.meta.url).href;
   return createModule({
     locateFile: (path) => (path.endsWith('.wasm') ? wasmUrl : path),

@@ -1,8 +1,9 @@
 // Which kernel family runs: 'auto' (the fastest this build has), 'scalar' or
 // 'wasmsimd'. Benchmarks and the equivalence tests switch it; users rarely need to.
+import { describe } from './args.mjs';
 import { wasm } from './runtime.mjs';
 
-const ISA_CODES = { auto: 0, scalar: 1, wasmsimd: 2 };
+const ISA_CODES = new Map([['auto', 0], ['scalar', 1], ['wasmsimd', 2]]);
 let isaCode = 0;
 
 /** @internal The code the bindings expect. */
@@ -10,14 +11,19 @@ export function currentIsa() {
   return isaCode;
 }
 
+/** Chooses the kernel family: 'auto' (default), 'scalar' or 'wasmsimd'. */
 export function setKernelIsa(name) {
-  if (!(name in ISA_CODES)) {
-    throw new RangeError(`setKernelIsa(name): name must be 'auto', 'scalar' or 'wasmsimd', got ${String(name)}`);
+  if (typeof name !== 'string') {
+    throw new TypeError(`setKernelIsa(name): name must be 'auto', 'scalar' or 'wasmsimd', got ${describe(name)}`);
   }
-  isaCode = ISA_CODES[name];
+  if (!ISA_CODES.has(name)) {
+    throw new RangeError(`setKernelIsa(name): name must be 'auto', 'scalar' or 'wasmsimd', got ${describe(name)}`);
+  }
+  isaCode = ISA_CODES.get(name);
 }
 
 /** The kernel family in use: 'scalar' or 'wasmsimd'. */
 export function kernelIsa() {
-  return isaCode === 0 ? wasm()._bestIsa() : isaCode === 1 ? 'scalar' : 'wasmsimd';
+  const code = isaCode === 0 ? wasm()._bestIsa() : isaCode;
+  return code === 1 ? 'scalar' : 'wasmsimd';
 }

@@ -1,89 +1,88 @@
-// PyTorch's min/max observers (torch.ao.quantization.observer), same options,
-// defaults and arithmetic. The running min/max live here, in float32 values;
-// the per-batch reduction and _calculate_qparams run in the core.
-//
-// Moving averages are computed as PyTorch does in float32,
-//   min = min + c * (cur - min),
-// each operation rounded to float32 with Math.fround: a double result rounded
-// once to float32 equals the float32 operation (double has > 2 * 24 + 2 bits).
+// PyTorch's min/max observers (torch.ao.quantization.observer): same options,
+// defaults and arithmetic. The running min/max live here as Float32Arrays (a
+// few floats: an observer owns no wasm memory and needs no dispose()); every
+// float operation on them (the batch reduction, the running or moving-average
+// update, _calculate_qparams) runs in the core, in float32 like PyTorch.
+import { readBoolean, readChoice, readFloatTensor, readInteger, readNumber, readOptions } from './args.mjs';
+import { DTYPES, QSCHEMES } from './dtypes.mjs';
 import { checked } from './errors.mjs';
-import { withHeapCopy } from './heap.mjs';
-import { describe, wasm } from './runtime.mjs';
-import { checkFloatTensor } from './tensor.mjs';
+import { noteOutOfMemory, ownBytes, withHeapCopy } from './heap.mjs';
+import { wasm } from './runtime.mjs';
 
-const f32 = Math.fround;
 const FLOAT32_EPS = 2 ** -23;
-const OBSERVER_DTYPES = ['quint8', 'qint8', 'qint32', 'quint4x2'];
 
-function option(options, name, check, fallback) {
-  const v = options[name];
-  if (v === undefined) return fallback;
-  check(v, name);
-  return v;
+// The running state as one block: n minimums, then n maximums.
+function stateBlock(min, max) {
+  const block = new Float32Array(min.length * 2);
+  block.set(min);
+  block.set(max, min.length);
+  return block;
 }
 
-const isBool = (v, name) => {
-  if (typeof v !== 'boolean') throw new TypeError(`observer option ${name} must be a boolean, got ${describe(v)}`);
-};
-const isInt = (v, name) => {
-  if (typeof v !== 'number' || !Number.isInteger(v)) {
-    throw new TypeError(`observer option ${name} must be an integer, got ${describe(v)}`);
-  }
-};
-const isString = (v, name) => {
-  if (typeof v !== 'string') throw new TypeError(`observer option ${name} must be a string, got ${describe(v)}`);
-};
-const isNumber = (v, name) => {
-  if (typeof v !== 'number') throw new TypeError(`observer option ${name} must be a number, got ${describe(v)}`);
-};
-
 class UniformObserverBase {
-  constructor(options, perChannel, defaults, className) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`new ${className}(options): options must be an object, got ${describe(options)}`);
-    }
-    const ctx = `new ${className}(options)`;
-    this.dtype = option(options, 'dtype', isString, 'quint8');
-    if (!OBSERVER_DTYPES.includes(this.dtype)) {
-      throw new TypeError(`${ctx}: dtype must be one of ${OBSERVER_DTYPES.join(', ')}, got '${this.dtype}'`);
-    }
-    this.qscheme = option(options, 'qscheme', isString, defaults.qscheme);
-    this.reduceRange = option(options, 'reduceRange', isBool, false);
-    const quantMin = option(options, 'quantMin', isInt, undefined);
-    const quantMax = option(options, 'quantMax', isInt, undefined);
+  #dtype;
+  #qscheme;
+  #reduceRange;
+  #quantMin;
+  #quantMax;
+  #customized;
+  #eps;
+  #chAxis;
+  #averagingConstant;
+  #perChannel;
+  #averaging;
+  #name;
+  #min = new Float32Array(0);
+  #max = new Float32Array(0);
+
+  constructor(options, perChannel, averaging, defaultScheme, name) {
+    const ctx = `new ${name}(options)`;
+    const allowed = ['dtype', 'qscheme', 'reduceRange', 'quantMin', 'quantMax', 'eps'];
+    if (perChannel) allowed.push('chAxis');
+    if (averaging) allowed.push('averagingConstant');
+    const o = readOptions(options, allowed, ctx);
+    this.#name = name;
+    this.#perChannel = perChannel;
+    this.#averaging = averaging;
+    this.#dtype = o.get('dtype') ?? 'quint8';
+    const dtypeCode = readChoice(this.#dtype, DTYPES, 'dtype', ctx);
+    this.#qscheme = o.get('qscheme') ?? defaultScheme;
+    const schemeCode = readChoice(this.#qscheme, QSCHEMES, 'qscheme', ctx);
+    this.#reduceRange = o.has('reduceRange') ? readBoolean(o.get('reduceRange'), 'reduceRange', ctx) : false;
+    const quantMin = o.has('quantMin') ? readNumber(o.get('quantMin'), 'quantMin', ctx) : undefined;
+    const quantMax = o.has('quantMax') ? readNumber(o.get('quantMax'), 'quantMax', ctx) : undefined;
     if ((quantMin === undefined) !== (quantMax === undefined)) {
       throw new TypeError(`${ctx}: give both quantMin and quantMax, or neither`);
     }
-    this.hasCustomizedQRange = quantMin !== undefined;
-    const eps = option(options, 'eps', isNumber, FLOAT32_EPS);
-    if (!(eps > 0 && Number.isFinite(eps))) throw new RangeError(`${ctx}: eps must be a finite number > 0, got ${eps}`);
-    this.eps = f32(eps); // PyTorch keeps eps in a float32 buffer
-    if (perChannel) {
-      this.chAxis = option(options, 'chAxis', isInt, 0);
-      if (this.chAxis < 0) throw new RangeError(`${ctx}: chAxis must be >= 0, got ${this.chAxis}`);
-    }
-    if (defaults.averaging) {
-      const c = option(options, 'averagingConstant', isNumber, 0.01);
-      if (!(c > 0 && c <= 1)) throw new RangeError(`${ctx}: averagingConstant must be in (0, 1], got ${c}`);
-      this.averagingConstant = c;
-    }
+    this.#customized = quantMin !== undefined;
+    const eps = o.has('eps') ? readNumber(o.get('eps'), 'eps', ctx) : FLOAT32_EPS;
+    this.#chAxis = perChannel ? (o.has('chAxis') ? readInteger(o.get('chAxis'), 'chAxis', ctx) : 0) : undefined;
+    const c = averaging ? (o.has('averagingConstant') ? readNumber(o.get('averagingConstant'), 'averagingConstant', ctx) : 0.01) : 0;
+    this.#averagingConstant = averaging ? c : undefined;
     const range = checked(
-      wasm()._observerConfig(this.dtype, this.qscheme, this.reduceRange, perChannel, this.hasCustomizedQRange,
-        quantMin ?? 0, quantMax ?? 0),
+      wasm()._observerConfig(dtypeCode, schemeCode, this.#reduceRange, perChannel, this.#customized,
+        quantMin ?? 0, quantMax ?? 0, eps, averaging, c),
       ctx,
     );
-    this.quantMin = range.quantMin;
-    this.quantMax = range.quantMax;
-    this._perChannel = perChannel;
-    this._averaging = Boolean(defaults.averaging);
-    this._className = className;
-    this.reset();
+    this.#quantMin = range.quantMin;
+    this.#quantMax = range.quantMax;
+    this.#eps = Math.fround(eps); // PyTorch keeps eps in a float32 buffer
   }
+
+  get dtype() { return this.#dtype; }
+  get qscheme() { return this.#qscheme; }
+  get reduceRange() { return this.#reduceRange; }
+  /** The quantization range in use (halved by reduceRange). */
+  get quantMin() { return this.#quantMin; }
+  get quantMax() { return this.#quantMax; }
+  /** True when quantMin / quantMax were given. */
+  get hasCustomizedQRange() { return this.#customized; }
+  get eps() { return this.#eps; }
 
   /** Forgets what was observed. */
   reset() {
-    this._min = this._perChannel ? new Float32Array(0) : Infinity;
-    this._max = this._perChannel ? new Float32Array(0) : -Infinity;
+    this.#min = new Float32Array(0);
+    this.#max = new Float32Array(0);
   }
 
   /** PyTorch's name for reset(). */
@@ -91,67 +90,35 @@ class UniformObserverBase {
     this.reset();
   }
 
-  /** Running minimum: a number, or a Float32Array per channel (a copy). */
+  /** Running minimum: a number (Infinity before any data) per tensor, a Float32Array copy per channel. */
   get minVal() {
-    return this._perChannel ? this._min.slice() : this._min;
+    if (this.#perChannel) return this.#min.slice();
+    return this.#min.length ? this.#min[0] : Infinity;
   }
 
   get maxVal() {
-    return this._perChannel ? this._max.slice() : this._max;
+    if (this.#perChannel) return this.#max.slice();
+    return this.#max.length ? this.#max[0] : -Infinity;
   }
 
   /** Records the range of x (a float tensor) and returns x, like forward(). */
   observe(x) {
-    const ctx = `${this._className}.observe(x)`;
-    checkFloatTensor(x, ctx);
-    if (x.data.length === 0) return x;
-    if (this._perChannel && this.chAxis >= x.shape.length) {
-      throw new RangeError(`${ctx}: chAxis ${this.chAxis} is out of range for a tensor of rank ${x.shape.length}`);
-    }
+    const ctx = `${this.#name}.observe(x)`;
+    const t = readFloatTensor(x, ctx);
+    if (t.numel === 0) return x;
     const M = wasm();
-    const cur = withHeapCopy(M, x.data, (address) =>
-      checked(M._observerAminmax(address, x.shape, this._perChannel ? this.chAxis : -1), ctx),
-    );
-    if (this._perChannel) this.#updatePerChannel(cur.min, cur.max, ctx);
-    else this.#update(cur.min[0], cur.max[0]);
+    let next;
+    try {
+      next = withHeapCopy(M, ownBytes(stateBlock(this.#min, this.#max)), 'the running state', ctx, (state) =>
+        withHeapCopy(M, t.bytes, 'the input', ctx, (address, n) => checked(M._observerObserve(
+          address, n, t.shape, this.#perChannel, this.#chAxis ?? 0, state, this.#min.length, this.#averaging,
+          this.#averagingConstant ?? 0), ctx)));
+    } catch (e) {
+      throw noteOutOfMemory(e, ctx);
+    }
+    this.#min = next.min;
+    this.#max = next.max;
     return x;
-  }
-
-  #update(curMin, curMax) {
-    if (this._averaging && !(this._min === Infinity && this._max === -Infinity)) {
-      const c = f32(this.averagingConstant);
-      this._min = f32(this._min + f32(c * f32(curMin - this._min)));
-      this._max = f32(this._max + f32(c * f32(curMax - this._max)));
-    } else if (this._averaging) {
-      this._min = curMin;
-      this._max = curMax;
-    } else {
-      this._min = Math.min(curMin, this._min);
-      this._max = Math.max(curMax, this._max);
-    }
-  }
-
-  #updatePerChannel(curMin, curMax, ctx) {
-    if (this._min.length === 0) {
-      this._min = Float32Array.from(curMin);
-      this._max = Float32Array.from(curMax);
-      return;
-    }
-    if (curMin.length !== this._min.length) {
-      throw new RangeError(
-        `${ctx}: axis ${this.chAxis} has ${curMin.length} channels but earlier batches had ${this._min.length}`,
-      );
-    }
-    const c = f32(this.averagingConstant ?? 0);
-    for (let i = 0; i < curMin.length; i++) {
-      if (this._averaging) {
-        this._min[i] = this._min[i] + f32(c * f32(curMin[i] - this._min[i]));
-        this._max[i] = this._max[i] + f32(c * f32(curMax[i] - this._max[i]));
-      } else {
-        this._min[i] = Math.min(curMin[i], this._min[i]);
-        this._max[i] = Math.max(curMax[i], this._max[i]);
-      }
-    }
   }
 
   /**
@@ -160,48 +127,86 @@ class UniformObserverBase {
    * Int32Array (Float32Array for float qparams)}.
    */
   calculateQParams() {
-    const ctx = `${this._className}.calculateQParams()`;
+    const ctx = `${this.#name}.calculateQParams()`;
     const M = wasm();
-    const empty = this._perChannel && this._min.length === 0;
-    const mins = empty ? [Infinity] : this._perChannel ? Array.from(this._min) : [this._min];
-    const maxs = empty ? [-Infinity] : this._perChannel ? Array.from(this._max) : [this._max];
-    const r = checked(
-      M._observerCalculateQParams(mins, maxs, this.dtype, this.qscheme, this.quantMin, this.quantMax,
-        this.hasCustomizedQRange, this.eps),
-      ctx,
-    );
-    const scale = new Float32Array(r.scale);
-    if (!this._perChannel) return { scale: scale[0], zeroPoint: r.zeroPoint[0] };
-    const floatZp = this.qscheme === 'per_channel_affine_float_qparams';
-    return { scale, zeroPoint: floatZp ? Float32Array.from(r.zeroPoint) : Int32Array.from(r.zeroPoint) };
+    // Nothing observed: one "empty" channel, which gives scale 1, zero point 0.
+    const empty = this.#min.length === 0;
+    const block = empty ? Float32Array.of(Infinity, -Infinity) : stateBlock(this.#min, this.#max);
+    const r = withHeapCopy(M, ownBytes(block), 'the running state', ctx, (state) => checked(
+      M._observerCalculateQParams(state, block.length / 2, DTYPES.get(this.#dtype), QSCHEMES.get(this.#qscheme),
+        this.#quantMin, this.#quantMax, this.#customized, this.#eps), ctx));
+    if (!this.#perChannel) return { scale: r.scale[0], zeroPoint: r.zeroPoint[0] };
+    const floatZp = this.#qscheme === 'per_channel_affine_float_qparams';
+    return { scale: r.scale, zeroPoint: floatZp ? Float32Array.from(r.zeroPoint) : Int32Array.from(r.zeroPoint) };
   }
 
   toString() {
-    return `${this._className}(dtype=${this.dtype}, qscheme=${this.qscheme}, quantMin=${this.quantMin}, quantMax=${this.quantMax})`;
+    return `${this.#name}(dtype=${this.#dtype}, qscheme=${this.#qscheme}, quantMin=${this.#quantMin}, quantMax=${this.#quantMax})`;
+  }
+
+  /** @internal True for the observers of this module. */
+  static _isObserver(o) {
+    return o !== null && typeof o === 'object' && #dtype in o;
+  }
+
+  /** @internal True for a per-channel observer. */
+  get _perChannel() {
+    return this.#perChannel;
+  }
+
+  /** @internal The channel axis (per-channel observers). */
+  get _chAxis() {
+    return this.#chAxis;
+  }
+
+  /** @internal The averaging constant (moving-average observers). */
+  get _averagingConstant() {
+    return this.#averagingConstant;
   }
 }
 
+/** @internal True for any observer of this module. */
+export function isObserver(o) {
+  return UniformObserverBase._isObserver(o);
+}
+
 export class MinMaxObserver extends UniformObserverBase {
-  constructor(options = {}) {
-    super(options, false, { qscheme: 'per_tensor_affine' }, 'MinMaxObserver');
+  constructor(options) {
+    super(options, false, false, 'per_tensor_affine', 'MinMaxObserver');
   }
 }
 
 export class MovingAverageMinMaxObserver extends UniformObserverBase {
-  constructor(options = {}) {
-    super(options, false, { qscheme: 'per_tensor_affine', averaging: true }, 'MovingAverageMinMaxObserver');
+  constructor(options) {
+    super(options, false, true, 'per_tensor_affine', 'MovingAverageMinMaxObserver');
+  }
+
+  get averagingConstant() {
+    return this._averagingConstant;
   }
 }
 
 export class PerChannelMinMaxObserver extends UniformObserverBase {
-  constructor(options = {}) {
-    super(options, true, { qscheme: 'per_channel_affine' }, 'PerChannelMinMaxObserver');
+  constructor(options) {
+    super(options, true, false, 'per_channel_affine', 'PerChannelMinMaxObserver');
+  }
+
+  /** The channel axis (may be negative, counted from the end, as in PyTorch). */
+  get chAxis() {
+    return this._chAxis;
   }
 }
 
 export class MovingAveragePerChannelMinMaxObserver extends UniformObserverBase {
-  constructor(options = {}) {
-    super(options, true, { qscheme: 'per_channel_affine', averaging: true }, 'MovingAveragePerChannelMinMaxObserver');
+  constructor(options) {
+    super(options, true, true, 'per_channel_affine', 'MovingAveragePerChannelMinMaxObserver');
+  }
+
+  get chAxis() {
+    return this._chAxis;
+  }
+
+  get averagingConstant() {
+    return this._averagingConstant;
   }
 }
-

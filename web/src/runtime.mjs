@@ -1,9 +1,11 @@
 // The one wasm module instance: an idempotent init() (memoized promise) and the
 // accessor every API function uses, which throws a clear error before init().
-// The platform entry (index.node.mjs / index.browser.mjs) supplies `instantiate`.
+// The platform entry (platform.node.cjs / index.browser.mjs) supplies `instantiate`.
+import { describe, readOptions, typedArrayKind } from './args.mjs';
 
 let platformInstantiate = null;
 let initPromise = null;
+let initOptions = null;
 let wasmModule = null;
 
 /** @internal */
@@ -11,26 +13,66 @@ export function setPlatform(instantiate) {
   platformInstantiate = instantiate;
 }
 
-export function init(options = {}) {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`init(options): options must be an object, got ${describe(options)}`);
+// _moduleFactory: the test suites load the testing build (asserts, test-only
+// entry points) through it; it is not part of the API.
+const INIT_OPTIONS = ['wasmBinary', 'locateFile', '_moduleFactory'];
+
+function readInitOptions(options) {
+  const ctx = 'init(options)';
+  const o = readOptions(options, INIT_OPTIONS, ctx);
+  const wasmBinary = o.get('wasmBinary');
+  if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer) && typedArrayKind(wasmBinary) !== 'Uint8Array') {
+    throw new TypeError(`${ctx}: wasmBinary must be an ArrayBuffer or a Uint8Array, got ${describe(wasmBinary)}`);
   }
-  if (!initPromise) {
-    initPromise = platformInstantiate(options).then(
+  const locateFile = o.get('locateFile');
+  if (locateFile !== undefined && typeof locateFile !== 'function') {
+    throw new TypeError(`${ctx}: locateFile must be a function (path, prefix) => url, got ${describe(locateFile)}`);
+  }
+  const factory = o.get('_moduleFactory');
+  if (factory !== undefined && typeof factory !== 'function') throw new TypeError(`${ctx}: _moduleFactory must be a function`);
+  return o;
+}
+
+function sameOptions(a, b) {
+  return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+}
+
+/**
+ * Loads the WebAssembly module once. Every call returns the same promise; a
+ * later call may omit the options, but passing different ones is an Error
+ * (qwasm loads one module per page, worker or process). A failed load can be
+ * retried, with the same or other options.
+ */
+export function init(options) {
+  const o = readInitOptions(options);
+  if (initPromise) {
+    if (o.size > 0 && !sameOptions(o, initOptions)) {
+      throw new Error('init(options): qwasm is already initialized (or initializing) with other options; ' +
+        'it loads one module per page, worker or process, so pass the options to the first init() only');
+    }
+    return initPromise;
+  }
+  initOptions = o;
+  const moduleOptions = {};
+  for (const key of ['wasmBinary', 'locateFile']) if (o.has(key)) moduleOptions[key] = o.get(key);
+  initPromise = Promise.resolve()
+    .then(() => platformInstantiate(moduleOptions, o.get('_moduleFactory')))
+    .then(
       (m) => {
         wasmModule = m;
       },
       (err) => {
         initPromise = null; // a failed load may be retried, e.g. with another wasmBinary
+        initOptions = null;
         throw new Error(`qwasm: loading the WebAssembly module failed: ${err && err.message ? err.message : err}`, {
           cause: err,
         });
       },
     );
-  }
   return initPromise;
 }
 
+/** True once init() has resolved. */
 export function isInitialized() {
   return wasmModule !== null;
 }
@@ -41,14 +83,4 @@ export function wasm() {
     throw new Error('qwasm is not initialized: call `await init()` before using the API');
   }
   return wasmModule;
-}
-
-/** @internal A short description of a value for error messages. */
-export function describe(v) {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `an array of length ${v.length}`;
-  if (ArrayBuffer.isView(v)) return `a ${Object.prototype.toString.call(v).slice(8, -1)} of length ${v.length}`;
-  if (typeof v === 'string') return `the string '${v.length > 40 ? `${v.slice(0, 40)}...` : v}'`;
-  if (typeof v === 'object') return `an object (${v.constructor ? v.constructor.name : 'no prototype'})`;
-  return `${typeof v} ${String(v)}`;
 }

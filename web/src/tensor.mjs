@@ -1,54 +1,28 @@
-// Float tensors: { data: Float32Array, shape: number[] }, NCDHW / row-major like PyTorch.
-import { describe } from './runtime.mjs';
+// Float tensors: { data: Float32Array, shape: number[] }, row-major in
+// PyTorch's default layout (e.g. NCDHW). Pure JavaScript: works before init().
+import { MAX_NUMEL, bytesOf, describe, lengthOf, readNumberList, readShape, typedArrayKind } from './args.mjs';
 
-export function typeName(v) {
-  return Object.prototype.toString.call(v).slice(8, -1);
-}
-
-/** @internal Throws unless `shape` is an array of non-negative safe integers; returns numel. */
-export function checkShape(shape, context) {
-  if (!Array.isArray(shape)) throw new TypeError(`${context}: shape must be an array of integers, got ${describe(shape)}`);
-  let numel = 1;
-  shape.forEach((d, i) => {
-    if (typeof d !== 'number' || !Number.isInteger(d)) {
-      throw new TypeError(`${context}: shape[${i}] must be an integer, got ${describe(d)}`);
-    }
-    if (d < 0) throw new RangeError(`${context}: shape[${i}] must be >= 0, got ${d}`);
-    numel *= d;
-  });
-  if (numel > 2 ** 31) throw new RangeError(`${context}: tensor too large: ${numel} elements (at most 2^31)`);
-  return numel;
-}
-
-/** Builds a float tensor after checking that data and shape agree. */
+/**
+ * Builds a float tensor after checking that data and shape agree. An array
+ * of numbers is copied into a new Float32Array; a Float32Array is used as it
+ * is (not copied). Anything else, and any element that is not a number, is a
+ * TypeError.
+ */
 export function tensor(data, shape) {
-  if (Array.isArray(data)) data = Float32Array.from(data);
-  if (typeName(data) !== 'Float32Array') {
-    throw new TypeError(`tensor(data, shape): data must be a Float32Array (or an array of numbers), got ${describe(data)}`);
+  const ctx = 'tensor(data, shape)';
+  let values;
+  if (typedArrayKind(data) === 'Float32Array') {
+    bytesOf(data, 'data', ctx); // refuses a detached buffer
+    values = data;
+  } else if (Array.isArray(data)) {
+    values = Float32Array.from(readNumberList(data, 'data', ctx, MAX_NUMEL));
+  } else {
+    throw new TypeError(`${ctx}: data must be a Float32Array or an array of numbers, got ${describe(data)}`);
   }
-  if (shape === undefined) shape = [data.length];
-  const numel = checkShape(shape, 'tensor(data, shape)');
-  if (numel !== data.length) {
-    throw new RangeError(
-      `tensor(data, shape): shape [${shape.join(', ')}] holds ${numel} elements but data has ${data.length}`,
-    );
+  const n = lengthOf(values);
+  const s = shape === undefined ? { shape: [n], numel: n } : readShape(shape, ctx);
+  if (s.numel !== n) {
+    throw new RangeError(`${ctx}: shape [${s.shape.join(', ')}] holds ${s.numel} elements but data has ${n}`);
   }
-  return { data, shape: shape.slice() };
-}
-
-/** @internal Checks a float tensor argument; returns it. */
-export function checkFloatTensor(x, context) {
-  if (x === null || typeof x !== 'object' || !('data' in x) || !('shape' in x)) {
-    throw new TypeError(`${context}: expected a float tensor {data: Float32Array, shape: number[]}, got ${describe(x)}`);
-  }
-  if (typeName(x.data) !== 'Float32Array') {
-    throw new TypeError(`${context}: tensor data must be a Float32Array (quantize takes float input), got ${describe(x.data)}`);
-  }
-  const numel = checkShape(x.shape, context);
-  if (numel !== x.data.length) {
-    throw new RangeError(
-      `${context}: shape [${x.shape.join(', ')}] holds ${numel} elements but data has ${x.data.length}`,
-    );
-  }
-  return x;
+  return { data: values, shape: s.shape };
 }

@@ -1,14 +1,18 @@
 // Float modules: nn.Conv1d/2d/3d, nn.Linear, nn.ReLU and the fused
 // nn.intrinsic.ConvReLU1d/2d/3d / LinearReLU, running the WASM SIMD float32
-// kernels (the baseline int8 is compared against). Weights are plain tensors
-// you can set; they are packed into wasm memory on the next forward().
+// kernels (the baseline int8 is compared against). Weights are Parameters the
+// module owns (parameter.mjs); they are packed into wasm memory on the first
+// forward() and repacked when their values change.
+import { describe, readFloatTensor } from '../args.mjs';
 import { checked } from '../errors.mjs';
-import { withHeapCopy } from '../heap.mjs';
+import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
-import { describe, wasm } from '../runtime.mjs';
-import { checkFloatTensor, tensor } from '../tensor.mjs';
 import { adopt, release } from '../owned.mjs';
-import { SPECS, convGeometry, liftInputShape, lowerOutputShape, weightShape } from './spec.mjs';
+import { wasm } from '../runtime.mjs';
+import { Parameter, parameterBytes, readValues, sameBytes } from './parameter.mjs';
+import {
+  SPECS, flatGeometry, liftInputShape, lowerOutputShape, readConvArgs, userTriple, validateGeometry, weightShape,
+} from './spec.mjs';
 
 function uniform(n, bound) {
   const data = new Float32Array(n);
@@ -16,94 +20,125 @@ function uniform(n, bound) {
   return data;
 }
 
-function sameShape(a, b) {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
+// {data, shape} assigned to module.weight / module.bias: read once, checked, copied.
+function readTensorArg(v, shape, ctx) {
+  if (v === null || typeof v !== 'object') {
+    throw new TypeError(`${ctx} must be a float tensor {data: Float32Array, shape}, got ${describe(v)}`);
+  }
+  const data = v.data;
+  const given = v.shape;
+  if (!Array.isArray(given) || given.length !== shape.length || shape.some((d, i) => given[i] !== d)) {
+    throw new RangeError(`${ctx}: expected shape [${shape.join(', ')}], got ${Array.isArray(given) ? `[${given.join(', ')}]` : describe(given)}`);
+  }
+  return readValues(data, shape, `${ctx}.data`);
 }
 
 class FloatConvBase {
+  #spec;
+  #geometry;
   #weight;
   #bias;
   #packed = null;
+  #packedWeight = null; // the bytes last packed, to notice in-place edits
+  #packedBias = null;
+  #name;
 
-  constructor(spec, inChannels, outChannels, kernelSize, options = {}) {
-    const ctx = `new nn.${spec.name}(...)`;
-    this._spec = spec;
-    this._geometry = convGeometry(spec, inChannels, outChannels, kernelSize, options, ctx);
-    const { bias = true } = options;
-    if (typeof bias !== 'boolean') throw new TypeError(`${ctx}: bias must be a boolean, got ${describe(bias)}`);
-    const shape = weightShape(spec, this._geometry);
+  constructor(spec, inChannels, outChannels, kernelSize, options) {
+    this.#name = `nn.${spec.name}`;
+    const ctx = `new ${this.#name}(...)`;
+    this.#spec = spec;
+    const g = readConvArgs(spec, inChannels, outChannels, kernelSize, options, ctx);
+    const numel = validateGeometry(g, ctx); // before any work sized by the arguments
+    this.#geometry = Object.freeze(g);
+    const shape = weightShape(g);
     // PyTorch's reset_parameters: kaiming_uniform_(a = sqrt(5)) and a bias in
     // U(-1/sqrt(fan_in), 1/sqrt(fan_in)); both bounds are 1/sqrt(fan_in).
-    const fanIn = shape.slice(1).reduce((a, b) => a * b, 1);
+    const fanIn = numel / outChannels;
     const bound = 1 / Math.sqrt(fanIn);
-    this.#weight = { data: uniform(shape.reduce((a, b) => a * b, 1), bound), shape };
-    this.#bias = bias ? { data: uniform(outChannels, bound), shape: [outChannels] } : null;
-    this.inChannels = inChannels;
-    this.outChannels = outChannels;
-    this.groups = this._geometry.groups;
-    /** As given: an integer, an array, 'same' or 'valid'. */
-    this.padding = options.padding ?? 0;
+    this.#weight = new Parameter(uniform(numel, bound), shape, `${this.#name}.weight`);
+    this.#bias = g.bias ? new Parameter(uniform(outChannels, bound), [outChannels], `${this.#name}.bias`) : null;
   }
 
-  /** The float weight, PyTorch's shape. Setting it repacks on the next forward(). */
+  get inChannels() { return this.#geometry.inChannels; }
+  get outChannels() { return this.#geometry.outChannels; }
+  get groups() { return this.#geometry.groups; }
+  get kernelSize() { return userTriple(this.#geometry.kernel, this.#spec.dims); }
+  get stride() { return userTriple(this.#geometry.stride, this.#spec.dims); }
+  get dilation() { return userTriple(this.#geometry.dilation, this.#spec.dims); }
+  /** As given: an integer, an array, 'same' or 'valid'. */
+  get padding() { return this.#geometry.padding; }
+
+  /** The float weight (a Parameter: PyTorch's shape; edit in place or assign). */
   get weight() {
     return this.#weight;
   }
 
   set weight(w) {
-    const ctx = `nn.${this._spec.name}.weight`;
-    checkFloatTensor(w, ctx);
-    const want = weightShape(this._spec, this._geometry);
-    if (!sameShape(w.shape, want)) throw new RangeError(`${ctx}: expected shape [${want.join(', ')}], got [${w.shape.join(', ')}]`);
-    this.#weight = tensor(w.data, w.shape);
-    this.#packed = release(this, this.#packed);
+    const ctx = `${this.#name}.weight`;
+    this.#weight = new Parameter(readTensorArg(w, this.#weight.shape, ctx), this.#weight.shape, ctx);
   }
 
-  /** The float bias [outChannels], or null. */
+  /** The float bias [outChannels] (a Parameter), or null. */
   get bias() {
     return this.#bias;
   }
 
   set bias(b) {
-    const ctx = `nn.${this._spec.name}.bias`;
-    if (b !== null) {
-      checkFloatTensor(b, ctx);
-      if (!sameShape(b.shape, [this.outChannels])) {
-        throw new RangeError(`${ctx}: expected shape [${this.outChannels}], got [${b.shape.join(', ')}]`);
-      }
-      b = tensor(b.data, b.shape);
-    }
-    this.#bias = b;
-    this.#packed = release(this, this.#packed);
+    const ctx = `${this.#name}.bias`;
+    const shape = [this.#geometry.outChannels];
+    this.#bias = b === null ? null : new Parameter(readTensorArg(b, shape, ctx), shape, ctx);
+  }
+
+  /** @internal The validated geometry (frozen). */
+  get _geometry() {
+    return this.#geometry;
+  }
+
+  /** @internal */
+  get _spec() {
+    return this.#spec;
+  }
+
+  // Packs the weights unless the packed copy still holds the current values.
+  #pack(M, ctx) {
+    const w = parameterBytes(this.#weight, ctx);
+    const b = this.#bias === null ? null : parameterBytes(this.#bias, ctx);
+    const fresh = this.#packed !== null && sameBytes(w, this.#packedWeight) &&
+      (b === null ? this.#packedBias === null : this.#packedBias !== null && sameBytes(b, this.#packedBias));
+    if (fresh) return this.#packed;
+    const geometry = flatGeometry(this.#geometry);
+    const wCount = w.byteLength / 4;
+    const handle = withHeapCopy(M, w, 'the weight', ctx, (wAddr) =>
+      b === null
+        ? checked(M._makeFConv(geometry, wAddr, wCount, 0, 0, false), ctx)
+        : withHeapCopy(M, b, 'the bias', ctx, (bAddr) =>
+          checked(M._makeFConv(geometry, wAddr, wCount, bAddr, b.byteLength / 4, true), ctx)));
+    this.#packed = adopt(this, handle, this.#packed, w.byteLength);
+    this.#packedWeight = new Uint8Array(w);
+    this.#packedBias = b === null ? null : new Uint8Array(b);
+    return this.#packed;
   }
 
   /** @internal Forward with or without the fused ReLU. */
   _run(x, relu, ctx) {
-    checkFloatTensor(x, ctx);
-    const shape5 = liftInputShape(this._spec, x.shape, ctx);
+    const t = readFloatTensor(x, ctx);
+    const shape5 = liftInputShape(this.#spec, t.shape, ctx);
     const M = wasm();
-    if (this.#packed === null || this.#packed.isDeleted()) {
-      const w = this.#weight;
-      const b = this.#bias;
-      const handle = withHeapCopy(M, w.data, (wAddr) =>
-        b === null
-          ? checked(M._makeFConv(this._geometry, wAddr, 0, false), ctx)
-          : withHeapCopy(M, b.data, (bAddr) => checked(M._makeFConv(this._geometry, wAddr, bAddr, true), ctx)),
-      );
-      this.#packed = adopt(this, handle, null);
+    try {
+      const packed = this.#pack(M, ctx);
+      return withHeapCopy(M, t.bytes, 'the input', ctx, (address, n) => {
+        const r = checked(packed.forward(address, n, shape5, relu, currentIsa()), ctx);
+        const data = new Float32Array(r.view);
+        packed.releaseOutput();
+        return { data, shape: lowerOutputShape(this.#spec, t.shape, r.shape) };
+      });
+    } catch (e) {
+      throw noteOutOfMemory(e, ctx);
     }
-    const packed = this.#packed;
-    const out = withHeapCopy(M, x.data, (address) => {
-      const r = checked(packed.forward(address, shape5, relu, currentIsa()), ctx);
-      const data = new Float32Array(r.view);
-      packed.releaseOutput();
-      return { data, shape: lowerOutputShape(this._spec, x.shape, r.shape) };
-    });
-    return out;
   }
 
   forward(x) {
-    return this._run(x, false, `nn.${this._spec.name}.forward(x)`);
+    return this._run(x, false, `${this.#name}.forward(x)`);
   }
 
   /** Bytes of wasm scratch memory the last forward() used beyond input, output and weights. */
@@ -114,6 +149,15 @@ class FloatConvBase {
   /** Frees the packed weights in wasm memory (the module repacks if used again). */
   dispose() {
     this.#packed = release(this, this.#packed);
+    this.#packedWeight = null;
+    this.#packedBias = null;
+  }
+
+  toString() {
+    const g = this.#geometry;
+    return this.#spec.dims === 0
+      ? `${this.#name}(in_features=${g.inChannels}, out_features=${g.outChannels}, bias=${this.#bias !== null})`
+      : `${this.#name}(${g.inChannels}, ${g.outChannels}, kernel_size=${JSON.stringify(this.kernelSize)}, stride=${JSON.stringify(this.stride)})`;
   }
 }
 
@@ -138,50 +182,68 @@ export class Conv3d extends FloatConvBase {
 export class Linear extends FloatConvBase {
   constructor(inFeatures, outFeatures, options) {
     super(SPECS.linear, inFeatures, outFeatures, 1, options);
-    this.inFeatures = inFeatures;
-    this.outFeatures = outFeatures;
   }
+
+  get inFeatures() { return this.inChannels; }
+  get outFeatures() { return this.outChannels; }
 }
 
 export class ReLU {
   forward(x) {
-    checkFloatTensor(x, 'nn.ReLU.forward(x)');
-    return { data: x.data.map((v) => (v < 0 ? 0 : v)), shape: x.shape.slice() };
+    const t = readFloatTensor(x, 'nn.ReLU.forward(x)');
+    const data = new Float32Array(new Uint8Array(t.bytes).buffer);
+    for (let i = 0; i < data.length; i++) if (data[i] < 0) data[i] = 0;
+    return { data, shape: t.shape };
+  }
+
+  toString() {
+    return 'nn.ReLU()';
   }
 }
 
 // nn.intrinsic fused float modules: conv (or linear) followed by ReLU, run as one kernel pass.
 function fusedClass(name, Inner) {
-  return class {
+  const Fused = class {
+    #inner;
+    #relu;
+
     constructor(inner, relu = new ReLU()) {
+      const ctx = `new nn.intrinsic.${name}(module, relu)`;
       if (!(inner instanceof Inner)) {
-        throw new TypeError(`new nn.intrinsic.${name}(module, relu): module must be an nn.${Inner.name}, got ${describe(inner)}`);
+        throw new TypeError(`${ctx}: module must be an nn.${Inner.name}, got ${describe(inner)}`);
       }
-      if (!(relu instanceof ReLU)) throw new TypeError(`new nn.intrinsic.${name}(module, relu): relu must be an nn.ReLU`);
-      this[0] = inner;
-      this[1] = relu;
+      if (!(relu instanceof ReLU)) throw new TypeError(`${ctx}: relu must be an nn.ReLU, got ${describe(relu)}`);
+      this.#inner = inner;
+      this.#relu = relu;
     }
 
-    /** The wrapped module (PyTorch: self[0]). */
-    get conv() {
-      return this[0];
+    /** The wrapped modules (PyTorch: self[0], self[1]). */
+    get 0() {
+      return this.#inner;
+    }
+
+    get 1() {
+      return this.#relu;
     }
 
     forward(x) {
-      return this[0]._run(x, true, `nn.intrinsic.${name}.forward(x)`);
+      return this.#inner._run(x, true, `nn.intrinsic.${name}.forward(x)`);
     }
 
     dispose() {
-      this[0].dispose();
+      this.#inner.dispose();
     }
 
-    static get name() {
-      return name;
+    toString() {
+      return `nn.intrinsic.${name}(${this.#inner}, ${this.#relu})`;
     }
   };
+  Object.defineProperty(Fused, 'name', { value: name });
+  return Fused;
 }
 
 export const ConvReLU1d = fusedClass('ConvReLU1d', Conv1d);
 export const ConvReLU2d = fusedClass('ConvReLU2d', Conv2d);
 export const ConvReLU3d = fusedClass('ConvReLU3d', Conv3d);
 export const LinearReLU = fusedClass('LinearReLU', Linear);
+

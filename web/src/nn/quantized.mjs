@@ -2,66 +2,87 @@
 // nn.intrinsic.quantized.ConvReLU1d/2d/3d and LinearReLU. quint8 per-tensor
 // input, qint8 weights (per channel on axis 0, or per tensor) packed once into
 // wasm memory, float bias, quint8 output with the module's scale / zero point.
+// Conv1d/2d and Linear run as the one 3-D convolution through views of their
+// input and output (shared storage, no copies).
+import { bytesOf, describe, readNumber, readOptions, typedArrayKind } from '../args.mjs';
 import { checked } from '../errors.mjs';
-import { withHeapCopy } from '../heap.mjs';
+import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
-import { PerChannelMinMaxObserver } from '../observer.mjs';
-import { QTensor } from '../qtensor.mjs';
-import { makePerTensorQuantizedTensor, quantizePerChannel, quantizePerTensor } from '../quantize.mjs';
-import { describe, wasm } from '../runtime.mjs';
-import { typeName } from '../tensor.mjs';
-import * as floatNN from './float.mjs';
+import { PerChannelMinMaxObserver, isObserver } from '../observer.mjs';
 import { adopt, release } from '../owned.mjs';
-import { SPECS, convGeometry, liftInputShape, lowerOutputShape, weightShape } from './spec.mjs';
+import { qtensorHandle, wrapHandle } from '../qtensor.mjs';
+import { makePerTensorQuantizedTensor, quantizePerChannel, quantizePerTensor } from '../quantize.mjs';
+import { wasm } from '../runtime.mjs';
+import * as floatNN from './float.mjs';
+import { SPECS, flatGeometry, liftInputShape, lowerOutputShape, readConvArgs, validateGeometry, weightShape } from './spec.mjs';
 
 function sameShape(a, b) {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
-// A JS-owned copy of a QTensor (optionally reshaped): modules never hand out their own.
-function copyOf(q, shape = q.shape) {
-  const M = wasm();
-  const r = checked(M._reshaped(q._live('copy'), shape), 'copy');
-  return new QTensor(r);
+// A view of handle h with another shape (axis: the channel dimension in it, or -1).
+function viewHandle(h, shape, axis, ctx) {
+  return checked(wasm()._view(h, shape, axis), ctx);
+}
+
+// The bias argument of setWeightBias: a Float32Array, a float tensor, or null; copied.
+function readBias(bias, ctx) {
+  if (bias === null || bias === undefined) return null;
+  let data = bias;
+  if (typedArrayKind(bias) === undefined && typeof bias === 'object') data = bias.data;
+  if (typedArrayKind(data) !== 'Float32Array') {
+    throw new TypeError(`${ctx}: bias must be a Float32Array, a float tensor or null, got ${describe(bias)}`);
+  }
+  return new Float32Array(new Uint8Array(bytesOf(data, 'bias', ctx)).buffer);
 }
 
 class QuantizedConvBase {
+  #spec;
+  #relu;
+  #name;
+  #geometry;
   #packed = null;
-  #weight = null; // the module's own QTensor (PyTorch shape)
+  #weight = null; // a view of the weight QTensor (shared storage)
   #bias = null; // Float32Array | null
   #scale = 1.0;
   #zeroPoint = 0;
 
-  constructor(spec, relu, inChannels, outChannels, kernelSize, options = {}) {
-    this._spec = spec;
-    this._relu = relu;
-    this._name = relu ? `nn.intrinsic.quantized.${spec.name === 'Linear' ? 'LinearReLU' : spec.name.replace('Conv', 'ConvReLU')}` : `nn.quantized.${spec.name}`;
-    const ctx = `new ${this._name}(...)`;
-    this._geometry = convGeometry(spec, inChannels, outChannels, kernelSize, options, ctx);
-    const { bias = true } = options;
-    if (typeof bias !== 'boolean') throw new TypeError(`${ctx}: bias must be a boolean, got ${describe(bias)}`);
-    this.inChannels = inChannels;
-    this.outChannels = outChannels;
-    this.groups = this._geometry.groups;
+  constructor(spec, relu, name, inChannels, outChannels, kernelSize, options) {
+    this.#spec = spec;
+    this.#relu = relu;
+    this.#name = name;
+    const ctx = `new ${name}(...)`;
+    const g = readConvArgs(spec, inChannels, outChannels, kernelSize, options, ctx);
+    const numel = validateGeometry(g, ctx);
+    this.#geometry = Object.freeze(g);
     // PyTorch starts from an all-zero qint8 weight (scale 1, zero point 0) and a zero bias.
-    const shape = weightShape(spec, this._geometry);
-    const zeros = { data: new Int8Array(shape.reduce((a, b) => a * b, 1)), shape };
-    const w = makePerTensorQuantizedTensor(zeros, 1.0, 0, 'qint8');
+    const w = makePerTensorQuantizedTensor({ data: new Int8Array(numel), shape: weightShape(g) }, 1.0, 0, 'qint8');
     try {
-      this.setWeightBias(w, bias ? new Float32Array(outChannels) : null);
+      this.#setWeightBias(w, g.bias ? new Float32Array(outChannels) : null, ctx);
     } finally {
       w.dispose();
     }
   }
 
-  /** Output scale (PyTorch: module.scale). */
+  get inChannels() { return this.#geometry.inChannels; }
+  get outChannels() { return this.#geometry.outChannels; }
+  get groups() { return this.#geometry.groups; }
+  get padding() { return this.#geometry.padding; }
+
+  /** @internal */
+  get _geometry() {
+    return this.#geometry;
+  }
+
+  /** Output scale (PyTorch: module.scale): a finite number > 0. */
   get scale() {
     return this.#scale;
   }
 
   set scale(v) {
-    if (typeof v !== 'number') throw new TypeError(`${this._name}.scale must be a number, got ${describe(v)}`);
-    if (!(Number.isFinite(v) && v > 0)) throw new RangeError(`${this._name}.scale must be a finite number > 0, got ${v}`);
+    const ctx = `${this.#name}.scale`;
+    readNumber(v, 'scale', ctx);
+    checked(wasm()._checkOutputQParams(v, this.#zeroPoint), ctx);
     this.#scale = v;
   }
 
@@ -71,61 +92,53 @@ class QuantizedConvBase {
   }
 
   set zeroPoint(v) {
-    if (typeof v !== 'number' || !Number.isInteger(v)) {
-      throw new TypeError(`${this._name}.zeroPoint must be an integer, got ${describe(v)}`);
-    }
-    if (v < 0 || v > 255) throw new RangeError(`${this._name}.zeroPoint must be in 0..255 (quint8), got ${v}`);
+    const ctx = `${this.#name}.zeroPoint`;
+    readNumber(v, 'zeroPoint', ctx);
+    checked(wasm()._checkOutputQParams(this.#scale, v), ctx);
     this.#zeroPoint = v;
   }
 
   #live(method) {
-    if (this.#packed === null) throw new Error(`${this._name}.${method}: this module has been disposed`);
+    if (this.#packed === null) throw new Error(`${this.#name}.${method}: this module has been disposed`);
     return this.#packed;
   }
 
   /**
    * PyTorch set_weight_bias: a qint8 weight (per tensor, or per channel on
    * axis 0) of the module's weight shape, and a float bias of outChannels (or
-   * null). Both are copied; the weight is packed into wasm memory now.
+   * null). The weight's integers are shared, the bias copied; the weight is
+   * packed into wasm memory now.
    */
   setWeightBias(weight, bias) {
-    const ctx = `${this._name}.setWeightBias(weight, bias)`;
-    if (!(weight instanceof QTensor)) throw new TypeError(`${ctx}: weight must be a QTensor, got ${describe(weight)}`);
-    const want = weightShape(this._spec, this._geometry);
-    if (weight.dtype !== 'qint8') throw new TypeError(`${ctx}: weight must be qint8, got ${weight.dtype}`);
-    if (!sameShape(weight.shape, want)) {
-      throw new RangeError(`${ctx}: weight shape must be [${want.join(', ')}], got [${weight.shape.join(', ')}]`);
-    }
-    let biasData = null;
-    if (bias !== null && bias !== undefined) {
-      biasData = typeName(bias) === 'Float32Array' ? bias : bias && typeName(bias.data) === 'Float32Array' ? bias.data : undefined;
-      if (biasData === undefined) throw new TypeError(`${ctx}: bias must be a Float32Array, a float tensor or null, got ${describe(bias)}`);
-      if (biasData.length !== this.outChannels) {
-        throw new RangeError(`${ctx}: bias must have ${this.outChannels} elements, got ${biasData.length}`);
-      }
-    }
-    const M = wasm();
-    const lifted = weightShape(SPECS[3], this._geometry);
-    const w5 = copyOf(weight, lifted);
-    let handle;
-    try {
-      const h = w5._live('pack');
-      handle = biasData === null
-        ? checked(M._makeQConv(this._geometry, h, 0, false), ctx)
-        : withHeapCopy(M, biasData, (address) => checked(M._makeQConv(this._geometry, h, address, true), ctx));
-    } finally {
-      w5.dispose();
-    }
-    this.#packed = adopt(this, handle, this.#packed);
-    if (this.#weight) this.#weight.dispose();
-    this.#weight = copyOf(weight);
-    this.#bias = biasData === null ? null : Float32Array.from(biasData);
+    this.#setWeightBias(weight, bias, `${this.#name}.setWeightBias(weight, bias)`);
   }
 
-  /** A copy of the quantized weight; the caller owns (and disposes) it. */
+  #setWeightBias(weight, bias, ctx) {
+    const h = qtensorHandle(weight, ctx);
+    const b = readBias(bias, ctx);
+    const M = wasm();
+    const geometry = flatGeometry(this.#geometry);
+    let handle;
+    try {
+      handle = b === null
+        ? checked(M._makeQConv(geometry, h, 0, 0, false), ctx)
+        : withHeapCopy(M, new Uint8Array(b.buffer), 'the bias', ctx, (address) =>
+          checked(M._makeQConv(geometry, h, address, b.length, true), ctx));
+    } catch (e) {
+      throw noteOutOfMemory(e, ctx);
+    }
+    this.#packed = adopt(this, handle, this.#packed, handle.packedBytes());
+    if (this.#weight) this.#weight.dispose();
+    this.#weight = wrapHandle(viewHandle(h, weight.shape, h.qschemeCode() === 0 ? -1 : 0, ctx));
+    this.#bias = b;
+  }
+
+  /** The quantized weight: a QTensor sharing the module's integers; the caller disposes it. */
   weight() {
+    const ctx = `${this.#name}.weight()`;
     this.#live('weight()');
-    return copyOf(this.#weight);
+    const h = qtensorHandle(this.#weight, ctx);
+    return wrapHandle(viewHandle(h, this.#weight.shape, h.qschemeCode() === 0 ? -1 : 0, ctx));
   }
 
   /** A copy of the float bias, or null. */
@@ -134,26 +147,31 @@ class QuantizedConvBase {
     return this.#bias === null ? null : this.#bias.slice();
   }
 
-  /** qx: quint8 per-tensor QTensor. Returns a new quint8 QTensor (the caller owns it). */
-  forward(qx) {
-    const ctx = `${this._name}.forward(x)`;
+  /** x: quint8 per-tensor QTensor. Returns a new quint8 QTensor (the caller owns it). */
+  forward(x) {
+    const ctx = `${this.#name}.forward(x)`;
     const packed = this.#live('forward(x)');
-    if (!(qx instanceof QTensor)) throw new TypeError(`${ctx}: x must be a quint8 QTensor, got ${describe(qx)}`);
-    const shape5 = liftInputShape(this._spec, qx.shape, ctx);
-    const needsReshape = !sameShape(shape5, qx.shape);
-    const input = needsReshape ? copyOf(qx, shape5) : qx;
+    const h = qtensorHandle(x, ctx);
+    const shape = x.shape;
+    const shape5 = liftInputShape(this.#spec, shape, ctx);
+    const lifted = !sameShape(shape5, shape);
     try {
-      const out = new QTensor(
-        checked(packed.forward(input._live('forward'), this.#scale, this.#zeroPoint, this._relu, currentIsa()), ctx),
-      );
-      if (sameShape(out.shape, lowerOutputShape(this._spec, qx.shape, out.shape))) return out;
+      const input = lifted ? viewHandle(h, shape5, -1, ctx) : h;
+      let out5;
       try {
-        return copyOf(out, lowerOutputShape(this._spec, qx.shape, out.shape));
+        out5 = checked(packed.forward(input, this.#scale, this.#zeroPoint, this.#relu, currentIsa()), ctx);
       } finally {
-        out.dispose();
+        if (lifted && !input.isDeleted()) input.delete();
       }
-    } finally {
-      if (needsReshape) input.dispose();
+      const outShape = lowerOutputShape(this.#spec, shape, out5.shape());
+      if (sameShape(outShape, out5.shape())) return wrapHandle(out5);
+      try {
+        return wrapHandle(viewHandle(out5, outShape, -1, ctx));
+      } finally {
+        out5.delete();
+      }
+    } catch (e) {
+      throw noteOutOfMemory(e, ctx);
     }
   }
 
@@ -178,87 +196,87 @@ class QuantizedConvBase {
   }
 
   toString() {
-    return `${this._name}(${this.inChannels}, ${this.outChannels}, scale=${this.#scale}, zero_point=${this.#zeroPoint})`;
+    return `${this.#name}(${this.inChannels}, ${this.outChannels}, scale=${this.#scale}, zero_point=${this.#zeroPoint})`;
   }
+}
 
-  /**
-   * PyTorch from_float: quantizes a float module's weight with `weightObserver`
-   * (default: PerChannelMinMaxObserver, qint8, per_channel_symmetric, chAxis 0)
-   * and takes the output scale / zero point from `activationObserver` (which has
-   * seen calibration outputs) or from `outputScale` and `outputZeroPoint`.
-   */
-  static _fromFloat(Cls, FloatCls, mod, options, name) {
-    const ctx = `${name}.fromFloat(mod, options)`;
-    if (!(mod instanceof FloatCls)) {
-      const floatName = FloatCls === floatNN.Conv1d || FloatCls === floatNN.Conv2d || FloatCls === floatNN.Conv3d || FloatCls === floatNN.Linear
-        ? `nn.${FloatCls.name}` : `nn.intrinsic.${FloatCls.name}`;
-      throw new TypeError(`${ctx}: mod must be an ${floatName}, got ${describe(mod)}`);
+const FROM_FLOAT_OPTIONS = ['activationObserver', 'outputScale', 'outputZeroPoint', 'weightObserver'];
+
+/**
+ * PyTorch from_float: quantizes a float module's weight with `weightObserver`
+ * (default: PerChannelMinMaxObserver, qint8, per_channel_symmetric, chAxis 0)
+ * and takes the output scale / zero point from `activationObserver` (which has
+ * seen calibration outputs) or from `outputScale` and `outputZeroPoint`.
+ */
+function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
+  const ctx = `${name}.fromFloat(mod, options)`;
+  if (!(mod instanceof FloatCls)) throw new TypeError(`${ctx}: mod must be an ${floatName}, got ${describe(mod)}`);
+  const o = readOptions(options, FROM_FLOAT_OPTIONS, ctx);
+  const conv = mod instanceof floatNN.Conv1d || mod instanceof floatNN.Conv2d || mod instanceof floatNN.Conv3d ||
+    mod instanceof floatNN.Linear ? mod : mod[0];
+  const weightObserver = o.get('weightObserver') ?? new PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric' });
+  if (!isObserver(weightObserver)) throw new TypeError(`${ctx}: weightObserver must be an observer, got ${describe(weightObserver)}`);
+  if (weightObserver.dtype !== 'qint8') throw new TypeError(`${ctx}: weightObserver must be qint8, got ${weightObserver.dtype}`);
+  let outScale;
+  let outZeroPoint;
+  if (o.has('activationObserver')) {
+    const obs = o.get('activationObserver');
+    if (!isObserver(obs) || obs._perChannel) {
+      throw new TypeError(`${ctx}: activationObserver must be a per-tensor observer, got ${describe(obs)}`);
     }
-    if (options === null || typeof options !== 'object') throw new TypeError(`${ctx}: options must be an object`);
-    const conv = mod[0] ?? mod;
-    const { weightObserver = new PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric' }) } = options;
-    if (weightObserver.dtype !== 'qint8') throw new TypeError(`${ctx}: weightObserver must be qint8, got ${weightObserver.dtype}`);
-    let outScale;
-    let outZeroPoint;
-    if (options.activationObserver) {
-      const qp = options.activationObserver.calculateQParams();
-      if (typeof qp.scale !== 'number') throw new TypeError(`${ctx}: activationObserver must be a per-tensor observer`);
-      outScale = qp.scale;
-      outZeroPoint = qp.zeroPoint;
-    } else if (options.outputScale !== undefined && options.outputZeroPoint !== undefined) {
-      outScale = options.outputScale;
-      outZeroPoint = options.outputZeroPoint;
-    } else {
-      throw new Error(`${ctx}: give activationObserver (calibrated on the float outputs) or outputScale and outputZeroPoint`);
-    }
-    weightObserver.observe(conv.weight);
-    const { scale, zeroPoint } = weightObserver.calculateQParams();
-    const perChannel = typeof scale !== 'number';
-    const qweight = perChannel
-      ? quantizePerChannel(conv.weight, scale, zeroPoint, weightObserver.chAxis, 'qint8')
-      : quantizePerTensor(conv.weight, scale, zeroPoint, 'qint8');
-    const g = conv._geometry;
-    const dims = conv._spec.dims;
-    let q = null;
-    try {
-      q = dims === 0
-        ? new Cls(conv.inChannels, conv.outChannels, { bias: conv.bias !== null })
-        : new Cls(conv.inChannels, conv.outChannels, g.kernel.slice(3 - dims), {
-          stride: g.stride.slice(3 - dims),
-          padding: conv.padding,
-          dilation: g.dilation.slice(3 - dims),
-          groups: g.groups,
-          bias: conv.bias !== null,
-        });
-      q.setWeightBias(qweight, conv.bias === null ? null : conv.bias.data);
-      q.scale = outScale;
-      q.zeroPoint = outZeroPoint;
-      return q;
-    } catch (e) {
-      if (q) q.dispose(); // a half-built module frees its wasm memory now
-      throw e;
-    } finally {
-      qweight.dispose();
-    }
+    ({ scale: outScale, zeroPoint: outZeroPoint } = obs.calculateQParams());
+  } else if (o.has('outputScale') && o.has('outputZeroPoint')) {
+    outScale = readNumber(o.get('outputScale'), 'outputScale', ctx);
+    outZeroPoint = readNumber(o.get('outputZeroPoint'), 'outputZeroPoint', ctx);
+  } else {
+    throw new Error(`${ctx}: give activationObserver (calibrated on the float outputs) or outputScale and outputZeroPoint`);
+  }
+  checked(wasm()._checkOutputQParams(outScale, outZeroPoint), ctx);
+  weightObserver.observe(conv.weight);
+  const { scale, zeroPoint } = weightObserver.calculateQParams();
+  const rank = conv.weight.shape.length;
+  const axis = weightObserver._perChannel ? (weightObserver.chAxis + rank) % rank : 0;
+  const qweight = weightObserver._perChannel
+    ? quantizePerChannel(conv.weight, scale, zeroPoint, axis, 'qint8')
+    : quantizePerTensor(conv.weight, scale, zeroPoint, 'qint8');
+  let q = null;
+  try {
+    const bias = conv.bias !== null;
+    q = conv._spec.dims === 0
+      ? new Cls(conv.inChannels, conv.outChannels, { bias })
+      : new Cls(conv.inChannels, conv.outChannels, conv.kernelSize, {
+        stride: conv.stride, padding: conv.padding, dilation: conv.dilation, groups: conv.groups, bias,
+      });
+    q.setWeightBias(qweight, bias ? conv.bias.data : null);
+    q.scale = outScale;
+    q.zeroPoint = outZeroPoint;
+    return q;
+  } catch (e) {
+    if (q) q.dispose(); // a half-built module frees its wasm memory now
+    throw e;
+  } finally {
+    qweight.dispose();
   }
 }
 
 function quantizedClass(spec, relu, FloatCls, name) {
+  const floatName = relu ? `nn.intrinsic.${FloatCls.name}` : `nn.${FloatCls.name}`;
   const Cls = spec.dims === 0
     ? class extends QuantizedConvBase {
-        constructor(inFeatures, outFeatures, options) {
-          super(spec, relu, inFeatures, outFeatures, 1, options);
-          this.inFeatures = inFeatures;
-          this.outFeatures = outFeatures;
-        }
+      constructor(inFeatures, outFeatures, options) {
+        super(spec, relu, name, inFeatures, outFeatures, 1, options);
       }
+
+      get inFeatures() { return this.inChannels; }
+      get outFeatures() { return this.outChannels; }
+    }
     : class extends QuantizedConvBase {
-        constructor(inChannels, outChannels, kernelSize, options) {
-          super(spec, relu, inChannels, outChannels, kernelSize, options);
-        }
-      };
+      constructor(inChannels, outChannels, kernelSize, options) {
+        super(spec, relu, name, inChannels, outChannels, kernelSize, options);
+      }
+    };
   Object.defineProperty(Cls, 'name', { value: name.split('.').pop() });
-  Cls.fromFloat = (mod, options = {}) => QuantizedConvBase._fromFloat(Cls, FloatCls, mod, options, name);
+  Cls.fromFloat = (mod, options) => fromFloat(Cls, FloatCls, floatName, name, mod, options);
   return Cls;
 }
 

@@ -1,0 +1,49 @@
+// Entry points for the test suites and benchmarks only, linked into the
+// testing build (build/wasm/qwasm.testing.*), never into the package: the
+// naive reference on a tensor's own qparams, allocation fault injection, and
+// the peak microbenchmark.
+#include "bindings/common.h"
+
+#include "kernels/conv_kernels.h"
+#include "kernels/ref/quantize_ref.h"
+
+namespace qwasm_bind {
+namespace {
+
+// Quantizes x (the tensor's numel floats) with the naive reference into a
+// JS-owned Uint8Array of int_repr() bytes.
+val reference_quantize(const QTensor& q, uintptr_t x) {
+  QWASM_BIND_ENTER();
+  const qwasm::ref::QParamsView qp{q.qscheme(), q.axis(), q.scales().data(), q.zero_points().data()};
+  qwasm::Buffer<uint8_t> out;
+  const Status s = out.allocate(static_cast<int64_t>(q.nbytes()), "the reference output");
+  if (!s.ok()) return error_value(s);
+  qwasm::ref::quantize(at<float>(x), q.shape(), qp, q.dtype(), out.data());
+  return val::global("Uint8Array").new_(emscripten::typed_memory_view(out.size(), out.data()));
+}
+
+void reference_dequantize(const QTensor& q, uintptr_t y) {
+  const qwasm::ref::QParamsView qp{q.qscheme(), q.axis(), q.scales().data(), q.zero_points().data()};
+  qwasm::ref::dequantize(q.data(), q.shape(), qp, q.dtype(), reinterpret_cast<float*>(y));
+}
+
+void fail_allocations_after(double n) { qwasm::testing::fail_allocations_after(static_cast<int64_t>(n)); }
+double allocation_count() { return static_cast<double>(qwasm::testing::allocation_count()); }
+
+// The conv kernel's inner loop on L1-resident operands: reps * pairs * 64 MACs.
+double peak_dot16(double reps, double pairs) {
+  return qwasm::kernels::peak_dot16__wasmsimd(static_cast<size_t>(reps), static_cast<size_t>(pairs));
+}
+
+}  // namespace
+}  // namespace qwasm_bind
+
+EMSCRIPTEN_BINDINGS(qwasm_testing) {
+  using namespace emscripten;
+  using namespace qwasm_bind;
+  function("_referenceQuantize", &reference_quantize);
+  function("_referenceDequantize", &reference_dequantize);
+  function("_failAllocationsAfter", &fail_allocations_after);
+  function("_allocationCount", &allocation_count);
+  function("_peakDot16", &peak_dot16);
+}

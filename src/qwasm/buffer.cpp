@@ -1,0 +1,37 @@
+#include "qwasm/buffer.h"
+
+#include <atomic>
+
+namespace qwasm {
+namespace {
+
+// Fault injection for tests: allocations left before one fails (-1: never).
+std::atomic<int64_t> g_allocations_before_failure{-1};
+std::atomic<int64_t> g_allocation_count{0};
+
+}  // namespace
+
+void* try_allocate(size_t bytes) {
+  g_allocation_count.fetch_add(1, std::memory_order_relaxed);
+  int64_t left = g_allocations_before_failure.load(std::memory_order_relaxed);
+  if (left == 0) return nullptr;
+  if (left > 0) g_allocations_before_failure.store(left - 1, std::memory_order_relaxed);
+  return std::malloc(bytes);
+}
+
+Status allocation_error(const char* what, CheckedSize bytes, bool too_large) {
+  const std::string size = bytes.ok() ? std::to_string(bytes.value()) + " bytes" : "more than 2^63 bytes";
+  if (too_large) {
+    return Status::RangeError(std::string(what) + " would need " + size + ", more than the " +
+                              std::to_string(kMaxBufferBytes) + " bytes one allocation can hold");
+  }
+  return Status::RangeError(std::string("out of memory: ") + what + " would need " + size);
+}
+
+namespace testing {
+
+void fail_allocations_after(int64_t n) { g_allocations_before_failure.store(n < 0 ? -1 : n); }
+int64_t allocation_count() { return g_allocation_count.load(); }
+
+}  // namespace testing
+}  // namespace qwasm

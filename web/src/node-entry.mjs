@@ -1,0 +1,10 @@
+// The Node.js build's entry, bundled by scripts/bundle.mjs into dist/qwasm.cjs:
+// one CommonJS module that `require('qwasm')` loads synchronously and that the
+// ES module entry (index.node.mjs) re-exports, so that import and require
+// share one instance.
+import { setPlatform } from './runtime.mjs';
+import instantiate from './platform.node.cjs';
+
+setPlatform(instantiate);
+
+export * from './api.mjs';
