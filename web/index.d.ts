@@ -32,9 +32,10 @@ export interface InitOptions {
 }
 
 /**
- * Loads and instantiates the WebAssembly module. Idempotent: every call returns
- * the same promise. Every other function throws until it has resolved. A failed
- * load can be retried.
+ * Loads and instantiates the WebAssembly module. Every call returns the same
+ * promise; a later call may omit the options, but passing different ones is an
+ * Error (one module per page, worker or process). Every other function but
+ * tensor() and io throws until it has resolved. A failed load can be retried.
  */
 export declare function init(options?: InitOptions): Promise<void>;
 
@@ -86,6 +87,13 @@ export declare class QTensor {
    * numel() elements; saves allocating a fresh array for large tensors).
    */
   dequantize(out?: Float32Array): Tensor;
+  /**
+   * torch.Tensor.view: the same integers (shared storage) with another shape of
+   * the same element count; one entry may be -1. Per channel, the channel
+   * dimension must stay one dimension of the new shape. The view is a QTensor
+   * of its own: dispose() it (the integers live until every view is disposed).
+   */
+  view(shape: number[]): QTensor;
   /**
    * Frees the wasm memory. Idempotent. (Where the runtime has
    * Symbol.dispose, `using q = ...` calls it too; not declared here so that
@@ -170,7 +178,7 @@ export interface ObserverOptions {
 }
 
 export interface PerChannelObserverOptions extends ObserverOptions {
-  /** The channel dimension. Default 0. */
+  /** The channel dimension; negative counts from the end, as in PyTorch. Default 0. */
   chAxis?: number;
 }
 
@@ -186,6 +194,8 @@ declare abstract class ObserverBase<Q> {
   /** The effective range after reduceRange. */
   readonly quantMin: number;
   readonly quantMax: number;
+  /** True when quantMin / quantMax were given. */
+  readonly hasCustomizedQRange: boolean;
   readonly eps: number;
   /**
    * Records the range of x and returns x (PyTorch's forward()). Empty tensors
@@ -275,20 +285,37 @@ export interface ConvOptions {
 }
 
 /**
+ * nn.Parameter: a float tensor a module owns. In-place edits of `data` take
+ * effect in the module's next forward() and in fromFloat(); assigning `data`
+ * copies the new values (a Float32Array of the same length). `shape` is frozen.
+ */
+export interface Parameter {
+  data: Float32Array;
+  readonly shape: readonly number[];
+}
+
+/**
  * A float convolution (or linear layer) running WASM SIMD float32 kernels.
- * Weights are PyTorch-initialized (kaiming uniform) and settable; they are
- * packed into wasm memory on the next forward(). dispose() frees that copy.
+ * Weights are PyTorch-initialized (kaiming uniform) Parameters; they are
+ * packed into wasm memory on forward() (again whenever their values changed).
+ * dispose() frees the packed copy.
  */
 declare class FloatConvModule {
   readonly inChannels: number;
   readonly outChannels: number;
   readonly groups: number;
+  /** As given to the constructor (one int, or one per dimension). */
+  readonly kernelSize: number | number[];
+  readonly stride: number | number[];
+  readonly dilation: number | number[];
   /** As given to the constructor. */
   readonly padding: Padding;
-  /** PyTorch's weight shape, e.g. [out, in / groups, kD, kH, kW] for Conv3d. */
-  weight: Tensor;
-  /** [outChannels], or null without bias. */
-  bias: Tensor | null;
+  /** PyTorch's weight shape, e.g. [out, in / groups, kD, kH, kW] for Conv3d. Assigning a tensor copies it. */
+  get weight(): Parameter;
+  set weight(w: Tensor | Parameter);
+  /** [outChannels], or null without bias. Assigning a tensor copies it. */
+  get bias(): Parameter | null;
+  set bias(b: Tensor | Parameter | null);
   /** y = conv(x) + bias; a new JS-owned tensor. */
   forward(x: Tensor): Tensor;
   /** Scratch bytes of the last forward() beyond input, output and weights. */
@@ -306,12 +333,15 @@ declare class QuantizedConvModule {
   /** Output zero point, 0..255. Default 0. */
   zeroPoint: number;
   readonly disposed: boolean;
+  /** As given to the constructor. */
+  readonly padding: Padding;
   /**
    * PyTorch set_weight_bias: qint8 weight of the module's weight shape, per
-   * tensor or per channel on axis 0, and a float bias (or null). Both copied.
+   * tensor or per channel on axis 0, and a float bias (or null). The weight's
+   * integers are shared (the module keeps them alive), the bias copied.
    */
   setWeightBias(weight: QTensor, bias: Float32Array | Tensor | null): void;
-  /** A copy of the quantized weight; the caller disposes it. */
+  /** The quantized weight: a view of the module's integers; the caller disposes it. */
   weight(): QTensor;
   /** A copy of the bias, or null. */
   bias(): Float32Array | null;
@@ -353,10 +383,9 @@ declare class ReLUF { forward(x: Tensor): Tensor; }
 /** A fused float module: the wrapped conv / linear then ReLU, in one kernel pass. */
 declare class Fused<M extends FloatConvModule> {
   constructor(module: M, relu?: ReLUF);
+  /** The wrapped module (PyTorch: self[0]). */
   readonly 0: M;
   readonly 1: ReLUF;
-  /** The wrapped module (PyTorch: self[0]). */
-  readonly conv: M;
   forward(x: Tensor): Tensor;
   dispose(): void;
 }

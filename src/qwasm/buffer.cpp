@@ -8,6 +8,9 @@ namespace {
 // Fault injection for tests: allocations left before one fails (-1: never).
 std::atomic<int64_t> g_allocations_before_failure{-1};
 std::atomic<int64_t> g_allocation_count{0};
+// Allocations above this many bytes fail (-1: no limit); fuzzers use it to
+// turn large but valid requests into out-of-memory paths quickly.
+std::atomic<int64_t> g_max_allocation{-1};
 
 }  // namespace
 
@@ -16,6 +19,8 @@ void* try_allocate(size_t bytes) {
   int64_t left = g_allocations_before_failure.load(std::memory_order_relaxed);
   if (left == 0) return nullptr;
   if (left > 0) g_allocations_before_failure.store(left - 1, std::memory_order_relaxed);
+  const int64_t max = g_max_allocation.load(std::memory_order_relaxed);
+  if (max >= 0 && static_cast<uint64_t>(bytes) > static_cast<uint64_t>(max)) return nullptr;
   return std::malloc(bytes);
 }
 
@@ -32,6 +37,7 @@ namespace testing {
 
 void fail_allocations_after(int64_t n) { g_allocations_before_failure.store(n < 0 ? -1 : n); }
 int64_t allocation_count() { return g_allocation_count.load(); }
+void fail_allocations_larger_than(int64_t bytes) { g_max_allocation.store(bytes < 0 ? -1 : bytes); }
 
 }  // namespace testing
 }  // namespace qwasm

@@ -95,6 +95,8 @@ namespace testing {
 void fail_allocations_after(int64_t n);
 // Allocations try_allocate has made (successful or not) since start.
 int64_t allocation_count();
+// Makes try_allocate fail for requests above `bytes` (negative: no limit).
+void fail_allocations_larger_than(int64_t bytes);
 }  // namespace testing
 
 }  // namespace qwasm

@@ -183,6 +183,16 @@ Status validate_geometry(const ConvGeometry& g) {
                               std::to_string(g.groups) + ")");
   }
   const int dims = g.spatial_dims;
+  if (dims < 0 || dims > 3) return Status::RangeError("spatial_dims must be 0..3, got " + std::to_string(dims));
+  // The dimensions a Conv1d / Conv2d / Linear does not have are unit ones:
+  // the module's weight shape leaves them out.
+  for (int d = 0; d < 3 - dims; ++d) {
+    if (g.kernel[d] != 1 || g.stride[d] != 1 || g.dilation[d] != 1 || g.pad_begin[d] != 0 || g.pad_end[d] != 0) {
+      return Status::RangeError("a " + std::to_string(dims) + "-d geometry must have kernel, stride and dilation 1 "
+                                "and no padding in its first " + std::to_string(3 - dims) + " dimension(s)");
+    }
+  }
+  if (dims == 0 && g.groups != 1) return Status::RangeError("a linear layer has groups 1, got " + std::to_string(g.groups));
   for (const auto& [name, t, lo] : {std::tuple<const char*, const std::array<int64_t, 3>*, int64_t>{
                                         "kernelSize", &g.kernel, 1},
                                     {"stride", &g.stride, 1},
@@ -277,8 +287,9 @@ Status check_bias(const ConvGeometry& g, const float* bias, int64_t bias_count) 
 Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count,
                   PackedQConv* out) {
   QWASM_RETURN_IF_ERROR(validate_geometry(g));
-  const Reduction r = reduction_of(g);
-  const Shape lifted = {g.out_channels, r.cg, g.kernel[0], g.kernel[1], g.kernel[2]};
+  // The weight's shape is checked before any product of the geometry is
+  // formed: a weight that exists bounds them all.
+  const Shape lifted = {g.out_channels, g.in_channels / g.groups, g.kernel[0], g.kernel[1], g.kernel[2]};
   const Shape want = module_weight_shape(g);
   if (weight.dtype() != DType::kQInt8) {
     return Status::TypeError(std::string("weight must be qint8, got ") + dtype_name(weight.dtype()));
@@ -298,6 +309,7 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
                          (per_channel ? " on axis " + std::to_string(weight.axis()) : ""));
   }
   QWASM_RETURN_IF_ERROR(check_bias(g, bias, bias_count));
+  const Reduction r = reduction_of(g);
   const bool depthwise = is_depthwise(g);
   const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];  // <= the weight's numel: validated by its shape
   const CheckedSize packed_count =
@@ -439,8 +451,8 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
 Status pack_fconv(const ConvGeometry& g, const float* weight, int64_t weight_count, const float* bias,
                   int64_t bias_count, PackedFConv* out) {
   QWASM_RETURN_IF_ERROR(validate_geometry(g));
-  const Reduction r = reduction_of(g);
-  const CheckedSize want = CheckedSize(g.out_channels) * r.cg * g.kernel[0] * g.kernel[1] * g.kernel[2];
+  const CheckedSize want =
+      CheckedSize(g.out_channels) * (g.in_channels / g.groups) * g.kernel[0] * g.kernel[1] * g.kernel[2];
   if (!want.ok() || want.value() != weight_count) {
     return Status::RangeError("weight must have " + (want.ok() ? std::to_string(want.value()) : std::string("over 2^63")) +
                               " elements (outChannels x inChannels / groups x kernel), got " +
@@ -453,6 +465,7 @@ Status pack_fconv(const ConvGeometry& g, const float* weight, int64_t weight_cou
     }
   }
   QWASM_RETURN_IF_ERROR(check_bias(g, bias, bias_count));
+  const Reduction r = reduction_of(g);  // bounded now: the weight exists
   QWASM_RETURN_IF_ERROR(out->bias.allocate(CheckedSize(g.out_channels) + static_cast<int64_t>(kConvNR), "the bias"));
   QWASM_RETURN_IF_ERROR(out->weights.allocate(
       CheckedSize(g.groups) * r.blocks * r.nseg * r.seg_len * static_cast<int64_t>(kConvNR), "the packed weights"));

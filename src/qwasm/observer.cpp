@@ -30,7 +30,7 @@ Status observer_range(DType dtype, bool reduce_range, bool has_custom, int64_t q
   // The span is computed in checked arithmetic: the bounds can be anywhere in int64.
   const int64_t limit = dtype == DType::kQInt32 ? (int64_t{1} << 32) : 256;
   int64_t len = 0;
-  if (__builtin_sub_overflow(quant_max, quant_min, &len) || len + 1 > limit) {
+  if (__builtin_sub_overflow(quant_max, quant_min, &len) || len >= limit) {
     return Status::RangeError(std::string("quantMin..quantMax (") + std::to_string(quant_min) + ".." +
                               std::to_string(quant_max) + ") spans more than the " + std::to_string(limit) +
                               " values " + dtype_name(dtype) + " allows");

@@ -39,7 +39,7 @@ TEST(QTensorErrors, ZeroPointInsideDtypeRange) {
   EXPECT_EQ(s.code, StatusCode::kRangeError);
   EXPECT_NE(s.message.find("zeroPoint 256 is above upper bound 255 of quint8"), std::string::npos) << s.message;
   EXPECT_EQ(per_tensor(1.0, -129, DType::kQInt8).code, StatusCode::kRangeError);
-  EXPECT_EQ(per_tensor(1.0, 0.5).code, StatusCode::kRangeError);
+  EXPECT_EQ(per_tensor(1.0, 0.5).code, StatusCode::kTypeError);  // not an integer: a type error, as in PyTorch
   EXPECT_TRUE(per_tensor(1.0, -128, DType::kQInt8).ok());
   EXPECT_TRUE(per_tensor(1.0, 15, DType::kQUInt4x2).ok());
   EXPECT_EQ(per_tensor(1.0, 16, DType::kQUInt4x2).code, StatusCode::kRangeError);

@@ -156,6 +156,11 @@ export function readOptions(options, allowed, ctx) {
   return out;
 }
 
+/** An option's value, or `fallback` when the option is absent (null is a value, not an absence). */
+export function option(options, key, fallback) {
+  return options.has(key) ? options.get(key) : fallback;
+}
+
 /**
  * A list of up to `maxLength` numbers (a plain array, or a typed array), read
  * once into a fresh array. Holes and non-numbers are TypeErrors.

@@ -3,7 +3,7 @@
 // few floats: an observer owns no wasm memory and needs no dispose()); every
 // float operation on them (the batch reduction, the running or moving-average
 // update, _calculate_qparams) runs in the core, in float32 like PyTorch.
-import { readBoolean, readChoice, readFloatTensor, readInteger, readNumber, readOptions } from './args.mjs';
+import { option, readBoolean, readChoice, readFloatTensor, readInteger, readNumber, readOptions } from './args.mjs';
 import { DTYPES, QSCHEMES } from './dtypes.mjs';
 import { checked } from './errors.mjs';
 import { noteOutOfMemory, ownBytes, withHeapCopy } from './heap.mjs';
@@ -44,9 +44,9 @@ class UniformObserverBase {
     this.#name = name;
     this.#perChannel = perChannel;
     this.#averaging = averaging;
-    this.#dtype = o.get('dtype') ?? 'quint8';
+    this.#dtype = option(o, 'dtype', 'quint8');
     const dtypeCode = readChoice(this.#dtype, DTYPES, 'dtype', ctx);
-    this.#qscheme = o.get('qscheme') ?? defaultScheme;
+    this.#qscheme = option(o, 'qscheme', defaultScheme);
     const schemeCode = readChoice(this.#qscheme, QSCHEMES, 'qscheme', ctx);
     this.#reduceRange = o.has('reduceRange') ? readBoolean(o.get('reduceRange'), 'reduceRange', ctx) : false;
     const quantMin = o.has('quantMin') ? readNumber(o.get('quantMin'), 'quantMin', ctx) : undefined;

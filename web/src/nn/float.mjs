@@ -27,8 +27,10 @@ function readTensorArg(v, shape, ctx) {
   }
   const data = v.data;
   const given = v.shape;
-  if (!Array.isArray(given) || given.length !== shape.length || shape.some((d, i) => given[i] !== d)) {
-    throw new RangeError(`${ctx}: expected shape [${shape.join(', ')}], got ${Array.isArray(given) ? `[${given.join(', ')}]` : describe(given)}`);
+  if (!Array.isArray(given)) throw new TypeError(`${ctx}.shape must be an array, got ${describe(given)}`);
+  const dims = Array.from({ length: Math.min(given.length, 64) }, (_, i) => given[i]);
+  if (given.length !== shape.length || shape.some((d, i) => dims[i] !== d)) {
+    throw new RangeError(`${ctx}: expected shape [${shape.join(', ')}], got [${dims.join(', ')}]`);
   }
   return readValues(data, shape, `${ctx}.data`);
 }

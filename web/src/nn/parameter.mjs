@@ -42,11 +42,12 @@ export class Parameter {
 /** @internal A copy of `v` (a Float32Array of shape's element count). */
 export function readValues(v, shape, ctx) {
   if (typedArrayKind(v) !== 'Float32Array') throw new TypeError(`${ctx} must be a Float32Array, got ${describe(v)}`);
+  const bytes = bytesOf(v, ctx, ctx);
   const numel = shape.reduce((a, b) => a * b, 1);
   if (lengthOf(v) !== numel) {
     throw new RangeError(`${ctx} must hold ${numel} elements (shape [${shape.join(', ')}]), got ${lengthOf(v)}`);
   }
-  return new Float32Array(new Uint8Array(bytesOf(v, ctx, ctx)).buffer);
+  return new Float32Array(new Uint8Array(bytes).buffer);
 }
 
 /** @internal The bytes of a parameter's current values (TypeError if its buffer was detached). */

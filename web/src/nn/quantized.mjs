@@ -214,7 +214,7 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
   const o = readOptions(options, FROM_FLOAT_OPTIONS, ctx);
   const conv = mod instanceof floatNN.Conv1d || mod instanceof floatNN.Conv2d || mod instanceof floatNN.Conv3d ||
     mod instanceof floatNN.Linear ? mod : mod[0];
-  const weightObserver = o.get('weightObserver') ?? new PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric' });
+  const weightObserver = o.has('weightObserver') ? o.get('weightObserver') : new PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric' });
   if (!isObserver(weightObserver)) throw new TypeError(`${ctx}: weightObserver must be an observer, got ${describe(weightObserver)}`);
   if (weightObserver.dtype !== 'qint8') throw new TypeError(`${ctx}: weightObserver must be qint8, got ${weightObserver.dtype}`);
   let outScale;

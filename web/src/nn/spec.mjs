@@ -2,7 +2,7 @@
 // input and weight shapes lift onto the one 3-D convolution of the core. Only
 // types and structure are checked here; the core validates the values
 // (validateGeometry) with messages in the same vocabulary.
-import { describe, readBoolean, readOptions } from '../args.mjs';
+import { describe, option, readBoolean, readOptions } from '../args.mjs';
 import { checked } from '../errors.mjs';
 import { wasm } from '../runtime.mjs';
 
@@ -53,16 +53,16 @@ export function readConvArgs(spec, inChannels, outChannels, kernelSize, options,
       padBegin: [0, 0, 0], padEnd: [0, 0, 0], padding: 0, bias,
     };
   }
-  const paddingMode = o.get('paddingMode') ?? 'zeros';
+  const paddingMode = option(o, 'paddingMode', 'zeros');
   if (paddingMode !== 'zeros') {
     throw new RangeError(`${ctx}: paddingMode must be 'zeros' (the only mode quantized convolutions have), got ${describe(paddingMode)}`);
   }
   const kernel = triple(kernelSize, spec.dims, 1, 'kernelSize', ctx);
-  const stride = triple(o.get('stride') ?? 1, spec.dims, 1, 'stride', ctx);
-  const dilation = triple(o.get('dilation') ?? 1, spec.dims, 1, 'dilation', ctx);
-  const groups = o.get('groups') ?? 1;
+  const stride = triple(option(o, 'stride', 1), spec.dims, 1, 'stride', ctx);
+  const dilation = triple(option(o, 'dilation', 1), spec.dims, 1, 'dilation', ctx);
+  const groups = option(o, 'groups', 1);
   if (!isInt(groups)) throw new TypeError(`${ctx}: groups must be an integer, got ${describe(groups)}`);
-  const paddingValue = o.get('padding') ?? 0;
+  const paddingValue = option(o, 'padding', 0);
   let padBegin;
   let padEnd;
   let padding;

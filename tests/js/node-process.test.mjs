@@ -1,0 +1,44 @@
+// A library installs no process-wide handlers: an app with its own
+// unhandledRejection handler keeps running after init(), failed and retried
+// init()s add no listeners, and the shipped glue contains none to add.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const entry = fileURLToPath(new URL('../../web/src/index.node.mjs', import.meta.url));
+
+test('an app that handles its own rejections keeps running, and init() adds no listeners', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'qwasm-process-'));
+  const app = join(dir, 'app.mjs');
+  writeFileSync(app, `
+    import { init, quantizePerTensor, tensor } from ${JSON.stringify(entry)};
+    const events = ['uncaughtException', 'unhandledRejection', 'exit', 'SIGINT'];
+    const count = () => events.map((e) => process.listenerCount(e)).join(',');
+    const before = count();
+    for (let i = 0; i < 3; i++) {
+      try { await init({ wasmBinary: new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9]) }); } catch { /* a bad module: retried below */ }
+    }
+    await init();
+    const after = count();
+    process.on('unhandledRejection', (r) => console.log('app handled: ' + r.message));
+    Promise.reject(new Error('app rejection'));
+    setTimeout(() => {
+      const q = quantizePerTensor(tensor([0.273939937]), 0.00214854861, 0, 'quint8');
+      console.log('still running: ' + q.intRepr()[0]);
+      console.log('listeners before ' + before + ' after ' + after);
+    }, 20);
+  `);
+  const out = execFileSync(process.execPath, [app], { encoding: 'utf8' });
+  expect(out).toContain('app handled: app rejection');
+  expect(out).toContain('still running: 128');
+  expect(out).toMatch(/listeners before (\S+) after \1\n/);
+});
+
+test('the shipped Node glue registers no process handlers and never exits the process', () => {
+  const glue = readFileSync(new URL('../../dist/qwasm.node.js', import.meta.url), 'utf8');
+  expect(glue).not.toMatch(/process\[?["']?on["']?\]?\(["'](uncaughtException|unhandledRejection)/);
+  expect(glue).not.toContain('new Function');
+  expect(glue).not.toMatch(/\beval\(/);
+});
