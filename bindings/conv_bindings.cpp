@@ -52,7 +52,8 @@ val conv_weight_count(val geometry) {
 // A quantized conv module's packed weights, owned by the JS module object.
 struct QConvModule {
   qwasm::PackedQConv packed;
-  double scratch_bytes = 0;  // of the last forward call
+  double scratch_bytes = 0;      // of the last forward call
+  const char* last_kernel = "";  // a registry name (static storage)
 };
 
 val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, double bias_count, bool has_bias) {
@@ -74,8 +75,12 @@ val qconv_forward(QConvModule& m, const QTensor& input, double out_scale, double
   if (s.ok()) s = to_int(out_zp, "zeroPoint", INT32_MIN, INT32_MAX, &zp);
   QTensor out;
   qwasm::ConvRunInfo info;
-  if (s.ok()) s = qwasm::qconv3d(m.packed, input, out_scale, zp, relu, i, &out, &info);
+  if (s.ok()) {
+    s = m.packed.geometry.spatial_dims == 0 ? qwasm::qlinear(m.packed, input, out_scale, zp, relu, i, &out, &info)
+                                            : qwasm::qconv3d(m.packed, input, out_scale, zp, relu, i, &out, &info);
+  }
   m.scratch_bytes = static_cast<double>(info.scratch_bytes);
+  m.last_kernel = info.kernel;
   return result(s, std::move(out));
 }
 
@@ -90,12 +95,14 @@ val check_output_qparams(double scale, double zero_point) {
 
 double qconv_packed_bytes(const QConvModule& m) { return static_cast<double>(m.packed.bytes()); }
 double qconv_scratch_bytes(const QConvModule& m) { return m.scratch_bytes; }
+val qconv_last_kernel(const QConvModule& m) { return js_string(m.last_kernel); }
 
 // A float conv module's packed weights plus its last output (copied out by JS, then released).
 struct FConvModule {
   qwasm::PackedFConv packed;
   qwasm::Buffer<float> output;
   double scratch_bytes = 0;
+  const char* last_kernel = "";
 };
 
 val make_fconv(val geometry, uintptr_t weight, double weight_count, uintptr_t bias, double bias_count, bool has_bias) {
@@ -128,9 +135,14 @@ val fconv_forward(FConvModule& m, uintptr_t x, double nbytes, val shape, bool re
   if (s.ok() && static_cast<int64_t>(n) != numel * 4) {
     s = Status::RangeError("shape holds " + std::to_string(numel) + " elements but data has " + std::to_string(n / 4));
   }
-  if (s.ok()) s = qwasm::fconv3d(m.packed, at<float>(x), in_shape, relu, i, &m.output, &out_shape, &info);
+  if (s.ok()) {
+    s = m.packed.geometry.spatial_dims == 0
+            ? qwasm::flinear(m.packed, at<float>(x), in_shape, relu, i, &m.output, &out_shape, &info)
+            : qwasm::fconv3d(m.packed, at<float>(x), in_shape, relu, i, &m.output, &out_shape, &info);
+  }
   if (!s.ok()) return error_value(s);
   m.scratch_bytes = static_cast<double>(info.scratch_bytes);
+  m.last_kernel = info.kernel;
   val o = val::object();
   o.set("shape", to_js_shape(out_shape));
   o.set("view", val(emscripten::typed_memory_view(m.output.size(), m.output.data())));
@@ -139,6 +151,7 @@ val fconv_forward(FConvModule& m, uintptr_t x, double nbytes, val shape, bool re
 
 void fconv_release_output(FConvModule& m) { m.output = qwasm::Buffer<float>(); }
 double fconv_scratch_bytes(const FConvModule& m) { return m.scratch_bytes; }
+val fconv_last_kernel(const FConvModule& m) { return js_string(m.last_kernel); }
 
 }  // namespace
 }  // namespace qwasm_bind
@@ -149,11 +162,13 @@ EMSCRIPTEN_BINDINGS(qwasm_conv) {
   class_<QConvModule>("_QConvModule")
       .function("forward", &qconv_forward)
       .function("packedBytes", &qconv_packed_bytes)
-      .function("scratchBytes", &qconv_scratch_bytes);
+      .function("scratchBytes", &qconv_scratch_bytes)
+      .function("lastKernel", &qconv_last_kernel);
   class_<FConvModule>("_FConvModule")
       .function("forward", &fconv_forward)
       .function("releaseOutput", &fconv_release_output)
-      .function("scratchBytes", &fconv_scratch_bytes);
+      .function("scratchBytes", &fconv_scratch_bytes)
+      .function("lastKernel", &fconv_last_kernel);
   function("_convWeightCount", &conv_weight_count);
   function("_checkOutputQParams", &check_output_qparams);
   function("_makeQConv", &make_qconv);

@@ -32,7 +32,7 @@ double allocation_count() { return static_cast<double>(qwasm::testing::allocatio
 
 // The conv kernel's inner loop on L1-resident operands: reps * pairs * 64 MACs.
 double peak_dot16(double reps, double pairs) {
-  return qwasm::kernels::peak_dot16__wasmsimd(static_cast<size_t>(reps), static_cast<size_t>(pairs));
+  return qwasm::kernels::peak_dot16_wasmsimd(static_cast<size_t>(reps), static_cast<size_t>(pairs));
 }
 
 }  // namespace

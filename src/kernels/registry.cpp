@@ -1,71 +1,108 @@
-// Dispatch over the kernel tables of quantize_kernels.h.
+// The registry: one table per kernel family, generated from the lists (*.inc),
+// and the dispatcher that picks from them. Nothing here is written by hand
+// per kernel: listing a kernel registers it for the dispatcher, the kernel
+// tester (tests/native/kernel_tester_test.cpp) and the benchmarks.
+#include "kernels/conv_kernels.h"
 #include "kernels/quantize_kernels.h"
 
 namespace qwasm {
 namespace kernels {
-
-#if !defined(QWASM_HAVE_WASMSIMD)
-// Built without the SIMD128 kernels (native): no entries.
-const QuantizeKernel kQuantizeKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Storage::kU8, QuantizeMode::kIntZeroPoint, nullptr}};
-const size_t kQuantizeKernelsWasmSimdCount = 0;
-const DequantizeKernel kDequantizeKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Storage::kU8, DequantizeMode::kPerTensor, nullptr}};
-const size_t kDequantizeKernelsWasmSimdCount = 0;
-const QuantizeRowKernel kQuantizeRowKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Storage::kU8, QuantizeMode::kIntZeroPoint, nullptr}};
-const size_t kQuantizeRowKernelsWasmSimdCount = 0;
-const DequantizeRowKernel kDequantizeRowKernelsWasmSimd[] = {{nullptr, Isa::kWasmSimd, Storage::kU8, nullptr}};
-const size_t kDequantizeRowKernelsWasmSimdCount = 0;
-#endif
-
-bool isa_available(Isa isa) {
-#if defined(QWASM_HAVE_WASMSIMD)
-  (void)isa;
-  return true;
-#else
-  return isa == Isa::kScalar;
-#endif
-}
-
-Isa best_isa() { return isa_available(Isa::kWasmSimd) ? Isa::kWasmSimd : Isa::kScalar; }
-
-const char* isa_name(Isa isa) { return isa == Isa::kScalar ? "scalar" : "wasmsimd"; }
-
 namespace {
 
-// The first entry of an ISA's table that `matches`, or nullptr.
-template <typename Entry, typename Match>
-auto find_in(Isa isa, const Entry* scalar, size_t nscalar, const Entry* simd, size_t nsimd, Match matches)
-    -> decltype(scalar->fn) {
-  const Entry* table = isa == Isa::kScalar ? scalar : simd;
-  const size_t count = isa == Isa::kScalar ? nscalar : nsimd;
-  for (size_t i = 0; i < count; ++i) {
-    if (matches(table[i])) return table[i].fn;
+#define QWASM_QUANTIZE(name, isa, storage, mode, block) \
+  {#name, Isa::isa, Storage::storage, QuantizeMode::mode, block, &name},
+const QuantizeKernel kQuantize[] = {
+#include "kernels/quantize.inc"
+};
+#undef QWASM_QUANTIZE
+
+#define QWASM_DEQUANTIZE(name, isa, storage, mode, block) \
+  {#name, Isa::isa, Storage::storage, DequantizeMode::mode, block, &name},
+const DequantizeKernel kDequantize[] = {
+#include "kernels/dequantize.inc"
+};
+#undef QWASM_DEQUANTIZE
+
+#define QWASM_QUANTIZE_ROW(name, isa, storage, mode, block) \
+  {#name, Isa::isa, Storage::storage, QuantizeMode::mode, block, &name},
+#define QWASM_DEQUANTIZE_ROW(name, isa, storage, block)
+const QuantizeRowKernel kQuantizeRow[] = {
+#include "kernels/quantize_row.inc"
+};
+#undef QWASM_QUANTIZE_ROW
+#undef QWASM_DEQUANTIZE_ROW
+
+#define QWASM_QUANTIZE_ROW(name, isa, storage, mode, block)
+#define QWASM_DEQUANTIZE_ROW(name, isa, storage, block) {#name, Isa::isa, Storage::storage, block, &name},
+const DequantizeRowKernel kDequantizeRow[] = {
+#include "kernels/quantize_row.inc"
+};
+#undef QWASM_QUANTIZE_ROW
+#undef QWASM_DEQUANTIZE_ROW
+
+#define QWASM_QCONV(name, isa, mr, nr, kr) {#name, Isa::isa, mr, nr, kr, &name},
+const QConvKernel kQConv[] = {
+#include "kernels/qconv.inc"
+};
+#undef QWASM_QCONV
+
+#define QWASM_QDWCONV(name, isa, cr) {#name, Isa::isa, cr, &name},
+const QDwConvKernel kQDwConv[] = {
+#include "kernels/qdwconv.inc"
+};
+#undef QWASM_QDWCONV
+
+#define QWASM_FCONV(name, isa, mr, nr) {#name, Isa::isa, mr, nr, &name},
+const FConvKernel kFConv[] = {
+#include "kernels/fconv.inc"
+};
+#undef QWASM_FCONV
+
+template <typename Entry, size_t N>
+constexpr KernelTable<Entry> table(const Entry (&entries)[N]) {
+  return {entries, N};
+}
+
+// The first entry of `isa` (or of scalar, when this build lacks it) that matches.
+template <typename Entry, size_t N, typename Match>
+const Entry* first(const Entry (&entries)[N], Isa isa, Match matches) {
+  const Isa want = usable_isa(isa);
+  for (const Entry& e : entries) {
+    if (e.isa == want && matches(e)) return &e;
   }
   return nullptr;
 }
 
 }  // namespace
 
-QuantizeFn find_quantize_kernel(Isa isa, Storage storage, QuantizeMode mode) {
-  return find_in(isa, kQuantizeKernelsScalar, kQuantizeKernelsScalarCount, kQuantizeKernelsWasmSimd,
-                 kQuantizeKernelsWasmSimdCount,
-                 [&](const QuantizeKernel& k) { return k.storage == storage && k.mode == mode; });
-}
+KernelTable<QuantizeKernel> quantize_kernels() { return table(kQuantize); }
+KernelTable<DequantizeKernel> dequantize_kernels() { return table(kDequantize); }
+KernelTable<QuantizeRowKernel> quantize_row_kernels() { return table(kQuantizeRow); }
+KernelTable<DequantizeRowKernel> dequantize_row_kernels() { return table(kDequantizeRow); }
+KernelTable<QConvKernel> qconv_kernels() { return table(kQConv); }
+KernelTable<QDwConvKernel> qdwconv_kernels() { return table(kQDwConv); }
+KernelTable<FConvKernel> fconv_kernels() { return table(kFConv); }
 
-DequantizeFn find_dequantize_kernel(Isa isa, Storage storage, DequantizeMode mode) {
-  return find_in(isa, kDequantizeKernelsScalar, kDequantizeKernelsScalarCount, kDequantizeKernelsWasmSimd,
-                 kDequantizeKernelsWasmSimdCount,
-                 [&](const DequantizeKernel& k) { return k.storage == storage && k.mode == mode; });
+const QuantizeKernel* find_quantize(Isa isa, Storage storage, QuantizeMode mode) {
+  return first(kQuantize, isa, [&](const QuantizeKernel& k) { return k.storage == storage && k.mode == mode; });
 }
-
-QuantizeRowFn find_quantize_row_kernel(Isa isa, Storage storage, QuantizeMode mode) {
-  return find_in(isa, kQuantizeRowKernelsScalar, kQuantizeRowKernelsScalarCount, kQuantizeRowKernelsWasmSimd,
-                 kQuantizeRowKernelsWasmSimdCount,
-                 [&](const QuantizeRowKernel& k) { return k.storage == storage && k.mode == mode; });
+const DequantizeKernel* find_dequantize(Isa isa, Storage storage, DequantizeMode mode) {
+  return first(kDequantize, isa, [&](const DequantizeKernel& k) { return k.storage == storage && k.mode == mode; });
 }
-
-DequantizeRowFn find_dequantize_row_kernel(Isa isa, Storage storage) {
-  return find_in(isa, kDequantizeRowKernelsScalar, kDequantizeRowKernelsScalarCount, kDequantizeRowKernelsWasmSimd,
-                 kDequantizeRowKernelsWasmSimdCount, [&](const DequantizeRowKernel& k) { return k.storage == storage; });
+const QuantizeRowKernel* find_quantize_row(Isa isa, Storage storage, QuantizeMode mode) {
+  return first(kQuantizeRow, isa, [&](const QuantizeRowKernel& k) { return k.storage == storage && k.mode == mode; });
+}
+const DequantizeRowKernel* find_dequantize_row(Isa isa, Storage storage) {
+  return first(kDequantizeRow, isa, [&](const DequantizeRowKernel& k) { return k.storage == storage; });
+}
+const QConvKernel* find_qconv(Isa isa) {
+  return first(kQConv, isa, [](const QConvKernel&) { return true; });
+}
+const QDwConvKernel* find_qdwconv(Isa isa) {
+  return first(kQDwConv, isa, [](const QDwConvKernel&) { return true; });
+}
+const FConvKernel* find_fconv(Isa isa) {
+  return first(kFConv, isa, [](const FConvKernel&) { return true; });
 }
 
 }  // namespace kernels

@@ -1,12 +1,15 @@
-// 3-D convolution (with optional fused ReLU), quantized and float, in PyTorch's
-// semantics: NCDHW input, weight [Cout, Cin / groups, kD, kH, kW], zero
-// padding, general stride, dilation and groups. 1-D, 2-D and linear layers are
-// the same operation with unit dimensions.
+// Convolutions (with optional fused ReLU) and linear layers, quantized and
+// float, in PyTorch's semantics: NCDHW input, weight [Cout, Cin / groups, kD,
+// kH, kW], zero padding, general stride, dilation and groups. 1-D and 2-D
+// convolutions are the same operation with unit dimensions; a linear layer is
+// a GEMM over rows of channels-last input ([..., in] -> [..., out]) run by the
+// same micro-kernels, one row per output pixel.
 //
 // Quantized arithmetic is FBGEMM's requantization (docs/numerics.md); the
-// kernels are described in kernels/conv_kernels.h. Weights are packed once (PackedQConv /
-// PackedFConv); each forward call converts the input once into the padded
-// channels-last int16 (or float) buffer the kernels stream.
+// kernels and their packed layouts are described in kernels/conv_kernels.h.
+// Weights are packed once (PackedQConv / PackedFConv), in the layout of every
+// kernel tile this build lists; each forward call converts the input once into
+// the padded channels-last buffer the kernels stream.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -27,59 +30,87 @@ struct ConvGeometry {
   std::array<int64_t, 3> dilation{1, 1, 1};
   std::array<int64_t, 3> pad_begin{0, 0, 0};  // 'same' may pad one more at the end
   std::array<int64_t, 3> pad_end{0, 0, 0};
-  // How the caller sees it, for messages only: 1, 2 or 3 spatial dimensions
-  // (the last ones of each triple), or 0 for a linear layer.
+  // 1, 2 or 3 spatial dimensions (the last ones of each triple; the others are
+  // unit), or 0 for a linear layer. Decides the weight shape and the messages.
   int spatial_dims = 3;
 };
 
 // Checks channel counts, groups, kernel, stride, dilation and padding: each at
-// least its minimum and at most kMaxGeometryValue.
+// least its minimum and at most kMaxGeometryValue; unit values in the
+// dimensions a lower-dimensional layer does not have.
 Status validate_geometry(const ConvGeometry& g);
+
+// The weight shape a module of g's kind takes: [Cout, Cin / groups, k...] with
+// g.spatial_dims kernel entries ([Cout, Cin] for a linear layer).
+Shape module_weight_shape(const ConvGeometry& g);
 
 // Output shape for a 5-D input [N, Cin, D, H, W]; errors on wrong rank,
 // channel mismatch, a kernel larger than the padded input, or an output too
 // large for a tensor.
 Status conv_output_shape(const ConvGeometry& g, const Shape& input, Shape* output);
 
-// Quantized weights, packed once: int16 (w - w_zp) in the kernels' layout, the
-// per-channel weight scales as float, and the float bias.
+// Output shape of a linear layer for an input [..., in]: [..., out].
+Status linear_output_shape(const ConvGeometry& g, const Shape& input, Shape* output);
+
+// The output qparams of a quantized layer: a scale that is a finite positive
+// float32, a zero point in 0..255 (quint8).
+Status validate_output_qparams(double scale, int64_t zero_point);
+
+// Weights packed for one kernel tile (kernels/conv_kernels.h).
+struct QConvLayout {
+  size_t nr = 0, kr = 0;  // generic kernels ([segment][kblock][nr][kr]); depthwise: nr = cr, kr = 0
+  Buffer<int16_t> weights;
+};
+
+// Quantized weights, packed once: int16 (w - w_zp) in the layout of every
+// kernel tile this build lists, the per-channel weight scales as float, and
+// the float bias.
 struct PackedQConv {
   ConvGeometry geometry;
-  bool depthwise = false;            // groups == Cin == Cout: the depthwise kernel
-  Buffer<int16_t> weights;      // see conv.cpp for the layouts
+  bool depthwise = false;  // groups == Cin == Cout > 1: the depthwise kernels
+  QConvLayout layouts[2];  // one per distinct tile of the family's kernels
+  size_t nlayouts = 0;
   Buffer<float> weight_scales;  // per output channel (float, as FBGEMM keeps them)
   Buffer<float> bias;           // per output channel, 0 when there is no bias
   bool has_bias = false;
   size_t bytes() const;
+  // The layout packed for a tile, or nullptr.
+  const QConvLayout* layout(size_t nr, size_t kr) const;
 };
 
 // weight: qint8, per_tensor_affine or per_channel_affine on axis 0, of
-// module_weight_shape(g) (or the same lifted to 5-D). bias: bias_count (= Cout) finite floats, or nullptr.
+// module_weight_shape(g) (or the same lifted to 5-D). bias: bias_count (= Cout)
+// finite floats, or nullptr.
 Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count,
                   PackedQConv* out);
 
-// The output qparams of a quantized conv: a scale that is a finite positive
-// float32, a zero point in 0..255 (quint8).
-Status validate_output_qparams(double scale, int64_t zero_point);
-
-// The weight shape a module of g's kind takes: [Cout, Cin / groups, k...] with
-// g.spatial_dims kernel entries ([Cout, Cin] for a linear layer).
-Shape module_weight_shape(const ConvGeometry& g);
-
 struct ConvRunInfo {
   size_t scratch_bytes = 0;  // extra memory of the call beyond input, output and weights
+  const char* kernel = "";   // the micro-kernel that ran
 };
 
-// input: quint8, per-tensor, [N, Cin, D, H, W]. Output quint8 per tensor with
-// (out_scale, out_zp); relu clamps at out_zp in the same pass.
+// Convolution: input quint8, per-tensor, [N, Cin, D, H, W]. Output quint8 per
+// tensor with (out_scale, out_zp); relu clamps at out_zp in the same pass.
 Status qconv3d(const PackedQConv& w, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
                kernels::Isa isa, QTensor* out, ConvRunInfo* info = nullptr);
 
-// Float weights packed for the float kernels.
+// Linear layer (geometry.spatial_dims == 0): input quint8 per tensor [..., in],
+// output [..., out].
+Status qlinear(const PackedQConv& w, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
+               kernels::Isa isa, QTensor* out, ConvRunInfo* info = nullptr);
+
+// Float weights packed for the float kernels' tiles.
+struct FConvLayout {
+  size_t nr = 0;
+  Buffer<float> weights;  // [group][block of nr][segment][k][nr]
+};
+
 struct PackedFConv {
   ConvGeometry geometry;
-  Buffer<float> weights;
-  Buffer<float> bias;  // Cout + 8 entries (0 without bias)
+  FConvLayout layouts[2];
+  size_t nlayouts = 0;
+  Buffer<float> bias;  // Cout + 16 entries (0 without bias)
+  const FConvLayout* layout(size_t nr) const;
 };
 
 // weight: weight_count floats laid out [Cout, Cin / groups, kD, kH, kW];
@@ -87,9 +118,13 @@ struct PackedFConv {
 Status pack_fconv(const ConvGeometry& g, const float* weight, int64_t weight_count, const float* bias,
                   int64_t bias_count, PackedFConv* out);
 
-// Float conv (+ ReLU): y = relu(conv3d(x, w, b)); output is allocated here
-// with the output shape's element count.
+// Float conv (+ ReLU): y = relu(conv3d(x, w, b)) for a 5-D input; output is
+// allocated here with the output shape's element count.
 Status fconv3d(const PackedFConv& w, const float* input, const Shape& input_shape, bool relu, kernels::Isa isa,
+               Buffer<float>* output, Shape* output_shape, ConvRunInfo* info = nullptr);
+
+// Float linear layer (spatial_dims == 0): [..., in] -> [..., out].
+Status flinear(const PackedFConv& w, const float* input, const Shape& input_shape, bool relu, kernels::Isa isa,
                Buffer<float>* output, Shape* output_shape, ConvRunInfo* info = nullptr);
 
 }  // namespace qwasm

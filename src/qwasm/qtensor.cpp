@@ -93,7 +93,6 @@ void pack_nibbles(const uint8_t* values, int64_t n, uint8_t* packed) {
 
 size_t element_size(Storage s) { return s == Storage::kS32 ? 4 : 1; }
 
-Isa usable(Isa isa) { return kernels::isa_available(isa) ? isa : Isa::kScalar; }
 
 // Runs shorter than this use the row kernels (per-element qparams).
 constexpr int64_t kShortRun = 16;
@@ -182,7 +181,7 @@ Status quantize_into(const float* x, Isa isa, QTensor* q) {
   };
   if (l.inner < kShortRun && l.channels > 1) {
     // The channel axis is (nearly) innermost: give every element its own qparams.
-    const auto row_fn = kernels::find_quantize_row_kernel(usable(isa), storage, mode);
+    const auto row_fn = kernels::find_quantize_row(isa, storage, mode)->fn;
     QWASM_RETURN_IF_ERROR(for_each_row_chunk(
         l,
         [&](int64_t j0, int64_t j1, float* a, float* b) {
@@ -200,7 +199,7 @@ Status quantize_into(const float* x, Isa isa, QTensor* q) {
                  static_cast<int32_t>(range.qmax));
         }));
   } else {
-    const auto fn = kernels::find_quantize_kernel(usable(isa), storage, mode);
+    const auto fn = kernels::find_quantize(isa, storage, mode)->fn;
     for (int64_t c = 0; c < l.channels; ++c) {
       const auto p = params_of(c);
       for (int64_t o = 0; o < l.outer; ++o) {
@@ -356,13 +355,13 @@ Status dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, f
   const DequantizeMode mode = q.qscheme() == QScheme::kPerTensorAffine   ? DequantizeMode::kPerTensor
                               : q.qscheme() == QScheme::kPerChannelAffine ? DequantizeMode::kPerChannel
                                                                           : DequantizeMode::kFloatQParams;
-  const auto fn = kernels::find_dequantize_kernel(usable(isa), storage, mode);
+  const auto fn = kernels::find_dequantize(isa, storage, mode)->fn;
   // Per channel, PyTorch multiplies in double: (float)((double)((float)q - zp) * scale).
   // When the scale is a float32 value (as every observer-made scale is), the
   // product of two floats is exact in double, so rounding it once to float
   // equals the float32 multiply of the float-qparams kernel, which is faster.
   const auto fast_fn = mode == DequantizeMode::kPerChannel
-                           ? kernels::find_dequantize_kernel(usable(isa), storage, DequantizeMode::kFloatQParams)
+                           ? kernels::find_dequantize(isa, storage, DequantizeMode::kFloatQParams)->fn
                            : fn;
   // quint4x2: unpack the range first; src is then indexed from `begin`.
   Buffer<uint8_t> unpacked;
@@ -383,7 +382,7 @@ Status dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, f
   if (mode != DequantizeMode::kPerTensor && l.inner < kShortRun && l.channels > 1 &&
       (q.scales_are_float32() || mode == DequantizeMode::kFloatQParams)) {
     // The channel axis is (nearly) innermost: per-element qparams, in pieces.
-    const auto row_fn = kernels::find_dequantize_row_kernel(usable(isa), storage);
+    const auto row_fn = kernels::find_dequantize_row(isa, storage)->fn;
     if (l.inner == 1) {  // per-element qparams are the float copies of the channels' own
       const float* scales_f = q.scales_f32().data();
       const float* zps_f = q.zero_points_f32().data();

@@ -1,9 +1,13 @@
-// Convolution: every conv kernel of every ISA in this build equals the naive
-// reference bit for bit, over shape sweeps that hit every remainder path:
-// output channels below, at and above the 8-wide block, pixel counts that leave
-// 1..3 rows in the last 4-pixel tile, odd segment lengths, kernel sizes 1..3,
-// 5 and 7, strides, dilations, groups (depthwise too), asymmetric padding,
-// saturation at 0 and 255 and the ReLU boundary.
+// Convolutions and linear layers through the ops (qconv3d / qlinear / fconv3d
+// / flinear: drivers, packing and the dispatched kernels of every ISA in this
+// build) equal the naive reference bit for bit, over named shape cases that
+// hit every remainder path: output channels below, at and above the 8-wide
+// block, pixel counts that leave 1..3 rows in the last 4-pixel tile, odd
+// segment lengths, kernel sizes 1..3, 5 and 7, strides, dilations, groups
+// (depthwise too), asymmetric padding; each case in all eight combinations of
+// per-channel / per-tensor weights, bias / none, ReLU / none; saturation at 0
+// and 255 and the ReLU floor are reached. (The micro-kernels alone are tested
+// in kernel_tester_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +17,7 @@
 #include <vector>
 
 #include "kernels/conv_kernels.h"
+#include "kernels/isa.h"
 #include "kernels/ref/conv3d_ref.h"
 #include "qwasm/conv.h"
 #include "test_util.h"
@@ -23,6 +28,7 @@ using kernels::Isa;
 namespace {
 
 struct ConvCase {
+  std::string name;
   int64_t n, cin, cout, groups;
   std::array<int64_t, 3> in, kernel, stride, dilation, pad_begin, pad_end;
 };
@@ -30,7 +36,7 @@ struct ConvCase {
 std::string describe(const ConvCase& c) {
   std::ostringstream o;
   auto t = [&](const char* name, const std::array<int64_t, 3>& v) { o << " " << name << "=" << v[0] << "," << v[1] << "," << v[2]; };
-  o << "N=" << c.n << " Cin=" << c.cin << " Cout=" << c.cout << " groups=" << c.groups;
+  o << c.name << ": N=" << c.n << " Cin=" << c.cin << " Cout=" << c.cout << " groups=" << c.groups;
   t("in", c.in); t("k", c.kernel); t("s", c.stride); t("d", c.dilation); t("pb", c.pad_begin); t("pe", c.pad_end);
   return o.str();
 }
@@ -129,59 +135,73 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
 std::vector<ConvCase> sweep() {
   std::vector<ConvCase> cases;
   const std::array<int64_t, 3> one{1, 1, 1}, zero{0, 0, 0};
+  auto add = [&](std::string name, int64_t n, int64_t cin, int64_t cout, int64_t groups, std::array<int64_t, 3> in,
+                 std::array<int64_t, 3> k, std::array<int64_t, 3> s, std::array<int64_t, 3> d,
+                 std::array<int64_t, 3> pb, std::array<int64_t, 3> pe) {
+    cases.push_back({std::move(name), n, cin, cout, groups, in, k, s, d, pb, pe});
+  };
   // Output channels around the 8-wide block; odd pixel counts; odd segment lengths.
   for (int64_t cout : {1, 3, 7, 8, 9, 16, 17}) {
-    for (int64_t cin : {1, 2, 3, 4, 5}) cases.push_back({1, cin, cout, 1, {3, 5, 6}, {3, 3, 3}, one, one, one, one});
+    for (int64_t cin : {1, 2, 3, 4, 5}) {
+      add("cout" + std::to_string(cout) + "_cin" + std::to_string(cin), 1, cin, cout, 1, {3, 5, 6}, {3, 3, 3}, one,
+          one, one, one);
+    }
   }
   // Kernel sizes 1..3, 5 and 7 in each dimension, stride 2, dilation 2.
   for (int64_t k : {1, 2, 3, 5, 7}) {
-    cases.push_back({1, 3, 5, 1, {7, 8, 9}, {k, k, k}, one, one, zero, zero});
-    cases.push_back({2, 4, 9, 1, {7, 8, 9}, {1, k, 3}, {2, 1, 2}, one, {0, 1, 1}, {0, 1, 1}});
-    cases.push_back({1, 2, 6, 1, {9, 9, 9}, {k, 1, k > 3 ? 3 : k}, one, {1, 2, 2}, {1, 0, 2}, {2, 0, 1}});
+    const std::string ks = std::to_string(k);
+    add("kernel" + ks, 1, 3, 5, 1, {7, 8, 9}, {k, k, k}, one, one, zero, zero);
+    add("kernel1x" + ks + "x3_batch2_stride2", 2, 4, 9, 1, {7, 8, 9}, {1, k, 3}, {2, 1, 2}, one, {0, 1, 1}, {0, 1, 1});
+    add("kernel" + ks + "x1_dilation2_asymmetric_padding", 1, 2, 6, 1, {9, 9, 9}, {k, 1, k > 3 ? 3 : k}, one,
+        {1, 2, 2}, {1, 0, 2}, {2, 0, 1});
   }
-  cases.push_back({1, 6, 4, 1, {5, 6, 7}, {3, 1, 1}, {2, 2, 2}, one, one, one});
-  cases.push_back({1, 6, 4, 1, {5, 6, 7}, {1, 3, 3}, one, one, {0, 1, 1}, {0, 1, 1}});
+  add("stride2_kernel3x1x1", 1, 6, 4, 1, {5, 6, 7}, {3, 1, 1}, {2, 2, 2}, one, one, one);
+  add("kernel1x3x3", 1, 6, 4, 1, {5, 6, 7}, {1, 3, 3}, one, one, {0, 1, 1}, {0, 1, 1});
   // Groups, including a channel multiplier, and depthwise with odd channel counts.
-  cases.push_back({1, 6, 9, 3, {4, 5, 6}, {3, 3, 3}, one, one, one, one});
-  cases.push_back({1, 4, 8, 4, {4, 5, 6}, {3, 3, 3}, one, one, one, one});
+  add("groups3", 1, 6, 9, 3, {4, 5, 6}, {3, 3, 3}, one, one, one, one);
+  add("groups4_multiplier2", 1, 4, 8, 4, {4, 5, 6}, {3, 3, 3}, one, one, one, one);
   for (int64_t c : {2, 5, 8, 9, 17}) {
-    cases.push_back({1, c, c, c, {4, 5, 7}, {3, 3, 3}, one, one, one, one});
-    cases.push_back({2, c, c, c, {5, 6, 7}, {3, 3, 3}, {2, 2, 2}, {1, 2, 1}, {1, 2, 1}, {2, 2, 0}});
+    const std::string cs = std::to_string(c);
+    add("depthwise" + cs, 1, c, c, c, {4, 5, 7}, {3, 3, 3}, one, one, one, one);
+    add("depthwise" + cs + "_batch2_strided_dilated", 2, c, c, c, {5, 6, 7}, {3, 3, 3}, {2, 2, 2}, {1, 2, 1},
+        {1, 2, 1}, {2, 2, 0});
   }
   // 1x1x1 (pointwise), strided.
-  cases.push_back({1, 16, 12, 1, {3, 4, 5}, one, one, one, zero, zero});
-  cases.push_back({1, 16, 12, 1, {3, 4, 5}, one, {2, 2, 2}, one, zero, zero});
+  add("pointwise", 1, 16, 12, 1, {3, 4, 5}, one, one, one, zero, zero);
+  add("pointwise_stride2", 1, 16, 12, 1, {3, 4, 5}, one, {2, 2, 2}, one, zero, zero);
   return cases;
 }
 
-}  // namespace
+std::string case_name(const ::testing::TestParamInfo<ConvCase>& info) { return info.param.name; }
 
-TEST(ConvKernels, QuantizedMatchReferenceOverSweep) {
+class QConv : public ::testing::TestWithParam<ConvCase> {};
+
+// Every case in the eight combinations of per-channel weights, bias and ReLU.
+TEST_P(QConv, MatchesReferenceInEveryVariant) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 g(seed ^ std::hash<std::string>{}(GetParam().name));
+  Coverage coverage;
+  for (int variant = 0; variant < 8; ++variant) {
+    check_qconv(GetParam(), variant & 1, variant & 2, variant & 4, g, seed, &coverage);
+    if (HasFatalFailure()) return;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, QConv, ::testing::ValuesIn(sweep()), case_name);
+
+TEST(QConvCoverage, TheSweepReachesBothSaturationBoundsAndTheReluFloor) {
   const uint64_t seed = qwasm_test::test_seed();
   std::mt19937_64 g(seed);
   Coverage coverage;
   for (const ConvCase& c : sweep()) {
-    for (int variant = 0; variant < 4; ++variant) {
-      check_qconv(c, variant & 1, variant & 2, variant % 3 == 0, g, seed, &coverage);
-      if (HasFatalFailure()) return;
-    }
+    for (int variant = 0; variant < 8; ++variant) check_qconv(c, variant & 1, variant & 2, variant & 4, g, seed, &coverage);
   }
-  // The sweep reaches both saturation bounds and the ReLU floor.
   EXPECT_GT(coverage.at_zero, 0);
   EXPECT_GT(coverage.at_255, 0);
   EXPECT_GT(coverage.at_relu_floor, 0);
 }
 
-TEST(ConvKernels, SimdIsCompiledIntoTheWasmBuild) {
-#if defined(__EMSCRIPTEN__)
-  EXPECT_TRUE(kernels::isa_available(Isa::kWasmSimd));
-  EXPECT_NE(kernels::conv_kernels(Isa::kWasmSimd), kernels::conv_kernels(Isa::kScalar));
-#else
-  EXPECT_FALSE(kernels::isa_available(Isa::kWasmSimd));
-#endif
-}
-
-TEST(ConvKernels, FloatMatchReferenceOverSweep) {
+TEST(FConv, MatchesReferenceOverTheSweep) {
   const uint64_t seed = qwasm_test::test_seed();
   std::mt19937_64 g(seed + 1);
   std::normal_distribution<float> nd(0.f, 1.f);
@@ -236,3 +256,122 @@ TEST(ConvGeometry, Errors) {
   ASSERT_TRUE(conv_output_shape(g, {2, 4, 5, 6, 7}, &out).ok());
   EXPECT_EQ(out, (Shape{2, 6, 3, 4, 5}));
 }
+
+// A linear layer is a GEMM over channels-last rows: the same integers as a
+// 1x1x1 convolution of [rows, in, 1, 1, 1], for every row count around the
+// kernel's mr, feature counts around nr and kr, leading batch dimensions,
+// per-channel weights, bias and ReLU.
+TEST(QLinear, MatchesTheReferenceAsA1x1x1Convolution) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 g(seed ^ 0x11);
+  std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
+  for (int64_t rows : {1, 2, 3, 4, 5, 9, 33}) {
+    for (int64_t in : {1, 2, 3, 7, 16, 33}) {
+      for (int64_t out_f : {1, 7, 8, 9, 17}) {
+        for (int variant = 0; variant < 8; ++variant) {
+          const bool per_channel = variant & 1, bias_on = variant & 2, relu = variant & 4;
+          ConvGeometry geo;
+          geo.in_channels = in;
+          geo.out_channels = out_f;
+          geo.spatial_dims = 0;
+          std::vector<uint8_t> x(static_cast<size_t>(rows * in));
+          for (auto& v : x) v = static_cast<uint8_t>(u8(g));
+          std::vector<int8_t> w(static_cast<size_t>(out_f * in));
+          for (auto& v : w) v = static_cast<int8_t>(s8(g));
+          std::vector<double> ws(out_f), wz(out_f);
+          for (int64_t o = 0; o < out_f; ++o) ws[o] = per_channel ? 0.001 * (o + 3) : 0.004, wz[o] = per_channel ? o % 5 - 2 : 0;
+          std::vector<float> bias(out_f);
+          for (auto& b : bias) b = static_cast<float>(s8(g)) * 0.01f;
+          // Leading dimensions [rows] or [rows / 3, 3] when they divide.
+          const Shape in_shape = rows % 3 == 0 ? Shape{rows / 3, 3, in} : Shape{rows, in};
+          QTensor input, weight, out;
+          ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.05, 120, DType::kQUInt8, &input).ok());
+          const uint8_t* wb = reinterpret_cast<const uint8_t*>(w.data());
+          ASSERT_TRUE((per_channel ? make_per_channel_quantized(wb, w.size(), {out_f, in}, ws.data(), wz.data(),
+                                                                 ws.size(), 0, false, DType::kQInt8, &weight)
+                                   : make_per_tensor_quantized(wb, w.size(), {out_f, in}, ws[0], 0, DType::kQInt8, &weight))
+                          .ok());
+          PackedQConv packed;
+          ASSERT_TRUE(pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, out_f, &packed).ok());
+          const double out_scale = 0.05 * 0.004 * std::sqrt(static_cast<double>(in)) * 40;
+          std::vector<float> wsf(ws.begin(), ws.end());
+          std::vector<int32_t> wzi(wz.begin(), wz.end());
+          ref::QConvArgs args{x.data(), {rows, in, 1, 1, 1}, 0.05f, 120, w.data(), wsf.data(), wzi.data(),
+                              bias_on ? bias.data() : nullptr, static_cast<float>(out_scale), 90, relu};
+          std::vector<uint8_t> expected(static_cast<size_t>(rows * out_f));
+          ConvGeometry as_conv = geo;
+          as_conv.spatial_dims = 3;
+          ref::qconv3d(as_conv, args, expected.data());
+          for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+            if (!kernels::isa_available(isa)) continue;
+            const Status s = qlinear(packed, input, out_scale, 90, relu, isa, &out);
+            ASSERT_TRUE(s.ok()) << s.message;
+            Shape want_shape = in_shape;
+            want_shape.back() = out_f;
+            ASSERT_EQ(out.shape(), want_shape);
+            for (size_t i = 0; i < expected.size(); ++i) {
+              ASSERT_EQ(out.data()[i], expected[i]) << kernels::isa_name(isa) << " rows " << rows << " in " << in
+                                                   << " out " << out_f << " variant " << variant << " index " << i
+                                                   << " seed " << seed;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(FLinear, MatchesTheReferenceAsA1x1x1Convolution) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 g(seed ^ 0x12);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (int64_t rows : {1, 3, 4, 5, 9}) {
+    for (int64_t in : {1, 3, 8, 17}) {
+      for (int64_t out_f : {1, 8, 9}) {
+        ConvGeometry geo;
+        geo.in_channels = in;
+        geo.out_channels = out_f;
+        geo.spatial_dims = 0;
+        std::vector<float> x(static_cast<size_t>(rows * in)), w(static_cast<size_t>(out_f * in)), bias(out_f);
+        for (auto& v : x) v = nd(g);
+        for (auto& v : w) v = nd(g);
+        for (auto& v : bias) v = nd(g);
+        PackedFConv packed;
+        ASSERT_TRUE(pack_fconv(geo, w.data(), out_f * in, bias.data(), out_f, &packed).ok());
+        ConvGeometry as_conv = geo;
+        as_conv.spatial_dims = 3;
+        for (bool relu : {false, true}) {
+          std::vector<float> expected(static_cast<size_t>(rows * out_f));
+          ref::fconv3d(as_conv, x.data(), {rows, in, 1, 1, 1}, w.data(), bias.data(), relu, expected.data());
+          for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+            if (!kernels::isa_available(isa)) continue;
+            Buffer<float> got;
+            Shape got_shape;
+            ASSERT_TRUE(flinear(packed, x.data(), {rows, in}, relu, isa, &got, &got_shape).ok());
+            ASSERT_EQ(got_shape, (Shape{rows, out_f}));
+            for (size_t i = 0; i < expected.size(); ++i) {
+              ASSERT_EQ(std::memcmp(&got[i], &expected[i], 4), 0) << kernels::isa_name(isa) << " index " << i << " seed " << seed;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(QLinear, ShapeErrorsNameTheFeatures) {
+  ConvGeometry geo;
+  geo.in_channels = 3;
+  geo.out_channels = 2;
+  geo.spatial_dims = 0;
+  Shape out;
+  EXPECT_NE(linear_output_shape(geo, {4, 2}, &out).message.find("expected 3 input features (the last dimension), got 2"),
+            std::string::npos);
+  EXPECT_NE(linear_output_shape(geo, {}, &out).message.find("0-dimensional"), std::string::npos);
+  ASSERT_TRUE(linear_output_shape(geo, {5, 6, 3}, &out).ok());
+  EXPECT_EQ(out, (Shape{5, 6, 2}));
+  geo.kernel = {1, 1, 3};  // a linear layer has no kernel
+  EXPECT_EQ(validate_geometry(geo).code, StatusCode::kRangeError);
+}
+
+}  // namespace

@@ -83,7 +83,7 @@ TEST(QTensor, FromIntegersChecksByteCount) {
   EXPECT_EQ(make_per_tensor_quantized(bytes, 5, {2, 3}, 0.5, 1, DType::kQUInt8, &q).code, StatusCode::kRangeError);
   ASSERT_TRUE(make_per_tensor_quantized(bytes, 6, {2, 3}, 0.5, 1, DType::kQUInt8, &q).ok());
   float y[6];
-  dequantize(q, Isa::kScalar, y);
+  ASSERT_TRUE(dequantize(q, Isa::kScalar, y).ok());
   EXPECT_EQ(y[0], 0.0f);
   EXPECT_EQ(y[5], 2.5f);
   // quint4x2: 3 elements need 2 bytes.

@@ -1,5 +1,7 @@
-// Quantize / dequantize: SPEC.md's arithmetic on hand-checked values, and every
-// registered kernel of this build equal to the naive reference over sweeps.
+// Quantize / dequantize through the tensor ops: the arithmetic of
+// docs/numerics.md on hand-checked values, the dispatch over every dtype and
+// scheme equal to the naive reference over sweeps, and dequantize_range
+// resumed at every kind of chunk boundary. (Each kernel alone: kernel_tester_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 
 #include "kernels/quantize_kernels.h"
 #include "kernels/ref/quantize_ref.h"
-#include "kernels/ref/quantize_val.h"
 #include "qwasm/qtensor.h"
 #include "test_util.h"
 
@@ -80,7 +81,7 @@ TEST(Dequantize, PerChannelMultipliesInDouble) {
   QTensor q;
   ASSERT_TRUE(quantize_per_channel(x, {2, 2}, scales, zps, 2, 0, false, DType::kQInt8, Isa::kScalar, &q).ok());
   float y[4];
-  dequantize(q, Isa::kScalar, y);
+  ASSERT_TRUE(dequantize(q, Isa::kScalar, y).ok());
   const int8_t* v = reinterpret_cast<const int8_t*>(q.data());
   for (int i = 0; i < 4; ++i) {
     const int c = i / 2;
@@ -152,7 +153,7 @@ TEST_P(KernelsMatchReference, OverShapeSweep) {
               << " byte " << b << " channels " << channels << " inner " << inner << " seed " << seed;
         }
         std::vector<float> y(static_cast<size_t>(numel)), y_ref(static_cast<size_t>(numel));
-        dequantize(q, isa, y.data());
+        ASSERT_TRUE(dequantize(q, isa, y.data()).ok());
         ref::dequantize(q.data(), shape, qp, c.dtype, y_ref.data());
         for (int64_t i = 0; i < numel; ++i) {
           ASSERT_EQ(std::memcmp(&y[i], &y_ref[i], 4), 0)
@@ -174,3 +175,50 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{DType::kQInt8, QScheme::kPerChannelAffineFloatQParams},
                       Case{DType::kQInt32, QScheme::kPerChannelAffineFloatQParams},
                       Case{DType::kQUInt4x2, QScheme::kPerChannelAffineFloatQParams}));
+
+// dequantize_range streams a tensor through a small buffer: started at any
+// element (inside a run, at a channel boundary, inside a quint4x2 byte), it
+// must give exactly the slice of the whole result, for every scheme and path
+// (runs, and the row kernels of an innermost channel axis).
+TEST(DequantizeRange, EverySliceEqualsTheWholeResult) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 g(seed ^ 0x55);
+  struct Layout {
+    Shape shape;
+    int64_t axis;
+  };
+  for (const Layout& l : {Layout{{3, 5, 7}, 1}, Layout{{4, 9}, 1}, Layout{{2, 3, 1}, 1}, Layout{{6, 5}, 0}}) {
+    int64_t numel = 1;
+    for (int64_t d : l.shape) numel *= d;
+    const std::vector<float> x = sweep_values(static_cast<size_t>(numel), g);
+    const int64_t channels = l.shape[l.axis];
+    std::vector<double> scales, zps, fzps;
+    for (int64_t c = 0; c < channels; ++c) scales.push_back(c % 2 ? 0.37 * (c + 1) : 0.375), zps.push_back(c), fzps.push_back(c + 0.5);
+    for (int scheme = 0; scheme < 4; ++scheme) {
+      QTensor q;
+      Status s;
+      if (scheme == 0) s = quantize_per_tensor(x.data(), l.shape, 0.3, 5, DType::kQUInt8, Isa::kScalar, &q);
+      if (scheme == 1) s = quantize_per_channel(x.data(), l.shape, scales.data(), zps.data(), scales.size(), l.axis, false, DType::kQInt8, Isa::kScalar, &q);
+      if (scheme == 2) s = quantize_per_channel(x.data(), l.shape, scales.data(), fzps.data(), scales.size(), l.axis, true, DType::kQUInt8, Isa::kScalar, &q);
+      if (scheme == 3) s = quantize_per_channel(x.data(), l.shape, scales.data(), fzps.data(), scales.size(), l.axis, true, DType::kQUInt4x2, Isa::kScalar, &q);
+      ASSERT_TRUE(s.ok()) << s.message;
+      for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+        if (!kernels::isa_available(isa)) continue;
+        std::vector<float> whole(static_cast<size_t>(numel));
+        ASSERT_TRUE(dequantize(q, isa, whole.data()).ok());
+        for (int64_t begin = 0; begin <= numel; ++begin) {
+          for (int64_t end = begin; end <= numel; end += 1 + (end - begin) / 3) {
+            std::vector<float> part(static_cast<size_t>(end - begin) + 1, -1.0f);
+            ASSERT_TRUE(dequantize_range(q, isa, begin, end, part.data()).ok());
+            for (int64_t i = begin; i < end; ++i) {
+              ASSERT_EQ(std::memcmp(&part[i - begin], &whole[i], 4), 0)
+                  << kernels::isa_name(isa) << " scheme " << scheme << " shape " << l.shape.size() << "-d axis "
+                  << l.axis << " range [" << begin << ", " << end << ") element " << i;
+            }
+            ASSERT_EQ(part[end - begin], -1.0f) << "wrote past end";
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,6 +1,8 @@
 #include "kernels/ref/conv3d_ref.h"
 
-#include "kernels/ref/requantize.h"
+#include <cmath>
+
+#include "kernels/ref/requantize_ref.h"
 
 namespace qwasm {
 namespace ref {
@@ -11,8 +13,7 @@ namespace {
 // (kd, kh, kw, c) order, with input_index -1 for a padded position.
 template <typename Element>
 void for_each_output(const ConvGeometry& g, const Shape& in, Element element) {
-  Shape out;
-  conv_output_shape(g, in, &out);
+  const Shape out = conv_output_shape(g, in);
   const int64_t cg = g.in_channels / g.groups, og = g.out_channels / g.groups;
   const int64_t D = in[2], H = in[3], W = in[4];
   int64_t index = 0;
@@ -49,6 +50,15 @@ void for_each_output(const ConvGeometry& g, const Shape& in, Element element) {
 
 }  // namespace
 
+Shape conv_output_shape(const ConvGeometry& g, const Shape& in) {
+  Shape out = {in[0], g.out_channels, 0, 0, 0};
+  for (int d = 0; d < 3; ++d) {
+    const int64_t span = in[2 + d] + g.pad_begin[d] + g.pad_end[d] - g.dilation[d] * (g.kernel[d] - 1) - 1;
+    out[2 + d] = span / g.stride[d] + 1;
+  }
+  return out;
+}
+
 void qconv3d(const ConvGeometry& g, const QConvArgs& a, uint8_t* y) {
   for_each_output(
       g, a.input_shape,
@@ -61,8 +71,7 @@ void qconv3d(const ConvGeometry& g, const QConvArgs& a, uint8_t* y) {
         const float atws = a.a_scale * a.w_scales[oc];
         const float multiplier = atws / a.out_scale;
         const float bias_div = a.bias ? a.bias[oc] / atws : 0.0f;
-        const kernels::ConvRequantParams p{nullptr, nullptr, a.out_zero_point, a.relu ? a.out_zero_point : 0, 255};
-        y[index] = kernels::requantize(raw, bias_div, multiplier, p);
+        y[index] = requantize(raw, bias_div, multiplier, a.out_zero_point, a.relu ? a.out_zero_point : 0, 255);
       });
 }
 
@@ -76,7 +85,7 @@ void fconv3d(const ConvGeometry& g, const float* x, const Shape& input_shape, co
           const float product = (xi < 0 ? 0.0f : x[xi]) * w[wi];
           acc = acc + product;
         });
-        y[index] = relu ? kernels::relu_f32(acc) : acc;
+        y[index] = relu && acc < 0.0f ? 0.0f : acc;
       });
 }
 

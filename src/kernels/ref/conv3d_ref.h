@@ -1,7 +1,11 @@
-// Naive 3-D convolutions: the oracle for the conv kernels. The obvious seven
-// loops over NCDHW, padding read as a zero value, one requantize() per output.
+// Naive 3-D convolutions: the oracle for the conv kernels and drivers. The
+// obvious loop nest over NCDHW (batch, output channel, output d / h / w, then
+// kernel d / h / w and input channel: nine loops), padding read as a zero
+// value, one requantization per output, written here separately from the
+// kernels' (docs/numerics.md).
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "qwasm/conv.h"
 
@@ -22,11 +26,14 @@ struct QConvArgs {
   bool relu;
 };
 
-// y holds the output shape's elements (conv_output_shape).
+// The output shape, computed here on its own: [N, Cout, Do, Ho, Wo].
+Shape conv_output_shape(const ConvGeometry& g, const Shape& input_shape);
+
+// y holds the output shape's elements.
 void qconv3d(const ConvGeometry& g, const QConvArgs& args, uint8_t* y);
 
 // Float: bias, then the products added in (kd, kh, kw, c) order, each multiply
-// and add rounded to float32; ReLU as relu_f32.
+// and add rounded to float32; ReLU as x < 0 ? 0 : x (keeping -0 and NaN).
 void fconv3d(const ConvGeometry& g, const float* x, const Shape& input_shape, const float* w, const float* bias,
              bool relu, float* y);
 

@@ -1,9 +1,7 @@
 #include "kernels/ref/quantize_ref.h"
 
+#include <cmath>
 #include <cstring>
-
-#include "kernels/params.h"
-#include "kernels/ref/quantize_val.h"
 
 namespace qwasm {
 namespace ref {
@@ -25,7 +23,32 @@ Layout layout_of(const std::vector<int64_t>& shape, const QParamsView& qp) {
   return l;
 }
 
-int64_t channel_of(int64_t i, const Layout& l) { return (i / l.inner) % l.channels; }
+// A rounded float (or +-Inf) clamped to [qmin, qmax], compared in double.
+int32_t clamp(float r, int32_t qmin, int32_t qmax) {
+  if (static_cast<double>(r) >= qmax) return qmax;
+  if (static_cast<double>(r) <= qmin) return qmin;
+  return static_cast<int32_t>(r);
+}
+
+// FBGEMM's Quantize: the reciprocal of the float32 scale, a float multiply,
+// round half to even, the zero point added after rounding (in float32).
+// NaN gives the zero point (qwasm's definition).
+int32_t quantize_value(float x, double scale, double zero_point, int32_t qmin, int32_t qmax) {
+  const float inv = 1.0f / static_cast<float>(scale);
+  float t = x * inv;
+  if (std::isnan(t)) t = 0.0f;
+  const float r = std::nearbyint(t) + static_cast<float>(zero_point);
+  return clamp(r, qmin, qmax);
+}
+
+// PyTorch's quantize_val_float_qparams: the zero point added before rounding;
+// a zero scale means an inverse of 1.
+int32_t quantize_value_float_qparams(float x, float scale, float zero_point, int32_t qmin, int32_t qmax) {
+  const float inv = scale == 0.0f ? 1.0f : 1.0f / scale;
+  float t = x * inv;
+  if (std::isnan(t)) t = 0.0f;
+  return clamp(std::nearbyint(t + zero_point), qmin, qmax);
+}
 
 void store(DType dtype, uint8_t* out, int64_t i, int32_t q) {
   switch (dtype) {
@@ -55,38 +78,36 @@ int32_t load(DType dtype, const uint8_t* q, int64_t i) {
 
 }  // namespace
 
-void quantize(const float* x, const std::vector<int64_t>& shape, const QParamsView& qp, DType dtype,
-              uint8_t* out) {
+void quantize(const float* x, const std::vector<int64_t>& shape, const QParamsView& qp, DType dtype, uint8_t* out) {
   const Layout l = layout_of(shape, qp);
   const QRange range = dtype_range(dtype);
+  const int32_t qmin = static_cast<int32_t>(range.qmin), qmax = static_cast<int32_t>(range.qmax);
   for (int64_t i = 0; i < l.numel; ++i) {
-    const int64_t c = channel_of(i, l);
-    int32_t q;
-    if (qp.scheme == QScheme::kPerChannelAffineFloatQParams) {
-      const auto p = kernels::quantize_float_qparams_init(static_cast<float>(qp.scales[c]),
-                                                          static_cast<float>(qp.zero_points[c]),
-                                                          range.qmin, range.qmax);
-      q = kernels::quantize_val_float_qparams(x[i], p);
-    } else {
-      const auto p = kernels::quantize_params_init(qp.scales[c], static_cast<int32_t>(qp.zero_points[c]),
-                                                   range.qmin, range.qmax);
-      q = kernels::quantize_val(x[i], p);
-    }
+    const int64_t c = (i / l.inner) % l.channels;
+    const int32_t q = qp.scheme == QScheme::kPerChannelAffineFloatQParams
+                          ? quantize_value_float_qparams(x[i], static_cast<float>(qp.scales[c]),
+                                                         static_cast<float>(qp.zero_points[c]), qmin, qmax)
+                          : quantize_value(x[i], qp.scales[c], qp.zero_points[c], qmin, qmax);
     store(dtype, out, i, q);
   }
 }
 
-void dequantize(const uint8_t* q, const std::vector<int64_t>& shape, const QParamsView& qp,
-                DType dtype, float* y) {
+void dequantize(const uint8_t* q, const std::vector<int64_t>& shape, const QParamsView& qp, DType dtype, float* y) {
   const Layout l = layout_of(shape, qp);
   for (int64_t i = 0; i < l.numel; ++i) {
-    const int64_t c = channel_of(i, l);
-    const auto p = kernels::dequantize_params_init(qp.scales[c], qp.zero_points[c]);
+    const int64_t c = (i / l.inner) % l.channels;
     const int32_t v = load(dtype, q, i);
+    const double scale = qp.scales[c], zp = qp.zero_points[c];
     switch (qp.scheme) {
-      case QScheme::kPerChannelAffine: y[i] = kernels::dequantize_val_per_channel(v, p); break;
-      case QScheme::kPerChannelAffineFloatQParams: y[i] = kernels::dequantize_val_float_qparams(v, p); break;
-      default: y[i] = kernels::dequantize_val_per_tensor(v, p); break;
+      case QScheme::kPerChannelAffine:  // (float)((double)((float)q - (float)zp) * scale)
+        y[i] = static_cast<float>(static_cast<double>(static_cast<float>(v) - static_cast<float>(zp)) * scale);
+        break;
+      case QScheme::kPerChannelAffineFloatQParams:  // ((float)q - zp) * scale, all float32
+        y[i] = (static_cast<float>(v) - static_cast<float>(zp)) * static_cast<float>(scale);
+        break;
+      default:  // (float)scale * (float)(q - zp), the difference exact
+        y[i] = static_cast<float>(scale) * static_cast<float>(static_cast<int64_t>(v) - static_cast<int64_t>(zp));
+        break;
     }
   }
 }

@@ -1,6 +1,7 @@
-// Naive whole-tensor quantize / dequantize: the oracle the fast paths are tested
+// Naive whole-tensor quantize / dequantize: the oracle the kernels are tested
 // against. One obvious loop over flat indices; the channel of index i is
-// (i / inner) % channels. No tiling, no kernels, no shortcuts.
+// (i / inner) % channels; the element arithmetic written out here, separately
+// from the kernels' (docs/numerics.md). No tiling, no kernels, no shortcuts.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -11,17 +12,15 @@ namespace qwasm {
 namespace ref {
 
 struct QParamsView {
-  QScheme scheme;            // per_tensor_affine, per_channel_affine or ..._float_qparams
-  int64_t axis;              // ignored for per tensor
-  const double* scales;      // 1 (per tensor) or shape[axis] entries
-  const double* zero_points; // integer-valued unless float qparams
+  QScheme scheme;             // per_tensor_affine, per_channel_affine or ..._float_qparams
+  int64_t axis;               // ignored for per tensor
+  const double* scales;       // 1 (per tensor) or shape[axis] entries
+  const double* zero_points;  // integer-valued unless float qparams
 };
 
 // out holds storage_bytes(dtype, numel) bytes, laid out as int_repr().
-void quantize(const float* x, const std::vector<int64_t>& shape, const QParamsView& qp, DType dtype,
-              uint8_t* out);
-void dequantize(const uint8_t* q, const std::vector<int64_t>& shape, const QParamsView& qp,
-                DType dtype, float* y);
+void quantize(const float* x, const std::vector<int64_t>& shape, const QParamsView& qp, DType dtype, uint8_t* out);
+void dequantize(const uint8_t* q, const std::vector<int64_t>& shape, const QParamsView& qp, DType dtype, float* y);
 
 }  // namespace ref
 }  // namespace qwasm

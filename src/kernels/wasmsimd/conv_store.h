@@ -20,7 +20,7 @@ struct RequantVectors {
         max_minus_zp(wasm_i32x4_splat(p.output_max - p.output_zero_point)) {}
 };
 
-// Same steps as requantize() in ref/requantize.h, four lanes at a time.
+// Same steps as requantize() in kernels/requantize.h, four lanes at a time.
 inline v128_t requantize4(v128_t acc, v128_t bias_div, v128_t multiplier, const RequantVectors& r) {
   v128_t f = wasm_f32x4_add(wasm_f32x4_convert_i32x4(acc), bias_div);
   f = wasm_f32x4_nearest(wasm_f32x4_mul(f, multiplier));
@@ -33,6 +33,10 @@ inline v128_t requantize4(v128_t acc, v128_t bias_div, v128_t multiplier, const 
 // 0..255) at c[0], c[stride], c[2 * stride], ...
 inline void store_u8_lanes(uint8_t* c, size_t stride, size_t n, v128_t lo, v128_t hi) {
   const v128_t v = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(lo, hi), wasm_i16x8_narrow_i32x4(lo, hi));
+  if (stride == 1 && n == 8) {  // channels-last output (a linear layer's rows): one 8-byte store
+    wasm_v128_store64_lane(c, v, 0);
+    return;
+  }
   uint64_t bytes = wasm_i64x2_extract_lane(v, 0);
   for (size_t j = 0; j < n; ++j, bytes >>= 8) c[j * stride] = static_cast<uint8_t>(bytes);
 }

@@ -106,22 +106,20 @@ export function userTriple(t, dims) {
   return dims === 1 ? t[2] : t.slice(3 - dims);
 }
 
-/** @internal Input shape -> the 5-D shape the core convolves (RangeError on wrong rank). */
+/**
+ * @internal Input shape -> the shape the core takes: 5-D for a convolution
+ * (RangeError on wrong rank); a linear layer's [..., inFeatures] as it is.
+ */
 export function liftInputShape(spec, shape, ctx) {
-  if (spec.dims === 0) {
-    if (shape.length < 1) throw new RangeError(`${ctx}: expected an input ${spec.input}, got a 0-dimensional tensor`);
-    const features = shape[shape.length - 1];
-    const rows = shape.slice(0, -1).reduce((a, b) => a * b, 1);
-    return [rows, features, 1, 1, 1];
-  }
+  if (spec.dims === 0) return shape.slice();
   if (shape.length !== spec.dims + 2) {
     throw new RangeError(`${ctx}: expected a ${spec.dims + 2}-D input ${spec.input}, got shape [${shape.join(', ')}]`);
   }
   return [shape[0], shape[1], ...Array(3 - spec.dims).fill(1), ...shape.slice(2)];
 }
 
-/** @internal The core's 5-D output shape -> the module's output shape. */
+/** @internal The core's output shape -> the module's output shape. */
 export function lowerOutputShape(spec, inputShape, out5) {
-  if (spec.dims === 0) return [...inputShape.slice(0, -1), out5[1]];
+  if (spec.dims === 0) return out5.slice();
   return [out5[0], out5[1], ...out5.slice(5 - spec.dims)];
 }

@@ -1,5 +1,5 @@
-// The one requantization function of the quantized convolutions (SPEC.md,
-// FBGEMM ReQuantizeOutput with a float bias):
+// The requantization of the optimized conv kernels (docs/numerics.md, FBGEMM
+// ReQuantizeOutput with a float bias); the reference in ref/ has its own copy:
 //   f = (float)acc + bias / (a_scale * w_scale)      (bias_div, precomputed per channel)
 //   q = clamp(nearbyint(f * multiplier) + out_zp, out_min, out_max)
 // The clamp saturates like the SIMD kernels' trunc_sat (|f * M| >= 2^31 goes
@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "kernels/conv_kernels.h"
-#include "kernels/ref/quantize_val.h"
+#include "kernels/quantize_val.h"
 
 namespace qwasm {
 namespace kernels {

@@ -10,7 +10,7 @@ namespace qwasm {
 namespace kernels {
 namespace {
 
-inline v128_t relu4(v128_t x) {  // x < 0 ? 0 : x, keeping -0 and NaN (ref/requantize.h relu_f32)
+inline v128_t relu4(v128_t x) {  // x < 0 ? 0 : x, keeping -0 and NaN (kernels/requantize.h relu_f32)
   return wasm_v128_andnot(x, wasm_f32x4_lt(x, wasm_f32x4_const_splat(0.0f)));
 }
 
@@ -27,7 +27,7 @@ inline void store_f32_lanes(float* c, size_t stride, size_t n, v128_t lo, v128_t
 
 }  // namespace
 
-void conv3d_f32_4x8__wasmsimd(size_t mr, size_t nc, size_t nseg, size_t seg_len, const float* const* a,
+void conv3d_f32_4x8_wasmsimd(size_t mr, size_t nc, size_t nseg, size_t seg_len, const float* const* a,
                               const ptrdiff_t* seg_offsets, const float* w, const float* bias, float* const* c,
                               size_t c_stride, bool relu) {
   assert(mr >= 1 && mr <= 4);

@@ -11,7 +11,7 @@
 namespace qwasm {
 namespace kernels {
 
-void dwconv3d_qu8_qs8w_8c__wasmsimd(size_t channels, size_t valid, size_t ntaps, const int16_t* a,
+void dwconv3d_qu8_qs8w_8c_wasmsimd(size_t channels, size_t valid, size_t ntaps, const int16_t* a,
                                     const ptrdiff_t* tap_offsets, const int16_t* w, uint8_t* c, size_t c_stride,
                                     const ConvRequantParams* params) {
   assert(channels % 8 == 0 && valid <= channels);

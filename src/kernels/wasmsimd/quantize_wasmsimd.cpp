@@ -1,12 +1,12 @@
-// WASM SIMD128 quantize / dequantize micro-kernels. Each processes full vectors
-// and hands the tail (< one block) to the scalar element functions, which are
-// the same arithmetic as the reference.
+// Family file: every wasmsimd quantize / dequantize kernel of quantize.inc,
+// dequantize.inc and quantize_row.inc. Each processes full vectors and hands
+// the tail (< one block) to the element functions of kernels/quantize_val.h.
 #include <wasm_simd128.h>
 
 #include <cassert>
 
 #include "kernels/quantize_kernels.h"
-#include "kernels/ref/quantize_val.h"
+#include "kernels/quantize_val.h"
 
 namespace qwasm {
 namespace kernels {
@@ -181,55 +181,52 @@ void dequantize_row_wasmsimd(size_t n, const void* q, float* y, const float* sca
 
 }  // namespace
 
-#define Q_ENTRY(name, storage, mode, fzp) \
-  {#name "__wasmsimd", Isa::kWasmSimd, Storage::storage, QuantizeMode::mode, &quantize_wasmsimd<Storage::storage, fzp>}
-#define DQ_ENTRY(name, storage, mode) \
-  {#name "__wasmsimd", Isa::kWasmSimd, Storage::storage, DequantizeMode::mode, &dequantize_wasmsimd<Storage::storage, DequantizeMode::mode>}
+#define QUANTIZE(name, storage, fzp) \
+  void name(size_t n, const float* x, void* y, const QuantizeParams* p) { quantize_wasmsimd<storage, fzp>(n, x, y, p); }
+QUANTIZE(quantize_f32_qu8_wasmsimd, Storage::kU8, false)
+QUANTIZE(quantize_f32_qs8_wasmsimd, Storage::kS8, false)
+QUANTIZE(quantize_f32_qs32_wasmsimd, Storage::kS32, false)
+QUANTIZE(quantize_fqp_f32_qu8_wasmsimd, Storage::kU8, true)
+QUANTIZE(quantize_fqp_f32_qs8_wasmsimd, Storage::kS8, true)
+QUANTIZE(quantize_fqp_f32_qs32_wasmsimd, Storage::kS32, true)
+#undef QUANTIZE
 
-const QuantizeKernel kQuantizeKernelsWasmSimd[] = {
-    Q_ENTRY(quantize_f32_qu8, kU8, kIntZeroPoint, false),
-    Q_ENTRY(quantize_f32_qs8, kS8, kIntZeroPoint, false),
-    Q_ENTRY(quantize_f32_qs32, kS32, kIntZeroPoint, false),
-    Q_ENTRY(quantize_fqp_f32_qu8, kU8, kFloatZeroPoint, true),
-    Q_ENTRY(quantize_fqp_f32_qs8, kS8, kFloatZeroPoint, true),
-    Q_ENTRY(quantize_fqp_f32_qs32, kS32, kFloatZeroPoint, true),
-};
-const size_t kQuantizeKernelsWasmSimdCount = sizeof(kQuantizeKernelsWasmSimd) / sizeof(QuantizeKernel);
+#define DEQUANTIZE(name, storage, mode)                                            \
+  void name(size_t n, const void* q, float* y, const DequantizeParams* p) { \
+    dequantize_wasmsimd<storage, mode>(n, q, y, p);                                \
+  }
+DEQUANTIZE(dequantize_qu8_f32_wasmsimd, Storage::kU8, DequantizeMode::kPerTensor)
+DEQUANTIZE(dequantize_qs8_f32_wasmsimd, Storage::kS8, DequantizeMode::kPerTensor)
+DEQUANTIZE(dequantize_qs32_f32_wasmsimd, Storage::kS32, DequantizeMode::kPerTensor)
+DEQUANTIZE(dequantize_pc_qu8_f32_wasmsimd, Storage::kU8, DequantizeMode::kPerChannel)
+DEQUANTIZE(dequantize_pc_qs8_f32_wasmsimd, Storage::kS8, DequantizeMode::kPerChannel)
+DEQUANTIZE(dequantize_pc_qs32_f32_wasmsimd, Storage::kS32, DequantizeMode::kPerChannel)
+DEQUANTIZE(dequantize_fqp_qu8_f32_wasmsimd, Storage::kU8, DequantizeMode::kFloatQParams)
+DEQUANTIZE(dequantize_fqp_qs8_f32_wasmsimd, Storage::kS8, DequantizeMode::kFloatQParams)
+DEQUANTIZE(dequantize_fqp_qs32_f32_wasmsimd, Storage::kS32, DequantizeMode::kFloatQParams)
+#undef DEQUANTIZE
 
-const DequantizeKernel kDequantizeKernelsWasmSimd[] = {
-    DQ_ENTRY(dequantize_qu8_f32, kU8, kPerTensor),
-    DQ_ENTRY(dequantize_qs8_f32, kS8, kPerTensor),
-    DQ_ENTRY(dequantize_qs32_f32, kS32, kPerTensor),
-    DQ_ENTRY(dequantize_pc_qu8_f32, kU8, kPerChannel),
-    DQ_ENTRY(dequantize_pc_qs8_f32, kS8, kPerChannel),
-    DQ_ENTRY(dequantize_pc_qs32_f32, kS32, kPerChannel),
-    DQ_ENTRY(dequantize_fqp_qu8_f32, kU8, kFloatQParams),
-    DQ_ENTRY(dequantize_fqp_qs8_f32, kS8, kFloatQParams),
-    DQ_ENTRY(dequantize_fqp_qs32_f32, kS32, kFloatQParams),
-};
-const size_t kDequantizeKernelsWasmSimdCount =
-    sizeof(kDequantizeKernelsWasmSimd) / sizeof(DequantizeKernel);
+#define QUANTIZE_ROW(name, storage, fzp)                                                                   \
+  void name(size_t n, const float* x, void* y, const float* inv_scales, const float* zero_points, int32_t qmin, \
+            int32_t qmax) {                                                                                   \
+    quantize_row_wasmsimd<storage, fzp>(n, x, y, inv_scales, zero_points, qmin, qmax);                        \
+  }
+QUANTIZE_ROW(quantize_row_f32_qu8_wasmsimd, Storage::kU8, false)
+QUANTIZE_ROW(quantize_row_f32_qs8_wasmsimd, Storage::kS8, false)
+QUANTIZE_ROW(quantize_row_f32_qs32_wasmsimd, Storage::kS32, false)
+QUANTIZE_ROW(quantize_row_fqp_f32_qu8_wasmsimd, Storage::kU8, true)
+QUANTIZE_ROW(quantize_row_fqp_f32_qs8_wasmsimd, Storage::kS8, true)
+QUANTIZE_ROW(quantize_row_fqp_f32_qs32_wasmsimd, Storage::kS32, true)
+#undef QUANTIZE_ROW
 
-#define QR_ENTRY(name, storage, mode, fzp) \
-  {#name "__wasmsimd", Isa::kWasmSimd, Storage::storage, QuantizeMode::mode, &quantize_row_wasmsimd<Storage::storage, fzp>}
-#define DQR_ENTRY(name, storage) {#name "__wasmsimd", Isa::kWasmSimd, Storage::storage, &dequantize_row_wasmsimd<Storage::storage>}
-
-const QuantizeRowKernel kQuantizeRowKernelsWasmSimd[] = {
-    QR_ENTRY(quantize_row_f32_qu8, kU8, kIntZeroPoint, false),
-    QR_ENTRY(quantize_row_f32_qs8, kS8, kIntZeroPoint, false),
-    QR_ENTRY(quantize_row_f32_qs32, kS32, kIntZeroPoint, false),
-    QR_ENTRY(quantize_row_fqp_f32_qu8, kU8, kFloatZeroPoint, true),
-    QR_ENTRY(quantize_row_fqp_f32_qs8, kS8, kFloatZeroPoint, true),
-    QR_ENTRY(quantize_row_fqp_f32_qs32, kS32, kFloatZeroPoint, true),
-};
-const size_t kQuantizeRowKernelsWasmSimdCount = sizeof(kQuantizeRowKernelsWasmSimd) / sizeof(QuantizeRowKernel);
-
-const DequantizeRowKernel kDequantizeRowKernelsWasmSimd[] = {
-    DQR_ENTRY(dequantize_row_qu8_f32, kU8),
-    DQR_ENTRY(dequantize_row_qs8_f32, kS8),
-    DQR_ENTRY(dequantize_row_qs32_f32, kS32),
-};
-const size_t kDequantizeRowKernelsWasmSimdCount = sizeof(kDequantizeRowKernelsWasmSimd) / sizeof(DequantizeRowKernel);
+#define DEQUANTIZE_ROW(name, storage)                                                                 \
+  void name(size_t n, const void* q, float* y, const float* scales, const float* zero_points) { \
+    dequantize_row_wasmsimd<storage>(n, q, y, scales, zero_points);                                   \
+  }
+DEQUANTIZE_ROW(dequantize_row_qu8_f32_wasmsimd, Storage::kU8)
+DEQUANTIZE_ROW(dequantize_row_qs8_f32_wasmsimd, Storage::kS8)
+DEQUANTIZE_ROW(dequantize_row_qs32_f32_wasmsimd, Storage::kS32)
+#undef DEQUANTIZE_ROW
 
 }  // namespace kernels
 }  // namespace qwasm

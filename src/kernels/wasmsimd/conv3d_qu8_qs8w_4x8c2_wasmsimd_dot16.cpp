@@ -12,7 +12,7 @@
 namespace qwasm {
 namespace kernels {
 
-void conv3d_qu8_qs8w_4x8c2__wasmsimd_dot16(size_t mr, size_t nc, size_t nseg, size_t pairs,
+void conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16(size_t mr, size_t nc, size_t nseg, size_t kblocks,
                                            const int16_t* const* a, const ptrdiff_t* seg_offsets,
                                            const int16_t* w, uint8_t* const* c, size_t c_stride,
                                            const ConvRequantParams* params) {
@@ -33,7 +33,7 @@ void conv3d_qu8_qs8w_4x8c2__wasmsimd_dot16(size_t mr, size_t nc, size_t nseg, si
     const int16_t* p1 = a1 + off;
     const int16_t* p2 = a2 + off;
     const int16_t* p3 = a3 + off;
-    for (size_t k = 0; k < pairs; ++k) {
+    for (size_t k = 0; k < kblocks; ++k) {
       const v128_t w0123 = wasm_v128_load(w);
       const v128_t w4567 = wasm_v128_load(w + 8);
       w += 16;

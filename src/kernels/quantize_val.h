@@ -1,6 +1,8 @@
-// The one-element quantize / dequantize functions: the arithmetic of SPEC.md
-// written once. The naive reference and the scalar kernels both call these, and
-// the SIMD kernels must agree with them bit for bit.
+// The one-element quantize / dequantize functions of the optimized kernels:
+// the scalar kernels are loops around them and the SIMD kernels use them for
+// their tails (docs/numerics.md has each formula and its PyTorch source). The
+// naive reference in ref/ does not use them: it is written separately, so that
+// a change here that alters a result fails the kernel tests.
 //
 // Non-finite inputs (PyTorch leaves them undefined): NaN quantizes to the zero
 // point (rounded, for float zero points), +Inf to qmax, -Inf to qmin.

@@ -1,5 +1,5 @@
 // Peak of the conv kernel's instruction mix, for the benchmark: the inner loop
-// of conv3d_qu8_qs8w_4x8c2__wasmsimd_dot16 (4 broadcast loads, 2 weight loads,
+// of conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16 (4 broadcast loads, 2 weight loads,
 // 8 i32x4.dot_i16x8_s, 8 i32x4.add per input pair) over operands that stay in
 // L1. Conv speed is reported as a share of this.
 #include <wasm_simd128.h>
@@ -13,7 +13,7 @@ namespace kernels {
 
 // Runs `reps` passes over `pairs` input pairs; returns a checksum so the work
 // cannot be optimized away. MACs done: reps * pairs * 64.
-int32_t peak_dot16__wasmsimd(size_t reps, size_t pairs) {
+int32_t peak_dot16_wasmsimd(size_t reps, size_t pairs) {
   std::vector<int16_t> w(pairs * 16), a(4 * pairs * 2 + 8);
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int16_t>(i % 13 - 6);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int16_t>(i % 11 - 5);

@@ -1,0 +1,274 @@
+// Running convolutions and linear layers: the drivers around the micro-kernels.
+// The dispatcher picks a kernel for the ISA (kernels/registry.cpp); its tile
+// (mr, nr, kr) decides the walk and the packed layout read. Each call
+// validates, sizes every buffer in checked arithmetic, allocates, converts the
+// input once into the padded channels-last buffer, then walks tiles.
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <string>
+
+#include "qwasm/conv.h"
+#include "qwasm/conv_layout.h"
+
+namespace qwasm {
+
+using namespace conv_internal;
+
+namespace {
+
+constexpr size_t kMaxMR = 8;  // the drivers' pointer arrays
+
+// Requantization constants, in float like FBGEMM, with a block of slack so
+// that a kernel may load a whole block past the last channel.
+Status requant_constants(const PackedQConv& pw, float a_scale, float o_scale, size_t block, Buffer<float>* bias_div,
+                         Buffer<float>* multiplier) {
+  const int64_t n = ceil_div(pw.geometry.out_channels, static_cast<int64_t>(block)) * static_cast<int64_t>(block) +
+                    static_cast<int64_t>(block);
+  QWASM_RETURN_IF_ERROR(bias_div->allocate(n, "the requantization constants"));
+  QWASM_RETURN_IF_ERROR(multiplier->allocate(n, "the requantization constants"));
+  for (int64_t oc = 0; oc < pw.geometry.out_channels; ++oc) {
+    const float atws = a_scale * pw.weight_scales[oc];
+    (*multiplier)[oc] = atws / o_scale;
+    (*bias_div)[oc] = pw.has_bias ? pw.bias[oc] / atws : 0.0f;
+  }
+  return Status::Ok();
+}
+
+Status check_quantized_input(const QTensor& input) {
+  if (input.dtype() != DType::kQUInt8 || input.qscheme() != QScheme::kPerTensorAffine) {
+    return Status::TypeError(std::string("input must be a quint8 per_tensor_affine tensor, got ") +
+                             dtype_name(input.dtype()) + " " + qscheme_name(input.qscheme()));
+  }
+  return Status::Ok();
+}
+
+const QConvLayout* packed_for(const PackedQConv& pw, size_t nr, size_t kr, Status* s) {
+  const QConvLayout* l = pw.layout(nr, kr);
+  if (!l) *s = Status::Error("internal: no weights packed for the kernel's tile");
+  return l;
+}
+
+// The generic driver, for the quantized and the float kernels. For each batch
+// item, fill(n) puts its input into the padded channels-last planes at `base`;
+// then tiles of up to mr output pixels by nr output channels are handed to
+// tile(mr, nc, a, c, c_stride, group, block, first_output_channel). Outputs are
+// NCDHW planes, or channels-last rows for a linear layer.
+template <typename Buf, typename Out, typename Fill, typename Tile>
+void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, int64_t batch, size_t mr_max,
+                   size_t nr, const Buf* base, bool channels_last, Out* y, Fill fill, Tile tile) {
+  assert(mr_max >= 1 && mr_max <= kMaxMR);
+  const int64_t plane = s.padded_size() * r.cg;
+  const int64_t out_size = s.out_size();
+  const Buf* a[kMaxMR];
+  Out* c[kMaxMR];
+  for (int64_t n = 0; n < batch; ++n) {
+    fill(n);
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const Buf* planes = base + grp * plane;
+      for (int64_t p0 = 0; p0 < out_size; p0 += static_cast<int64_t>(mr_max)) {
+        const size_t mr = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(mr_max), out_size - p0));
+        for (size_t m = 0; m < mr; ++m) a[m] = planes + pixel_offset(g, s, p0 + static_cast<int64_t>(m), r.cg);
+        for (int64_t b = 0; b < r.blocks; ++b) {
+          const int64_t oc0 = grp * r.og + b * static_cast<int64_t>(nr);
+          const size_t nc = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(nr), r.og - b * static_cast<int64_t>(nr)));
+          for (size_t m = 0; m < mr; ++m) {
+            const int64_t p = p0 + static_cast<int64_t>(m);
+            c[m] = channels_last ? y + (n * out_size + p) * g.out_channels + oc0
+                                 : y + (n * g.out_channels + oc0) * out_size + p;
+          }
+          tile(mr, nc, a, c, channels_last ? 1 : static_cast<size_t>(out_size), grp, b, oc0);
+        }
+      }
+    }
+  }
+}
+
+// Shared by qconv3d and qlinear once the shapes are known: the generic path.
+Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& out_shape, const Spatial& s,
+                    int64_t batch, bool channels_last, double out_scale, int64_t out_zp, bool relu, kernels::Isa isa,
+                    QTensor* out, ConvRunInfo* info) {
+  const ConvGeometry& g = pw.geometry;
+  const kernels::QConvKernel* k = kernels::find_qconv(isa);
+  Status st;
+  const QConvLayout* layout = packed_for(pw, k->nr, k->kr, &st);
+  if (!layout) return st;
+  const Reduction r = reduction_of(g, static_cast<int64_t>(k->nr), static_cast<int64_t>(k->kr));
+  // kr - 1 slack values: the last kblock of the last segment may read past the end.
+  Buffer<int16_t> buffer;
+  QWASM_RETURN_IF_ERROR(buffer.allocate(padded_buffer_elements(s, r.cg, g.groups, static_cast<int64_t>(k->kr) - 1),
+                                        "the conv's padded input"));
+  Buffer<ptrdiff_t> offsets;
+  QWASM_RETURN_IF_ERROR(segment_offsets(g, r, s, &offsets));
+  const double zp_d = static_cast<double>(out_zp);
+  QWASM_RETURN_IF_ERROR(make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
+  Buffer<float> bias_div, multiplier;
+  QWASM_RETURN_IF_ERROR(requant_constants(pw, static_cast<float>(input.q_scale()), static_cast<float>(out_scale), k->nr,
+                                          &bias_div, &multiplier));
+  if (info) {
+    info->scratch_bytes = buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + offsets.size() * sizeof(ptrdiff_t);
+    info->kernel = k->name;
+  }
+  kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
+                                    relu ? static_cast<int32_t>(out_zp) : 0, 255};
+  const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
+  auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
+  const uint8_t* x = input.data();
+  const int64_t in_item = g.in_channels * s.D * s.H * s.W;
+  const size_t block_weights = static_cast<size_t>(r.nseg * r.kblocks) * k->kr * k->nr;
+  for_each_tile(
+      g, r, s, batch, k->mr, k->nr, buffer.data(), channels_last, out->mutable_data(),
+      [&](int64_t n) {
+        if (channels_last) {  // a linear layer's rows are channels-last already: no transpose, no padding
+          for (int64_t i = 0; i < in_item; ++i) buffer[i] = centered(x[i]);
+          return;
+        }
+        if (n > 0) buffer.fill(0);
+        to_padded_channels_last(x + n * in_item, g.in_channels, r.cg, r.cg, g, s, buffer.data(), centered);
+      },
+      [&](size_t mr, size_t nc, const int16_t* const* a, uint8_t* const* c, size_t c_stride, int64_t grp, int64_t b,
+          int64_t oc0) {
+        params.bias_div = bias_div.data() + oc0;
+        params.multiplier = multiplier.data() + oc0;
+        k->fn(mr, nc, static_cast<size_t>(r.nseg), static_cast<size_t>(r.kblocks), a, offsets.data(),
+              layout->weights.data() + (grp * r.blocks + b) * block_weights, c, c_stride, &params);
+      });
+  return Status::Ok();
+}
+
+Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& out_shape, const Spatial& s,
+                      double out_scale, int64_t out_zp, bool relu, kernels::Isa isa, QTensor* out,
+                      ConvRunInfo* info) {
+  const ConvGeometry& g = pw.geometry;
+  const kernels::QDwConvKernel* k = kernels::find_qdwconv(isa);
+  Status st;
+  const QConvLayout* layout = packed_for(pw, k->cr, 0, &st);
+  if (!layout) return st;
+  const int64_t cpad = ceil_div(g.in_channels, static_cast<int64_t>(k->cr)) * static_cast<int64_t>(k->cr);
+  Buffer<int16_t> buffer;
+  QWASM_RETURN_IF_ERROR(buffer.allocate(padded_buffer_elements(s, cpad, 1, 0), "the conv's padded input"));
+  const int64_t ntaps = g.kernel[0] * g.kernel[1] * g.kernel[2];  // bounded: the weight exists
+  Buffer<ptrdiff_t> taps;
+  QWASM_RETURN_IF_ERROR(taps.allocate(ntaps, "the conv's tap offsets", false));
+  const double zp_d = static_cast<double>(out_zp);
+  QWASM_RETURN_IF_ERROR(make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
+  Buffer<float> bias_div, multiplier;
+  QWASM_RETURN_IF_ERROR(requant_constants(pw, static_cast<float>(input.q_scale()), static_cast<float>(out_scale), k->cr,
+                                          &bias_div, &multiplier));
+  size_t t = 0;
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
+      for (int64_t kw = 0; kw < g.kernel[2]; ++kw)
+        taps[t++] =
+            static_cast<ptrdiff_t>(((kd * g.dilation[0] * s.Hp + kh * g.dilation[1]) * s.Wp + kw * g.dilation[2]) * cpad);
+  if (info) {
+    info->scratch_bytes = buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + taps.size() * sizeof(ptrdiff_t);
+    info->kernel = k->name;
+  }
+  const kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
+                                          relu ? static_cast<int32_t>(out_zp) : 0, 255};
+  const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
+  auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
+  const int64_t out_size = s.out_size();
+  const int64_t in_item = g.in_channels * s.D * s.H * s.W;
+  for (int64_t n = 0; n < input.shape()[0]; ++n) {
+    if (n > 0) buffer.fill(0);
+    to_padded_channels_last(input.data() + n * in_item, g.in_channels, cpad, cpad, g, s, buffer.data(), centered);
+    uint8_t* yn = out->mutable_data() + n * g.out_channels * out_size;
+    for (int64_t p = 0; p < out_size; ++p) {
+      k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), taps.size(),
+            buffer.data() + pixel_offset(g, s, p, cpad), taps.data(), layout->weights.data(), yn + p,
+            static_cast<size_t>(out_size), &params);
+    }
+  }
+  return Status::Ok();
+}
+
+// The float generic path, for conv (channels_last false) and linear.
+Status run_fgeneric(const PackedFConv& pw, const float* x, const Spatial& s, int64_t batch, bool channels_last,
+                    bool relu, kernels::Isa isa, Buffer<float>* output, int64_t out_numel, ConvRunInfo* info) {
+  const ConvGeometry& g = pw.geometry;
+  const kernels::FConvKernel* k = kernels::find_fconv(isa);
+  const FConvLayout* layout = pw.layout(k->nr);
+  if (!layout) return Status::Error("internal: no weights packed for the kernel's tile");
+  const Reduction r = reduction_of(g, static_cast<int64_t>(k->nr), 1);
+  Buffer<float> buffer;
+  if (!channels_last) {
+    QWASM_RETURN_IF_ERROR(buffer.allocate(padded_buffer_elements(s, r.cg, g.groups, 0), "the conv's padded input"));
+  }
+  Buffer<ptrdiff_t> offsets;
+  QWASM_RETURN_IF_ERROR(segment_offsets(g, r, s, &offsets));
+  QWASM_RETURN_IF_ERROR(output->allocate(out_numel, "the conv's output"));
+  if (info) {
+    info->scratch_bytes = buffer.size() * 4 + offsets.size() * sizeof(ptrdiff_t);
+    info->kernel = k->name;
+  }
+  // A linear layer reads its input where it is (channels-last rows, no padding).
+  const int64_t in_item = g.in_channels * s.D * s.H * s.W;
+  const size_t block_weights = static_cast<size_t>(r.nseg * r.seg_len) * k->nr;
+  for_each_tile(
+      g, r, s, batch, k->mr, k->nr, channels_last ? x : buffer.data(), channels_last, output->data(),
+      [&](int64_t n) {
+        if (channels_last) return;
+        if (n > 0) buffer.fill(0.0f);
+        to_padded_channels_last(x + n * in_item, g.in_channels, r.cg, r.cg, g, s, buffer.data(), [](float v) { return v; });
+      },
+      [&](size_t mr, size_t nc, const float* const* a, float* const* c, size_t c_stride, int64_t grp, int64_t b,
+          int64_t oc0) {
+        k->fn(mr, nc, static_cast<size_t>(r.nseg), static_cast<size_t>(r.seg_len), a, offsets.data(),
+              layout->weights.data() + (grp * r.blocks + b) * block_weights, pw.bias.data() + oc0, c, c_stride, relu);
+      });
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
+               kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
+  const ConvGeometry& g = pw.geometry;
+  if (g.spatial_dims == 0) return Status::Error("internal: a linear layer runs through qlinear");
+  QWASM_RETURN_IF_ERROR(check_quantized_input(input));
+  Shape out_shape;
+  QWASM_RETURN_IF_ERROR(conv_output_shape(g, input.shape(), &out_shape));
+  QWASM_RETURN_IF_ERROR(validate_output_qparams(out_scale, out_zp));
+  const Spatial s = spatial_of(g, input.shape(), out_shape);
+  if (pw.depthwise) return run_qdepthwise(pw, input, out_shape, s, out_scale, out_zp, relu, isa, out, info);
+  return run_qgeneric(pw, input, out_shape, s, input.shape()[0], false, out_scale, out_zp, relu, isa, out, info);
+}
+
+Status qlinear(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
+               kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
+  const ConvGeometry& g = pw.geometry;
+  if (g.spatial_dims != 0) return Status::Error("internal: a convolution runs through qconv3d");
+  QWASM_RETURN_IF_ERROR(check_quantized_input(input));
+  Shape out_shape;
+  QWASM_RETURN_IF_ERROR(linear_output_shape(g, input.shape(), &out_shape));
+  QWASM_RETURN_IF_ERROR(validate_output_qparams(out_scale, out_zp));
+  const int64_t rows = g.in_channels ? input.numel() / g.in_channels : 0;
+  return run_qgeneric(pw, input, out_shape, linear_spatial(rows), 1, true, out_scale, out_zp, relu, isa, out, info);
+}
+
+Status fconv3d(const PackedFConv& pw, const float* x, const Shape& input_shape, bool relu, kernels::Isa isa,
+               Buffer<float>* output, Shape* output_shape, ConvRunInfo* info) {
+  const ConvGeometry& g = pw.geometry;
+  if (g.spatial_dims == 0) return Status::Error("internal: a linear layer runs through flinear");
+  QWASM_RETURN_IF_ERROR(conv_output_shape(g, input_shape, output_shape));
+  int64_t numel = 0;
+  QWASM_RETURN_IF_ERROR(validate_shape(*output_shape, &numel));
+  return run_fgeneric(pw, x, spatial_of(g, input_shape, *output_shape), input_shape[0], false, relu, isa, output,
+                      numel, info);
+}
+
+Status flinear(const PackedFConv& pw, const float* x, const Shape& input_shape, bool relu, kernels::Isa isa,
+               Buffer<float>* output, Shape* output_shape, ConvRunInfo* info) {
+  const ConvGeometry& g = pw.geometry;
+  if (g.spatial_dims != 0) return Status::Error("internal: a convolution runs through fconv3d");
+  QWASM_RETURN_IF_ERROR(linear_output_shape(g, input_shape, output_shape));
+  int64_t in_numel = 0, numel = 0;
+  QWASM_RETURN_IF_ERROR(validate_shape(input_shape, &in_numel));
+  QWASM_RETURN_IF_ERROR(validate_shape(*output_shape, &numel));
+  const int64_t rows = in_numel / g.in_channels;
+  return run_fgeneric(pw, x, linear_spatial(rows), 1, true, relu, isa, output, numel, info);
+}
+
+}  // namespace qwasm

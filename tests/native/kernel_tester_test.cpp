@@ -1,0 +1,601 @@
+// The kernel tester: every kernel listed in the registry (kernels/*.inc) of
+// this build, by name, against the naive reference with tolerance 0, in named
+// cases that hit each remainder path of its tile (XNNPACK's tester shape):
+//   quantize / dequantize / rows: n_zero, n_lt_block, n_eq_block, n_gt_block,
+//     n_many_blocks_tail, hand-checked vectors (rounding, the FBGEMM
+//     reciprocal, saturation, non-finite), random values;
+//   qconv: m_eq_mr, m_lt_mr, n_eq_nr, n_lt_nr, k_eq_kr, k_lt_kr, k_gt_kr,
+//     k_div_kr, segments, qmin, qmax, relu_floor, c_stride;
+//   qdwconv: channels_eq_cr, valid_lt_channels, channels_gt_cr, taps, qmin, qmax, relu_floor;
+//   fconv: m_eq_mr, m_lt_mr, n_lt_nr, segments, relu.
+// Run natively (scalar kernels) and compiled to wasm (scalar and SIMD).
+// Random cases print their seed; replay with QWASM_SEED=<n>.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/conv_kernels.h"
+#include "kernels/quantize_kernels.h"
+#include "kernels/ref/quantize_ref.h"
+#include "kernels/ref/requantize_ref.h"
+#include "test_util.h"
+
+using namespace qwasm;
+using namespace qwasm::kernels;
+using Shape = std::vector<int64_t>;
+
+namespace {
+
+template <typename Entry>
+std::vector<const Entry*> all(KernelTable<Entry> table) {
+  std::vector<const Entry*> v;
+  for (const Entry& e : table) v.push_back(&e);
+  return v;
+}
+
+template <typename Entry>
+std::string kernel_name(const ::testing::TestParamInfo<const Entry*>& info) {
+  return info.param->name;
+}
+
+DType dtype_of(Storage s) { return s == Storage::kU8 ? DType::kQUInt8 : s == Storage::kS8 ? DType::kQInt8 : DType::kQInt32; }
+size_t element_bytes(Storage s) { return s == Storage::kS32 ? 4 : 1; }
+
+int64_t load(Storage s, const std::vector<uint8_t>& bytes, size_t i) {
+  switch (s) {
+    case Storage::kU8: return bytes[i];
+    case Storage::kS8: return static_cast<int8_t>(bytes[i]);
+    default: {
+      int32_t v;
+      std::memcpy(&v, bytes.data() + 4 * i, 4);
+      return v;
+    }
+  }
+}
+
+// Values at ties, zero, saturation, non-finite and in between.
+std::vector<float> test_values(size_t n, std::mt19937_64& g) {
+  std::uniform_real_distribution<float> u(-300.f, 300.f);
+  std::uniform_int_distribution<int> pick(0, 9);
+  std::vector<float> x(n);
+  for (float& v : x) {
+    switch (pick(g)) {
+      case 0: v = std::nearbyint(u(g)) + 0.5f; break;
+      case 1: v = 0.f; break;
+      case 2: v = u(g) * 1e7f; break;
+      case 3: v = std::numeric_limits<float>::quiet_NaN(); break;
+      case 4: v = (pick(g) % 2 ? 1 : -1) * std::numeric_limits<float>::infinity(); break;
+      case 5: v = -0.0f; break;
+      default: v = u(g);
+    }
+  }
+  return x;
+}
+
+// ---------------------------------------------------------------- quantize
+
+class QuantizeKernelTest : public ::testing::TestWithParam<const QuantizeKernel*> {
+ protected:
+  const QuantizeKernel& k() const { return *GetParam(); }
+  bool fzp() const { return k().mode == QuantizeMode::kFloatZeroPoint; }
+  // A mid-range zero point of the storage (float zero points: with a fraction).
+  double zero_point() const {
+    const double mid = k().storage == Storage::kU8 ? 100 : k().storage == Storage::kS8 ? -3 : 12345;
+    return fzp() ? mid + 0.25 : mid;
+  }
+
+  // Runs the kernel and the reference on x; compares every byte. The canary
+  // after the output catches writes past n.
+  void check(const std::vector<float>& x, double scale, double zp, const char* what) {
+    const size_t esize = element_bytes(k().storage);
+    std::vector<uint8_t> got(x.size() * esize + 16, 0xA5), want(x.size() * esize);
+    const QRange r = dtype_range(dtype_of(k().storage));
+    const QuantizeParams p = fzp() ? quantize_float_qparams_init(static_cast<float>(scale), static_cast<float>(zp),
+                                                                 static_cast<int32_t>(r.qmin), static_cast<int32_t>(r.qmax))
+                                   : quantize_params_init(scale, static_cast<int32_t>(zp), static_cast<int32_t>(r.qmin),
+                                                          static_cast<int32_t>(r.qmax));
+    k().fn(x.size(), x.data(), got.data(), &p);
+    const ref::QParamsView qp{fzp() ? QScheme::kPerChannelAffineFloatQParams : QScheme::kPerTensorAffine, 0, &scale,
+                              &zp};
+    ref::quantize(x.data(), fzp() ? Shape{1, static_cast<int64_t>(x.size())} : Shape{static_cast<int64_t>(x.size())},
+                  qp, dtype_of(k().storage), want.data());
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(load(k().storage, got, i), load(k().storage, want, i))
+          << k().name << " " << what << " n=" << x.size() << " index " << i << " x=" << x[i] << " scale=" << scale
+          << " zp=" << zp;
+    }
+    for (size_t i = x.size() * esize; i < got.size(); ++i) ASSERT_EQ(got[i], 0xA5) << k().name << " wrote past n";
+  }
+
+  void check_random(size_t n) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ n);
+    for (double scale : {1.0, 0.37, 3.0}) check(test_values(n, g), scale, zero_point(), "random");
+  }
+
+  // Runs the kernel on x and returns the integers.
+  std::vector<int64_t> run(const std::vector<float>& x, double scale, double zp) {
+    const QRange r = dtype_range(dtype_of(k().storage));
+    const QuantizeParams p = fzp() ? quantize_float_qparams_init(static_cast<float>(scale), static_cast<float>(zp),
+                                                                 static_cast<int32_t>(r.qmin), static_cast<int32_t>(r.qmax))
+                                   : quantize_params_init(scale, static_cast<int32_t>(zp), static_cast<int32_t>(r.qmin),
+                                                          static_cast<int32_t>(r.qmax));
+    // Pad each value into a block so that the vector path runs too.
+    std::vector<float> padded;
+    for (float v : x) padded.insert(padded.end(), k().block, v);
+    std::vector<uint8_t> out(padded.size() * element_bytes(k().storage));
+    k().fn(padded.size(), padded.data(), out.data(), &p);
+    std::vector<int64_t> v;
+    for (size_t i = 0; i < x.size(); ++i) v.push_back(load(k().storage, out, i * k().block));
+    return v;
+  }
+};
+
+TEST_P(QuantizeKernelTest, n_zero) { check({}, 1.0, zero_point(), "n=0"); }
+TEST_P(QuantizeKernelTest, n_lt_block) {
+  for (size_t n = 1; n < k().block; ++n) check_random(n);
+}
+TEST_P(QuantizeKernelTest, n_eq_block) { check_random(k().block); }
+TEST_P(QuantizeKernelTest, n_gt_block) {
+  for (size_t n = k().block + 1; n < 2 * k().block; ++n) check_random(n);
+  check_random(k().block + 1);
+}
+TEST_P(QuantizeKernelTest, n_many_blocks_tail) {
+  check_random(7 * k().block + k().block / 2 + 1);
+  check_random(1000);
+}
+TEST_P(QuantizeKernelTest, rounds_half_to_even) {
+  const std::vector<float> ties = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.5f};
+  EXPECT_EQ(run(ties, 1.0, 10), (std::vector<int64_t>{10, 12, 12, 10, 8, 8, 14})) << k().name;
+  // Integer zero points are added after rounding (round(2.5) + 1 = 3), float
+  // zero points before (round(2.5 + 1) = 4).
+  EXPECT_EQ(run({2.5f}, 1.0, 1)[0], fzp() ? 4 : 3) << k().name;
+}
+TEST_P(QuantizeKernelTest, multiplies_by_the_reciprocal) {
+  // FBGEMM's discriminating vector: x / scale = 127.49999 would give 127;
+  // x * (1 / scale) = 127.5 rounds to 128.
+  const double zp = k().storage == Storage::kS8 ? -100 : 0;
+  EXPECT_EQ(run({0.273939937f}, 0.00214854861, zp)[0], 128 + static_cast<int64_t>(zp)) << k().name;
+}
+TEST_P(QuantizeKernelTest, saturates_at_qmin_and_qmax) {
+  const QRange r = dtype_range(dtype_of(k().storage));
+  EXPECT_EQ(run({3e38f, -3e38f, 1e10f, -1e10f}, 0.5, zero_point()),
+            (std::vector<int64_t>{r.qmax, r.qmin, r.qmax, r.qmin}))
+      << k().name;
+}
+TEST_P(QuantizeKernelTest, non_finite_values_have_defined_results) {
+  const QRange r = dtype_range(dtype_of(k().storage));
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t zp_rounded = fzp() ? static_cast<int64_t>(std::nearbyint(zero_point())) : static_cast<int64_t>(zero_point());
+  EXPECT_EQ(run({std::numeric_limits<float>::quiet_NaN(), inf, -inf}, 0.5, zero_point()),
+            (std::vector<int64_t>{zp_rounded, r.qmax, r.qmin}))
+      << k().name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, QuantizeKernelTest, ::testing::ValuesIn(all(quantize_kernels())),
+                         kernel_name<QuantizeKernel>);
+
+// -------------------------------------------------------------- dequantize
+
+class DequantizeKernelTest : public ::testing::TestWithParam<const DequantizeKernel*> {
+ protected:
+  const DequantizeKernel& k() const { return *GetParam(); }
+  QScheme scheme() const {
+    return k().mode == DequantizeMode::kPerTensor    ? QScheme::kPerTensorAffine
+           : k().mode == DequantizeMode::kPerChannel ? QScheme::kPerChannelAffine
+                                                     : QScheme::kPerChannelAffineFloatQParams;
+  }
+
+  std::vector<uint8_t> random_q(size_t n, std::mt19937_64& g) {
+    std::vector<uint8_t> q(n * element_bytes(k().storage));
+    for (auto& b : q) b = static_cast<uint8_t>(g());
+    return q;
+  }
+
+  void check(const std::vector<uint8_t>& q, double scale, double zp, const char* what) {
+    const size_t n = q.size() / element_bytes(k().storage);
+    std::vector<float> got(n + 4, -7.0f), want(n);
+    const DequantizeParams p = dequantize_params_init(scale, zp);
+    k().fn(n, q.data(), got.data(), &p);
+    const ref::QParamsView qp{scheme(), 0, &scale, &zp};
+    ref::dequantize(q.data(), scheme() == QScheme::kPerTensorAffine ? Shape{static_cast<int64_t>(n)} : Shape{1, static_cast<int64_t>(n)},
+                    qp, dtype_of(k().storage), want.data());
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0)
+          << k().name << " " << what << " n=" << n << " index " << i << " want " << want[i] << " got " << got[i];
+    }
+    for (size_t i = n; i < got.size(); ++i) ASSERT_EQ(got[i], -7.0f) << k().name << " wrote past n";
+  }
+
+  void check_random(size_t n) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (n * 7));
+    const double zp = k().storage == Storage::kU8 ? 100 : k().storage == Storage::kS8 ? -3 : -70000;
+    for (double scale : {0.1, 0.375, 3e-5}) check(random_q(n, g), scale, k().mode == DequantizeMode::kFloatQParams ? zp + 0.5 : zp, "random");
+  }
+
+  float run_one(int32_t q, double scale, double zp) {
+    std::vector<uint8_t> bytes(k().block * element_bytes(k().storage));
+    for (size_t i = 0; i < k().block; ++i) {
+      if (k().storage == Storage::kS32) std::memcpy(bytes.data() + 4 * i, &q, 4);
+      else bytes[i] = static_cast<uint8_t>(q);
+    }
+    std::vector<float> y(k().block);
+    const DequantizeParams p = dequantize_params_init(scale, zp);
+    k().fn(k().block, bytes.data(), y.data(), &p);
+    return y[k().block - 1];
+  }
+};
+
+TEST_P(DequantizeKernelTest, n_zero) { check({}, 0.1, 3, "n=0"); }
+TEST_P(DequantizeKernelTest, n_lt_block) {
+  for (size_t n = 1; n < k().block; ++n) check_random(n);
+}
+TEST_P(DequantizeKernelTest, n_eq_block) { check_random(k().block); }
+TEST_P(DequantizeKernelTest, n_gt_block) {
+  for (size_t n = k().block + 1; n < 2 * k().block + 1; ++n) check_random(n);
+}
+TEST_P(DequantizeKernelTest, n_many_blocks_tail) { check_random(9 * k().block + 3); }
+TEST_P(DequantizeKernelTest, hand_checked_formula) {
+  // q - zp = 9, scale 0.1 (not a float32 value): per tensor and float qparams
+  // multiply float32(0.1) by 9 in float (0.90000004), per channel multiplies
+  // in double and rounds once (0.9).
+  const float got = run_one(12, 0.1, 3);
+  const float want = k().mode == DequantizeMode::kPerChannel ? 0x1.ccccccp-1f : 0x1.ccccccp-1f + 0x1p-24f;
+  EXPECT_EQ(got, want) << k().name;
+  EXPECT_EQ(0x1.ccccccp-1f + 0x1p-24f, 0x1.cccccep-1f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, DequantizeKernelTest, ::testing::ValuesIn(all(dequantize_kernels())),
+                         kernel_name<DequantizeKernel>);
+
+// ------------------------------------------------------------- row kernels
+
+class QuantizeRowKernelTest : public ::testing::TestWithParam<const QuantizeRowKernel*> {
+ protected:
+  const QuantizeRowKernel& k() const { return *GetParam(); }
+  void check(size_t n) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (n * 13));
+    const std::vector<float> x = test_values(n, g);
+    const bool fzp = k().mode == QuantizeMode::kFloatZeroPoint;
+    const QRange r = dtype_range(dtype_of(k().storage));
+    std::vector<float> inv(n), zps(n);
+    std::vector<double> scales_d(n), zps_d(n);
+    for (size_t i = 0; i < n; ++i) {
+      scales_d[i] = 0.25 * static_cast<double>(i % 5 + 1) + 0.0625;
+      zps_d[i] = static_cast<double>(i % 3) + (k().storage == Storage::kU8 ? 100 : 0) + (fzp ? 0.5 : 0);
+      inv[i] = 1.0f / static_cast<float>(scales_d[i]);
+      zps[i] = static_cast<float>(zps_d[i]);
+    }
+    std::vector<uint8_t> got(n * element_bytes(k().storage) + 8, 0x5A), want(n * element_bytes(k().storage));
+    k().fn(n, x.data(), got.data(), inv.data(), zps.data(), static_cast<int32_t>(r.qmin), static_cast<int32_t>(r.qmax));
+    // The reference: every element its own channel (axis 1 of [1, n]).
+    const ref::QParamsView qp{fzp ? QScheme::kPerChannelAffineFloatQParams : QScheme::kPerChannelAffine, 1,
+                              scales_d.data(), zps_d.data()};
+    ref::quantize(x.data(), {1, static_cast<int64_t>(n)}, qp, dtype_of(k().storage), want.data());
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(load(k().storage, got, i), load(k().storage, want, i)) << k().name << " n=" << n << " index " << i;
+    }
+    for (size_t i = n * element_bytes(k().storage); i < got.size(); ++i) ASSERT_EQ(got[i], 0x5A) << k().name;
+  }
+};
+
+TEST_P(QuantizeRowKernelTest, n_zero) { check(0); }
+TEST_P(QuantizeRowKernelTest, n_lt_block) {
+  for (size_t n = 1; n < k().block; ++n) check(n);
+}
+TEST_P(QuantizeRowKernelTest, n_eq_block) { check(k().block); }
+TEST_P(QuantizeRowKernelTest, n_gt_block) {
+  for (size_t n = k().block + 1; n < 3 * k().block + 2; ++n) check(n);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, QuantizeRowKernelTest, ::testing::ValuesIn(all(quantize_row_kernels())),
+                         kernel_name<QuantizeRowKernel>);
+
+class DequantizeRowKernelTest : public ::testing::TestWithParam<const DequantizeRowKernel*> {
+ protected:
+  const DequantizeRowKernel& k() const { return *GetParam(); }
+  void check(size_t n) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (n * 17));
+    std::vector<uint8_t> q(n * element_bytes(k().storage));
+    for (auto& b : q) b = static_cast<uint8_t>(g());
+    std::vector<float> scales(n), zps(n);
+    std::vector<double> scales_d(n), zps_d(n);
+    for (size_t i = 0; i < n; ++i) {
+      scales[i] = 0.1f * static_cast<float>(i % 7 + 1);
+      zps[i] = static_cast<float>(i % 4) - 1.5f;
+      scales_d[i] = scales[i];
+      zps_d[i] = zps[i];
+    }
+    std::vector<float> got(n + 2, 3.0f), want(n);
+    k().fn(n, q.data(), got.data(), scales.data(), zps.data());
+    const ref::QParamsView qp{QScheme::kPerChannelAffineFloatQParams, 1, scales_d.data(), zps_d.data()};
+    ref::dequantize(q.data(), {1, static_cast<int64_t>(n)}, qp, dtype_of(k().storage), want.data());
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0) << k().name << " n=" << n << " index " << i;
+    for (size_t i = n; i < got.size(); ++i) ASSERT_EQ(got[i], 3.0f) << k().name;
+  }
+};
+
+TEST_P(DequantizeRowKernelTest, n_zero) { check(0); }
+TEST_P(DequantizeRowKernelTest, n_lt_block) {
+  for (size_t n = 1; n < k().block; ++n) check(n);
+}
+TEST_P(DequantizeRowKernelTest, n_eq_block) { check(k().block); }
+TEST_P(DequantizeRowKernelTest, n_gt_block) {
+  for (size_t n = k().block + 1; n < 3 * k().block + 2; ++n) check(n);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, DequantizeRowKernelTest, ::testing::ValuesIn(all(dequantize_row_kernels())),
+                         kernel_name<DequantizeRowKernel>);
+
+// ------------------------------------------------------------------- qconv
+
+// One call of a generic quantized conv kernel: mr pixels x nc channels over
+// `segs` segments of seg_len values, with the tester's own packing from the
+// entry's (nr, kr) and a naive oracle.
+struct QConvCall {
+  size_t mr = 1, nc = 1, segs = 1, seg_len = 1, c_stride = 1;
+  bool relu = false;
+  int32_t zp = 100;
+  float multiplier_scale = 1.0f;  // scales the requantization multipliers (saturation cases)
+  float bias_shift = 0.0f;        // added to every bias_div
+};
+
+class QConvKernelTest : public ::testing::TestWithParam<const QConvKernel*> {
+ protected:
+  const QConvKernel& k() const { return *GetParam(); }
+
+  // Returns the outputs; compares them with the oracle.
+  std::vector<uint8_t> check(const QConvCall& t) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (t.mr * 1000003 + t.nc * 1009 + t.segs * 101 + t.seg_len));
+    std::uniform_int_distribution<int> act(-255, 255), wgt(-255, 255);
+    const size_t kblocks = (t.seg_len + k().kr - 1) / k().kr;
+    // Each pixel's input: segments laid out `stride` apart, plus kr slack.
+    const size_t seg_stride = t.seg_len + 3;
+    std::vector<std::vector<int16_t>> a(t.mr, std::vector<int16_t>(t.segs * seg_stride + k().kr));
+    for (auto& row : a)
+      for (auto& v : row) v = static_cast<int16_t>(act(g));
+    std::vector<ptrdiff_t> offsets(t.segs);
+    for (size_t s = 0; s < t.segs; ++s) offsets[s] = static_cast<ptrdiff_t>(s * seg_stride);
+    // Unpacked weights [segment][idx][channel], packed [segment][kblock][nr][kr].
+    std::vector<int16_t> w(t.segs * t.seg_len * k().nr), packed(t.segs * kblocks * k().nr * k().kr, 0);
+    for (auto& v : w) v = static_cast<int16_t>(wgt(g));
+    for (size_t s = 0; s < t.segs; ++s)
+      for (size_t idx = 0; idx < t.seg_len; ++idx)
+        for (size_t j = 0; j < t.nc; ++j)
+          packed[((s * kblocks + idx / k().kr) * k().nr + j) * k().kr + idx % k().kr] = w[(s * t.seg_len + idx) * k().nr + j];
+    std::vector<float> bias_div(k().nr + 8), multiplier(k().nr + 8);
+    std::uniform_real_distribution<float> bd(-500.f, 500.f), mu(0.0001f, 0.002f);
+    for (size_t j = 0; j < k().nr + 8; ++j) {
+      bias_div[j] = bd(g) + t.bias_shift;
+      multiplier[j] = mu(g) * t.multiplier_scale;
+    }
+    const ConvRequantParams params{bias_div.data(), multiplier.data(), t.zp, t.relu ? t.zp : 0, 255};
+    std::vector<uint8_t> out(t.mr * k().nr * t.c_stride + 8, 0xEE);
+    std::vector<uint8_t*> c(t.mr);
+    std::vector<const int16_t*> ap(t.mr);
+    for (size_t m = 0; m < t.mr; ++m) {
+      c[m] = out.data() + m;  // pixel m; channel j at c[m][j * c_stride]
+      ap[m] = a[m].data();
+    }
+    const size_t c_stride = t.c_stride * t.mr;
+    k().fn(t.mr, t.nc, t.segs, kblocks, ap.data(), offsets.data(), packed.data(), c.data(), c_stride, &params);
+    for (size_t m = 0; m < t.mr; ++m) {
+      for (size_t j = 0; j < k().nr; ++j) {
+        const uint8_t got = out[m + j * c_stride];
+        if (j >= t.nc) {
+          EXPECT_EQ(got, 0xEE) << k().name << " wrote channel " << j << " past nc=" << t.nc;
+          continue;
+        }
+        int32_t acc = 0;
+        for (size_t s = 0; s < t.segs; ++s)
+          for (size_t idx = 0; idx < t.seg_len; ++idx)
+            acc += int32_t{a[m][offsets[s] + idx]} * w[(s * t.seg_len + idx) * k().nr + j];
+        const uint8_t want = ref::requantize(acc, bias_div[j], multiplier[j], t.zp, t.relu ? t.zp : 0, 255);
+        EXPECT_EQ(got, want) << k().name << " pixel " << m << " channel " << j << " acc " << acc << " multiplier "
+                             << multiplier[j] << " bias_div " << bias_div[j] << " mr=" << t.mr << " nc=" << t.nc
+                             << " segs=" << t.segs << " seg_len=" << t.seg_len << " seed " << seed;
+      }
+    }
+    return out;
+  }
+};
+
+TEST_P(QConvKernelTest, m_eq_mr) { check({k().mr, k().nr, 2, 3 * k().kr}); }
+TEST_P(QConvKernelTest, m_lt_mr) {
+  for (size_t mr = 1; mr < k().mr; ++mr) check({mr, k().nr, 2, 3 * k().kr});
+}
+TEST_P(QConvKernelTest, n_eq_nr) { check({k().mr, k().nr, 1, k().kr}); }
+TEST_P(QConvKernelTest, n_lt_nr) {
+  for (size_t nc = 1; nc < k().nr; ++nc) check({k().mr, nc, 2, 2 * k().kr + 1});
+}
+TEST_P(QConvKernelTest, k_eq_kr) { check({k().mr, k().nr, 1, k().kr}); }
+TEST_P(QConvKernelTest, k_lt_kr) {
+  for (size_t len = 1; len < k().kr; ++len) check({k().mr, k().nr, 1, len});
+}
+TEST_P(QConvKernelTest, k_gt_kr) {
+  for (size_t len = k().kr + 1; len < 4 * k().kr; ++len) check({k().mr, k().nr, 1, len});
+}
+TEST_P(QConvKernelTest, k_div_kr) {
+  for (size_t mult = 2; mult <= 5; ++mult) check({k().mr, k().nr, 1, mult * k().kr});
+}
+TEST_P(QConvKernelTest, segments) {
+  for (size_t segs : {2, 3, 9, 27}) check({k().mr, k().nr, segs, 2 * k().kr + 1});
+}
+TEST_P(QConvKernelTest, qmin) {
+  QConvCall t{k().mr, k().nr, 2, 5};
+  t.bias_shift = -1e6f;  // every output far below: 0
+  const auto out = check(t);
+  EXPECT_EQ(out[0], 0);
+}
+TEST_P(QConvKernelTest, qmax) {
+  QConvCall t{k().mr, k().nr, 2, 5};
+  t.bias_shift = 1e6f;
+  const auto out = check(t);
+  EXPECT_EQ(out[0], 255);
+}
+TEST_P(QConvKernelTest, relu_floor) {
+  QConvCall t{k().mr, k().nr, 2, 5};
+  t.relu = true;
+  t.zp = 77;
+  t.bias_shift = -1e6f;  // below the zero point: the ReLU floor
+  const auto out = check(t);
+  EXPECT_EQ(out[0], 77);
+  t.bias_shift = 0;
+  check(t);
+}
+TEST_P(QConvKernelTest, c_stride) {
+  QConvCall t{k().mr, k().nr, 2, 5};
+  t.c_stride = 3;
+  check(t);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, QConvKernelTest, ::testing::ValuesIn(all(qconv_kernels())), kernel_name<QConvKernel>);
+
+// ----------------------------------------------------------------- qdwconv
+
+class QDwConvKernelTest : public ::testing::TestWithParam<const QDwConvKernel*> {
+ protected:
+  const QDwConvKernel& k() const { return *GetParam(); }
+  std::vector<uint8_t> check(size_t channels, size_t valid, size_t ntaps, bool relu = false, float shift = 0,
+                             int32_t zp = 90) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (channels * 31 + valid * 7 + ntaps));
+    std::uniform_int_distribution<int> v(-255, 255);
+    std::vector<ptrdiff_t> taps(ntaps);
+    for (size_t t = 0; t < ntaps; ++t) taps[t] = static_cast<ptrdiff_t>(t * (channels + 5));
+    std::vector<int16_t> a(ntaps * (channels + 5) + channels), w(ntaps * channels);
+    for (auto& x : a) x = static_cast<int16_t>(v(g));
+    for (auto& x : w) x = static_cast<int16_t>(v(g));
+    std::vector<float> bias_div(channels + 8), multiplier(channels + 8);
+    std::uniform_real_distribution<float> bd(-100.f, 100.f), mu(0.0005f, 0.004f);
+    for (size_t j = 0; j < bias_div.size(); ++j) bias_div[j] = bd(g) + shift, multiplier[j] = mu(g);
+    const ConvRequantParams params{bias_div.data(), multiplier.data(), zp, relu ? zp : 0, 255};
+    const size_t stride = 2;
+    std::vector<uint8_t> out(channels * stride + 4, 0xEE);
+    k().fn(channels, valid, ntaps, a.data(), taps.data(), w.data(), out.data(), stride, &params);
+    for (size_t ch = 0; ch < channels; ++ch) {
+      if (ch >= valid) {
+        EXPECT_EQ(out[ch * stride], 0xEE) << k().name << " wrote channel " << ch << " past valid=" << valid;
+        continue;
+      }
+      int32_t acc = 0;
+      for (size_t t = 0; t < ntaps; ++t) acc += int32_t{a[taps[t] + ch]} * w[t * channels + ch];
+      EXPECT_EQ(out[ch * stride], ref::requantize(acc, bias_div[ch], multiplier[ch], zp, relu ? zp : 0, 255))
+          << k().name << " channel " << ch << " ntaps " << ntaps << " seed " << seed;
+    }
+    return out;
+  }
+};
+
+TEST_P(QDwConvKernelTest, channels_eq_cr) { check(k().cr, k().cr, 9); }
+TEST_P(QDwConvKernelTest, valid_lt_channels) {
+  for (size_t valid = 1; valid < k().cr; ++valid) check(k().cr, valid, 9);
+}
+TEST_P(QDwConvKernelTest, channels_gt_cr) {
+  check(3 * k().cr, 3 * k().cr, 27);
+  check(3 * k().cr, 2 * k().cr + 1, 27);
+}
+TEST_P(QDwConvKernelTest, taps) {
+  for (size_t ntaps : {1, 2, 3, 8, 27, 125}) check(k().cr, k().cr, ntaps);
+}
+TEST_P(QDwConvKernelTest, qmin) { EXPECT_EQ(check(k().cr, k().cr, 9, false, -1e6f)[0], 0); }
+TEST_P(QDwConvKernelTest, qmax) { EXPECT_EQ(check(k().cr, k().cr, 9, false, 1e6f)[0], 255); }
+TEST_P(QDwConvKernelTest, relu_floor) { EXPECT_EQ(check(k().cr, k().cr, 9, true, -1e6f, 61)[0], 61); }
+
+INSTANTIATE_TEST_SUITE_P(Registry, QDwConvKernelTest, ::testing::ValuesIn(all(qdwconv_kernels())),
+                         kernel_name<QDwConvKernel>);
+
+// ------------------------------------------------------------------- fconv
+
+class FConvKernelTest : public ::testing::TestWithParam<const FConvKernel*> {
+ protected:
+  const FConvKernel& k() const { return *GetParam(); }
+  void check(size_t mr, size_t nc, size_t segs, size_t seg_len, bool relu) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (mr * 97 + nc * 13 + segs * 7 + seg_len));
+    std::normal_distribution<float> nd(0.f, 1.f);
+    const size_t seg_stride = seg_len + 2;
+    std::vector<std::vector<float>> a(mr, std::vector<float>(segs * seg_stride));
+    for (auto& row : a)
+      for (auto& v : row) v = nd(g);
+    std::vector<ptrdiff_t> offsets(segs);
+    for (size_t s = 0; s < segs; ++s) offsets[s] = static_cast<ptrdiff_t>(s * seg_stride);
+    std::vector<float> w(segs * seg_len * k().nr), bias(k().nr + 8);
+    for (auto& v : w) v = nd(g);
+    for (auto& v : bias) v = nd(g);
+    std::vector<float> out(mr * k().nr + 4, 9.0f);
+    std::vector<float*> c(mr);
+    std::vector<const float*> ap(mr);
+    for (size_t m = 0; m < mr; ++m) c[m] = out.data() + m, ap[m] = a[m].data();
+    k().fn(mr, nc, segs, seg_len, ap.data(), offsets.data(), w.data(), bias.data(), c.data(), mr, relu);
+    for (size_t m = 0; m < mr; ++m) {
+      for (size_t j = 0; j < k().nr; ++j) {
+        const float got = out[m + j * mr];
+        if (j >= nc) {
+          EXPECT_EQ(got, 9.0f) << k().name << " wrote past nc";
+          continue;
+        }
+        float acc = bias[j];  // the reference's order: bias, then (segment, k)
+        for (size_t s = 0; s < segs; ++s)
+          for (size_t idx = 0; idx < seg_len; ++idx) {
+            const float product = a[m][offsets[s] + idx] * w[(s * seg_len + idx) * k().nr + j];
+            acc = acc + product;
+          }
+        if (relu && acc < 0.0f) acc = 0.0f;
+        EXPECT_EQ(std::memcmp(&got, &acc, 4), 0) << k().name << " pixel " << m << " channel " << j << " seed " << seed;
+      }
+    }
+  }
+};
+
+TEST_P(FConvKernelTest, m_eq_mr) { check(k().mr, k().nr, 2, 7, false); }
+TEST_P(FConvKernelTest, m_lt_mr) {
+  for (size_t mr = 1; mr < k().mr; ++mr) check(mr, k().nr, 2, 7, false);
+}
+TEST_P(FConvKernelTest, n_lt_nr) {
+  for (size_t nc = 1; nc < k().nr; ++nc) check(k().mr, nc, 2, 5, false);
+}
+TEST_P(FConvKernelTest, segments) {
+  for (size_t segs : {1, 3, 27}) check(k().mr, k().nr, segs, 4, false);
+}
+TEST_P(FConvKernelTest, relu) { check(k().mr, k().nr, 3, 5, true); }
+
+INSTANTIATE_TEST_SUITE_P(Registry, FConvKernelTest, ::testing::ValuesIn(all(fconv_kernels())), kernel_name<FConvKernel>);
+
+// ------------------------------------------------------------- the registry
+
+TEST(Registry, EveryScalarKernelHasItsSimdTwinInTheWasmBuild) {
+  size_t scalar = 0, simd = 0;
+  for (const auto& k : qconv_kernels()) (k.isa == Isa::kScalar ? scalar : simd) += 1;
+  for (const auto& k : quantize_kernels()) (k.isa == Isa::kScalar ? scalar : simd) += 1;
+  for (const auto& k : dequantize_kernels()) (k.isa == Isa::kScalar ? scalar : simd) += 1;
+#if QWASM_HAVE_WASMSIMD
+  EXPECT_EQ(simd, scalar);
+  EXPECT_EQ(best_isa(), Isa::kWasmSimd);
+#else
+  EXPECT_EQ(simd, 0u);
+  EXPECT_EQ(best_isa(), Isa::kScalar);
+#endif
+}
+
+TEST(Registry, TheDispatcherPicksTheFirstListedKernelOfTheIsa) {
+  EXPECT_STREQ(find_qconv(Isa::kScalar)->name, "conv3d_qu8_qs8w_4x8c2_scalar");
+#if QWASM_HAVE_WASMSIMD
+  EXPECT_STREQ(find_qconv(Isa::kWasmSimd)->name, "conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16");
+#else
+  EXPECT_STREQ(find_qconv(Isa::kWasmSimd)->name, "conv3d_qu8_qs8w_4x8c2_scalar");  // falls back
+#endif
+  EXPECT_STREQ(find_quantize(Isa::kScalar, Storage::kS8, QuantizeMode::kFloatZeroPoint)->name,
+               "quantize_fqp_f32_qs8_scalar");
+}
+
+}  // namespace
