@@ -111,8 +111,9 @@ inline Status to_isa(double code, Isa* out) {
   return Status::Ok();
 }
 
-// A shape from a JS array of numbers (at most kMaxRank entries: the JS layer
-// checked the length before building it).
+// A shape from a JS array of numbers. The JS layer builds these arrays itself
+// from validated numbers; the checks here are a second line (no caller code
+// runs: elements are tested with typeof before they are converted).
 inline Status to_shape(const val& shape, qwasm::Shape* out) {
   const unsigned rank = shape["length"].as<unsigned>();
   if (rank > qwasm::kMaxRank) {
@@ -122,7 +123,10 @@ inline Status to_shape(const val& shape, qwasm::Shape* out) {
   out->resize(rank);
   for (unsigned i = 0; i < rank; ++i) {
     const std::string name = "shape[" + std::to_string(i) + "]";
-    QWASM_RETURN_IF_ERROR(to_int(shape[i].as<double>(), name.c_str(), 0, qwasm::kMaxNumel, &(*out)[i]));
+    const val d = shape[i];
+    // typeof only: converting anything else could run a caller's valueOf.
+    if (!d.isNumber()) return Status::TypeError(name + " must be a number");
+    QWASM_RETURN_IF_ERROR(to_int(d.as<double>(), name.c_str(), 0, qwasm::kMaxNumel, &(*out)[i]));
   }
   return Status::Ok();
 }

@@ -41,9 +41,10 @@ val conv_weight_count(val geometry) {
   if (!s.ok()) return error_value(s);
   const qwasm::CheckedSize n =
       qwasm::CheckedSize(g.out_channels) * (g.in_channels / g.groups) * g.kernel[0] * g.kernel[1] * g.kernel[2];
-  if (!(n * 4).at_most(qwasm::kMaxBufferBytes)) {
+  const qwasm::CheckedSize bytes = n * 4;
+  if (!bytes.at_most(qwasm::kMaxBufferBytes)) {
     return error_value(Status::RangeError(
-        "the weight would need " + (n.ok() ? std::to_string(n.value() * 4) : std::string("more than 2^63")) +
+        "the weight would need " + (bytes.ok() ? std::to_string(bytes.value()) : std::string("more than 2^63")) +
         " bytes as float32, more than the " + std::to_string(qwasm::kMaxBufferBytes) + " bytes one allocation can hold"));
   }
   return val(static_cast<double>(n.value()));

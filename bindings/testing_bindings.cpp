@@ -6,6 +6,7 @@
 
 #include "kernels/conv_kernels.h"
 #include "kernels/ref/quantize_ref.h"
+#include "qwasm/build_info.h"
 
 namespace qwasm_bind {
 namespace {
@@ -35,6 +36,25 @@ double peak_dot16(double reps, double pairs) {
   return qwasm::kernels::peak_dot16_wasmsimd(static_cast<size_t>(reps), static_cast<size_t>(pairs));
 }
 
+// Whether the core this was linked with has its asserts (the testing build does).
+bool asserts_enabled() { return qwasm::asserts_enabled(); }
+
+// The registry's kernel names, one family after another, for the benchmarks.
+val kernel_names() {
+  val o = val::object();
+  auto list = [](auto table) {
+    val a = val::array();
+    for (const auto& k : table) a.call<void>("push", js_string(k.name));
+    return a;
+  };
+  o.set("quantize", list(qwasm::kernels::quantize_kernels()));
+  o.set("dequantize", list(qwasm::kernels::dequantize_kernels()));
+  o.set("qconv", list(qwasm::kernels::qconv_kernels()));
+  o.set("qdwconv", list(qwasm::kernels::qdwconv_kernels()));
+  o.set("fconv", list(qwasm::kernels::fconv_kernels()));
+  return o;
+}
+
 }  // namespace
 }  // namespace qwasm_bind
 
@@ -46,4 +66,6 @@ EMSCRIPTEN_BINDINGS(qwasm_testing) {
   function("_failAllocationsAfter", &fail_allocations_after);
   function("_allocationCount", &allocation_count);
   function("_peakDot16", &peak_dot16);
+  function("_assertsEnabled", &asserts_enabled);
+  function("_kernelNames", &kernel_names);
 }

@@ -39,6 +39,13 @@ Status observer_range(DType dtype, bool reduce_range, bool has_custom, int64_t q
   auto floor_half = [](int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); };
   *out = reduce_range ? ObserverRange{floor_half(quant_min), floor_half(quant_max), true}
                       : ObserverRange{quant_min, quant_max, true};
+  // PyTorch validates before halving and then divides by zero (NaN / Inf
+  // scales) when halving leaves one value; qwasm refuses that range.
+  if (out->quant_min >= out->quant_max) {
+    return Status::RangeError("quantMin..quantMax " + std::to_string(quant_min) + ".." + std::to_string(quant_max) +
+                              " halved by reduceRange is " + std::to_string(out->quant_min) + ".." +
+                              std::to_string(out->quant_max) + ": no range left to quantize into");
+  }
   return Status::Ok();
 }
 

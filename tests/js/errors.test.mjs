@@ -100,9 +100,10 @@ describe('scheme-specific methods', () => {
     q.dispose();
     q.dispose(); // twice is fine
     expect(q.disposed).toBe(true);
-    for (const m of ['qscheme', 'qScale', 'intRepr', 'dequantize', 'numel']) {
+    for (const m of ['qscheme', 'qScale', 'intRepr', 'numel']) {
       expect(() => q[m]()).toThrow(`QTensor.${m}(): this tensor has been disposed`);
     }
+    expect(() => q.dequantize()).toThrow('QTensor.dequantize(out): this tensor has been disposed');
     expect(String(q)).toBe('QTensor(disposed)');
   });
 });

@@ -300,3 +300,120 @@ test('the float module keeps its own weights: in-place edits take effect in forw
   q.dispose();
   conv.dispose();
 });
+
+// Found by a second, adversarial review: user code that runs while qwasm reads
+// arguments (valueOf, getters, Proxies) must not reach freed memory, leave a
+// module half-updated, or let engine errors through without context.
+describe('re-entrancy and user code during argument reading', () => {
+  test('a shadowed shape on a QTensor is ignored: qwasm reads its own', () => {
+    const c = new nn.quantized.Conv2d(1, 1, 1);
+    const x = quantizePerTensor(tensor(new Float32Array(4), [1, 1, 2, 2]), 0.1, 0, 'quint8');
+    Object.defineProperty(x, 'shape', { value: [1, 1, 2, { valueOf() { x.dispose(); return 2; } }] });
+    const y = c.forward(x);
+    expect(x.disposed).toBe(false);
+    expect(y.intRepr().length).toBe(4);
+    y.dispose();
+    x.dispose();
+    c.dispose();
+  });
+
+  test('a bias getter that disposes the weight gives a clean Error and leaves the module as it was', () => {
+    const c = new nn.quantized.Conv3d(1, 1, 1);
+    const make = () => makePerTensorQuantizedTensor({ data: new Int8Array([5]), shape: [1, 1, 1, 1, 1] }, 1, 0, 'qint8');
+    const probe = make();
+    const withProbe = qwasm.heapInUse();
+    probe.dispose();
+    const tensorBytes = withProbe - qwasm.heapInUse();
+    const w = make();
+    const before = qwasm.heapInUse();
+    expect(() => c.setWeightBias(w, { get data() { w.dispose(); return new Float32Array(1); } }))
+      .toThrow('nn.quantized.Conv3d.setWeightBias(weight, bias): the QTensor has been disposed');
+    expect(qwasm.heapInUse()).toBe(before - tensorBytes); // only the tensor the getter disposed is gone
+    const kept = c.weight();
+    expect(Array.from(kept.intRepr())).toEqual([0]); // the constructor's zero weight, intact
+    kept.dispose();
+    c.dispose();
+  });
+
+  test('setWeightBias whose argument throws changes nothing', () => {
+    const c = new nn.quantized.Conv2d(1, 1, 1);
+    const w = makePerTensorQuantizedTensor({ data: new Int8Array([3]), shape: [1, 1, 1, 1] }, 0.5, 0, 'qint8');
+    expect(() => c.setWeightBias(w, { get data() { throw new Error('user'); } })).toThrow('user');
+    expect(Array.from(c.bias())).toEqual([0]);
+    const kept = c.weight();
+    expect(Array.from(kept.intRepr())).toEqual([0]);
+    kept.dispose();
+    w.dispose();
+    c.dispose();
+  });
+
+  test('a scales getter that detaches x.data: a TypeError naming the call', () => {
+    const data = new Float32Array(4).fill(1);
+    const scales = [0.1];
+    Object.defineProperty(scales, 1, { get() { structuredClone(data.buffer, { transfer: [data.buffer] }); return 0.1; } });
+    expect(() => quantizePerChannel({ data, shape: [2, 2] }, scales, [0, 0], 0, 'quint8'))
+      .toThrow('quantizePerChannel(x, scales, zeroPoints, axis, dtype): x.data is backed by a detached ArrayBuffer');
+  });
+
+  test('a Proxy list claiming 2^31 - 1 entries is refused at once, not read', () => {
+    const fake = new Proxy([], { get: (t, k) => (k === 'length' ? 2 ** 31 - 1 : 0.1) });
+    const t0 = performance.now();
+    expect(() => quantizePerChannel(tensor([1, 2], [2]), fake, [0, 0], 0, 'quint8'))
+      .toThrow('scales has 2147483647 entries, at most 2 allowed');
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+
+  test('io.loadSafetensors(...).get() after the buffer was detached', () => {
+    const header = JSON.stringify({ a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } });
+    const ab = new ArrayBuffer(8 + header.length + 4);
+    new DataView(ab).setBigUint64(0, BigInt(header.length), true);
+    new Uint8Array(ab).set(new TextEncoder().encode(header), 8);
+    const file = qwasm.io.loadSafetensors(ab);
+    structuredClone(ab, { transfer: [ab] });
+    expect(() => file.get('a')).toThrow('the file\'s buffer was detached or resized since io.loadSafetensors read it');
+  });
+
+  test('revoked Proxies are named, not passed to the engine', () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(() => quantizePerTensor(proxy, 1, 0, 'quint8')).toThrow('quantizePerTensor(x, scale, zeroPoint, dtype): x is a revoked Proxy');
+    expect(() => new nn.Conv2d(1, 1, proxy)).toThrow('kernelSize is a revoked Proxy');
+    expect(() => new qwasm.quantization.MinMaxObserver(proxy)).toThrow('options is a revoked Proxy');
+  });
+
+  test('QTensor methods called on something else, and calls before init() name themselves', () => {
+    expect(() => qwasm.QTensor.prototype.intRepr.call({})).toThrow('QTensor.intRepr(): called on an object, not a QTensor');
+  });
+
+  test('fromFloat names the step that failed', () => {
+    const f = new nn.Conv3d(1, 2, 1);
+    f.weight.data[0] = NaN;
+    expect(() => nn.quantized.Conv3d.fromFloat(f, { outputScale: 1, outputZeroPoint: 0 }))
+      .toThrow('nn.quantized.Conv3d.fromFloat(mod, options): the weight: PerChannelMinMaxObserver.observe(x): observers need finite values; element 0 is NaN');
+    f.dispose();
+  });
+
+  test('a per-channel input to a quantized Conv2d is the same TypeError as to Conv3d', () => {
+    const c = new nn.quantized.Conv2d(2, 1, 1);
+    const x = quantizePerChannel(tensor(new Float32Array(8), [1, 2, 2, 2]), [1, 1], [0, 0], 1, 'quint8');
+    expect(() => c.forward(x)).toThrow('input must be a quint8 per_tensor_affine tensor, got quint8 per_channel_affine');
+    x.dispose();
+    c.dispose();
+  });
+
+  test('an observer range that reduceRange halves to one value is refused', () => {
+    expect(() => new qwasm.quantization.MinMaxObserver({ quantMin: 0, quantMax: 1, reduceRange: true }))
+      .toThrow('quantMin..quantMax 0..1 halved by reduceRange is 0..0: no range left to quantize into');
+  });
+
+  test('a module\'s geometry cannot be edited from outside', () => {
+    const c = new nn.Conv3d(1, 1, 3);
+    expect(() => { c._geometry.kernel[2] = 5; }).toThrow(TypeError);
+    expect(c.kernelSize).toEqual([3, 3, 3]);
+    c.dispose();
+  });
+
+  test('a kernel of 2^31 - 1 reports the bytes it would need without overflowing', () => {
+    expect(() => new nn.Conv2d(1, 1, 2 ** 31 - 1)).toThrow('the weight would need more than 2^63 bytes as float32');
+  });
+});

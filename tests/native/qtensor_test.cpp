@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "qwasm/build_info.h"
 #include "qwasm/qtensor.h"
 
 using namespace qwasm;
@@ -89,4 +90,10 @@ TEST(QTensor, FromIntegersChecksByteCount) {
   // quint4x2: 3 elements need 2 bytes.
   EXPECT_TRUE(make_per_tensor_quantized(bytes, 2, {3}, 0.5, 1, DType::kQUInt4x2, &q).ok());
   EXPECT_EQ(q.shape(), (Shape{3}));
+}
+
+TEST(Build, TestBuildsRunWithAssertsOn) {
+  // The native and wasm test binaries compile the core without NDEBUG, so its
+  // precondition asserts run under every test, ASan and the fuzzers.
+  EXPECT_TRUE(asserts_enabled());
 }

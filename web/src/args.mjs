@@ -62,6 +62,12 @@ export function bytesOf(ta, what, ctx) {
   return new Uint8Array(buffer, taByteOffset.call(ta), taByteLength.call(ta));
 }
 
+/** A Uint8Array over a whole ArrayBuffer (TypeError if detached). */
+export function bytesOfBuffer(buffer, name, ctx) {
+  if (isDetached(buffer)) throw new TypeError(`${ctx}: ${name} is a detached ArrayBuffer`);
+  return new Uint8Array(buffer);
+}
+
 /** Element count of a typed array, from the engine (never a subclass's `length`). */
 export function lengthOf(ta) {
   return taLength.call(ta);
@@ -96,6 +102,19 @@ export function describe(v) {
   }
   if (v instanceof ArrayBuffer) return 'an ArrayBuffer';
   return 'an object';
+}
+
+/**
+ * Throws a TypeError naming the argument when v is a revoked Proxy, on which
+ * every operation would throw an engine error without context.
+ */
+export function checkNotRevoked(v, name, ctx) {
+  if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return;
+  try {
+    Array.isArray(v);
+  } catch {
+    throw new TypeError(`${ctx}: ${name} is a revoked Proxy`);
+  }
 }
 
 // Array.isArray, false for a revoked Proxy (which throws there).
@@ -142,6 +161,7 @@ export function readChoice(v, choices, name, ctx) {
  */
 export function readOptions(options, allowed, ctx) {
   if (options === undefined) return new Map();
+  checkNotRevoked(options, 'options', ctx);
   if (options === null || typeof options !== 'object' || typedArrayKind(options) !== undefined) {
     throw new TypeError(`${ctx}: options must be an object, got ${describe(options)}`);
   }
@@ -166,6 +186,7 @@ export function option(options, key, fallback) {
  * once into a fresh array. Holes and non-numbers are TypeErrors.
  */
 export function readNumberList(v, name, ctx, maxLength = Infinity) {
+  checkNotRevoked(v, name, ctx);
   const kind = typedArrayKind(v);
   if (kind !== undefined) {
     if (kind === 'BigInt64Array' || kind === 'BigUint64Array') {
@@ -207,6 +228,7 @@ function readTyped(v, name, ctx) {
  * most 2^31 - 1. Returns a fresh array and the element count.
  */
 export function readShape(v, ctx, name = 'shape') {
+  checkNotRevoked(v, name, ctx);
   if (!Array.isArray(v)) throw new TypeError(`${ctx}: ${name} must be an array of integers, got ${describe(v)}`);
   const rank = v.length;
   if (rank > MAX_RANK) throw new RangeError(`${ctx}: ${name} has ${rank} dimensions, at most ${MAX_RANK} allowed`);
@@ -230,10 +252,13 @@ export function readShape(v, ctx, name = 'shape') {
 
 /**
  * A float tensor {data: Float32Array, shape}: both properties read once, the
- * shape copied, the element counts compared. Returns {bytes, shape, numel}
- * with bytes a Uint8Array view of the data (copy it at once).
+ * shape copied and checked. Returns {data, shape, numel}; take the bytes with
+ * tensorBytes() right before copying them, after every other argument has
+ * been read (a getter of another argument could detach or shrink the data's
+ * buffer in between).
  */
 export function readFloatTensor(x, ctx, name = 'x') {
+  checkNotRevoked(x, name, ctx);
   if (x === null || typeof x !== 'object' || typedArrayKind(x) !== undefined || isArray(x)) {
     throw new TypeError(`${ctx}: ${name} must be a float tensor {data: Float32Array, shape: number[]}, got ${describe(x)}`);
   }
@@ -243,11 +268,24 @@ export function readFloatTensor(x, ctx, name = 'x') {
     throw new TypeError(`${ctx}: ${name}.data must be a Float32Array, got ${describe(data)}`);
   }
   const { shape, numel } = readShape(shapeValue, ctx, `${name}.shape`);
-  const bytes = bytesOf(data, `${name}.data`, ctx);
-  if (bytes.byteLength !== numel * 4) {
+  return { name, data, shape, numel };
+}
+
+/**
+ * The bytes of a tensor read by readFloatTensor (or readIntTensor), checked
+ * against its shape now: a Uint8Array view to copy at once.
+ */
+export function tensorBytes(t, ctx, elementBytes = 4) {
+  const bytes = bytesOf(t.data, `${t.name}.data`, ctx);
+  if (elementBytes === 4 && bytes.byteLength !== t.numel * 4) {
     throw new RangeError(
-      `${ctx}: ${name}.shape [${shape.join(', ')}] holds ${numel} elements but ${name}.data has ${bytes.byteLength / 4}`,
+      `${ctx}: ${t.name}.shape [${t.shape.join(', ')}] holds ${t.numel} elements but ${t.name}.data has ${bytes.byteLength / 4}`,
     );
   }
-  return { bytes, shape, numel, data };
+  return bytes;
+}
+
+/** The largest dimension of a shape: a bound for any per-channel list's length. */
+export function largestDim(shape) {
+  return shape.reduce((a, b) => Math.max(a, b), 1);
 }

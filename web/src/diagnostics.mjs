@@ -2,5 +2,5 @@ import { wasm } from './runtime.mjs';
 
 /** Bytes of wasm heap currently allocated by qwasm, exact up to 4 GiB (for leak checks). */
 export function heapInUse() {
-  return wasm()._heapInUse();
+  return wasm('heapInUse()')._heapInUse();
 }

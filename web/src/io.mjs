@@ -3,10 +3,11 @@
 // float32 data in C (row-major) order and throw a clear error on a malformed
 // file: the bytes are untrusted, so every size is checked against the file
 // before anything is allocated. Pure JavaScript: they work before init().
-import { MAX_NUMEL, bytesOf, describe, typedArrayKind } from './args.mjs';
+import { MAX_NUMEL, bytesOf, bytesOfBuffer, checkNotRevoked, describe, lengthOf, typedArrayKind } from './args.mjs';
 
 function bytesOfInput(input, ctx) {
-  if (input instanceof ArrayBuffer) return new Uint8Array(input);
+  checkNotRevoked(input, 'bytes', ctx);
+  if (input instanceof ArrayBuffer) return bytesOfBuffer(input, 'bytes', ctx);
   if (typedArrayKind(input) !== undefined) return bytesOf(input, 'bytes', ctx);
   throw new TypeError(`${ctx}: expected an ArrayBuffer or a typed array of the file's bytes, got ${describe(input)}`);
 }
@@ -148,10 +149,15 @@ export function loadSafetensors(input) {
     }
     tensors.set(name, { dtype: info.dtype, shape: info.shape.slice(), begin, end });
   }
+  const fileLength = bytes.byteLength;
   return {
     tensors: [...tensors].map(([name, { dtype, shape }]) => ({ name, dtype, shape: shape.slice() })),
     metadata,
     get(name) {
+      // get() reads the caller's buffer lazily: it must still be the one loaded.
+      if (lengthOf(bytes) !== fileLength) {
+        throw new Error(`${ctx}.get(name): the file's buffer was detached or resized since io.loadSafetensors read it`);
+      }
       const t = typeof name === 'string' ? tensors.get(name) : undefined;
       if (t === undefined) {
         throw new RangeError(`${ctx}.get(name): no tensor named ${typeof name === 'string' ? `'${name}'` : describe(name)}; the file has ${[...tensors.keys()].map((k) => `'${k}'`).join(', ') || 'none'}`);

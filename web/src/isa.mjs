@@ -24,6 +24,6 @@ export function setKernelIsa(name) {
 
 /** The kernel family in use: 'scalar' or 'wasmsimd'. */
 export function kernelIsa() {
-  const code = isaCode === 0 ? wasm()._bestIsa() : isaCode;
+  const code = isaCode === 0 ? wasm('kernelIsa()')._bestIsa() : isaCode;
   return code === 1 ? 'scalar' : 'wasmsimd';
 }

@@ -3,7 +3,9 @@
 // few floats: an observer owns no wasm memory and needs no dispose()); every
 // float operation on them (the batch reduction, the running or moving-average
 // update, _calculate_qparams) runs in the core, in float32 like PyTorch.
-import { option, readBoolean, readChoice, readFloatTensor, readInteger, readNumber, readOptions } from './args.mjs';
+import {
+  option, readBoolean, readChoice, readFloatTensor, readInteger, readNumber, readOptions, tensorBytes,
+} from './args.mjs';
 import { DTYPES, QSCHEMES } from './dtypes.mjs';
 import { checked } from './errors.mjs';
 import { noteOutOfMemory, ownBytes, withHeapCopy } from './heap.mjs';
@@ -60,7 +62,7 @@ class UniformObserverBase {
     const c = averaging ? (o.has('averagingConstant') ? readNumber(o.get('averagingConstant'), 'averagingConstant', ctx) : 0.01) : 0;
     this.#averagingConstant = averaging ? c : undefined;
     const range = checked(
-      wasm()._observerConfig(dtypeCode, schemeCode, this.#reduceRange, perChannel, this.#customized,
+      wasm(ctx)._observerConfig(dtypeCode, schemeCode, this.#reduceRange, perChannel, this.#customized,
         quantMin ?? 0, quantMax ?? 0, eps, averaging, c),
       ctx,
     );
@@ -106,11 +108,12 @@ class UniformObserverBase {
     const ctx = `${this.#name}.observe(x)`;
     const t = readFloatTensor(x, ctx);
     if (t.numel === 0) return x;
-    const M = wasm();
+    const M = wasm(ctx);
+    const bytes = tensorBytes(t, ctx);
     let next;
     try {
       next = withHeapCopy(M, ownBytes(stateBlock(this.#min, this.#max)), 'the running state', ctx, (state) =>
-        withHeapCopy(M, t.bytes, 'the input', ctx, (address, n) => checked(M._observerObserve(
+        withHeapCopy(M, bytes, 'the input', ctx, (address, n) => checked(M._observerObserve(
           address, n, t.shape, this.#perChannel, this.#chAxis ?? 0, state, this.#min.length, this.#averaging,
           this.#averagingConstant ?? 0), ctx)));
     } catch (e) {
@@ -128,7 +131,7 @@ class UniformObserverBase {
    */
   calculateQParams() {
     const ctx = `${this.#name}.calculateQParams()`;
-    const M = wasm();
+    const M = wasm(ctx);
     // Nothing observed: one "empty" channel, which gives scale 1, zero point 0.
     const empty = this.#min.length === 0;
     const block = empty ? Float32Array.of(Infinity, -Infinity) : stateBlock(this.#min, this.#max);

@@ -15,7 +15,26 @@ const typedArraySet = Object.getPrototypeOf(Uint8Array.prototype).set;
 
 // Only this module (and wrapHandle) can make a QTensor.
 const constructing = Symbol('QTensor');
+// Brand-checked access to the private fields, for this module and its
+// internal callers (set in the class's static block).
+let isQTensor;
 let handleOf;
+let shapeOf;
+let live;
+let own;
+let release_;
+
+// The live handle, for a method that needs a per-tensor (or per-channel) tensor.
+function perScheme(self, method, wantPerTensor) {
+  const h = live(self, method);
+  const scheme = h.qschemeCode();
+  if ((scheme === PER_TENSOR) !== wantPerTensor) {
+    throw new Error(
+      `QTensor.${method} needs a ${wantPerTensor ? 'per-tensor' : 'per-channel'} tensor, but this one is ${QSCHEME_NAMES.get(scheme)}`,
+    );
+  }
+  return h;
+}
 
 export class QTensor {
   #handle;
@@ -34,78 +53,74 @@ export class QTensor {
   }
 
   static {
+    isQTensor = (q) => q !== null && typeof q === 'object' && #handle in q;
     handleOf = (q, ctx) => {
-      if (q === null || typeof q !== 'object' || !(#handle in q)) {
-        throw new TypeError(`${ctx}: expected a QTensor, got ${describe(q)}`);
-      }
+      if (!isQTensor(q)) throw new TypeError(`${ctx}: expected a QTensor, got ${describe(q)}`);
       if (q.#handle === null) throw new Error(`${ctx}: the QTensor has been disposed`);
-      wasm(); // the module must still be there
+      wasm(ctx); // the module must still be there
       return q.#handle;
     };
-  }
-
-  #live(method) {
-    if (this.#handle === null) throw new Error(`QTensor.${method}(): this tensor has been disposed`);
-    wasm();
-    return this.#handle;
-  }
-
-  #scheme(method, wantPerTensor) {
-    const h = this.#live(method);
-    const scheme = h.qschemeCode();
-    if ((scheme === PER_TENSOR) !== wantPerTensor) {
-      throw new Error(
-        `QTensor.${method}() needs a ${wantPerTensor ? 'per-tensor' : 'per-channel'} tensor, but this one is ${QSCHEME_NAMES.get(scheme)}`,
-      );
-    }
-    return h;
+    shapeOf = (q) => q.#shape;
+    live = (self, method) => {
+      if (!isQTensor(self)) throw new TypeError(`QTensor.${method}: called on ${describe(self)}, not a QTensor`);
+      if (self.#handle === null) throw new Error(`QTensor.${method}: this tensor has been disposed`);
+      wasm(`QTensor.${method}`);
+      return self.#handle;
+    };
+    own = (self, method) => {
+      if (!isQTensor(self)) throw new TypeError(`QTensor.${method}: called on ${describe(self)}, not a QTensor`);
+      return self;
+    };
+    release_ = (self) => {
+      self.#handle = release(self, self.#handle);
+    };
   }
 
   /** Dimensions, PyTorch order (a frozen array). */
   get shape() {
-    return this.#shape;
+    return own(this, 'shape').#shape;
   }
 
   /** 'quint8' | 'qint8' | 'qint32' | 'quint4x2' */
   get dtype() {
-    return this.#dtype;
+    return own(this, 'dtype').#dtype;
   }
 
   /** True after dispose(). */
   get disposed() {
-    return this.#handle === null;
+    return own(this, 'disposed').#handle === null;
   }
 
   /** Number of elements. */
   numel() {
-    return this.#live('numel').numel();
+    return live(this, 'numel()').numel();
   }
 
   qscheme() {
-    return QSCHEME_NAMES.get(this.#live('qscheme').qschemeCode());
+    return QSCHEME_NAMES.get(live(this, 'qscheme()').qschemeCode());
   }
 
   qScale() {
-    return this.#scheme('qScale', true).qScale();
+    return perScheme(this, 'qScale()', true).qScale();
   }
 
   qZeroPoint() {
-    return this.#scheme('qZeroPoint', true).qZeroPoint();
+    return perScheme(this, 'qZeroPoint()', true).qZeroPoint();
   }
 
   qPerChannelAxis() {
-    return this.#scheme('qPerChannelAxis', false).axis();
+    return perScheme(this, 'qPerChannelAxis()', false).axis();
   }
 
   qPerChannelScales() {
-    const h = this.#scheme('qPerChannelScales', false);
+    const h = perScheme(this, 'qPerChannelScales()', false);
     const floatQParams = h.qschemeCode() === FLOAT_QPARAMS;
     const scales = copyView(h.scalesView()); // copied before anything else can touch wasm memory
     return floatQParams ? Float32Array.from(scales) : scales;
   }
 
   qPerChannelZeroPoints() {
-    const h = this.#scheme('qPerChannelZeroPoints', false);
+    const h = perScheme(this, 'qPerChannelZeroPoints()', false);
     const floatQParams = h.qschemeCode() === FLOAT_QPARAMS;
     const zps = copyView(h.zeroPointsView());
     return floatQParams ? Float32Array.from(zps) : Int32Array.from(zps);
@@ -113,7 +128,7 @@ export class QTensor {
 
   /** The stored integers, a JS-owned copy (quint4x2: the packed bytes). */
   intRepr() {
-    return copyView(this.#live('intRepr').intReprView());
+    return copyView(live(this, 'intRepr()').intReprView());
   }
 
   /**
@@ -123,7 +138,7 @@ export class QTensor {
    */
   dequantize(out) {
     const ctx = 'QTensor.dequantize(out)';
-    const h = this.#live('dequantize');
+    const h = live(this, 'dequantize(out)');
     const n = h.numel();
     if (out !== undefined) {
       if (typedArrayKind(out) !== 'Float32Array') {
@@ -134,7 +149,7 @@ export class QTensor {
     }
     const isa = currentIsa();
     const target = out === undefined ? new Float32Array(n) : out;
-    const M = wasm();
+    const M = wasm(ctx);
     try {
       streamFloatsOut(M, n, ctx, (address, begin, end) => checked(h.dequantizeInto(address, begin, end, isa), ctx), {
         set: (chunk, offset) => typedArraySet.call(target, chunk, offset),
@@ -153,18 +168,18 @@ export class QTensor {
    */
   view(shape) {
     const ctx = 'QTensor.view(shape)';
-    const h = this.#live('view');
+    const h = live(this, 'view(shape)');
     const dims = readViewShape(shape, h.numel(), ctx);
-    let axis = -1;
-    if (h.qschemeCode() !== PER_TENSOR) axis = viewAxis(this.#shape, h.axis(), dims, ctx);
-    return wrapHandle(checked(wasm()._view(h, dims, axis), ctx));
+    return wrapHandle(viewOf(this, dims, ctx));
   }
 
   dispose() {
-    this.#handle = release(this, this.#handle);
+    own(this, 'dispose()');
+    release_(this);
   }
 
   toString() {
+    if (!isQTensor(this)) return 'QTensor(?)';
     if (this.#handle === null) return 'QTensor(disposed)';
     return `QTensor(shape=[${this.#shape.join(', ')}], dtype=${this.#dtype}, qscheme=${this.qscheme()})`;
   }
@@ -185,6 +200,23 @@ export function wrapHandle(handle) {
 /** @internal The live handle of a QTensor argument (TypeError / Error otherwise). */
 export function qtensorHandle(q, ctx) {
   return handleOf(q, ctx);
+}
+
+/** @internal A QTensor's own shape (frozen; never read through a property a caller could shadow). */
+export function qtensorShape(q, ctx) {
+  handleOf(q, ctx);
+  return shapeOf(q);
+}
+
+/**
+ * @internal A new handle viewing q's integers with shape `dims` (same element
+ * count). Per channel, the channel axis is found in the new shape; the core
+ * refuses a view that would regroup the channels.
+ */
+export function viewOf(q, dims, ctx) {
+  const h = handleOf(q, ctx);
+  const axis = h.qschemeCode() === PER_TENSOR ? -1 : viewAxis(shapeOf(q), h.axis(), dims, ctx);
+  return checked(wasm(ctx)._view(h, dims.slice(), axis), ctx);
 }
 
 // A view's shape: integers >= 0, one may be -1; the same element count.

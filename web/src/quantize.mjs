@@ -1,10 +1,12 @@
 // torch.quantize_per_tensor / quantize_per_channel and the constructors from
 // integer data (_make_per_tensor_quantized_tensor / _make_per_channel_...).
-// Arguments are read once (args.mjs); their values (scale > 0, zero point in
-// the dtype's range, axis, lengths) are checked by the core, whose messages
-// come back as RangeErrors.
+// Arguments are read once (args.mjs), the tensor's bytes last, right before
+// they are copied; their values (scale > 0, zero point in the dtype's range,
+// axis, lengths) are checked by the core, whose messages come back as
+// RangeErrors.
 import {
-  MAX_NUMEL, bytesOf, describe, readChoice, readFloatTensor, readNumber, readNumberList, readShape, typedArrayKind,
+  bytesOf, checkNotRevoked, describe, largestDim, readChoice, readFloatTensor, readNumber, readNumberList, readShape,
+  tensorBytes, typedArrayKind,
 } from './args.mjs';
 import { DTYPES } from './dtypes.mjs';
 import { checked } from './errors.mjs';
@@ -15,10 +17,13 @@ import { wasm } from './runtime.mjs';
 
 // Per-channel qparams cross as one heap block of doubles: scales, then zero
 // points. A Float32Array of zero points selects per_channel_affine_float_qparams.
-function readQParams(scales, zeroPoints, ctx) {
+// A list longer than the shape's largest dimension cannot match any axis: it
+// is refused before its elements are read.
+function readQParams(scales, zeroPoints, shape, ctx) {
   const floatZeroPoints = typedArrayKind(zeroPoints) === 'Float32Array';
-  const s = readNumberList(scales, 'scales', ctx, MAX_NUMEL);
-  const z = readNumberList(zeroPoints, 'zeroPoints', ctx, MAX_NUMEL);
+  const longest = largestDim(shape);
+  const s = readNumberList(scales, 'scales', ctx, longest);
+  const z = readNumberList(zeroPoints, 'zeroPoints', ctx, longest);
   const bytes = (s.length + z.length) * 8;
   if (bytes > MAX_BUFFER_BYTES) {
     throw new RangeError(`${ctx}: the qparams would need ${bytes} bytes, more than the ${MAX_BUFFER_BYTES} bytes one allocation can hold`);
@@ -45,20 +50,22 @@ export function quantizePerTensor(x, scale, zeroPoint, dtype) {
   const s = readNumber(scale, 'scale', ctx);
   const z = readNumber(zeroPoint, 'zeroPoint', ctx);
   const d = readChoice(dtype, DTYPES, 'dtype', ctx);
-  const M = wasm();
-  return make(ctx, () => withHeapCopy(M, t.bytes, 'the input', ctx, (address, n) =>
+  const M = wasm(ctx);
+  const bytes = tensorBytes(t, ctx);
+  return make(ctx, () => withHeapCopy(M, bytes, 'the input', ctx, (address, n) =>
     M._quantizePerTensor(address, n, t.shape, s, z, d, currentIsa())));
 }
 
 export function quantizePerChannel(x, scales, zeroPoints, axis, dtype) {
   const ctx = 'quantizePerChannel(x, scales, zeroPoints, axis, dtype)';
   const t = readFloatTensor(x, ctx);
-  const qp = readQParams(scales, zeroPoints, ctx);
+  const qp = readQParams(scales, zeroPoints, t.shape, ctx);
   const a = readNumber(axis, 'axis', ctx);
   const d = readChoice(dtype, DTYPES, 'dtype', ctx);
-  const M = wasm();
+  const M = wasm(ctx);
+  const bytes = tensorBytes(t, ctx);
   return make(ctx, () => withHeapCopy(M, ownBytes(qp.block), 'the qparams', ctx, (qpAddress) =>
-    withHeapCopy(M, t.bytes, 'the input', ctx, (address, n) => M._quantizePerChannel(
+    withHeapCopy(M, bytes, 'the input', ctx, (address, n) => M._quantizePerChannel(
       address, n, t.shape, qpAddress, qp.nscales, qp.nzps, a, qp.floatZeroPoints, d, currentIsa()))));
 }
 
@@ -67,8 +74,10 @@ const ARRAY_OF_DTYPE = new Map([['quint8', 'Uint8Array'], ['qint8', 'Int8Array']
 
 // {data: Uint8Array | Int8Array | Int32Array, shape}, read once; the dtype
 // follows the array type (PyTorch: the int tensor's dtype) unless given;
-// quint4x2 needs it given and takes packed bytes.
+// quint4x2 needs it given and takes packed bytes. The bytes are taken later
+// (intBytes), right before the copy.
 function readIntTensor(t, dtype, ctx) {
+  checkNotRevoked(t, 'intTensor', ctx);
   if (t === null || typeof t !== 'object' || typedArrayKind(t) !== undefined) {
     throw new TypeError(`${ctx}: intTensor must be {data: Uint8Array | Int8Array | Int32Array, shape}, got ${describe(t)}`);
   }
@@ -84,27 +93,32 @@ function readIntTensor(t, dtype, ctx) {
     throw new TypeError(`${ctx}: ${name} data must be an ${ARRAY_OF_DTYPE.get(name)}, got ${describe(data)}`);
   }
   const { shape } = readShape(shapeValue, ctx, 'intTensor.shape');
-  return { bytes: bytesOf(data, 'intTensor.data', ctx), shape, code };
+  return { data, shape, code };
 }
+
+// The byte count is the core's to check against the shape.
+const intBytes = (t, ctx) => bytesOf(t.data, 'intTensor.data', ctx);
 
 export function makePerTensorQuantizedTensor(intTensor, scale, zeroPoint, dtype) {
   const ctx = 'makePerTensorQuantizedTensor(intTensor, scale, zeroPoint, dtype)';
   const t = readIntTensor(intTensor, dtype, ctx);
   const s = readNumber(scale, 'scale', ctx);
   const z = readNumber(zeroPoint, 'zeroPoint', ctx);
-  const M = wasm();
-  return make(ctx, () => withHeapCopy(M, t.bytes, 'the data', ctx, (address, n) =>
+  const M = wasm(ctx);
+  const bytes = intBytes(t, ctx);
+  return make(ctx, () => withHeapCopy(M, bytes, 'the data', ctx, (address, n) =>
     M._makePerTensor(address, n, t.shape, s, z, t.code)));
 }
 
 export function makePerChannelQuantizedTensor(intTensor, scales, zeroPoints, axis, dtype) {
   const ctx = 'makePerChannelQuantizedTensor(intTensor, scales, zeroPoints, axis, dtype)';
   const t = readIntTensor(intTensor, dtype, ctx);
-  const qp = readQParams(scales, zeroPoints, ctx);
+  const qp = readQParams(scales, zeroPoints, t.shape, ctx);
   const a = readNumber(axis, 'axis', ctx);
-  const M = wasm();
+  const M = wasm(ctx);
+  const bytes = intBytes(t, ctx);
   return make(ctx, () => withHeapCopy(M, ownBytes(qp.block), 'the qparams', ctx, (qpAddress) =>
-    withHeapCopy(M, t.bytes, 'the data', ctx, (address, n) => M._makePerChannel(
+    withHeapCopy(M, bytes, 'the data', ctx, (address, n) => M._makePerChannel(
       address, n, t.shape, qpAddress, qp.nscales, qp.nzps, a, qp.floatZeroPoints, t.code))));
 }
 

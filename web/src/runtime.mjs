@@ -77,10 +77,10 @@ export function isInitialized() {
   return wasmModule !== null;
 }
 
-/** @internal The Emscripten module; throws before init() has resolved. */
-export function wasm() {
+/** @internal The Emscripten module; throws (naming the call `ctx`) before init() has resolved. */
+export function wasm(ctx = 'qwasm') {
   if (wasmModule === null) {
-    throw new Error('qwasm is not initialized: call `await init()` before using the API');
+    throw new Error(`${ctx}: qwasm is not initialized: call \`await init()\` before using the API`);
   }
   return wasmModule;
 }

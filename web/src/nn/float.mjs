@@ -3,7 +3,7 @@
 // kernels (the baseline int8 is compared against). Weights are Parameters the
 // module owns (parameter.mjs); they are packed into wasm memory on the first
 // forward() and repacked when their values change.
-import { describe, readFloatTensor } from '../args.mjs';
+import { checkNotRevoked, describe, readFloatTensor, readShape, tensorBytes } from '../args.mjs';
 import { checked } from '../errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
@@ -11,7 +11,8 @@ import { adopt, release } from '../owned.mjs';
 import { wasm } from '../runtime.mjs';
 import { Parameter, parameterBytes, readValues, sameBytes } from './parameter.mjs';
 import {
-  SPECS, flatGeometry, liftInputShape, lowerOutputShape, readConvArgs, userTriple, validateGeometry, weightShape,
+  SPECS, flatGeometry, freezeGeometry, liftInputShape, lowerOutputShape, readConvArgs, userTriple, validateGeometry,
+  weightShape,
 } from './spec.mjs';
 
 function uniform(n, bound) {
@@ -22,17 +23,27 @@ function uniform(n, bound) {
 
 // {data, shape} assigned to module.weight / module.bias: read once, checked, copied.
 function readTensorArg(v, shape, ctx) {
+  checkNotRevoked(v, ctx, ctx);
   if (v === null || typeof v !== 'object') {
     throw new TypeError(`${ctx} must be a float tensor {data: Float32Array, shape}, got ${describe(v)}`);
   }
   const data = v.data;
-  const given = v.shape;
-  if (!Array.isArray(given)) throw new TypeError(`${ctx}.shape must be an array, got ${describe(given)}`);
-  const dims = Array.from({ length: Math.min(given.length, 64) }, (_, i) => given[i]);
-  if (given.length !== shape.length || shape.some((d, i) => dims[i] !== d)) {
-    throw new RangeError(`${ctx}: expected shape [${shape.join(', ')}], got [${dims.join(', ')}]`);
+  const given = readShape(v.shape, ctx, `${ctx}.shape`).shape;
+  if (given.length !== shape.length || shape.some((d, i) => given[i] !== d)) {
+    throw new RangeError(`${ctx}: expected shape [${shape.join(', ')}], got [${given.join(', ')}]`);
   }
   return readValues(data, shape, `${ctx}.data`);
+}
+
+// Each float conv module's spec and validated geometry, read through this
+// map by the fused and quantized modules (getters can be overridden).
+const convInternals = new WeakMap();
+let ownParams; // (module) => {weight, bias}, from the private fields (set in a static block)
+
+/** @internal {spec, geometry, weight, bias} of a float conv / linear module, or undefined. */
+export function floatConvParts(mod) {
+  const parts = (mod !== null && typeof mod === 'object') ? convInternals.get(mod) : undefined;
+  return parts && { spec: parts.spec, geometry: parts.geometry, ...ownParams(mod) };
 }
 
 class FloatConvBase {
@@ -51,7 +62,7 @@ class FloatConvBase {
     this.#spec = spec;
     const g = readConvArgs(spec, inChannels, outChannels, kernelSize, options, ctx);
     const numel = validateGeometry(g, ctx); // before any work sized by the arguments
-    this.#geometry = Object.freeze(g);
+    this.#geometry = freezeGeometry(g);
     const shape = weightShape(g);
     // PyTorch's reset_parameters: kaiming_uniform_(a = sqrt(5)) and a bias in
     // U(-1/sqrt(fan_in), 1/sqrt(fan_in)); both bounds are 1/sqrt(fan_in).
@@ -59,6 +70,11 @@ class FloatConvBase {
     const bound = 1 / Math.sqrt(fanIn);
     this.#weight = new Parameter(uniform(numel, bound), shape, `${this.#name}.weight`);
     this.#bias = g.bias ? new Parameter(uniform(outChannels, bound), [outChannels], `${this.#name}.bias`) : null;
+    convInternals.set(this, { spec, geometry: this.#geometry });
+  }
+
+  static {
+    ownParams = (m) => ({ weight: m.#weight, bias: m.#bias });
   }
 
   get inChannels() { return this.#geometry.inChannels; }
@@ -125,10 +141,10 @@ class FloatConvBase {
   _run(x, relu, ctx) {
     const t = readFloatTensor(x, ctx);
     const shape5 = liftInputShape(this.#spec, t.shape, ctx);
-    const M = wasm();
+    const M = wasm(ctx);
     try {
       const packed = this.#pack(M, ctx);
-      return withHeapCopy(M, t.bytes, 'the input', ctx, (address, n) => {
+      return withHeapCopy(M, tensorBytes(t, ctx), 'the input', ctx, (address, n) => {
         const r = checked(packed.forward(address, n, shape5, relu, currentIsa()), ctx);
         const data = new Float32Array(r.view);
         packed.releaseOutput();
@@ -192,8 +208,9 @@ export class Linear extends FloatConvBase {
 
 export class ReLU {
   forward(x) {
-    const t = readFloatTensor(x, 'nn.ReLU.forward(x)');
-    const data = new Float32Array(new Uint8Array(t.bytes).buffer);
+    const ctx = 'nn.ReLU.forward(x)';
+    const t = readFloatTensor(x, ctx);
+    const data = new Float32Array(new Uint8Array(tensorBytes(t, ctx)).buffer);
     for (let i = 0; i < data.length; i++) if (data[i] < 0) data[i] = 0;
     return { data, shape: t.shape };
   }
@@ -201,6 +218,15 @@ export class ReLU {
   toString() {
     return 'nn.ReLU()';
   }
+}
+
+// The modules inside a fused module, read through its private fields (a
+// subclass could override the public getters).
+const fusedParts = new WeakMap();
+
+/** @internal The wrapped conv / linear of an nn.intrinsic module, or undefined. */
+export function fusedInner(mod) {
+  return (mod !== null && typeof mod === 'object') ? fusedParts.get(mod) : undefined;
 }
 
 // nn.intrinsic fused float modules: conv (or linear) followed by ReLU, run as one kernel pass.
@@ -217,6 +243,7 @@ function fusedClass(name, Inner) {
       if (!(relu instanceof ReLU)) throw new TypeError(`${ctx}: relu must be an nn.ReLU, got ${describe(relu)}`);
       this.#inner = inner;
       this.#relu = relu;
+      fusedParts.set(this, inner);
     }
 
     /** The wrapped modules (PyTorch: self[0], self[1]). */

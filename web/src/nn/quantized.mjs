@@ -2,32 +2,35 @@
 // nn.intrinsic.quantized.ConvReLU1d/2d/3d and LinearReLU. quint8 per-tensor
 // input, qint8 weights (per channel on axis 0, or per tensor) packed once into
 // wasm memory, float bias, quint8 output with the module's scale / zero point.
-// Conv1d/2d and Linear run as the one 3-D convolution through views of their
-// input and output (shared storage, no copies).
-import { bytesOf, describe, readNumber, readOptions, typedArrayKind } from '../args.mjs';
+// Conv1d/2d run as the one 3-D convolution through views of their input and
+// output (shared storage, no copies); Linear runs as a GEMM on [..., in].
+//
+// Every argument is read once, through the QTensor's private fields (a caller
+// cannot shadow its shape), and every user getter runs before anything
+// changes: a call that throws leaves the module as it was.
+import { bytesOf, checkNotRevoked, describe, readNumber, readOptions, typedArrayKind } from '../args.mjs';
 import { checked } from '../errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
 import { PerChannelMinMaxObserver, isObserver } from '../observer.mjs';
 import { adopt, release } from '../owned.mjs';
-import { qtensorHandle, wrapHandle } from '../qtensor.mjs';
+import { qtensorHandle, qtensorShape, viewOf, wrapHandle } from '../qtensor.mjs';
 import { makePerTensorQuantizedTensor, quantizePerChannel, quantizePerTensor } from '../quantize.mjs';
 import { wasm } from '../runtime.mjs';
 import * as floatNN from './float.mjs';
-import { SPECS, flatGeometry, liftInputShape, lowerOutputShape, readConvArgs, validateGeometry, weightShape } from './spec.mjs';
+import {
+  SPECS, flatGeometry, freezeGeometry, liftInputShape, lowerOutputShape, readConvArgs, userTriple, validateGeometry,
+  weightShape,
+} from './spec.mjs';
 
 function sameShape(a, b) {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
-// A view of handle h with another shape (axis: the channel dimension in it, or -1).
-function viewHandle(h, shape, axis, ctx) {
-  return checked(wasm()._view(h, shape, axis), ctx);
-}
-
 // The bias argument of setWeightBias: a Float32Array, a float tensor, or null; copied.
 function readBias(bias, ctx) {
   if (bias === null || bias === undefined) return null;
+  checkNotRevoked(bias, 'bias', ctx);
   let data = bias;
   if (typedArrayKind(bias) === undefined && typeof bias === 'object') data = bias.data;
   if (typedArrayKind(data) !== 'Float32Array') {
@@ -54,7 +57,7 @@ class QuantizedConvBase {
     const ctx = `new ${name}(...)`;
     const g = readConvArgs(spec, inChannels, outChannels, kernelSize, options, ctx);
     const numel = validateGeometry(g, ctx);
-    this.#geometry = Object.freeze(g);
+    this.#geometry = freezeGeometry(g);
     // PyTorch starts from an all-zero qint8 weight (scale 1, zero point 0) and a zero bias.
     const w = makePerTensorQuantizedTensor({ data: new Int8Array(numel), shape: weightShape(g) }, 1.0, 0, 'qint8');
     try {
@@ -67,12 +70,10 @@ class QuantizedConvBase {
   get inChannels() { return this.#geometry.inChannels; }
   get outChannels() { return this.#geometry.outChannels; }
   get groups() { return this.#geometry.groups; }
+  get kernelSize() { return userTriple(this.#geometry.kernel, this.#spec.dims); }
+  get stride() { return userTriple(this.#geometry.stride, this.#spec.dims); }
+  get dilation() { return userTriple(this.#geometry.dilation, this.#spec.dims); }
   get padding() { return this.#geometry.padding; }
-
-  /** @internal */
-  get _geometry() {
-    return this.#geometry;
-  }
 
   /** Output scale (PyTorch: module.scale): a finite number > 0. */
   get scale() {
@@ -82,7 +83,7 @@ class QuantizedConvBase {
   set scale(v) {
     const ctx = `${this.#name}.scale`;
     readNumber(v, 'scale', ctx);
-    checked(wasm()._checkOutputQParams(v, this.#zeroPoint), ctx);
+    checked(wasm(ctx)._checkOutputQParams(v, this.#zeroPoint), ctx);
     this.#scale = v;
   }
 
@@ -94,7 +95,7 @@ class QuantizedConvBase {
   set zeroPoint(v) {
     const ctx = `${this.#name}.zeroPoint`;
     readNumber(v, 'zeroPoint', ctx);
-    checked(wasm()._checkOutputQParams(this.#scale, v), ctx);
+    checked(wasm(ctx)._checkOutputQParams(this.#scale, v), ctx);
     this.#zeroPoint = v;
   }
 
@@ -114,22 +115,28 @@ class QuantizedConvBase {
   }
 
   #setWeightBias(weight, bias, ctx) {
-    const h = qtensorHandle(weight, ctx);
+    // Everything the caller can run code in (the bias's getters) is read
+    // first; the weight's handle after, so that it cannot be disposed between.
     const b = readBias(bias, ctx);
-    const M = wasm();
+    const h = qtensorHandle(weight, ctx);
+    const M = wasm(ctx);
     const geometry = flatGeometry(this.#geometry);
-    let handle;
+    let packed = null;
+    let view = null;
     try {
-      handle = b === null
+      packed = b === null
         ? checked(M._makeQConv(geometry, h, 0, 0, false), ctx)
         : withHeapCopy(M, new Uint8Array(b.buffer), 'the bias', ctx, (address) =>
           checked(M._makeQConv(geometry, h, address, b.length, true), ctx));
+      view = wrapHandle(viewOf(weight, qtensorShape(weight, ctx), ctx));
     } catch (e) {
+      if (packed && !packed.isDeleted()) packed.delete();
       throw noteOutOfMemory(e, ctx);
     }
-    this.#packed = adopt(this, handle, this.#packed, handle.packedBytes());
+    // Nothing can fail from here on: swap in the new state.
+    this.#packed = adopt(this, packed, this.#packed, packed.packedBytes());
     if (this.#weight) this.#weight.dispose();
-    this.#weight = wrapHandle(viewHandle(h, weight.shape, h.qschemeCode() === 0 ? -1 : 0, ctx));
+    this.#weight = view;
     this.#bias = b;
   }
 
@@ -137,8 +144,7 @@ class QuantizedConvBase {
   weight() {
     const ctx = `${this.#name}.weight()`;
     this.#live('weight()');
-    const h = qtensorHandle(this.#weight, ctx);
-    return wrapHandle(viewHandle(h, this.#weight.shape, h.qschemeCode() === 0 ? -1 : 0, ctx));
+    return wrapHandle(viewOf(this.#weight, qtensorShape(this.#weight, ctx), ctx));
   }
 
   /** A copy of the float bias, or null. */
@@ -152,23 +158,23 @@ class QuantizedConvBase {
     const ctx = `${this.#name}.forward(x)`;
     const packed = this.#live('forward(x)');
     const h = qtensorHandle(x, ctx);
-    const shape = x.shape;
+    const shape = qtensorShape(x, ctx);
     const shape5 = liftInputShape(this.#spec, shape, ctx);
     const lifted = !sameShape(shape5, shape);
     try {
-      const input = lifted ? viewHandle(h, shape5, -1, ctx) : h;
-      let out5;
+      const input = lifted ? viewOf(x, shape5, ctx) : h;
+      let out;
       try {
-        out5 = checked(packed.forward(input, this.#scale, this.#zeroPoint, this.#relu, currentIsa()), ctx);
+        out = checked(packed.forward(input, this.#scale, this.#zeroPoint, this.#relu, currentIsa()), ctx);
       } finally {
         if (lifted && !input.isDeleted()) input.delete();
       }
-      const outShape = lowerOutputShape(this.#spec, shape, out5.shape());
-      if (sameShape(outShape, out5.shape())) return wrapHandle(out5);
+      const outShape = lowerOutputShape(this.#spec, shape, out.shape());
+      if (sameShape(outShape, out.shape())) return wrapHandle(out);
       try {
-        return wrapHandle(viewHandle(out5, outShape, -1, ctx));
+        return wrapHandle(checked(wasm(ctx)._view(out, outShape, -1), ctx));
       } finally {
-        out5.delete();
+        out.delete();
       }
     } catch (e) {
       throw noteOutOfMemory(e, ctx);
@@ -183,6 +189,11 @@ class QuantizedConvBase {
   /** Bytes of scratch memory the last forward() used beyond input, output and packed weights. */
   lastScratchBytes() {
     return this.#live('lastScratchBytes()').scratchBytes();
+  }
+
+  /** The micro-kernel the last forward() ran (a registry name), or '' before the first. */
+  lastKernel() {
+    return this.#live('lastKernel()').lastKernel();
   }
 
   get disposed() {
@@ -202,6 +213,20 @@ class QuantizedConvBase {
 
 const FROM_FLOAT_OPTIONS = ['activationObserver', 'outputScale', 'outputZeroPoint', 'weightObserver'];
 
+// Runs one step of fromFloat, naming it in any error (same class) the step throws.
+function step(ctx, what, fn) {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof Error && typeof e.message === 'string') {
+      const wrapped = new e.constructor(`${ctx}: ${what}: ${e.message}`);
+      wrapped.cause = e;
+      throw wrapped;
+    }
+    throw e;
+  }
+}
+
 /**
  * PyTorch from_float: quantizes a float module's weight with `weightObserver`
  * (default: PerChannelMinMaxObserver, qint8, per_channel_symmetric, chAxis 0)
@@ -210,11 +235,15 @@ const FROM_FLOAT_OPTIONS = ['activationObserver', 'outputScale', 'outputZeroPoin
  */
 function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
   const ctx = `${name}.fromFloat(mod, options)`;
+  checkNotRevoked(mod, 'mod', ctx);
   if (!(mod instanceof FloatCls)) throw new TypeError(`${ctx}: mod must be an ${floatName}, got ${describe(mod)}`);
   const o = readOptions(options, FROM_FLOAT_OPTIONS, ctx);
-  const conv = mod instanceof floatNN.Conv1d || mod instanceof floatNN.Conv2d || mod instanceof floatNN.Conv3d ||
-    mod instanceof floatNN.Linear ? mod : mod[0];
-  const weightObserver = o.has('weightObserver') ? o.get('weightObserver') : new PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric' });
+  const conv = floatNN.fusedInner(mod) ?? mod;
+  const parts = floatNN.floatConvParts(conv);
+  if (parts === undefined) throw new TypeError(`${ctx}: mod must be an ${floatName}, got ${describe(mod)}`);
+  const weightObserver = o.has('weightObserver')
+    ? o.get('weightObserver')
+    : new PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric' });
   if (!isObserver(weightObserver)) throw new TypeError(`${ctx}: weightObserver must be an observer, got ${describe(weightObserver)}`);
   if (weightObserver.dtype !== 'qint8') throw new TypeError(`${ctx}: weightObserver must be qint8, got ${weightObserver.dtype}`);
   let outScale;
@@ -224,30 +253,36 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
     if (!isObserver(obs) || obs._perChannel) {
       throw new TypeError(`${ctx}: activationObserver must be a per-tensor observer, got ${describe(obs)}`);
     }
-    ({ scale: outScale, zeroPoint: outZeroPoint } = obs.calculateQParams());
+    const qp = step(ctx, 'activationObserver', () => obs.calculateQParams());
+    outScale = readNumber(qp?.scale, 'activationObserver.calculateQParams().scale', ctx);
+    outZeroPoint = readNumber(qp?.zeroPoint, 'activationObserver.calculateQParams().zeroPoint', ctx);
   } else if (o.has('outputScale') && o.has('outputZeroPoint')) {
     outScale = readNumber(o.get('outputScale'), 'outputScale', ctx);
     outZeroPoint = readNumber(o.get('outputZeroPoint'), 'outputZeroPoint', ctx);
   } else {
     throw new Error(`${ctx}: give activationObserver (calibrated on the float outputs) or outputScale and outputZeroPoint`);
   }
-  checked(wasm()._checkOutputQParams(outScale, outZeroPoint), ctx);
-  weightObserver.observe(conv.weight);
-  const { scale, zeroPoint } = weightObserver.calculateQParams();
-  const rank = conv.weight.shape.length;
-  const axis = weightObserver._perChannel ? (weightObserver.chAxis + rank) % rank : 0;
-  const qweight = weightObserver._perChannel
-    ? quantizePerChannel(conv.weight, scale, zeroPoint, axis, 'qint8')
-    : quantizePerTensor(conv.weight, scale, zeroPoint, 'qint8');
+  checked(wasm(ctx)._checkOutputQParams(outScale, outZeroPoint), ctx);
+  const { geometry: g, weight, bias } = parts;
+  const wt = { data: weight.data, shape: weight.shape };
+  const qweight = step(ctx, 'the weight', () => {
+    weightObserver.observe(wt);
+    const { scale, zeroPoint } = weightObserver.calculateQParams();
+    const rank = wt.shape.length;
+    return weightObserver._perChannel
+      ? quantizePerChannel(wt, scale, zeroPoint, ((weightObserver.chAxis % rank) + rank) % rank, 'qint8')
+      : quantizePerTensor(wt, scale, zeroPoint, 'qint8');
+  });
   let q = null;
   try {
-    const bias = conv.bias !== null;
-    q = conv._spec.dims === 0
-      ? new Cls(conv.inChannels, conv.outChannels, { bias })
-      : new Cls(conv.inChannels, conv.outChannels, conv.kernelSize, {
-        stride: conv.stride, padding: conv.padding, dilation: conv.dilation, groups: conv.groups, bias,
+    const dims = parts.spec.dims;
+    q = dims === 0
+      ? new Cls(g.inChannels, g.outChannels, { bias: bias !== null })
+      : new Cls(g.inChannels, g.outChannels, userTriple(g.kernel, dims), {
+        stride: userTriple(g.stride, dims), padding: g.padding, dilation: userTriple(g.dilation, dims), groups: g.groups,
+        bias: bias !== null,
       });
-    q.setWeightBias(qweight, bias ? conv.bias.data : null);
+    step(ctx, 'the quantized module', () => q.setWeightBias(qweight, bias === null ? null : bias.data));
     q.scale = outScale;
     q.zeroPoint = outZeroPoint;
     return q;

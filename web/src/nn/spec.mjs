@@ -2,7 +2,7 @@
 // input and weight shapes lift onto the one 3-D convolution of the core. Only
 // types and structure are checked here; the core validates the values
 // (validateGeometry) with messages in the same vocabulary.
-import { describe, option, readBoolean, readOptions } from '../args.mjs';
+import { checkNotRevoked, describe, option, readBoolean, readOptions } from '../args.mjs';
 import { checked } from '../errors.mjs';
 import { wasm } from '../runtime.mjs';
 
@@ -23,6 +23,7 @@ function isInt(v) {
 // An int, or an array of `dims` ints (read once) -> a 3-element array padded
 // with `fill` in front.
 function triple(value, dims, fill, what, ctx) {
+  checkNotRevoked(value, what, ctx);
   let list;
   if (isInt(value)) {
     list = Array(dims).fill(value);
@@ -85,6 +86,13 @@ export function readConvArgs(spec, inChannels, outChannels, kernelSize, options,
   return { dims: spec.dims, inChannels, outChannels, groups, kernel, stride, dilation, padBegin, padEnd, padding, bias };
 }
 
+/** @internal The geometry frozen all the way down (its arrays too). */
+export function freezeGeometry(g) {
+  for (const key of ['kernel', 'stride', 'dilation', 'padBegin', 'padEnd']) Object.freeze(g[key]);
+  if (Array.isArray(g.padding)) Object.freeze(g.padding);
+  return Object.freeze(g);
+}
+
 /** @internal The geometry as the bindings take it: a flat array of 19 numbers. */
 export function flatGeometry(g) {
   return [g.dims, g.inChannels, g.outChannels, g.groups, ...g.kernel, ...g.stride, ...g.dilation, ...g.padBegin, ...g.padEnd];
@@ -92,7 +100,7 @@ export function flatGeometry(g) {
 
 /** @internal Validates a geometry in the core; returns the weight's element count. */
 export function validateGeometry(g, ctx) {
-  return checked(wasm()._convWeightCount(flatGeometry(g)), ctx);
+  return checked(wasm(ctx)._convWeightCount(flatGeometry(g)), ctx);
 }
 
 /** @internal The PyTorch weight shape of a module. */

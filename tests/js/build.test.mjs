@@ -1,0 +1,62 @@
+// The build tells the truth: only the SIMD sources contain SIMD instructions
+// (the scalar kernels really are scalar, so 'qwasm scalar' measures scalar
+// code); the shipped wasm holds the API and none of the test-only entry
+// points; the testing build runs with asserts, the release without.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { M, initTesting } from './testing.mjs';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const objdump = '/usr/lib/llvm-14/bin/llvm-objdump';
+const SIMD = /\b(v128|i8x16|i16x8|i32x4|i64x2|f32x4|f64x2)\.[a-z_0-9]+/g;
+
+function objects(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? objects(path) : name.endsWith('.o') ? [path] : [];
+  });
+}
+
+// The object files of the current sources (stale ones from renamed sources are skipped).
+function currentObjects() {
+  const sources = readFileSync(join(root, 'CMakeLists.txt'), 'utf8').match(/src\/[a-z_0-9/]+\.cpp/g);
+  const dir = join(root, 'build/wasm/CMakeFiles/qwasm_core_release.dir');
+  return objects(dir).filter((o) => sources.some((s) => o.endsWith(`${s}.o`)));
+}
+
+function simdCount(object) {
+  return (execFileSync(objdump, ['-d', object], { encoding: 'utf8', maxBuffer: 1 << 26 }).match(SIMD) ?? []).length;
+}
+
+test('only the wasmsimd sources contain SIMD instructions', () => {
+  const objs = currentObjects();
+  expect(objs.length).toBeGreaterThan(10);
+  const counts = Object.fromEntries(objs.map((o) => [o.slice(o.indexOf('src/')), simdCount(o)]));
+  for (const [name, n] of Object.entries(counts)) {
+    if (name.includes('/wasmsimd/')) expect([name, n > 0]).toEqual([name, true]);
+    else expect([name, n]).toEqual([name, 0]);
+  }
+}, 60_000);
+
+test('the shipped wasm has no test-only entry points; the testing wasm has them', () => {
+  const testOnly = ['_referenceQuantize', '_referenceDequantize', '_peakDot16', '_failAllocationsAfter', '_assertsEnabled'];
+  const has = (file, name) => readFileSync(join(root, file)).includes(Buffer.from(name));
+  for (const name of testOnly) {
+    expect([name, has('dist/qwasm.node.wasm', name), has('dist/qwasm.web.wasm', name)]).toEqual([name, false, false]);
+    expect([name, has('build/wasm/qwasm.testing.wasm', name)]).toEqual([name, true]);
+  }
+  for (const name of ['_quantizePerTensor', '_makeQConv', '_observerObserve']) {
+    expect([name, has('dist/qwasm.node.wasm', name)]).toEqual([name, true]);
+  }
+});
+
+test('the testing build runs with asserts on; the benchmark build (the release core) without', async () => {
+  await initTesting();
+  expect(M()._assertsEnabled()).toBe(true);
+  const createBench = (await import('node:module')).createRequire(import.meta.url)('../../build/wasm/qwasm.bench.js');
+  const bench = await createBench({ wasmBinary: readFileSync(join(root, 'build/wasm/qwasm.bench.wasm')) });
+  expect(bench._assertsEnabled()).toBe(false);
+  expect(existsSync(objdump)).toBe(true);
+});
