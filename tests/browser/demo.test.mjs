@@ -25,10 +25,19 @@ let problems;
 beforeAll(async () => {
   await qwasm.init();
   env = await openBrowser();
+});
+
+// Every test starts from a fresh page of its own: no test depends on what an
+// earlier one left in the page.
+beforeEach(async () => {
   ({ page, problems } = await env.newPage());
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.goto(`${env.base}/demo/`);
   await page.waitForSelector('#status[data-ready="true"]', { timeout: 30_000 });
+});
+
+afterEach(async () => {
+  if (page) await page.close();
 });
 
 afterAll(async () => {
@@ -195,9 +204,9 @@ test('the ConvReLU3d playground runs in a worker and shows timings, slices and t
 });
 
 test('bad playground settings are explained in the page', async () => {
+  await page.click('#tab-playground');
   await page.fill('#p-depth', '40');
   await page.click('#p-run');
   await page.waitForSelector('#p-error:not([hidden])');
   expect(await page.textContent('#p-error')).toContain('expected an integer in 1..32, got 40');
-  await page.fill('#p-depth', '8');
 });

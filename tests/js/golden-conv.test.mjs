@@ -10,14 +10,11 @@ const { nn } = qwasm;
 beforeAll(() => qwasm.init());
 afterEach(() => qwasm.setKernelIsa('auto'));
 
-function padding(c) {
-  return typeof c.padding === 'string' ? c.padding : c.padding;
-}
 
 function quantizedModule(c) {
   const Cls = c.relu ? nn.intrinsic.quantized.ConvReLU3d : nn.quantized.Conv3d;
   const m = new Cls(c.in_channels, c.out_channels, c.kernel, {
-    stride: c.stride, padding: padding(c), dilation: c.dilation, groups: c.groups, bias: c.bias !== null,
+    stride: c.stride, padding: c.padding, dilation: c.dilation, groups: c.groups, bias: c.bias !== null,
   });
   const wShape = c.w_int.shape;
   const wInt = new Int8Array(decode(c.w_int).buffer);
@@ -58,7 +55,7 @@ describe.each(['wasmsimd', 'scalar'])('quantized goldens, %s kernels', (isa) => 
 // float32 rounding over the reduction length.
 test.each(golden.cases.map((c) => [c.name, c]))('float module within tolerance: %s', (name, c) => {
   const conv = new nn.Conv3d(c.in_channels, c.out_channels, c.kernel, {
-    stride: c.stride, padding: padding(c), dilation: c.dilation, groups: c.groups, bias: c.bias !== null,
+    stride: c.stride, padding: c.padding, dilation: c.dilation, groups: c.groups, bias: c.bias !== null,
   });
   conv.weight = { data: decode(c.w), shape: c.w.shape };
   if (c.bias !== null) conv.bias = { data: decode(c.bias), shape: [c.out_channels] };

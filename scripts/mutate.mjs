@@ -1,0 +1,139 @@
+#!/usr/bin/env node
+// Mutation smoke: applies, one at a time, small mistakes a kernel or driver
+// change could make (a rounding mode, an off-by-one in a tail, a resume
+// offset, a zero point's sign, a lost ReLU, a wrong weight vector in the SIMD
+// kernel, a float multiply where PyTorch multiplies in double, a moving
+// average of the wrong value), rebuilds, runs the suites that should notice,
+// and checks that each mutation makes them fail. The sources are restored
+// after each one (and on any exit). Run before changing a kernel:
+//   npm run mutate            (about 5 minutes)
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const env = { ...process.env, NODE_PATH: `${process.env.NODE_PATH ? `${process.env.NODE_PATH}:` : ''}/usr/share/nodejs` };
+
+const MUTATIONS = [
+  {
+    name: 'rounding: nearbyint -> round in the kernels\' quantize_val',
+    file: 'src/kernels/quantize_val.h',
+    from: 'const float r = std::nearbyint(scaled_or_zero_for_nan(x, p.inv_scale)) + p.zero_point;',
+    to: 'const float r = std::round(scaled_or_zero_for_nan(x, p.inv_scale)) + p.zero_point;',
+  },
+  {
+    name: 'off-by-one: the scalar quantize loop skips the last element',
+    file: 'src/kernels/scalar/quantize_scalar.cpp',
+    from: '  Q* out = static_cast<Q*>(y);\n  for (size_t i = 0; i < n; ++i) {',
+    to: '  Q* out = static_cast<Q*>(y);\n  for (size_t i = 0; i + 1 < n; ++i) {',
+  },
+  {
+    name: 'resume offset: dequantize_range restarts at channel 0',
+    file: 'src/qwasm/qtensor.cpp',
+    from: 'int64_t c = (begin / l.inner) % l.channels, k = begin % l.inner;',
+    to: 'int64_t c = 0, k = 0;',
+  },
+  {
+    name: 'zero point sign: requantize subtracts the output zero point',
+    file: 'src/kernels/requantize.h',
+    from: 'clamp_rounded(r, p.output_min - p.output_zero_point, p.output_max - p.output_zero_point) +\n      p.output_zero_point);',
+    to: 'clamp_rounded(r, p.output_min - p.output_zero_point, p.output_max - p.output_zero_point) -\n      p.output_zero_point);',
+  },
+  {
+    name: 'ReLU lost: the driver clamps at 0 whatever relu says',
+    file: 'src/qwasm/conv_run.cpp',
+    from: 'kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),\n                                    relu ? static_cast<int32_t>(out_zp) : 0, 255};',
+    to: 'kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),\n                                    0, 255};',
+  },
+  {
+    name: 'SIMD: pixel 3 of the dot16 kernel uses the wrong weight vector',
+    file: 'src/kernels/wasmsimd/conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16.cpp',
+    from: 'acc3x4567 = wasm_i32x4_add(acc3x4567, wasm_i32x4_dot_i16x8(va3, w4567));',
+    to: 'acc3x4567 = wasm_i32x4_add(acc3x4567, wasm_i32x4_dot_i16x8(va3, w0123));',
+  },
+  {
+    name: 'per-channel dequantize multiplies in float instead of double',
+    file: 'src/kernels/quantize_val.h',
+    from: 'static_cast<double>(static_cast<float>(q) - p.zero_point_f) * p.scale);',
+    to: 'static_cast<double>((static_cast<float>(q) - p.zero_point_f) * p.scale_f));',
+  },
+  {
+    name: 'moving average of the running max for the min',
+    file: 'src/qwasm/observer.cpp',
+    from: 'run_min[i] = run_min[i] + c * (cur_min[i] - run_min[i]);',
+    to: 'run_min[i] = run_min[i] + c * (cur_min[i] - run_max[i]);',
+  },
+];
+
+function sh(cmd, args, options = {}) {
+  return execFileSync(cmd, args, { cwd: root, env, stdio: 'pipe', encoding: 'utf8', maxBuffer: 1 << 28, ...options });
+}
+
+// The suites that should notice: the native tests, the same on wasm (SIMD),
+// the Jest goldens and kernel comparisons on the wasm build.
+function suitesFail() {
+  const runs = [
+    ['native', 'build/native/qwasm_native_tests', ['--gtest_brief=1']],
+    ['wasm', 'node', ['build/wasm/qwasm_wasm_tests.js', '--gtest_brief=1']],
+    ['jest', 'node', ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--selectProjects', 'js',
+      'tests/js/golden', 'tests/js/kernels-vs-reference']],
+  ];
+  const failed = [];
+  for (const [label, cmd, args] of runs) {
+    try {
+      sh(cmd, args);
+    } catch (e) {
+      const out = `${e.stdout ?? ''}${e.stderr ?? ''}`;
+      const first = out.split('\n').find((l) => /\[  FAILED  \] \w|● /.test(l)) ?? 'exit code';
+      failed.push(`${label}: ${first.trim()}`);
+    }
+  }
+  return failed;
+}
+
+function build() {
+  sh('ninja', ['-C', 'build/native', '--quiet']);
+  sh('ninja', ['-C', 'build/wasm', '--quiet']);
+  sh('node', ['scripts/bundle.mjs']);
+}
+
+const originals = new Map();
+const restore = () => {
+  for (const [file, text] of originals) writeFileSync(`${root}${file}`, text);
+  originals.clear();
+};
+process.on('exit', restore);
+process.on('SIGINT', () => process.exit(130));
+
+build();
+if (suitesFail().length) {
+  console.error('mutate: the suites fail before any mutation; fix them first');
+  process.exit(1);
+}
+let survivors = 0;
+for (const m of MUTATIONS) {
+  const path = `${root}${m.file}`;
+  const text = readFileSync(path, 'utf8');
+  if (!text.includes(m.from)) {
+    console.error(`mutate: the code this mutation targets has changed: ${m.file}\n  ${m.from}`);
+    process.exit(1);
+  }
+  originals.set(m.file, text);
+  writeFileSync(path, text.replace(m.from, m.to));
+  let failed;
+  try {
+    build();
+    failed = suitesFail();
+  } finally {
+    restore();
+  }
+  if (failed.length) {
+    console.log(`caught   ${m.name}  (failed: ${failed.join('; ')})`);
+  } else {
+    console.log(`SURVIVED ${m.name}`);
+    survivors += 1;
+  }
+}
+build();
+console.log(survivors ? `mutate: ${survivors} mutation(s) survived` : `mutate: all ${MUTATIONS.length} mutations caught`);
+process.exit(survivors ? 1 : 0);
