@@ -13,14 +13,21 @@ const SHAPES = [
   { id: 'S4', cin: 128, cout: 128, spatial: [8, 14, 14] },
   { id: 'S5', cin: 64, cout: 128, spatial: [16, 28, 28], stride: 2 },
   { id: 'S6', cin: 64, cout: 64, spatial: [16, 28, 28], groups: 64, note: 'depthwise' },
-].map((s) => ({ n: 1, ...s, kernel: [3, 3, 3], stride: Array(3).fill(s.stride ?? 1), pad: [1, 1, 1], groups: s.groups ?? 1 }));
+].map((s) => ({
+  n: 1,
+  ...s,
+  kernel: [3, 3, 3],
+  stride: Array(3).fill(s.stride ?? 1),
+  pad: [1, 1, 1],
+  groups: s.groups ?? 1,
+}));
 
 const only = process.env.QWASM_BENCH_SHAPES?.split(',');
 const RUNS = Number(process.env.QWASM_BENCH_RUNS ?? 7);
 
 function rng(seed) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function outSpatial(c) {
@@ -28,7 +35,9 @@ function outSpatial(c) {
 }
 
 function macs(c) {
-  return c.n * c.cout * outSpatial(c).reduce((a, b) => a * b, 1) * (c.cin / c.groups) * c.kernel.reduce((a, b) => a * b, 1);
+  return (
+    c.n * c.cout * outSpatial(c).reduce((a, b) => a * b, 1) * (c.cin / c.groups) * c.kernel.reduce((a, b) => a * b, 1)
+  );
 }
 
 async function timeAsync(fn, { warmup = 2, runs = RUNS } = {}) {
@@ -124,26 +133,45 @@ for (const c of SHAPES) {
 
 const gmacs = (r, t) => r.macs / (t.medianMs * 1e6);
 const fmt = (v, d = 1) => v.toFixed(d);
-const desc = (c) => `${c.cin}->${c.cout}${c.groups > 1 ? ` g${c.groups}` : ''}, ${c.spatial.join('x')}${c.stride[0] > 1 ? `, s${c.stride[0]}` : ''}`;
-const table = rows.map((r) => [
-  r.id, desc(r.shape), fmt(r.macs / 1e9, 2),
-  fmt(r.int8Simd.medianMs), fmt(gmacs(r, r.int8Simd)), `${fmt((100 * gmacs(r, r.int8Simd)) / peakGmacs, 0)}%`,
-  fmt(r.int8Scalar.medianMs), fmt(r.floatSimd.medianMs), fmt(r.ortInt8.medianMs), fmt(r.ortFloat.medianMs),
-  `${fmt(r.ortInt8.medianMs / r.int8Simd.medianMs, 2)}x`, `${fmt(r.ortFloat.medianMs / r.int8Simd.medianMs, 2)}x`,
-  `${fmt(r.floatSimd.medianMs / r.int8Simd.medianMs, 2)}x`,
-  `${fmt(r.scratchBytes / 2 ** 20, 2)} MiB`, `${r.ortAgreement.maxLsb} (${fmt(100 * r.ortAgreement.differingShare, 1)}%)`,
-].join(' | '));
+const desc = (c) =>
+  `${c.cin}->${c.cout}${c.groups > 1 ? ` g${c.groups}` : ''}, ${c.spatial.join('x')}${c.stride[0] > 1 ? `, s${c.stride[0]}` : ''}`;
+const table = rows.map((r) =>
+  [
+    r.id,
+    desc(r.shape),
+    fmt(r.macs / 1e9, 2),
+    fmt(r.int8Simd.medianMs),
+    fmt(gmacs(r, r.int8Simd)),
+    `${fmt((100 * gmacs(r, r.int8Simd)) / peakGmacs, 0)}%`,
+    fmt(r.int8Scalar.medianMs),
+    fmt(r.floatSimd.medianMs),
+    fmt(r.ortInt8.medianMs),
+    fmt(r.ortFloat.medianMs),
+    `${fmt(r.ortInt8.medianMs / r.int8Simd.medianMs, 2)}x`,
+    `${fmt(r.ortFloat.medianMs / r.int8Simd.medianMs, 2)}x`,
+    `${fmt(r.floatSimd.medianMs / r.int8Simd.medianMs, 2)}x`,
+    `${fmt(r.scratchBytes / 2 ** 20, 2)} MiB`,
+    `${r.ortAgreement.maxLsb} (${fmt(100 * r.ortAgreement.differingShare, 1)}%)`,
+  ].join(' | '),
+);
 const date = new Date().toISOString().slice(0, 10);
 const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
 const targets = [];
 if (byId.S2) {
   const s2 = byId.S2;
-  targets.push(`S2 vs onnxruntime-web QLinearConv: ${fmt(s2.ortInt8.medianMs / s2.int8Simd.medianMs, 2)}x (target >= 1.5x)`);
+  targets.push(
+    `S2 vs onnxruntime-web QLinearConv: ${fmt(s2.ortInt8.medianMs / s2.int8Simd.medianMs, 2)}x (target >= 1.5x)`,
+  );
   targets.push(`S2 int8 vs qwasm float: ${fmt(s2.floatSimd.medianMs / s2.int8Simd.medianMs, 2)}x (target >= 2.5x)`);
   targets.push(`S2 share of peak: ${fmt((100 * gmacs(s2, s2.int8Simd)) / peakGmacs, 0)}% (target >= 85%)`);
 }
-if (byId.S3) targets.push(`S3 vs onnxruntime-web QLinearConv: ${fmt(byId.S3.ortInt8.medianMs / byId.S3.int8Simd.medianMs, 2)}x (target >= 4x)`);
-const slower = rows.filter((r) => r.ortInt8.medianMs < r.int8Simd.medianMs || r.ortFloat.medianMs < r.int8Simd.medianMs).map((r) => r.id);
+if (byId.S3)
+  targets.push(
+    `S3 vs onnxruntime-web QLinearConv: ${fmt(byId.S3.ortInt8.medianMs / byId.S3.int8Simd.medianMs, 2)}x (target >= 4x)`,
+  );
+const slower = rows
+  .filter((r) => r.ortInt8.medianMs < r.int8Simd.medianMs || r.ortFloat.medianMs < r.int8Simd.medianMs)
+  .map((r) => r.id);
 targets.push(`shapes where onnxruntime-web is faster: ${slower.length ? slower.join(', ') : 'none'}`);
 
 const markdown = `## ConvReLU3d (int8) vs onnxruntime-web

@@ -1,12 +1,13 @@
 // Timing helpers shared by the benchmarks: warm up until V8's optimizing wasm
 // tier has run, then take the median of several runs. Results go to
 // bench/results/<name>.json and BENCHMARKS.md is rendered from all of them.
-import { cpus } from 'node:os';
+
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { cpus } from 'node:os';
 import * as qwasm from '../web/src/node-entry.mjs';
-import { wasm } from '../web/src/runtime.mjs';
 import { qtensorHandle } from '../web/src/qtensor.mjs';
+import { wasm } from '../web/src/runtime.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -73,7 +74,10 @@ export function renderBenchmarksMd() {
   const i = readme.indexOf(start);
   const j = readme.indexOf(end);
   if (i >= 0 && j > i) {
-    const body = results.filter((r) => r.readme).map((r) => r.readme).join('\n\n');
+    const body = results
+      .filter((r) => r.readme)
+      .map((r) => r.readme)
+      .join('\n\n');
     writeFileSync(readmeUrl, `${readme.slice(0, i + start.length)}\n${body}\n${readme.slice(j)}`);
   }
 }

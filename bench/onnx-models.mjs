@@ -28,10 +28,17 @@ function model(nodes, inits, input, inputType, output, outputType) {
     name: 'bench',
     node: nodes,
     initializer: inits,
-    input: [onnx.ValueInfoProto.create({ name: input.name, type: { tensorType: { elemType: inputType, shape: { dim: input.dims.map((d) => ({ dimValue: d })) } } } })],
+    input: [
+      onnx.ValueInfoProto.create({
+        name: input.name,
+        type: { tensorType: { elemType: inputType, shape: { dim: input.dims.map((d) => ({ dimValue: d })) } } },
+      }),
+    ],
     output: [onnx.ValueInfoProto.create({ name: output, type: { tensorType: { elemType: outputType } } })],
   });
-  return onnx.ModelProto.encode(onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 13 }], graph })).finish();
+  return onnx.ModelProto.encode(
+    onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 13 }], graph }),
+  ).finish();
 }
 
 /**
@@ -41,18 +48,34 @@ function model(nodes, inits, input, inputType, output, outputType) {
 export function qlinearConvModel(c, q) {
   const wDims = [c.cout, c.cin / c.groups, ...c.kernel];
   return model(
-    [onnx.NodeProto.create({ opType: 'QLinearConv', input: ['x', 'xs', 'xz', 'w', 'ws', 'wz', 'ys', 'yz', 'b'], output: ['y'], attribute: convAttributes(c) })],
+    [
+      onnx.NodeProto.create({
+        opType: 'QLinearConv',
+        input: ['x', 'xs', 'xz', 'w', 'ws', 'wz', 'ys', 'yz', 'b'],
+        output: ['y'],
+        attribute: convAttributes(c),
+      }),
+    ],
     [
       initializer('xs', [], T.FLOAT, 'floatData', [q.aScale]),
       initializer('xz', [], T.UINT8, 'rawData', Uint8Array.of(q.aZp)),
-      initializer('w', wDims, T.INT8, 'rawData', new Uint8Array(q.wInt8.buffer, q.wInt8.byteOffset, q.wInt8.byteLength)),
+      initializer(
+        'w',
+        wDims,
+        T.INT8,
+        'rawData',
+        new Uint8Array(q.wInt8.buffer, q.wInt8.byteOffset, q.wInt8.byteLength),
+      ),
       initializer('ws', [c.cout], T.FLOAT, 'floatData', Array.from(q.wScales)),
       initializer('wz', [c.cout], T.INT8, 'rawData', new Uint8Array(c.cout)),
       initializer('ys', [], T.FLOAT, 'floatData', [q.outScale]),
       initializer('yz', [], T.UINT8, 'rawData', Uint8Array.of(q.outZp)),
       initializer('b', [c.cout], T.INT32, 'int32Data', Array.from(q.biasInt32)),
     ],
-    { name: 'x', dims: [c.n, c.cin, ...c.spatial] }, T.UINT8, 'y', T.UINT8,
+    { name: 'x', dims: [c.n, c.cin, ...c.spatial] },
+    T.UINT8,
+    'y',
+    T.UINT8,
   );
 }
 
@@ -64,7 +87,13 @@ export function floatConvReluModel(c, w, bias) {
       onnx.NodeProto.create({ opType: 'Conv', input: ['x', 'w', 'b'], output: ['c'], attribute: convAttributes(c) }),
       onnx.NodeProto.create({ opType: 'Relu', input: ['c'], output: ['y'] }),
     ],
-    [initializer('w', wDims, T.FLOAT, 'floatData', Array.from(w)), initializer('b', [c.cout], T.FLOAT, 'floatData', Array.from(bias))],
-    { name: 'x', dims: [c.n, c.cin, ...c.spatial] }, T.FLOAT, 'y', T.FLOAT,
+    [
+      initializer('w', wDims, T.FLOAT, 'floatData', Array.from(w)),
+      initializer('b', [c.cout], T.FLOAT, 'floatData', Array.from(bias)),
+    ],
+    { name: 'x', dims: [c.n, c.cin, ...c.spatial] },
+    T.FLOAT,
+    'y',
+    T.FLOAT,
   );
 }

@@ -31,7 +31,7 @@ function jsQuantizePerChannel(x, scales, zps, out) {
         let r = Math.round(t);
         if (r - t === 0.5 && (r & 1) !== 0) r -= 1;
         const q = r + zp;
-        out[i] = q < -128 ? -128 : q > 127 ? 127 : q;
+        out[i] = Math.min(127, Math.max(-128, q));
       }
     }
   }
@@ -52,7 +52,11 @@ function jsDequantizePerChannel(q, scales, zps, out) {
 const { qwasm, M, handle } = await initBench();
 const x = makeInput();
 // qparams as PyTorch's default weight observer picks them (float32 scales).
-const observer = new qwasm.quantization.PerChannelMinMaxObserver({ chAxis: AXIS, dtype: 'qint8', qscheme: 'per_channel_symmetric' });
+const observer = new qwasm.quantization.PerChannelMinMaxObserver({
+  chAxis: AXIS,
+  dtype: 'qint8',
+  qscheme: 'per_channel_symmetric',
+});
 observer.observe(x);
 const { scale: scales, zeroPoint: zps } = observer.calculateQParams();
 const gbps = (ms) => (N * 4) / (ms * 1e6);

@@ -42,9 +42,12 @@ using qwasm::kernels::Isa;
 // Error kinds as the JS layer maps them to classes.
 inline int kind_code(qwasm::StatusCode code) {
   switch (code) {
-    case qwasm::StatusCode::kTypeError: return 1;
-    case qwasm::StatusCode::kRangeError: return 2;
-    default: return 3;
+    case qwasm::StatusCode::kTypeError:
+      return 1;
+    case qwasm::StatusCode::kRangeError:
+      return 2;
+    default:
+      return 3;
   }
 }
 
@@ -65,10 +68,10 @@ inline val error_value(const Status& s) {
 inline val result(const Status& s, QTensor&& q) { return s.ok() ? val(std::move(q)) : error_value(s); }
 
 // Every binding that may allocate starts with this (see memory_reserve.h).
-#define QWASM_BIND_ENTER()                                                              \
-  do {                                                                                  \
-    const ::qwasm::Status reserve_status_ = ::qwasm_bind::ensure_memory_reserve();      \
-    if (!reserve_status_.ok()) return ::qwasm_bind::error_value(reserve_status_);       \
+#define QWASM_BIND_ENTER()                                                         \
+  do {                                                                             \
+    const ::qwasm::Status reserve_status_ = ::qwasm_bind::ensure_memory_reserve(); \
+    if (!reserve_status_.ok()) return ::qwasm_bind::error_value(reserve_status_);  \
   } while (0)
 
 // A JS number that must be an integer in [lo, hi].
@@ -104,10 +107,14 @@ inline Status to_qscheme(double code, QScheme* out) {
 
 // 0: the best this build has, 1: scalar, 2: wasmsimd.
 inline Status to_isa(double code, Isa* out) {
-  if (code == 0) *out = qwasm::kernels::best_isa();
-  else if (code == 1) *out = Isa::kScalar;
-  else if (code == 2 && qwasm::kernels::isa_available(Isa::kWasmSimd)) *out = Isa::kWasmSimd;
-  else return Status::RangeError("kernel ISA " + qwasm::format_number(code) + " is not available in this build");
+  if (code == 0)
+    *out = qwasm::kernels::best_isa();
+  else if (code == 1)
+    *out = Isa::kScalar;
+  else if (code == 2 && qwasm::kernels::isa_available(Isa::kWasmSimd))
+    *out = Isa::kWasmSimd;
+  else
+    return Status::RangeError("kernel ISA " + qwasm::format_number(code) + " is not available in this build");
   return Status::Ok();
 }
 

@@ -43,9 +43,10 @@ val conv_weight_count(val geometry) {
       qwasm::CheckedSize(g.out_channels) * (g.in_channels / g.groups) * g.kernel[0] * g.kernel[1] * g.kernel[2];
   const qwasm::CheckedSize bytes = n * 4;
   if (!bytes.at_most(qwasm::kMaxBufferBytes)) {
-    return error_value(Status::RangeError(
-        "the weight would need " + (bytes.ok() ? std::to_string(bytes.value()) : std::string("more than 2^63")) +
-        " bytes as float32, more than the " + std::to_string(qwasm::kMaxBufferBytes) + " bytes one allocation can hold"));
+    return error_value(Status::RangeError("the weight would need " +
+                                          (bytes.ok() ? std::to_string(bytes.value()) : std::string("more than 2^63")) +
+                                          " bytes as float32, more than the " + std::to_string(qwasm::kMaxBufferBytes) +
+                                          " bytes one allocation can hold"));
   }
   return val(static_cast<double>(n.value()));
 }
@@ -64,7 +65,8 @@ val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, double bias_
   size_t nb = 0;
   Status s = to_geometry(geometry, &g);
   if (s.ok()) s = to_count(bias_count, "bias.length", &nb);
-  if (s.ok()) s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed);
+  if (s.ok())
+    s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed);
   return s.ok() ? val(std::move(m)) : error_value(s);
 }
 

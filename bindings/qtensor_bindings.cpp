@@ -130,9 +130,12 @@ val qtensor_zero_points(const QTensor& q) {
 val qtensor_int_repr_view(const QTensor& q) {
   const size_t n = static_cast<size_t>(q.numel());
   switch (q.dtype()) {
-    case DType::kQInt8: return val(emscripten::typed_memory_view(n, reinterpret_cast<const int8_t*>(q.data())));
-    case DType::kQInt32: return val(emscripten::typed_memory_view(n, reinterpret_cast<const int32_t*>(q.data())));
-    default: return val(emscripten::typed_memory_view(q.nbytes(), q.data()));
+    case DType::kQInt8:
+      return val(emscripten::typed_memory_view(n, reinterpret_cast<const int8_t*>(q.data())));
+    case DType::kQInt32:
+      return val(emscripten::typed_memory_view(n, reinterpret_cast<const int32_t*>(q.data())));
+    default:
+      return val(emscripten::typed_memory_view(q.nbytes(), q.data()));
   }
 }
 

@@ -4,8 +4,8 @@
 import { Chart, registerables } from 'chart.js';
 import * as qwasm from 'qwasm';
 import { PRESETS } from './presets.mjs';
-import { channelErrors, channelValues, histogram } from './stats.mjs';
 import { jsSnippet, pytorchSnippet, schemes } from './snippets.mjs';
+import { channelErrors, channelValues, histogram } from './stats.mjs';
 
 Chart.register(...registerables);
 
@@ -37,14 +37,37 @@ function makeCharts() {
   charts = {
     scales: barChart('chart-scales', 'scale (float units per integer step)', [['scale', BLUE]]),
     zps: barChart('chart-zps', 'zero point (integer)', [['zero point', BLUE]]),
-    sqnr: barChart('chart-sqnr', 'SQNR (dB)', [['per-channel', BLUE], ['per-tensor', ORANGE]]),
-    maxerr: barChart('chart-maxerr', 'max |x - dequantize(q)| (float units)', [['per-channel', BLUE], ['per-tensor', ORANGE]]),
+    sqnr: barChart('chart-sqnr', 'SQNR (dB)', [
+      ['per-channel', BLUE],
+      ['per-tensor', ORANGE],
+    ]),
+    maxerr: barChart('chart-maxerr', 'max |x - dequantize(q)| (float units)', [
+      ['per-channel', BLUE],
+      ['per-tensor', ORANGE],
+    ]),
     hist: new Chart($('chart-hist'), {
       type: 'line',
       data: {
         datasets: [
-          { label: 'values (count per bin)', data: [], borderColor: BLUE, backgroundColor: 'rgba(47,111,219,0.25)', fill: true, stepped: 'middle', pointRadius: 0 },
-          { label: 'quantization grid', type: 'scatter', data: [], borderColor: ORANGE, backgroundColor: ORANGE, pointStyle: 'line', rotation: 90, pointRadius: 6 },
+          {
+            label: 'values (count per bin)',
+            data: [],
+            borderColor: BLUE,
+            backgroundColor: 'rgba(47,111,219,0.25)',
+            fill: true,
+            stepped: 'middle',
+            pointRadius: 0,
+          },
+          {
+            label: 'quantization grid',
+            type: 'scatter',
+            data: [],
+            borderColor: ORANGE,
+            backgroundColor: ORANGE,
+            pointStyle: 'line',
+            rotation: 90,
+            pointRadius: 6,
+          },
         ],
       },
       options: {
@@ -74,7 +97,8 @@ function fillAxes() {
 }
 
 function setTensor(t, source) {
-  if (t.shape.length === 0 || t.data.length === 0) throw new Error(`${source}: the tensor is empty or a scalar; pick one with at least one dimension`);
+  if (t.shape.length === 0 || t.data.length === 0)
+    throw new Error(`${source}: the tensor is empty or a scalar; pick one with at least one dimension`);
   state.tensor = t;
   state.source = source;
   fillAxes();
@@ -90,7 +114,12 @@ function render() {
   const reduceRange = $('reduceRange').checked;
   const { perChannel, perTensor } = schemes(kind);
 
-  const pco = new qwasm.quantization.PerChannelMinMaxObserver({ chAxis: axis, dtype, qscheme: perChannel, reduceRange });
+  const pco = new qwasm.quantization.PerChannelMinMaxObserver({
+    chAxis: axis,
+    dtype,
+    qscheme: perChannel,
+    reduceRange,
+  });
   pco.observe(t);
   const pcq = pco.calculateQParams();
   const pto = new qwasm.quantization.MinMaxObserver({ dtype, qscheme: perTensor, reduceRange });
@@ -124,25 +153,33 @@ function render() {
   };
   set(charts.scales, scales);
   set(charts.zps, zps);
-  set(charts.sqnr, pcErr.sqnr.map((v) => (Number.isFinite(v) ? v : null)), ptErr.sqnr.map((v) => (Number.isFinite(v) ? v : null)));
+  set(
+    charts.sqnr,
+    pcErr.sqnr.map((v) => (Number.isFinite(v) ? v : null)),
+    ptErr.sqnr.map((v) => (Number.isFinite(v) ? v : null)),
+  );
   set(charts.maxerr, pcErr.maxAbs, ptErr.maxAbs);
 
   $('axis-shown').textContent = String(shownAxis);
-  const mean = (a) => a.filter(Number.isFinite).reduce((x, y) => x + y, 0) / Math.max(1, a.filter(Number.isFinite).length);
-  $('summary').textContent = `${state.source}: shape [${t.shape.join(', ')}], ${scales.length} channels along axis ${shownAxis}, `
-    + `${perChannel} ${dtype} (range ${pco.quantMin}..${pco.quantMax}). Mean SQNR ${mean(pcErr.sqnr).toFixed(1)} dB per-channel vs `
-    + `${mean(ptErr.sqnr).toFixed(1)} dB per-tensor (scale ${ptq.scale.toPrecision(4)}).`;
+  const mean = (a) =>
+    a.filter(Number.isFinite).reduce((x, y) => x + y, 0) / Math.max(1, a.filter(Number.isFinite).length);
+  $('summary').textContent =
+    `${state.source}: shape [${t.shape.join(', ')}], ${scales.length} channels along axis ${shownAxis}, ` +
+    `${perChannel} ${dtype} (range ${pco.quantMin}..${pco.quantMax}). Mean SQNR ${mean(pcErr.sqnr).toFixed(1)} dB per-channel vs ` +
+    `${mean(ptErr.sqnr).toFixed(1)} dB per-tensor (scale ${ptq.scale.toPrecision(4)}).`;
 
-  $('values').tBodies[0].replaceChildren(...scales.map((s, c) => {
-    const row = document.createElement('tr');
-    const cells = [c, s, zps[c], pcErr.sqnr[c], ptErr.sqnr[c], pcErr.maxAbs[c], ptErr.maxAbs[c]];
-    cells.forEach((v, i) => {
-      const cell = row.insertCell();
-      cell.textContent = i === 0 ? String(v) : fmt(v);
-      cell.dataset.value = String(v);
-    });
-    return row;
-  }));
+  $('values').tBodies[0].replaceChildren(
+    ...scales.map((s, c) => {
+      const row = document.createElement('tr');
+      const cells = [c, s, zps[c], pcErr.sqnr[c], ptErr.sqnr[c], pcErr.maxAbs[c], ptErr.maxAbs[c]];
+      cells.forEach((v, i) => {
+        const cell = row.insertCell();
+        cell.textContent = i === 0 ? String(v) : fmt(v);
+        cell.dataset.value = String(v);
+      });
+      return row;
+    }),
+  );
 
   const params = { source: state.source, shape: t.shape, axis, dtype, kind, reduceRange };
   $('snippet-js').textContent = jsSnippet(params);
@@ -150,7 +187,15 @@ function render() {
 
   $('channel').max = String(scales.length - 1);
   if (Number($('channel').value) > scales.length - 1) $('channel').value = '0';
-  state.last = { axis: shownAxis, scales, zeroPoints: zps, sqnrPerChannel: pcErr.sqnr, sqnrPerTensor: ptErr.sqnr, quantMin: pco.quantMin, quantMax: pco.quantMax };
+  state.last = {
+    axis: shownAxis,
+    scales,
+    zeroPoints: zps,
+    sqnrPerChannel: pcErr.sqnr,
+    sqnrPerTensor: ptErr.sqnr,
+    quantMin: pco.quantMin,
+    quantMax: pco.quantMax,
+  };
   renderHistogram();
 }
 
@@ -170,7 +215,8 @@ function renderHistogram() {
   }
   charts.hist.data.datasets[1].data = grid;
   charts.hist.update();
-  $('hist-help').textContent = `(${values.length} values; ${grid.length} grid points inside their range, scale ${last.scales[c].toPrecision(4)}, zero point ${last.zeroPoints[c]})`;
+  $('hist-help').textContent =
+    `(${values.length} values; ${grid.length} grid points inside their range, scale ${last.scales[c].toPrecision(4)}, zero point ${last.zeroPoints[c]})`;
 }
 
 function update() {
@@ -195,13 +241,16 @@ async function loadFile(file) {
     const floats = st.tensors.filter((t) => ['F32', 'F64', 'F16', 'BF16'].includes(t.dtype) && t.shape.length > 0);
     if (floats.length === 0) throw new Error(`${name}: no float tensor with at least one dimension in this file`);
     state.safetensors = { st, name };
-    $('tensor-pick').replaceChildren(...floats.map((t) => new Option(`${t.name} ${t.dtype} [${t.shape.join(', ')}]`, t.name)));
+    $('tensor-pick').replaceChildren(
+      ...floats.map((t) => new Option(`${t.name} ${t.dtype} [${t.shape.join(', ')}]`, t.name)),
+    );
     $('tensor-pick-label').hidden = false;
     pickSafetensor();
   } else {
     throw new Error(`${name}: expected a .npy or .safetensors file`);
   }
-  const option = [...$('preset').options].find((o) => o.value === 'file') ?? $('preset').appendChild(new Option('', 'file'));
+  const option =
+    [...$('preset').options].find((o) => o.value === 'file') ?? $('preset').appendChild(new Option('', 'file'));
   option.textContent = `File: ${name}`;
   $('preset').value = 'file';
 }

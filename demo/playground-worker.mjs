@@ -94,10 +94,18 @@ async function run(p) {
     const macs = cout * dOut * hOut * wOut * p.cin * p.kernel ** 3;
     const input0 = x.data.slice(0, p.depth * p.size * p.size); // channel 0
     const result = {
-      type: 'result', params: p, outShape, macs, scale: qmod.scale, zeroPoint: qmod.zeroPoint,
+      type: 'result',
+      params: p,
+      outShape,
+      macs,
+      scale: qmod.scale,
+      zeroPoint: qmod.zeroPoint,
       timings: { int8Simd, floatSimd, int8Scalar },
       diff: { max, mean: sum / ints.length, over1: over1 / ints.length },
-      input0, floatOut: yFloat.data, int8Out, lsb,
+      input0,
+      floatOut: yFloat.data,
+      int8Out,
+      lsb,
     };
     postMessage(result, [input0.buffer, yFloat.data.buffer, int8Out.buffer, lsb.buffer]);
   } finally {
@@ -107,7 +115,7 @@ async function run(p) {
   }
 }
 
-onmessage = (e) => {
+self.onmessage = (e) => {
   if (e.data?.type !== 'run') return;
   run(e.data.params).catch((err) => postMessage({ type: 'error', message: err.message }));
 };

@@ -7,17 +7,28 @@ let result = null;
 function readParams() {
   const int = (id, lo, hi) => {
     const v = Number($(id).value);
-    if (!Number.isInteger(v) || v < lo || v > hi) throw new RangeError(`${$(id).parentElement.textContent.trim()}: expected an integer in ${lo}..${hi}, got ${$(id).value}`);
+    if (!Number.isInteger(v) || v < lo || v > hi)
+      throw new RangeError(
+        `${$(id).parentElement.textContent.trim()}: expected an integer in ${lo}..${hi}, got ${$(id).value}`,
+      );
     return v;
   };
   const padding = $('p-padding').value === 'same' ? 'same' : Number($('p-padding').value);
   const p = {
-    cin: int('p-cin', 1, 16), cout: int('p-cout', 1, 64), kernel: Number($('p-kernel').value), stride: Number($('p-stride').value),
-    padding, depth: int('p-depth', 1, 32), size: Number($('p-size').value),
+    cin: int('p-cin', 1, 16),
+    cout: int('p-cout', 1, 64),
+    kernel: Number($('p-kernel').value),
+    stride: Number($('p-stride').value),
+    padding,
+    depth: int('p-depth', 1, 32),
+    size: Number($('p-size').value),
   };
   if (padding === 'same' && p.stride !== 1) throw new RangeError("padding 'same' needs stride 1 (as in PyTorch)");
   const extent = (d) => d + 2 * (padding === 'same' ? 0 : padding) - (padding === 'same' ? 0 : p.kernel - 1);
-  if (extent(p.depth) < 1) throw new RangeError(`the kernel (${p.kernel}) is larger than the padded depth (${p.depth}): use more frames or padding`);
+  if (extent(p.depth) < 1)
+    throw new RangeError(
+      `the kernel (${p.kernel}) is larger than the padded depth (${p.depth}): use more frames or padding`,
+    );
   return p;
 }
 
@@ -56,19 +67,26 @@ function renderSlices() {
 
 function showResult(r) {
   result = r;
-  const rows = [['int8 SIMD (qwasm)', r.timings.int8Simd], ['float SIMD (qwasm)', r.timings.floatSimd], ['int8 scalar (qwasm)', r.timings.int8Scalar]];
-  $('p-timings').tBodies[0].replaceChildren(...rows.map(([name, ms]) => {
-    const tr = document.createElement('tr');
-    tr.insertCell().textContent = name;
-    const t = tr.insertCell();
-    t.textContent = ms.toFixed(2);
-    t.dataset.ms = String(ms);
-    tr.insertCell().textContent = (r.macs / (ms * 1e6)).toFixed(1);
-    return tr;
-  }));
-  $('p-diff').textContent = `Output [${r.outShape.join(', ')}], scale ${r.scale.toPrecision(4)}, zero point ${r.zeroPoint}. `
-    + `int8 vs float (quantized with the same qparams): max ${r.diff.max} LSB, mean ${r.diff.mean.toFixed(3)} LSB, `
-    + `${(100 * r.diff.over1).toFixed(2)}% of outputs differ by more than 1 LSB. int8 SIMD is ${(r.timings.floatSimd / r.timings.int8Simd).toFixed(2)}x the float SIMD speed.`;
+  const rows = [
+    ['int8 SIMD (qwasm)', r.timings.int8Simd],
+    ['float SIMD (qwasm)', r.timings.floatSimd],
+    ['int8 scalar (qwasm)', r.timings.int8Scalar],
+  ];
+  $('p-timings').tBodies[0].replaceChildren(
+    ...rows.map(([name, ms]) => {
+      const tr = document.createElement('tr');
+      tr.insertCell().textContent = name;
+      const t = tr.insertCell();
+      t.textContent = ms.toFixed(2);
+      t.dataset.ms = String(ms);
+      tr.insertCell().textContent = (r.macs / (ms * 1e6)).toFixed(1);
+      return tr;
+    }),
+  );
+  $('p-diff').textContent =
+    `Output [${r.outShape.join(', ')}], scale ${r.scale.toPrecision(4)}, zero point ${r.zeroPoint}. ` +
+    `int8 vs float (quantized with the same qparams): max ${r.diff.max} LSB, mean ${r.diff.mean.toFixed(3)} LSB, ` +
+    `${(100 * r.diff.over1).toFixed(2)}% of outputs differ by more than 1 LSB. int8 SIMD is ${(r.timings.floatSimd / r.timings.int8Simd).toFixed(2)}x the float SIMD speed.`;
   $('p-frame').max = String(r.outShape[2] - 1);
   $('p-frame').value = String(Math.min(Number($('p-frame').value), r.outShape[2] - 1));
   $('p-channel').max = String(r.outShape[1] - 1);

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
 // Bundles the package's ES modules into dist/qwasm.cjs, the Node.js build
 // (CommonJS: `require('qwasm')` loads it synchronously; the ESM entry for
 // Node re-exports it). The Emscripten glue stays a separate file beside it.
 import { build } from 'esbuild';
-import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 await build({

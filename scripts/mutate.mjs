@@ -12,11 +12,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const env = { ...process.env, NODE_PATH: `${process.env.NODE_PATH ? `${process.env.NODE_PATH}:` : ''}/usr/share/nodejs` };
+const env = {
+  ...process.env,
+  NODE_PATH: `${process.env.NODE_PATH ? `${process.env.NODE_PATH}:` : ''}/usr/share/nodejs`,
+};
 
 const MUTATIONS = [
   {
-    name: 'rounding: nearbyint -> round in the kernels\' quantize_val',
+    name: "rounding: nearbyint -> round in the kernels' quantize_val",
     file: 'src/kernels/quantize_val.h',
     from: 'const float r = std::nearbyint(scaled_or_zero_for_nan(x, p.inv_scale)) + p.zero_point;',
     to: 'const float r = std::round(scaled_or_zero_for_nan(x, p.inv_scale)) + p.zero_point;',
@@ -75,8 +78,18 @@ function suitesFail() {
   const runs = [
     ['native', 'build/native/qwasm_native_tests', ['--gtest_brief=1']],
     ['wasm', 'node', ['build/wasm/qwasm_wasm_tests.js', '--gtest_brief=1']],
-    ['jest', 'node', ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--selectProjects', 'js',
-      'tests/js/golden', 'tests/js/kernels-vs-reference']],
+    [
+      'jest',
+      'node',
+      [
+        '--experimental-vm-modules',
+        'node_modules/jest/bin/jest.js',
+        '--selectProjects',
+        'js',
+        'tests/js/golden',
+        'tests/js/kernels-vs-reference',
+      ],
+    ],
   ];
   const failed = [];
   for (const [label, cmd, args] of runs) {
@@ -84,7 +97,7 @@ function suitesFail() {
       sh(cmd, args);
     } catch (e) {
       const out = `${e.stdout ?? ''}${e.stderr ?? ''}`;
-      const first = out.split('\n').find((l) => /\[  FAILED  \] \w|● /.test(l)) ?? 'exit code';
+      const first = out.split('\n').find((l) => /\[ {2}FAILED {2}\] \w|● /.test(l)) ?? 'exit code';
       failed.push(`${label}: ${first.trim()}`);
     }
   }
@@ -135,5 +148,7 @@ for (const m of MUTATIONS) {
   }
 }
 build();
-console.log(survivors ? `mutate: ${survivors} mutation(s) survived` : `mutate: all ${MUTATIONS.length} mutations caught`);
+console.log(
+  survivors ? `mutate: ${survivors} mutation(s) survived` : `mutate: all ${MUTATIONS.length} mutations caught`,
+);
 process.exit(survivors ? 1 : 0);

@@ -1,18 +1,26 @@
 #!/usr/bin/env node
+import { createReadStream, statSync } from 'node:fs';
 // Static file server for the demo: serves the repository root so the page loads
 // the package's own files (web/src, dist/) exactly as a web app would.
 // Usage: node scripts/serve.mjs [--port N] (default 8080, or $PORT; 0 = any free port)
 import { createServer } from 'node:http';
-import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml',
-  '.png': 'image/png', '.npy': 'application/octet-stream', '.safetensors': 'application/octet-stream',
-  '.ico': 'image/x-icon', '.map': 'application/json',
+  '.html': 'text/html; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.npy': 'application/octet-stream',
+  '.safetensors': 'application/octet-stream',
+  '.ico': 'image/x-icon',
+  '.map': 'application/json',
 };
 
 export function startServer(port = 8080, host = '127.0.0.1') {
@@ -55,7 +63,7 @@ export function startServer(port = 8080, host = '127.0.0.1') {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const i = process.argv.indexOf('--port');
-  const port = Number(i > 0 ? process.argv[i + 1] : process.env.PORT ?? 8080);
+  const port = Number(i > 0 ? process.argv[i + 1] : (process.env.PORT ?? 8080));
   startServer(port).then(
     (server) => {
       console.log(`qwasm demo: http://localhost:${server.address().port}/demo/`);

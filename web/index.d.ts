@@ -362,7 +362,11 @@ declare class QuantizedConvModule {
 /** Options of fromFloat (PyTorch from_float). */
 export interface FromFloatOptions {
   /** Quantizes the weight; must be qint8. Default PerChannelMinMaxObserver(qint8, per_channel_symmetric, chAxis 0). */
-  weightObserver?: MinMaxObserver | PerChannelMinMaxObserver | MovingAverageMinMaxObserver | MovingAveragePerChannelMinMaxObserver;
+  weightObserver?:
+    | MinMaxObserver
+    | PerChannelMinMaxObserver
+    | MovingAverageMinMaxObserver
+    | MovingAveragePerChannelMinMaxObserver;
   /** A per-tensor observer that saw the float module's outputs during calibration. */
   activationObserver?: MinMaxObserver | MovingAverageMinMaxObserver;
   /** Or the output qparams directly. */
@@ -370,15 +374,28 @@ export interface FromFloatOptions {
   outputZeroPoint?: number;
 }
 
-declare class Conv1dF extends FloatConvModule { constructor(inChannels: number, outChannels: number, kernelSize: number | [number], options?: ConvOptions); }
-declare class Conv2dF extends FloatConvModule { constructor(inChannels: number, outChannels: number, kernelSize: number | [number, number], options?: ConvOptions); }
-declare class Conv3dF extends FloatConvModule { constructor(inChannels: number, outChannels: number, kernelSize: number | [number, number, number], options?: ConvOptions); }
+declare class Conv1dF extends FloatConvModule {
+  constructor(inChannels: number, outChannels: number, kernelSize: number | [number], options?: ConvOptions);
+}
+declare class Conv2dF extends FloatConvModule {
+  constructor(inChannels: number, outChannels: number, kernelSize: number | [number, number], options?: ConvOptions);
+}
+declare class Conv3dF extends FloatConvModule {
+  constructor(
+    inChannels: number,
+    outChannels: number,
+    kernelSize: number | [number, number, number],
+    options?: ConvOptions,
+  );
+}
 declare class LinearF extends FloatConvModule {
   constructor(inFeatures: number, outFeatures: number, options?: { bias?: boolean });
   readonly inFeatures: number;
   readonly outFeatures: number;
 }
-declare class ReLUF { forward(x: Tensor): Tensor; }
+declare class ReLUF {
+  forward(x: Tensor): Tensor;
+}
 
 /** A fused float module: the wrapped conv / linear then ReLU, in one kernel pass. */
 declare class Fused<M extends FloatConvModule> {
@@ -454,3 +471,7 @@ export declare namespace io {
   /** .safetensors. */
   function loadSafetensors(bytes: ArrayBuffer | Uint8Array): SafetensorsFile;
 }
+
+// In a declaration file every top-level declaration is exported unless the
+// file says export {}: only what is marked export above is public.
+export {};

@@ -53,9 +53,8 @@ using QConvFn = void (*)(size_t mr, size_t nc, size_t nseg, size_t kblocks, cons
 
 // Depthwise: one output pixel, `channels` (a multiple of cr) channels of which
 // `valid` are stored; w is [ntaps][channels].
-using QDwConvFn = void (*)(size_t channels, size_t valid, size_t ntaps, const int16_t* a,
-                           const ptrdiff_t* tap_offsets, const int16_t* w, uint8_t* c, size_t c_stride,
-                           const ConvRequantParams* params);
+using QDwConvFn = void (*)(size_t channels, size_t valid, size_t ntaps, const int16_t* a, const ptrdiff_t* tap_offsets,
+                           const int16_t* w, uint8_t* c, size_t c_stride, const ConvRequantParams* params);
 
 // Float: mr pixels x nc <= nr channels; w is [segment][k][nr]; bias[nr]; relu clamps at 0.
 using FConvFn = void (*)(size_t mr, size_t nc, size_t nseg, size_t seg_len, const float* const* a,
@@ -83,20 +82,18 @@ struct FConvKernel {
   FConvFn fn;
 };
 
-#define QWASM_QCONV(name, isa, mr, nr, kr)                                                                 \
-  void name(size_t mr_, size_t nc, size_t nseg, size_t kblocks, const int16_t* const* a,                   \
-            const ptrdiff_t* seg_offsets, const int16_t* w, uint8_t* const* c, size_t c_stride,             \
-            const ConvRequantParams* params);
-#define QWASM_QDWCONV(name, isa, cr)                                                                      \
-  void name(size_t channels, size_t valid, size_t ntaps, const int16_t* a, const ptrdiff_t* tap_offsets,  \
+#define QWASM_QCONV(name, isa, mr, nr, kr)                                                                             \
+  void name(size_t mr_, size_t nc, size_t nseg, size_t kblocks, const int16_t* const* a, const ptrdiff_t* seg_offsets, \
+            const int16_t* w, uint8_t* const* c, size_t c_stride, const ConvRequantParams* params);
+#define QWASM_QDWCONV(name, isa, cr)                                                                     \
+  void name(size_t channels, size_t valid, size_t ntaps, const int16_t* a, const ptrdiff_t* tap_offsets, \
             const int16_t* w, uint8_t* c, size_t c_stride, const ConvRequantParams* params);
-#define QWASM_FCONV(name, isa, mr, nr)                                                                    \
-  void name(size_t mr_, size_t nc, size_t nseg, size_t seg_len, const float* const* a,                    \
-            const ptrdiff_t* seg_offsets, const float* w, const float* bias, float* const* c, size_t c_stride, \
-            bool relu);
+#define QWASM_FCONV(name, isa, mr, nr)                                                                               \
+  void name(size_t mr_, size_t nc, size_t nseg, size_t seg_len, const float* const* a, const ptrdiff_t* seg_offsets, \
+            const float* w, const float* bias, float* const* c, size_t c_stride, bool relu);
+#include "kernels/fconv.inc"
 #include "kernels/qconv.inc"
 #include "kernels/qdwconv.inc"
-#include "kernels/fconv.inc"
 #undef QWASM_QCONV
 #undef QWASM_QDWCONV
 #undef QWASM_FCONV

@@ -17,15 +17,13 @@ struct QuantizeParams {
 };
 
 // Integer zero point: q = clamp(nearbyint(x * inv) + zp, qmin, qmax).
-inline QuantizeParams quantize_params_init(double scale, int32_t zero_point, int32_t qmin,
-                                           int32_t qmax) {
+inline QuantizeParams quantize_params_init(double scale, int32_t zero_point, int32_t qmin, int32_t qmax) {
   return {1.0f / static_cast<float>(scale), static_cast<float>(zero_point), qmin, qmax};
 }
 
 // Float zero point: q = clamp(lrintf(x * inv + zp), qmin, qmax); a zero scale
 // means inv = 1 (PyTorch's guard).
-inline QuantizeParams quantize_float_qparams_init(float scale, float zero_point, int32_t qmin,
-                                                  int32_t qmax) {
+inline QuantizeParams quantize_float_qparams_init(float scale, float zero_point, int32_t qmin, int32_t qmax) {
   return {scale == 0.0f ? 1.0f : 1.0f / scale, zero_point, qmin, qmax};
 }
 
@@ -34,7 +32,7 @@ inline QuantizeParams quantize_float_qparams_init(float scale, float zero_point,
 //   per channel:       y = (float)((double)((float)q - (float)zp) * scale)
 //   float qparams:     y = ((float)q - zp) * scale           (all float32)
 struct DequantizeParams {
-  double scale;      // per channel keeps the double; the others read it as float
+  double scale;  // per channel keeps the double; the others read it as float
   float scale_f;
   int32_t zero_point;
   float zero_point_f;

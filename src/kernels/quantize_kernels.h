@@ -32,8 +32,8 @@ using DequantizeFn = void (*)(size_t n, const void* q, float* y, const Dequantiz
 // kernels. Dequantize rows compute ((float)q - zp) * scale in float32, which
 // is the float-qparams formula and, for float32-valued scales, exactly the
 // per-channel one (see qtensor.cpp).
-using QuantizeRowFn = void (*)(size_t n, const float* x, void* y, const float* inv_scales,
-                               const float* zero_points, int32_t qmin, int32_t qmax);
+using QuantizeRowFn = void (*)(size_t n, const float* x, void* y, const float* inv_scales, const float* zero_points,
+                               int32_t qmin, int32_t qmax);
 using DequantizeRowFn = void (*)(size_t n, const void* q, float* y, const float* scales, const float* zero_points);
 
 struct QuantizeKernel {
@@ -76,13 +76,13 @@ struct DequantizeRowKernel {
   void name(size_t n, const float* x, void* y, const QuantizeParams* params);
 #define QWASM_DEQUANTIZE(name, isa, storage, mode, block) \
   void name(size_t n, const void* q, float* y, const DequantizeParams* params);
-#define QWASM_QUANTIZE_ROW(name, isa, storage, mode, block)                                              \
+#define QWASM_QUANTIZE_ROW(name, isa, storage, mode, block)                                                     \
   void name(size_t n, const float* x, void* y, const float* inv_scales, const float* zero_points, int32_t qmin, \
             int32_t qmax);
 #define QWASM_DEQUANTIZE_ROW(name, isa, storage, block) \
   void name(size_t n, const void* q, float* y, const float* scales, const float* zero_points);
-#include "kernels/quantize.inc"
 #include "kernels/dequantize.inc"
+#include "kernels/quantize.inc"
 #include "kernels/quantize_row.inc"
 #undef QWASM_QUANTIZE
 #undef QWASM_DEQUANTIZE

@@ -44,8 +44,7 @@ inline float dequantize_val_per_tensor(int32_t q, const DequantizeParams& p) {
 }
 
 inline float dequantize_val_per_channel(int32_t q, const DequantizeParams& p) {
-  return static_cast<float>(
-      static_cast<double>(static_cast<float>(q) - p.zero_point_f) * p.scale);
+  return static_cast<float>(static_cast<double>(static_cast<float>(q) - p.zero_point_f) * p.scale);
 }
 
 inline float dequantize_val_float_qparams(int32_t q, const DequantizeParams& p) {

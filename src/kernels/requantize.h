@@ -17,9 +17,8 @@ namespace kernels {
 inline uint8_t requantize(int32_t acc, float bias_div, float multiplier, const ConvRequantParams& p) {
   const float f = static_cast<float>(acc) + bias_div;
   const float r = std::nearbyint(f * multiplier);
-  return static_cast<uint8_t>(
-      clamp_rounded(r, p.output_min - p.output_zero_point, p.output_max - p.output_zero_point) +
-      p.output_zero_point);
+  return static_cast<uint8_t>(clamp_rounded(r, p.output_min - p.output_zero_point, p.output_max - p.output_zero_point) +
+                              p.output_zero_point);
 }
 
 // Float ReLU that keeps -0.0 and NaN as they are, so that every float kernel

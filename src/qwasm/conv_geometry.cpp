@@ -27,12 +27,12 @@ Status validate_geometry(const ConvGeometry& g) {
   const bool linear = g.spatial_dims == 0;
   const char* in_name = linear ? "inFeatures" : "inChannels";
   const char* out_name = linear ? "outFeatures" : "outChannels";
-  for (const auto& [name, v] : {std::pair<const char*, int64_t>{in_name, g.in_channels}, {out_name, g.out_channels},
-                                {"groups", g.groups}}) {
+  for (const auto& [name, v] :
+       {std::pair<const char*, int64_t>{in_name, g.in_channels}, {out_name, g.out_channels}, {"groups", g.groups}}) {
     if (v < 1) return Status::RangeError(std::string(name) + " must be >= 1, got " + std::to_string(v));
     if (v > kMaxGeometryValue) {
-      return Status::RangeError(std::string(name) + " must be at most " + std::to_string(kMaxGeometryValue) +
-                                ", got " + std::to_string(v));
+      return Status::RangeError(std::string(name) + " must be at most " + std::to_string(kMaxGeometryValue) + ", got " +
+                                std::to_string(v));
     }
   }
   if (g.in_channels % g.groups != 0) {
@@ -49,17 +49,20 @@ Status validate_geometry(const ConvGeometry& g) {
   // the module's weight shape leaves them out.
   for (int d = 0; d < 3 - dims; ++d) {
     if (g.kernel[d] != 1 || g.stride[d] != 1 || g.dilation[d] != 1 || g.pad_begin[d] != 0 || g.pad_end[d] != 0) {
-      return Status::RangeError("a " + std::to_string(dims) + "-d geometry must have kernel, stride and dilation 1 "
-                                "and no padding in its first " + std::to_string(3 - dims) + " dimension(s)");
+      return Status::RangeError("a " + std::to_string(dims) +
+                                "-d geometry must have kernel, stride and dilation 1 "
+                                "and no padding in its first " +
+                                std::to_string(3 - dims) + " dimension(s)");
     }
   }
-  if (dims == 0 && g.groups != 1) return Status::RangeError("a linear layer has groups 1, got " + std::to_string(g.groups));
-  for (const auto& [name, t, lo] : {std::tuple<const char*, const std::array<int64_t, 3>*, int64_t>{
-                                        "kernelSize", &g.kernel, 1},
-                                    {"stride", &g.stride, 1},
-                                    {"dilation", &g.dilation, 1},
-                                    {"padding", &g.pad_begin, 0},
-                                    {"padding", &g.pad_end, 0}}) {
+  if (dims == 0 && g.groups != 1)
+    return Status::RangeError("a linear layer has groups 1, got " + std::to_string(g.groups));
+  for (const auto& [name, t, lo] :
+       {std::tuple<const char*, const std::array<int64_t, 3>*, int64_t>{"kernelSize", &g.kernel, 1},
+        {"stride", &g.stride, 1},
+        {"dilation", &g.dilation, 1},
+        {"padding", &g.pad_begin, 0},
+        {"padding", &g.pad_end, 0}}) {
     for (int d = 0; d < 3; ++d) {
       if ((*t)[d] < lo) {
         return Status::RangeError(std::string(name) + " must be >= " + std::to_string(lo) + ", got " +

@@ -90,8 +90,7 @@ inline CheckedSize padded_buffer_elements(const Spatial& s, int64_t slots, int64
 
 // Where each segment starts relative to a pixel's first value. Every offset
 // fits ptrdiff_t: the buffer it indexes holds fewer than 2^31 bytes.
-inline Status segment_offsets(const ConvGeometry& g, const Reduction& r, const Spatial& s,
-                              Buffer<ptrdiff_t>* offsets) {
+inline Status segment_offsets(const ConvGeometry& g, const Reduction& r, const Spatial& s, Buffer<ptrdiff_t>* offsets) {
   QWASM_RETURN_IF_ERROR(offsets->allocate(r.nseg, "the conv's segment offsets", false));
   for (int64_t seg = 0; seg < r.nseg; ++seg) {
     int64_t kd, kh, kw, c;

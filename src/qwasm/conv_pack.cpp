@@ -169,9 +169,9 @@ Status pack_fconv(const ConvGeometry& g, const float* weight, int64_t weight_cou
   const CheckedSize want =
       CheckedSize(g.out_channels) * (g.in_channels / g.groups) * g.kernel[0] * g.kernel[1] * g.kernel[2];
   if (!want.ok() || want.value() != weight_count) {
-    return Status::RangeError("weight must have " + (want.ok() ? std::to_string(want.value()) : std::string("over 2^63")) +
-                              " elements (outChannels x inChannels / groups x kernel), got " +
-                              std::to_string(weight_count));
+    return Status::RangeError(
+        "weight must have " + (want.ok() ? std::to_string(want.value()) : std::string("over 2^63")) +
+        " elements (outChannels x inChannels / groups x kernel), got " + std::to_string(weight_count));
   }
   for (int64_t i = 0; i < weight_count; ++i) {
     if (!std::isfinite(weight[i])) {

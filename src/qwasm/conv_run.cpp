@@ -55,8 +55,8 @@ const QConvLayout* packed_for(const PackedQConv& pw, size_t nr, size_t kr, Statu
 // tile(mr, nc, a, c, c_stride, group, block, first_output_channel). Outputs are
 // NCDHW planes, or channels-last rows for a linear layer.
 template <typename Buf, typename Out, typename Fill, typename Tile>
-void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, int64_t batch, size_t mr_max,
-                   size_t nr, const Buf* base, bool channels_last, Out* y, Fill fill, Tile tile) {
+void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, int64_t batch, size_t mr_max, size_t nr,
+                   const Buf* base, bool channels_last, Out* y, Fill fill, Tile tile) {
   assert(mr_max >= 1 && mr_max <= kMaxMR);
   const int64_t plane = s.padded_size() * r.cg;
   const int64_t out_size = s.out_size();
@@ -71,7 +71,8 @@ void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, 
         for (size_t m = 0; m < mr; ++m) a[m] = planes + pixel_offset(g, s, p0 + static_cast<int64_t>(m), r.cg);
         for (int64_t b = 0; b < r.blocks; ++b) {
           const int64_t oc0 = grp * r.og + b * static_cast<int64_t>(nr);
-          const size_t nc = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(nr), r.og - b * static_cast<int64_t>(nr)));
+          const size_t nc =
+              static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(nr), r.og - b * static_cast<int64_t>(nr)));
           for (size_t m = 0; m < mr; ++m) {
             const int64_t p = p0 + static_cast<int64_t>(m);
             c[m] = channels_last ? y + (n * out_size + p) * g.out_channels + oc0
@@ -101,12 +102,14 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
   Buffer<ptrdiff_t> offsets;
   QWASM_RETURN_IF_ERROR(segment_offsets(g, r, s, &offsets));
   const double zp_d = static_cast<double>(out_zp);
-  QWASM_RETURN_IF_ERROR(make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
+  QWASM_RETURN_IF_ERROR(
+      make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
   Buffer<float> bias_div, multiplier;
   QWASM_RETURN_IF_ERROR(requant_constants(pw, static_cast<float>(input.q_scale()), static_cast<float>(out_scale), k->nr,
                                           &bias_div, &multiplier));
   if (info) {
-    info->scratch_bytes = buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + offsets.size() * sizeof(ptrdiff_t);
+    info->scratch_bytes =
+        buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + offsets.size() * sizeof(ptrdiff_t);
     info->kernel = k->name;
   }
   kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
@@ -137,8 +140,7 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
 }
 
 Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& out_shape, const Spatial& s,
-                      double out_scale, int64_t out_zp, bool relu, kernels::Isa isa, QTensor* out,
-                      ConvRunInfo* info) {
+                      double out_scale, int64_t out_zp, bool relu, kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
   const ConvGeometry& g = pw.geometry;
   const kernels::QDwConvKernel* k = kernels::find_qdwconv(isa);
   Status st;
@@ -151,7 +153,8 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
   Buffer<ptrdiff_t> taps;
   QWASM_RETURN_IF_ERROR(taps.allocate(ntaps, "the conv's tap offsets", false));
   const double zp_d = static_cast<double>(out_zp);
-  QWASM_RETURN_IF_ERROR(make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
+  QWASM_RETURN_IF_ERROR(
+      make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
   Buffer<float> bias_div, multiplier;
   QWASM_RETURN_IF_ERROR(requant_constants(pw, static_cast<float>(input.q_scale()), static_cast<float>(out_scale), k->cr,
                                           &bias_div, &multiplier));
@@ -159,10 +162,11 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
   for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
     for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
       for (int64_t kw = 0; kw < g.kernel[2]; ++kw)
-        taps[t++] =
-            static_cast<ptrdiff_t>(((kd * g.dilation[0] * s.Hp + kh * g.dilation[1]) * s.Wp + kw * g.dilation[2]) * cpad);
+        taps[t++] = static_cast<ptrdiff_t>(
+            ((kd * g.dilation[0] * s.Hp + kh * g.dilation[1]) * s.Wp + kw * g.dilation[2]) * cpad);
   if (info) {
-    info->scratch_bytes = buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + taps.size() * sizeof(ptrdiff_t);
+    info->scratch_bytes =
+        buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + taps.size() * sizeof(ptrdiff_t);
     info->kernel = k->name;
   }
   const kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
@@ -211,7 +215,8 @@ Status run_fgeneric(const PackedFConv& pw, const float* x, const Spatial& s, int
       [&](int64_t n) {
         if (channels_last) return;
         if (n > 0) buffer.fill(0.0f);
-        to_padded_channels_last(x + n * in_item, g.in_channels, r.cg, r.cg, g, s, buffer.data(), [](float v) { return v; });
+        to_padded_channels_last(x + n * in_item, g.in_channels, r.cg, r.cg, g, s, buffer.data(),
+                                [](float v) { return v; });
       },
       [&](size_t mr, size_t nc, const float* const* a, float* const* c, size_t c_stride, int64_t grp, int64_t b,
           int64_t oc0) {
@@ -255,8 +260,8 @@ Status fconv3d(const PackedFConv& pw, const float* x, const Shape& input_shape, 
   QWASM_RETURN_IF_ERROR(conv_output_shape(g, input_shape, output_shape));
   int64_t numel = 0;
   QWASM_RETURN_IF_ERROR(validate_shape(*output_shape, &numel));
-  return run_fgeneric(pw, x, spatial_of(g, input_shape, *output_shape), input_shape[0], false, relu, isa, output,
-                      numel, info);
+  return run_fgeneric(pw, x, spatial_of(g, input_shape, *output_shape), input_shape[0], false, relu, isa, output, numel,
+                      info);
 }
 
 Status flinear(const PackedFConv& pw, const float* x, const Shape& input_shape, bool relu, kernels::Isa isa,

@@ -12,10 +12,18 @@ Status observer_range(DType dtype, bool reduce_range, bool has_custom, int64_t q
                       ObserverRange* out) {
   if (!has_custom) {
     switch (dtype) {
-      case DType::kQInt8: *out = reduce_range ? ObserverRange{-64, 63, false} : ObserverRange{-128, 127, false}; break;
-      case DType::kQUInt8: *out = reduce_range ? ObserverRange{0, 127, false} : ObserverRange{0, 255, false}; break;
-      case DType::kQInt32: *out = {INT32_MIN, INT32_MAX, false}; break;
-      case DType::kQUInt4x2: *out = {0, 15, false}; break;
+      case DType::kQInt8:
+        *out = reduce_range ? ObserverRange{-64, 63, false} : ObserverRange{-128, 127, false};
+        break;
+      case DType::kQUInt8:
+        *out = reduce_range ? ObserverRange{0, 127, false} : ObserverRange{0, 255, false};
+        break;
+      case DType::kQInt32:
+        *out = {INT32_MIN, INT32_MAX, false};
+        break;
+      case DType::kQUInt4x2:
+        *out = {0, 15, false};
+        break;
     }
     return Status::Ok();
   }
@@ -54,8 +62,9 @@ Status validate_observer_scheme(DType dtype, QScheme qscheme, bool reduce_range,
                               qscheme == QScheme::kPerChannelAffineFloatQParams;
   if (per_channel != channel_scheme) {
     return Status::RangeError(std::string(per_channel ? "a per-channel" : "a per-tensor") + " observer takes qscheme " +
-                              (per_channel ? "per_channel_affine, per_channel_symmetric or per_channel_affine_float_qparams"
-                                           : "per_tensor_affine or per_tensor_symmetric") +
+                              (per_channel
+                                   ? "per_channel_affine, per_channel_symmetric or per_channel_affine_float_qparams"
+                                   : "per_tensor_affine or per_tensor_symmetric") +
                               ", got " + qscheme_name(qscheme));
   }
   const bool symmetric = qscheme == QScheme::kPerTensorSymmetric || qscheme == QScheme::kPerChannelSymmetric;
@@ -74,10 +83,9 @@ Status observed_channels(const Shape& shape, bool per_channel, int64_t axis, int
   }
   const int64_t rank = static_cast<int64_t>(shape.size());
   if (axis < -rank || axis >= rank) {
-    return Status::RangeError("chAxis " + std::to_string(axis) + " is out of range for a tensor of rank " +
-                              std::to_string(rank) +
-                              (rank ? " (expected " + std::to_string(-rank) + ".." + std::to_string(rank - 1) + ")"
-                                    : ""));
+    return Status::RangeError(
+        "chAxis " + std::to_string(axis) + " is out of range for a tensor of rank " + std::to_string(rank) +
+        (rank ? " (expected " + std::to_string(-rank) + ".." + std::to_string(rank - 1) + ")" : ""));
   }
   *channels = shape[axis < 0 ? axis + rank : axis];
   return Status::Ok();

@@ -19,9 +19,12 @@ using kernels::Storage;
 
 Storage storage_of(DType dtype) {
   switch (dtype) {
-    case DType::kQInt8: return Storage::kS8;
-    case DType::kQInt32: return Storage::kS32;
-    default: return Storage::kU8;  // quint8, and quint4x2 before packing
+    case DType::kQInt8:
+      return Storage::kS8;
+    case DType::kQInt32:
+      return Storage::kS32;
+    default:
+      return Storage::kU8;  // quint8, and quint4x2 before packing
   }
 }
 
@@ -92,7 +95,6 @@ void pack_nibbles(const uint8_t* values, int64_t n, uint8_t* packed) {
 }
 
 size_t element_size(Storage s) { return s == Storage::kS32 ? 4 : 1; }
-
 
 // Runs shorter than this use the row kernels (per-element qparams).
 constexpr int64_t kShortRun = 16;
@@ -169,15 +171,13 @@ Status quantize_into(const float* x, Isa isa, QTensor* q) {
   uint8_t* dst = packed ? unpacked.data() : q->mutable_data();
   const size_t esize = element_size(storage);
   const ChannelLayout l = q->qscheme() == QScheme::kPerTensorAffine ? ChannelLayout{1, 1, q->numel()}
-                                                                     : channel_layout(q->shape(), q->axis());
+                                                                    : channel_layout(q->shape(), q->axis());
   auto params_of = [&](int64_t c) {
-    return float_zp ? kernels::quantize_float_qparams_init(static_cast<float>(q->scales()[c]),
-                                                           static_cast<float>(q->zero_points()[c]),
-                                                           static_cast<int32_t>(range.qmin),
-                                                           static_cast<int32_t>(range.qmax))
+    return float_zp ? kernels::quantize_float_qparams_init(
+                          static_cast<float>(q->scales()[c]), static_cast<float>(q->zero_points()[c]),
+                          static_cast<int32_t>(range.qmin), static_cast<int32_t>(range.qmax))
                     : kernels::quantize_params_init(q->scales()[c], static_cast<int32_t>(q->zero_points()[c]),
-                                                    static_cast<int32_t>(range.qmin),
-                                                    static_cast<int32_t>(range.qmax));
+                                                    static_cast<int32_t>(range.qmin), static_cast<int32_t>(range.qmax));
   };
   if (l.inner < kShortRun && l.channels > 1) {
     // The channel axis is (nearly) innermost: give every element its own qparams.
@@ -219,9 +219,8 @@ Status copy_storage(const uint8_t* bytes, size_t nbytes, QTensor* out) {
 
 Status check_byte_count(size_t nbytes, CheckedSize want, DType dtype, int64_t numel) {
   if (static_cast<int64_t>(nbytes) == want.value()) return Status::Ok();
-  return Status::RangeError(std::string("expected ") + std::to_string(want.value()) + " bytes of " +
-                            dtype_name(dtype) + " data for " + std::to_string(numel) + " elements, got " +
-                            std::to_string(nbytes));
+  return Status::RangeError(std::string("expected ") + std::to_string(want.value()) + " bytes of " + dtype_name(dtype) +
+                            " data for " + std::to_string(numel) + " elements, got " + std::to_string(nbytes));
 }
 
 }  // namespace
@@ -300,8 +299,7 @@ Status view_as(const QTensor& q, const Shape& shape, int64_t axis, QTensor* out)
     }
     const ChannelLayout a = channel_layout(q.shape(), q.axis()), b = channel_layout(shape, axis);
     if (a.outer != b.outer || a.channels != b.channels || a.inner != b.inner) {
-      return Status::RangeError("this view would move elements to other channels of axis " +
-                                std::to_string(q.axis()));
+      return Status::RangeError("this view would move elements to other channels of axis " + std::to_string(q.axis()));
     }
   }
   *out = q;
@@ -352,7 +350,7 @@ Status dequantize(const QTensor& q, Isa isa, float* y) { return dequantize_range
 Status dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, float* y) {
   assert(0 <= begin && begin <= end && end <= q.numel());
   const Storage storage = storage_of(q.dtype());
-  const DequantizeMode mode = q.qscheme() == QScheme::kPerTensorAffine   ? DequantizeMode::kPerTensor
+  const DequantizeMode mode = q.qscheme() == QScheme::kPerTensorAffine    ? DequantizeMode::kPerTensor
                               : q.qscheme() == QScheme::kPerChannelAffine ? DequantizeMode::kPerChannel
                                                                           : DequantizeMode::kFloatQParams;
   const auto fn = kernels::find_dequantize(isa, storage, mode)->fn;
@@ -374,8 +372,8 @@ Status dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, f
     src_origin = begin;
   }
   const size_t esize = element_size(storage);
-  const ChannelLayout l = mode == DequantizeMode::kPerTensor ? ChannelLayout{1, 1, q.numel()}
-                                                             : channel_layout(q.shape(), q.axis());
+  const ChannelLayout l =
+      mode == DequantizeMode::kPerTensor ? ChannelLayout{1, 1, q.numel()} : channel_layout(q.shape(), q.axis());
   if (l.inner == 0 || begin == end) return Status::Ok();
   // The row kernels multiply in float: exact for float qparams, and for per
   // channel when every scale is a float32 value (see fast_fn above).

@@ -22,9 +22,9 @@ using Shape = std::vector<int64_t>;
 
 // Scales and zero points: one entry per tensor, or one per channel.
 struct QParams {
-  Buffer<double> scales;        // as PyTorch keeps them (float32 values for float qparams)
-  Buffer<double> zero_points;   // integers, or float32 values for float qparams
-  Buffer<float> scales_f32;     // the same, rounded to float32, for the float kernels
+  Buffer<double> scales;       // as PyTorch keeps them (float32 values for float qparams)
+  Buffer<double> zero_points;  // integers, or float32 values for float qparams
+  Buffer<float> scales_f32;    // the same, rounded to float32, for the float kernels
   Buffer<float> zero_points_f32;
   // True when every scale is a float32 value (always so for scales made by
   // observers, and for float qparams): dequantizing may then multiply in float.

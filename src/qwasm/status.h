@@ -25,10 +25,10 @@ struct Status {
 };
 
 // Propagates a failed Status to the caller.
-#define QWASM_RETURN_IF_ERROR(expr)        \
-  do {                                     \
-    ::qwasm::Status status_ = (expr);      \
-    if (!status_.ok()) return status_;     \
+#define QWASM_RETURN_IF_ERROR(expr)    \
+  do {                                 \
+    ::qwasm::Status status_ = (expr);  \
+    if (!status_.ok()) return status_; \
   } while (0)
 
 }  // namespace qwasm

@@ -3,20 +3,25 @@
 // bars; what it shows equals what the API computes in Node for the same
 // tensor; .npy and .safetensors files load through the file input; a malformed
 // file shows an error; the ConvReLU3d playground runs and shows its timings.
-import { jest } from '@jest/globals';
-import { writeFileSync, mkdtempSync } from 'node:fs';
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as qwasm from '../../web/src/index.node.mjs';
+import { jest } from '@jest/globals';
 import { PRESETS } from '../../demo/presets.mjs';
 import { channelErrors } from '../../demo/stats.mjs';
+import * as qwasm from '../../web/src/index.node.mjs';
 import { OUTPUT_DIR, openBrowser } from './browser.mjs';
 
 jest.setTimeout(90_000);
 
 const fixture = (name) => fileURLToPath(new URL(`../golden/fixtures/${name}`, import.meta.url));
-const SCHEMES = { symmetric: ['per_channel_symmetric', 'per_tensor_symmetric'], affine: ['per_channel_affine', 'per_tensor_affine'], float_qparams: ['per_channel_affine_float_qparams', 'per_tensor_affine'] };
+const SCHEMES = {
+  symmetric: ['per_channel_symmetric', 'per_tensor_symmetric'],
+  affine: ['per_channel_affine', 'per_tensor_affine'],
+  float_qparams: ['per_channel_affine_float_qparams', 'per_tensor_affine'],
+};
 
 let env;
 let page;
@@ -48,7 +53,9 @@ afterAll(async () => {
 async function shown() {
   return page.evaluate(() => {
     const { charts } = window.qwasmDemo;
-    const rows = [...document.querySelectorAll('#values tbody tr')].map((r) => [...r.cells].map((c) => Number(c.dataset.value)));
+    const rows = [...document.querySelectorAll('#values tbody tr')].map((r) =>
+      [...r.cells].map((c) => Number(c.dataset.value)),
+    );
     return {
       bars: charts.scales.data.datasets[0].data.length,
       scales: charts.scales.data.datasets[0].data,
@@ -112,21 +119,26 @@ test.each([
   ['outlierChannels', 0, 'qint8', 'symmetric', false],
   ['conv3dWeight', 0, 'quint8', 'float_qparams', false],
   ['conv3dWeight', 1, 'qint8', 'affine', true],
-])('%s axis %d %s %s reduceRange=%s: the page shows what the API computes', async (preset, axis, dtype, kind, reduceRange) => {
-  await choose({ preset, axis, dtype, kind, reduceRange });
-  const got = await shown();
-  const want = expected(PRESETS[preset].make(), axis, dtype, kind, reduceRange);
-  expect(got.error).toBe('');
-  expect(got.scales).toEqual(want.scales);
-  expect(got.zeroPoints).toEqual(want.zeroPoints);
-  // SQNR goes through Math.log10, whose last bit may differ between Chromium's
-  // and Node's V8: equal to 1e-12 relative (the quantized values are exact).
-  for (const key of ['sqnrPerChannel', 'sqnrPerTensor']) {
-    expect(got[key].length).toBe(want[key].length);
-    got[key].forEach((v, c) => expect([c, Math.abs(v - want[key][c]) <= 1e-12 * Math.abs(want[key][c])]).toEqual([c, true]));
-  }
-  expect(problems).toEqual([]);
-});
+])(
+  '%s axis %d %s %s reduceRange=%s: the page shows what the API computes',
+  async (preset, axis, dtype, kind, reduceRange) => {
+    await choose({ preset, axis, dtype, kind, reduceRange });
+    const got = await shown();
+    const want = expected(PRESETS[preset].make(), axis, dtype, kind, reduceRange);
+    expect(got.error).toBe('');
+    expect(got.scales).toEqual(want.scales);
+    expect(got.zeroPoints).toEqual(want.zeroPoints);
+    // SQNR goes through Math.log10, whose last bit may differ between Chromium's
+    // and Node's V8: equal to 1e-12 relative (the quantized values are exact).
+    for (const key of ['sqnrPerChannel', 'sqnrPerTensor']) {
+      expect(got[key].length).toBe(want[key].length);
+      got[key].forEach((v, c) => {
+        expect([c, Math.abs(v - want[key][c]) <= 1e-12 * Math.abs(want[key][c])]).toEqual([c, true]);
+      });
+    }
+    expect(problems).toEqual([]);
+  },
+);
 
 test('an invalid combination shows the error in the page and the page recovers', async () => {
   await choose({ preset: 'conv3dWeight', axis: 0, dtype: 'quint8', kind: 'symmetric', reduceRange: true });
@@ -153,7 +165,9 @@ test('a .safetensors file loads, and each float tensor in it can be picked', asy
   await page.waitForFunction(() => document.getElementById('summary').textContent.includes('model.safetensors'));
   const options = await page.$$eval('#tensor-pick option', (os) => os.map((o) => o.value));
   expect(options.sort()).toEqual(['conv1.bias', 'conv1.weight', 'emb.half', 'fc.weight']);
-  const st = qwasm.io.loadSafetensors(new Uint8Array((await import('node:fs')).readFileSync(fixture('model.safetensors'))));
+  const st = qwasm.io.loadSafetensors(
+    new Uint8Array((await import('node:fs')).readFileSync(fixture('model.safetensors'))),
+  );
   await page.selectOption('#tensor-pick', 'fc.weight');
   await page.selectOption('#axis', '0');
   const got = await shown();
@@ -168,7 +182,9 @@ test('a malformed file shows an error message in the page', async () => {
   writeFileSync(bad, Buffer.from('\x93NUMPY this is not a real header'));
   await page.setInputFiles('#file', bad);
   await page.waitForSelector('#error:not([hidden])');
-  expect(await page.textContent('#error')).toMatch(/Could not load broken\.npy: io\.loadNpy\(bytes\): not a \.npy file/);
+  expect(await page.textContent('#error')).toMatch(
+    /Could not load broken\.npy: io\.loadNpy\(bytes\): not a \.npy file/,
+  );
   const badSt = join(dir, 'broken.safetensors');
   writeFileSync(badSt, Buffer.from([200, 0, 0, 0, 0, 0, 0, 0, 123]));
   await page.setInputFiles('#file', badSt);
@@ -190,7 +206,9 @@ test('the ConvReLU3d playground runs in a worker and shows timings, slices and t
   await page.selectOption('#p-size', '48');
   await page.click('#p-run');
   await page.waitForSelector('#p-status[data-done="1"]', { timeout: 60_000 });
-  const timings = await page.$$eval('#p-timings tbody tr', (rows) => rows.map((r) => [r.cells[0].textContent, Number(r.cells[1].dataset.ms)]));
+  const timings = await page.$$eval('#p-timings tbody tr', (rows) =>
+    rows.map((r) => [r.cells[0].textContent, Number(r.cells[1].dataset.ms)]),
+  );
   expect(timings.map((t) => t[0])).toEqual(['int8 SIMD (qwasm)', 'float SIMD (qwasm)', 'int8 scalar (qwasm)']);
   for (const [, ms] of timings) expect(ms).toBeGreaterThan(0);
   expect(await page.textContent('#p-diff')).toMatch(/max \d+ LSB, mean [\d.]+ LSB/);

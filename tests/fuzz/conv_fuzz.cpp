@@ -67,8 +67,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ws[oc] = static_cast<float>(per_channel ? scales[oc] : scales[0]);
     wz[oc] = static_cast<int32_t>(zps[oc]);
   }
-  ref::QConvArgs args{x.data(), shape, 0.02f, a_zp, w.data(), ws.data(), wz.data(), has_bias ? bias.data() : nullptr,
-                      static_cast<float>(out_scale), out_zp, relu};
+  ref::QConvArgs args{x.data(),
+                      shape,
+                      0.02f,
+                      a_zp,
+                      w.data(),
+                      ws.data(),
+                      wz.data(),
+                      has_bias ? bias.data() : nullptr,
+                      static_cast<float>(out_scale),
+                      out_zp,
+                      relu};
   std::vector<uint8_t> expected(out.nbytes());
   ref::qconv3d(g, args, expected.data());
   if (std::memcmp(expected.data(), out.data(), expected.size()) != 0) {
@@ -81,7 +90,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < nx; ++i) xf[i] = (x[i] - 128) / 64.0f;
   for (size_t i = 0; i < nw; ++i) wf[i] = w[i] / 64.0f;
   PackedFConv fpacked;
-  if (!pack_fconv(g, wf.data(), static_cast<int64_t>(nw), has_bias ? bias.data() : nullptr, g.out_channels, &fpacked).ok()) abort();
+  if (!pack_fconv(g, wf.data(), static_cast<int64_t>(nw), has_bias ? bias.data() : nullptr, g.out_channels, &fpacked)
+           .ok())
+    abort();
   Buffer<float> y;
   Shape y_shape;
   if (!fconv3d(fpacked, xf.data(), shape, relu, kernels::Isa::kScalar, &y, &y_shape).ok()) abort();

@@ -24,15 +24,38 @@ namespace {
 
 // Sizes from tiny to absurd: the edges of int32, uint32 and the 2^31 limits.
 int64_t size_value(qwasm_fuzz::Input& in) {
-  static const int64_t kEdges[] = {0, 1, 2, 3, 7, 8, 9, 255, 256, 32767, 32768, 65535, 65536, 65537,
-                                   (int64_t{1} << 30), (int64_t{1} << 31) - 1, int64_t{1} << 31,
-                                   (int64_t{1} << 32) - 1, int64_t{1} << 32, int64_t{1} << 53, -1,
-                                   INT64_MAX, INT64_MIN};
+  static const int64_t kEdges[] = {0,
+                                   1,
+                                   2,
+                                   3,
+                                   7,
+                                   8,
+                                   9,
+                                   255,
+                                   256,
+                                   32767,
+                                   32768,
+                                   65535,
+                                   65536,
+                                   65537,
+                                   (int64_t{1} << 30),
+                                   (int64_t{1} << 31) - 1,
+                                   int64_t{1} << 31,
+                                   (int64_t{1} << 32) - 1,
+                                   int64_t{1} << 32,
+                                   int64_t{1} << 53,
+                                   -1,
+                                   INT64_MAX,
+                                   INT64_MIN};
   switch (in.byte() % 4) {
-    case 0: return in.range(0, 8);
-    case 1: return kEdges[in.byte() % (sizeof(kEdges) / sizeof(kEdges[0]))];
-    case 2: return in.range(0, 255) * in.range(1, 255) * in.range(1, 255);
-    default: return in.range(1, 4);
+    case 0:
+      return in.range(0, 8);
+    case 1:
+      return kEdges[in.byte() % (sizeof(kEdges) / sizeof(kEdges[0]))];
+    case 2:
+      return in.range(0, 255) * in.range(1, 255) * in.range(1, 255);
+    default:
+      return in.range(1, 4);
   }
 }
 
@@ -87,8 +110,7 @@ void fuzz_observers(qwasm_fuzz::Input& in) {
   const int64_t axis = in.flag() ? size_value(in) : in.range(-6, 5);
   if (observed_channels(shape, true, axis, &channels).ok() && validate_shape(shape, &numel).ok() && numel <= 256 &&
       channels <= 256) {
-    std::vector<float> x(static_cast<size_t>(numel), 0.5f), mins(static_cast<size_t>(channels) + 1),
-        maxs(mins.size());
+    std::vector<float> x(static_cast<size_t>(numel), 0.5f), mins(static_cast<size_t>(channels) + 1), maxs(mins.size());
     check(aminmax(x.data(), shape, true, axis, mins.data(), maxs.data()));
   }
 }
@@ -137,7 +159,8 @@ void fuzz_conv(qwasm_fuzz::Input& in) {
   }
   std::vector<float> bias(static_cast<size_t>(std::min<int64_t>(g.out_channels, 4096)), 0.25f);
   PackedQConv packed;
-  const Status ps = pack_qconv(g, weight, in.flag() ? bias.data() : nullptr, static_cast<int64_t>(bias.size()), &packed);
+  const Status ps =
+      pack_qconv(g, weight, in.flag() ? bias.data() : nullptr, static_cast<int64_t>(bias.size()), &packed);
   check(ps);
   if (!small_weight && ps.ok()) abort();  // a wrong weight shape must be refused
   if (!ps.ok()) return;
@@ -152,7 +175,8 @@ void fuzz_conv(qwasm_fuzz::Input& in) {
   // takes the out-of-memory path at once); skip the rest.
   int64_t out_numel = 0;
   validate_shape(out_shape, &out_numel);
-  const double work = static_cast<double>(out_numel) * static_cast<double>(w_numel) / static_cast<double>(g.out_channels);
+  const double work =
+      static_cast<double>(out_numel) * static_cast<double>(w_numel) / static_cast<double>(g.out_channels);
   double padded = static_cast<double>(g.in_channels) * 2;
   for (int d = 0; d < 3; ++d) padded *= static_cast<double>(x_shape[2 + d] + g.pad_begin[d] + g.pad_end[d]);
   const double cap = 8.0 * (1 << 20);
@@ -186,9 +210,15 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   qwasm_fuzz::Input in(data, size);
   switch (in.byte() % 3) {
-    case 0: fuzz_tensors(in); break;
-    case 1: fuzz_observers(in); break;
-    default: fuzz_conv(in); break;
+    case 0:
+      fuzz_tensors(in);
+      break;
+    case 1:
+      fuzz_observers(in);
+      break;
+    default:
+      fuzz_conv(in);
+      break;
   }
   return 0;
 }

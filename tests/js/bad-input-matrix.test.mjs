@@ -15,7 +15,21 @@ class Boom extends Error {}
 await qwasm.init(); // the table below builds observers
 
 // Values whose reading throws the user's own error.
-const throwingProxy = () => new Proxy({}, { get() { throw new Boom('proxy get'); }, has() { throw new Boom('proxy has'); }, ownKeys() { throw new Boom('proxy keys'); } });
+const throwingProxy = () =>
+  new Proxy(
+    {},
+    {
+      get() {
+        throw new Boom('proxy get');
+      },
+      has() {
+        throw new Boom('proxy has');
+      },
+      ownKeys() {
+        throw new Boom('proxy keys');
+      },
+    },
+  );
 const detached = (Ctor = Float32Array) => {
   const a = new Ctor(4);
   structuredClone(a.buffer, { transfer: [a.buffer] });
@@ -23,51 +37,110 @@ const detached = (Ctor = Float32Array) => {
 };
 const shared = (n) => new Float32Array(new SharedArrayBuffer(n * 4)).fill(0.5);
 class LyingFloat32Array extends Float32Array {
-  get length() { return 1e6; }
-  get byteLength() { return 4e6; }
+  get length() {
+    return 1e6;
+  }
+  get byteLength() {
+    return 4e6;
+  }
 }
 
 // Bad values by the type a position expects. [label, value, expected]; expected
 // is an error class, Boom (the value's own error), or 'ok'.
 const NOT_A_NUMBER = [
-  ['a string', '1', TypeError], ['null', null, TypeError], ['undefined', undefined, TypeError],
-  ['a BigInt', 1n, TypeError], ['a Symbol', Symbol('s'), TypeError], ['an object', {}, TypeError],
-  ['an array', [1], TypeError], ['a boolean', true, TypeError], ['a throwing Proxy', throwingProxy(), TypeError],
+  ['a string', '1', TypeError],
+  ['null', null, TypeError],
+  ['undefined', undefined, TypeError],
+  ['a BigInt', 1n, TypeError],
+  ['a Symbol', Symbol('s'), TypeError],
+  ['an object', {}, TypeError],
+  ['an array', [1], TypeError],
+  ['a boolean', true, TypeError],
+  ['a throwing Proxy', throwingProxy(), TypeError],
 ];
 const SCALE = [
   ...NOT_A_NUMBER,
-  ['NaN', NaN, RangeError], ['Infinity', Infinity, RangeError], ['-Infinity', -Infinity, RangeError],
-  ['0', 0, RangeError], ['-0', -0, RangeError], ['-1', -1, RangeError], ['1e300', 1e300, RangeError],
-  ['1e-300', 1e-300, RangeError], ['0.37', 0.37, 'ok'], ['2^31', 2 ** 31, 'ok'], ['2^53', 2 ** 53, 'ok'],
+  ['NaN', NaN, RangeError],
+  ['Infinity', Infinity, RangeError],
+  ['-Infinity', -Infinity, RangeError],
+  ['0', 0, RangeError],
+  ['-0', -0, RangeError],
+  ['-1', -1, RangeError],
+  ['1e300', 1e300, RangeError],
+  ['1e-300', 1e-300, RangeError],
+  ['0.37', 0.37, 'ok'],
+  ['2^31', 2 ** 31, 'ok'],
+  ['2^53', 2 ** 53, 'ok'],
 ];
 const ZERO_POINT_QUINT8 = [
   ...NOT_A_NUMBER,
-  ['NaN', NaN, TypeError], ['Infinity', Infinity, TypeError], ['-Infinity', -Infinity, TypeError],
-  ['0.5', 0.5, TypeError], ['-0', -0, 'ok'], ['255', 255, 'ok'], ['256', 256, RangeError], ['-1', -1, RangeError],
-  ['2^31', 2 ** 31, RangeError], ['2^32', 2 ** 32, RangeError], ['2^53', 2 ** 53, RangeError], ['1e300', 1e300, RangeError],
+  ['NaN', NaN, TypeError],
+  ['Infinity', Infinity, TypeError],
+  ['-Infinity', -Infinity, TypeError],
+  ['0.5', 0.5, TypeError],
+  ['-0', -0, 'ok'],
+  ['255', 255, 'ok'],
+  ['256', 256, RangeError],
+  ['-1', -1, RangeError],
+  ['2^31', 2 ** 31, RangeError],
+  ['2^32', 2 ** 32, RangeError],
+  ['2^53', 2 ** 53, RangeError],
+  ['1e300', 1e300, RangeError],
 ];
-const INDEX = [ // axis-like integers
+const INDEX = [
+  // axis-like integers
   ...NOT_A_NUMBER,
-  ['NaN', NaN, TypeError], ['Infinity', Infinity, TypeError], ['0.5', 0.5, TypeError], ['-0', -0, 'ok'],
-  ['2^31', 2 ** 31, RangeError], ['2^32', 2 ** 32, RangeError], ['2^53', 2 ** 53, RangeError], ['1e300', 1e300, RangeError],
+  ['NaN', NaN, TypeError],
+  ['Infinity', Infinity, TypeError],
+  ['0.5', 0.5, TypeError],
+  ['-0', -0, 'ok'],
+  ['2^31', 2 ** 31, RangeError],
+  ['2^32', 2 ** 32, RangeError],
+  ['2^53', 2 ** 53, RangeError],
+  ['1e300', 1e300, RangeError],
   ['-1', -1, RangeError],
 ];
-const CHANNELS = [ // inChannels / outChannels
+const CHANNELS = [
+  // inChannels / outChannels
   ...NOT_A_NUMBER.filter(([l]) => l !== 'an array'),
-  ['NaN', NaN, TypeError], ['Infinity', Infinity, TypeError], ['0.5', 0.5, TypeError], ['-0', -0, RangeError],
-  ['0', 0, RangeError], ['-1', -1, RangeError], ['2^31', 2 ** 31, RangeError], ['2^32', 2 ** 32, RangeError],
-  ['2^53', 2 ** 53, RangeError], ['1e300', 1e300, RangeError],
+  ['NaN', NaN, TypeError],
+  ['Infinity', Infinity, TypeError],
+  ['0.5', 0.5, TypeError],
+  ['-0', -0, RangeError],
+  ['0', 0, RangeError],
+  ['-1', -1, RangeError],
+  ['2^31', 2 ** 31, RangeError],
+  ['2^32', 2 ** 32, RangeError],
+  ['2^53', 2 ** 53, RangeError],
+  ['1e300', 1e300, RangeError],
 ];
-const KERNEL_LIKE = [ // kernelSize, stride, dilation (positive integers, or arrays of them)
+const KERNEL_LIKE = [
+  // kernelSize, stride, dilation (positive integers, or arrays of them)
   ...NOT_A_NUMBER.filter(([l]) => l !== 'an array' && l !== 'undefined'),
-  ['NaN', NaN, TypeError], ['0.5', 0.5, TypeError], ['-0', -0, RangeError], ['0', 0, RangeError],
-  ['2^31', 2 ** 31, RangeError], ['2^53', 2 ** 53, RangeError], ['1e300', 1e300, RangeError],
-  ['an array of the wrong length', [1, 1], TypeError], ['an array with a hole', [1, , 1], TypeError], // eslint-disable-line no-sparse-arrays
+  ['NaN', NaN, TypeError],
+  ['0.5', 0.5, TypeError],
+  ['-0', -0, RangeError],
+  ['0', 0, RangeError],
+  ['2^31', 2 ** 31, RangeError],
+  ['2^53', 2 ** 53, RangeError],
+  ['1e300', 1e300, RangeError],
+  ['an array of the wrong length', [1, 1], TypeError],
+  ['an array with a hole', [1, , 1], TypeError], // eslint-disable-line no-sparse-arrays
 ];
-const BOOLEAN = [['a number', 1, TypeError], ['a string', 'true', TypeError], ['null', null, TypeError], ['a Symbol', Symbol('b'), TypeError]];
+const BOOLEAN = [
+  ['a number', 1, TypeError],
+  ['a string', 'true', TypeError],
+  ['null', null, TypeError],
+  ['a Symbol', Symbol('b'), TypeError],
+];
 const DTYPE = [
-  ['an unknown name', 'uint8', TypeError], ["'toString'", 'toString', TypeError], ["'__proto__'", '__proto__', TypeError],
-  ['a number', 0, TypeError], ['null', null, TypeError], ['a Symbol', Symbol('d'), TypeError], ['a String object', new String('quint8'), TypeError], // eslint-disable-line no-new-wrappers
+  ['an unknown name', 'uint8', TypeError],
+  ["'toString'", 'toString', TypeError],
+  ["'__proto__'", '__proto__', TypeError],
+  ['a number', 0, TypeError],
+  ['null', null, TypeError],
+  ['a Symbol', Symbol('d'), TypeError],
+  ['a String object', new String('quint8'), TypeError], // eslint-disable-line no-new-wrappers
 ];
 const FLOAT_TENSOR = [
   ...NOT_A_NUMBER.map(([l, v]) => [l, v, l === 'a throwing Proxy' ? Boom : TypeError]),
@@ -79,29 +152,57 @@ const FLOAT_TENSOR = [
   ['a shape with -0', { data: new Float32Array(0), shape: [-0] }, 'ok'],
   ['a shape with 1e300', { data: new Float32Array(0), shape: [1e300, 0] }, RangeError],
   ['a shape of 65 dims', { data: new Float32Array(1), shape: Array(65).fill(1) }, RangeError],
-  ['a shape getter that throws', { data: new Float32Array(4), get shape() { throw new Boom('shape'); } }, Boom],
-  ['a data getter that throws', { get data() { throw new Boom('data'); }, shape: [4] }, Boom],
+  [
+    'a shape getter that throws',
+    {
+      data: new Float32Array(4),
+      get shape() {
+        throw new Boom('shape');
+      },
+    },
+    Boom,
+  ],
+  [
+    'a data getter that throws',
+    {
+      get data() {
+        throw new Boom('data');
+      },
+      shape: [4],
+    },
+    Boom,
+  ],
   ['a detached buffer', { data: detached(), shape: [4] }, TypeError],
   ['a SharedArrayBuffer', { data: shared(4), shape: [4] }, 'ok'],
   ['a lying subclass', { data: new LyingFloat32Array(4), shape: [4] }, 'ok'],
   ['a BigInt in the shape', { data: new Float32Array(4), shape: [4n] }, TypeError],
 ];
-const NUMBER_LIST = [ // scales
+const NUMBER_LIST = [
+  // scales
   ...NOT_A_NUMBER.filter(([l]) => l !== 'an array').map(([l, v]) => [l, v, TypeError]),
-  ['[NaN, 1]', [NaN, 1], RangeError], ['a list with a hole', [1, , 1], TypeError], // eslint-disable-line no-sparse-arrays
-  ['a list with a string', [1, '2'], TypeError], ['a BigInt64Array', new BigInt64Array(2), TypeError],
-  ['a detached Float32Array', detached(), TypeError], ['too few', [1], RangeError],
+  ['[NaN, 1]', [NaN, 1], RangeError],
+  ['a list with a hole', [1, , 1], TypeError], // eslint-disable-line no-sparse-arrays
+  ['a list with a string', [1, '2'], TypeError],
+  ['a BigInt64Array', new BigInt64Array(2), TypeError],
+  ['a detached Float32Array', detached(), TypeError],
+  ['too few', [1], RangeError],
 ];
 // An option given as undefined is an option not given (the JavaScript convention).
 const asOption = (values) => values.map(([l, v, e]) => [l, v, l === 'undefined' ? 'ok' : e]);
 const OPTIONS_OBJECT = [
-  ['a number', 1, TypeError], ['a string', 's', TypeError], ['null', null, TypeError],
-  ['a throwing Proxy', throwingProxy(), Boom], ['an unknown option', { bogus: 1 }, TypeError],
+  ['a number', 1, TypeError],
+  ['a string', 's', TypeError],
+  ['null', null, TypeError],
+  ['a throwing Proxy', throwingProxy(), Boom],
+  ['an unknown option', { bogus: 1 }, TypeError],
 ];
 
 let fixtures;
 beforeAll(() => {
-  const x = tensor(Float32Array.from({ length: 24 }, (_, i) => i / 5 - 2), [2, 3, 4]);
+  const x = tensor(
+    Float32Array.from({ length: 24 }, (_, i) => i / 5 - 2),
+    [2, 3, 4],
+  );
   const qx5 = qwasm.quantizePerTensor(tensor(new Float32Array(2 * 27).fill(0.5), [1, 2, 3, 3, 3]), 0.1, 3, 'quint8');
   const qconv = new nn.quantized.Conv3d(2, 4, 3, { padding: 1 });
   const fconv = new nn.Conv3d(2, 4, 3, { padding: 1 });
@@ -120,79 +221,403 @@ const dispose = (v) => {
 // Call sites: [name, kinds of each argument position, call(f, args)]; `valid`
 // gives each position's good value, so that one position at a time is bad.
 const SITES = [
-  ['tensor(data, shape)', [[NUMBER_LIST.filter(([l]) => !['too few', '[NaN, 1]'].includes(l)), [1, 2]]],
-    (f, [d]) => tensor(d)],
-  ['quantizePerTensor(x, scale, zeroPoint, dtype)', [[FLOAT_TENSOR, 'x'], [SCALE, 0.1], [ZERO_POINT_QUINT8, 3], [DTYPE, 'quint8']],
-    (f, [x, s, z, d]) => qwasm.quantizePerTensor(x === 'x' ? f.x : x, s, z, d)],
+  [
+    'tensor(data, shape)',
+    [[NUMBER_LIST.filter(([l]) => !['too few', '[NaN, 1]'].includes(l)), [1, 2]]],
+    (f, [d]) => tensor(d),
+  ],
+  [
+    'quantizePerTensor(x, scale, zeroPoint, dtype)',
+    [
+      [FLOAT_TENSOR, 'x'],
+      [SCALE, 0.1],
+      [ZERO_POINT_QUINT8, 3],
+      [DTYPE, 'quint8'],
+    ],
+    (f, [x, s, z, d]) => qwasm.quantizePerTensor(x === 'x' ? f.x : x, s, z, d),
+  ],
   // A tensor other than f.x has a first dimension of 4 (or 3), so three scales
   // on axis 0 can fail on their count: those rows expect that RangeError.
-  ['quantizePerChannel(x, scales, zeroPoints, axis, dtype)', [[FLOAT_TENSOR.filter(([l]) => !l.includes('shape with') || l.includes('hole')).map(([l, v, e]) => [l, v, e === 'ok' ? RangeError : e]), 'x'], [NUMBER_LIST, [0.1, 0.2, 0.3]], [NUMBER_LIST.map(([l, v, e]) => [l, v, l === '[NaN, 1]' ? RangeError : e]), [0, 1, 2]], [INDEX.map(([l, v, e]) => [l, v, l === '-0' ? RangeError : e]), 1], [DTYPE, 'quint8']],
-    (f, [x, s, z, a, d]) => qwasm.quantizePerChannel(x === 'x' ? f.x : x, s, z, a === 1 && x !== 'x' ? 0 : a, d)],
-  ['makePerTensorQuantizedTensor(intTensor, scale, zeroPoint, dtype)', [[[
-    ...NOT_A_NUMBER.map(([l, v]) => [l, v, l === 'a throwing Proxy' ? Boom : TypeError]),
-    ['Float32Array data', { data: new Float32Array(2), shape: [2] }, TypeError],
-    ['too few bytes', { data: new Uint8Array(1), shape: [2] }, RangeError],
-    ['a detached Uint8Array', { data: detached(Uint8Array), shape: [0] }, TypeError],
-    ['a shape getter that throws', { data: new Uint8Array(2), get shape() { throw new Boom('s'); } }, Boom],
-  ], 'i'], [SCALE, 0.1], [ZERO_POINT_QUINT8, 3]],
-    (f, [t, s, z]) => qwasm.makePerTensorQuantizedTensor(t === 'i' ? { data: new Uint8Array(2), shape: [2] } : t, s, z)],
-  ['dequantize(q)', [[[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['a tensor', tensor([1]), TypeError]], 'q']],
-    (f, [q]) => qwasm.dequantize(q === 'q' ? f.q : q)],
-  ['QTensor.dequantize(out)', [[[['a Float64Array', new Float64Array(24), TypeError], ['too short', new Float32Array(23), RangeError],
-    ['detached', detached(), TypeError], ['a Proxy', throwingProxy(), TypeError], ['shared', shared(24), 'ok'], ['a string', 'x', TypeError]], new Float32Array(24)]],
-    (f, [out]) => f.q.dequantize(out)],
-  ['QTensor.view(shape)', [[[...NOT_A_NUMBER.filter(([l]) => l !== 'an array').map(([l, v]) => [l, v, TypeError]), ['two -1', [-1, -1], RangeError],
-    ['wrong count', [5], RangeError], ['fractional', [2.5, 8], TypeError], ['[-1, 4]', [-1, 4], 'ok']], [24]]],
-    (f, [s]) => f.q.view(s)],
-  ['setKernelIsa(name)', [[[['a number', 1, TypeError], ["'toString'", 'toString', RangeError], ["'__proto__'", '__proto__', RangeError], ['null', null, TypeError], ["'scalar'", 'scalar', 'ok']], 'auto']],
-    (f, [n]) => { try { qwasm.setKernelIsa(n); } finally { qwasm.setKernelIsa('auto'); } }],
+  [
+    'quantizePerChannel(x, scales, zeroPoints, axis, dtype)',
+    [
+      [
+        FLOAT_TENSOR.filter(([l]) => !l.includes('shape with') || l.includes('hole')).map(([l, v, e]) => [
+          l,
+          v,
+          e === 'ok' ? RangeError : e,
+        ]),
+        'x',
+      ],
+      [NUMBER_LIST, [0.1, 0.2, 0.3]],
+      [NUMBER_LIST.map(([l, v, e]) => [l, v, l === '[NaN, 1]' ? RangeError : e]), [0, 1, 2]],
+      [INDEX.map(([l, v, e]) => [l, v, l === '-0' ? RangeError : e]), 1],
+      [DTYPE, 'quint8'],
+    ],
+    (f, [x, s, z, a, d]) => qwasm.quantizePerChannel(x === 'x' ? f.x : x, s, z, a === 1 && x !== 'x' ? 0 : a, d),
+  ],
+  [
+    'makePerTensorQuantizedTensor(intTensor, scale, zeroPoint, dtype)',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.map(([l, v]) => [l, v, l === 'a throwing Proxy' ? Boom : TypeError]),
+          ['Float32Array data', { data: new Float32Array(2), shape: [2] }, TypeError],
+          ['too few bytes', { data: new Uint8Array(1), shape: [2] }, RangeError],
+          ['a detached Uint8Array', { data: detached(Uint8Array), shape: [0] }, TypeError],
+          [
+            'a shape getter that throws',
+            {
+              data: new Uint8Array(2),
+              get shape() {
+                throw new Boom('s');
+              },
+            },
+            Boom,
+          ],
+        ],
+        'i',
+      ],
+      [SCALE, 0.1],
+      [ZERO_POINT_QUINT8, 3],
+    ],
+    (f, [t, s, z]) => qwasm.makePerTensorQuantizedTensor(t === 'i' ? { data: new Uint8Array(2), shape: [2] } : t, s, z),
+  ],
+  [
+    'dequantize(q)',
+    [[[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['a tensor', tensor([1]), TypeError]], 'q']],
+    (f, [q]) => qwasm.dequantize(q === 'q' ? f.q : q),
+  ],
+  [
+    'QTensor.dequantize(out)',
+    [
+      [
+        [
+          ['a Float64Array', new Float64Array(24), TypeError],
+          ['too short', new Float32Array(23), RangeError],
+          ['detached', detached(), TypeError],
+          ['a Proxy', throwingProxy(), TypeError],
+          ['shared', shared(24), 'ok'],
+          ['a string', 'x', TypeError],
+        ],
+        new Float32Array(24),
+      ],
+    ],
+    (f, [out]) => f.q.dequantize(out),
+  ],
+  [
+    'QTensor.view(shape)',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.filter(([l]) => l !== 'an array').map(([l, v]) => [l, v, TypeError]),
+          ['two -1', [-1, -1], RangeError],
+          ['wrong count', [5], RangeError],
+          ['fractional', [2.5, 8], TypeError],
+          ['[-1, 4]', [-1, 4], 'ok'],
+        ],
+        [24],
+      ],
+    ],
+    (f, [s]) => f.q.view(s),
+  ],
+  [
+    'setKernelIsa(name)',
+    [
+      [
+        [
+          ['a number', 1, TypeError],
+          ["'toString'", 'toString', RangeError],
+          ["'__proto__'", '__proto__', RangeError],
+          ['null', null, TypeError],
+          ["'scalar'", 'scalar', 'ok'],
+        ],
+        'auto',
+      ],
+    ],
+    (f, [n]) => {
+      try {
+        qwasm.setKernelIsa(n);
+      } finally {
+        qwasm.setKernelIsa('auto');
+      }
+    },
+  ],
   ['new MinMaxObserver(options)', [[OPTIONS_OBJECT, {}]], (f, [o]) => new quantization.MinMaxObserver(o)],
   ['MinMaxObserver option dtype', [[DTYPE, 'quint8']], (f, [d]) => new quantization.MinMaxObserver({ dtype: d })],
-  ['MinMaxObserver option reduceRange', [[BOOLEAN, false]], (f, [r]) => new quantization.MinMaxObserver({ reduceRange: r })],
-  ['MinMaxObserver option eps', [[asOption(SCALE).map(([l, v, e]) => [l, v, ['2^31', '2^53'].includes(l) ? 'ok' : e]), 1e-5]], (f, [e]) => new quantization.MinMaxObserver({ eps: e })],
-  ['MinMaxObserver options quantMin/quantMax', [[[...NOT_A_NUMBER.filter(([l]) => l !== 'undefined'), ['NaN', NaN, TypeError], ['0.5', 0.5, TypeError], ['1e300', 1e300, RangeError], ['2^53', -(2 ** 53), RangeError], ['1', 1, RangeError]], 0]],
-    (f, [m]) => new quantization.MinMaxObserver({ quantMin: m, quantMax: 100 })],
-  ['PerChannelMinMaxObserver option chAxis', [[asOption(INDEX).map(([l, v, e]) => [l, v, l === '-1' ? 'ok' : e]), 0]],
-    (f, [a]) => new quantization.PerChannelMinMaxObserver({ chAxis: a }).observe(f.x)],
-  ['MovingAverageMinMaxObserver option averagingConstant', [[[...asOption(NOT_A_NUMBER), ['0', 0, RangeError], ['NaN', NaN, RangeError], ['1.5', 1.5, RangeError], ['1', 1, 'ok']], 0.01]],
-    (f, [c]) => new quantization.MovingAverageMinMaxObserver({ averagingConstant: c })],
-  ['MinMaxObserver.observe(x)', [[FLOAT_TENSOR.map(([l, v, e]) => [l, v, l === 'a shape with -0' ? 'ok' : e]), 'x']],
-    (f, [x]) => new quantization.MinMaxObserver().observe(x === 'x' ? f.x : x)],
-  ['new nn.Conv3d(inChannels, outChannels, kernelSize, options)', [[CHANNELS, 2], [CHANNELS, 4], [KERNEL_LIKE, 3], [OPTIONS_OBJECT, {}]],
-    (f, [i, o, k, opts]) => new nn.Conv3d(i, o, k, opts)],
-  ['nn.Conv3d options stride/dilation', [[KERNEL_LIKE.filter(([l]) => l !== 'an array of the wrong length'), 1]],
-    (f, [s]) => new nn.Conv3d(2, 2, 1, { stride: s, dilation: s })],
-  ['nn.Conv3d option padding', [[[...NOT_A_NUMBER.filter(([l]) => l !== 'an array' && l !== 'undefined' && l !== 'a string'), ['-1', -1, RangeError], ['2^31', 2 ** 31, RangeError], ['0.5', 0.5, TypeError], ["'full'", 'full', RangeError], ["'same'", 'same', 'ok']], 0]],
-    (f, [p]) => new nn.Conv3d(2, 2, 3, { padding: p })],
-  ['nn.Conv3d options groups/bias', [[[...NOT_A_NUMBER.filter(([l]) => l !== 'undefined'), ['0', 0, RangeError], ['3', 3, RangeError], ['2^53', 2 ** 53, RangeError]], 1], [BOOLEAN, true]],
-    (f, [g, b]) => new nn.Conv3d(2, 2, 3, { groups: g, bias: b })],
+  [
+    'MinMaxObserver option reduceRange',
+    [[BOOLEAN, false]],
+    (f, [r]) => new quantization.MinMaxObserver({ reduceRange: r }),
+  ],
+  [
+    'MinMaxObserver option eps',
+    [[asOption(SCALE).map(([l, v, e]) => [l, v, ['2^31', '2^53'].includes(l) ? 'ok' : e]), 1e-5]],
+    (f, [e]) => new quantization.MinMaxObserver({ eps: e }),
+  ],
+  [
+    'MinMaxObserver options quantMin/quantMax',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.filter(([l]) => l !== 'undefined'),
+          ['NaN', NaN, TypeError],
+          ['0.5', 0.5, TypeError],
+          ['1e300', 1e300, RangeError],
+          ['2^53', -(2 ** 53), RangeError],
+          ['1', 1, RangeError],
+        ],
+        0,
+      ],
+    ],
+    (f, [m]) => new quantization.MinMaxObserver({ quantMin: m, quantMax: 100 }),
+  ],
+  [
+    'PerChannelMinMaxObserver option chAxis',
+    [[asOption(INDEX).map(([l, v, e]) => [l, v, l === '-1' ? 'ok' : e]), 0]],
+    (f, [a]) => new quantization.PerChannelMinMaxObserver({ chAxis: a }).observe(f.x),
+  ],
+  [
+    'MovingAverageMinMaxObserver option averagingConstant',
+    [
+      [
+        [
+          ...asOption(NOT_A_NUMBER),
+          ['0', 0, RangeError],
+          ['NaN', NaN, RangeError],
+          ['1.5', 1.5, RangeError],
+          ['1', 1, 'ok'],
+        ],
+        0.01,
+      ],
+    ],
+    (f, [c]) => new quantization.MovingAverageMinMaxObserver({ averagingConstant: c }),
+  ],
+  [
+    'MinMaxObserver.observe(x)',
+    [[FLOAT_TENSOR.map(([l, v, e]) => [l, v, l === 'a shape with -0' ? 'ok' : e]), 'x']],
+    (f, [x]) => new quantization.MinMaxObserver().observe(x === 'x' ? f.x : x),
+  ],
+  [
+    'new nn.Conv3d(inChannels, outChannels, kernelSize, options)',
+    [
+      [CHANNELS, 2],
+      [CHANNELS, 4],
+      [KERNEL_LIKE, 3],
+      [OPTIONS_OBJECT, {}],
+    ],
+    (f, [i, o, k, opts]) => new nn.Conv3d(i, o, k, opts),
+  ],
+  [
+    'nn.Conv3d options stride/dilation',
+    [[KERNEL_LIKE.filter(([l]) => l !== 'an array of the wrong length'), 1]],
+    (f, [s]) => new nn.Conv3d(2, 2, 1, { stride: s, dilation: s }),
+  ],
+  [
+    'nn.Conv3d option padding',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.filter(([l]) => l !== 'an array' && l !== 'undefined' && l !== 'a string'),
+          ['-1', -1, RangeError],
+          ['2^31', 2 ** 31, RangeError],
+          ['0.5', 0.5, TypeError],
+          ["'full'", 'full', RangeError],
+          ["'same'", 'same', 'ok'],
+        ],
+        0,
+      ],
+    ],
+    (f, [p]) => new nn.Conv3d(2, 2, 3, { padding: p }),
+  ],
+  [
+    'nn.Conv3d options groups/bias',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.filter(([l]) => l !== 'undefined'),
+          ['0', 0, RangeError],
+          ['3', 3, RangeError],
+          ['2^53', 2 ** 53, RangeError],
+        ],
+        1,
+      ],
+      [BOOLEAN, true],
+    ],
+    (f, [g, b]) => new nn.Conv3d(2, 2, 3, { groups: g, bias: b }),
+  ],
   // The table's tensors are not 5-D: the rank is checked before the data's buffer.
-  ['nn.Conv3d.forward(x)', [[FLOAT_TENSOR.map(([l, v, e]) => [l, v, e === 'ok' || l === 'a detached buffer' ? RangeError : e]), 'x']],
-    (f, [x]) => f.fconv.forward(x === 'x' ? tensor(new Float32Array(2 * 27), [1, 2, 3, 3, 3]) : x)],
-  ['nn.Conv3d.weight = w', [[[...NOT_A_NUMBER.filter(([l]) => l !== 'a throwing Proxy').map(([l, v]) => [l, v, TypeError]), ['wrong shape', tensor(new Float32Array(4)), RangeError], ['a throwing Proxy', throwingProxy(), Boom]], 'w']],
-    (f, [w]) => { if (w !== 'w') f.fconv.weight = w; }],
-  ['nn.Conv3d.weight.data = d', [[[['a Float64Array', new Float64Array(216), TypeError], ['too short', new Float32Array(5), RangeError], ['detached', detached(), TypeError], ['a number', 1, TypeError]], 'd']],
-    (f, [d]) => { if (d !== 'd') f.fconv.weight.data = d; }],
-  ['new nn.quantized.Conv3d(...)', [[CHANNELS, 2], [KERNEL_LIKE, 3]],
-    (f, [i, k]) => new nn.quantized.Conv3d(i, 4, k)],
-  ['nn.quantized.Conv3d.scale = s', [[SCALE, 0.1]], (f, [s]) => { f.qconv.scale = s; f.qconv.scale = 0.1; }],
-  ['nn.quantized.Conv3d.zeroPoint = z', [[ZERO_POINT_QUINT8, 3]], (f, [z]) => { f.qconv.zeroPoint = z; f.qconv.zeroPoint = 3; }],
-  ['nn.quantized.Conv3d.setWeightBias(weight, bias)', [[[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['a float tensor', tensor([1]), TypeError]], 'w'],
-    [[['a Float64Array', new Float64Array(4), TypeError], ['too short', new Float32Array(3), RangeError], ['a number', 1, TypeError], ['detached', detached(), TypeError], ['NaN inside', new Float32Array([NaN, 0, 0, 0]), RangeError]], null]],
-    (f, [w, b]) => f.qconv.setWeightBias(w === 'w' ? f.w : w, b)],
-  ['nn.quantized.Conv3d.forward(x)', [[[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['a float tensor', tensor(new Float32Array(54), [1, 2, 3, 3, 3]), TypeError]], 'x']],
-    (f, [x]) => f.qconv.forward(x === 'x' ? f.qx5 : x)],
-  ['nn.quantized.Conv3d.fromFloat(mod, options)', [[[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['a quantized module', 'q', TypeError]], 'm'],
-    [[...OPTIONS_OBJECT.filter(([l]) => l !== 'a number' && l !== 'a string' && l !== 'null'), ['activationObserver {}', { activationObserver: {} }, TypeError], ['outputScale NaN', { outputScale: NaN, outputZeroPoint: 0 }, RangeError], ['outputZeroPoint 1e300', { outputScale: 1, outputZeroPoint: 1e300 }, RangeError], ['weightObserver quint8', { outputScale: 1, outputZeroPoint: 0, weightObserver: new quantization.MinMaxObserver() }, TypeError]], { outputScale: 0.1, outputZeroPoint: 2 }]],
-    (f, [m, o]) => nn.quantized.Conv3d.fromFloat(m === 'm' ? f.fconv : m === 'q' ? f.qconv : m, o)],
-  ['new nn.intrinsic.ConvReLU3d(module, relu)', [[[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError])], 'c'], [[['an object', {}, TypeError], ['a number', 1, TypeError]], 'r']],
-    (f, [c, r]) => new nn.intrinsic.ConvReLU3d(c === 'c' ? f.fconv : c, r === 'r' ? new nn.ReLU() : r)],
-  ['io.loadNpy(bytes)', [[[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['empty', new Uint8Array(0), Error], ['detached', detached(), TypeError]], 'b']],
-    (f, [b]) => io.loadNpy(b === 'b' ? npyBytes() : b)],
-  ['io.loadSafetensors(bytes)', [[[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['empty', new Uint8Array(0), Error], ['huge header size', Uint8Array.of(255, 255, 255, 255, 255, 255, 255, 255), Error]], 'b']],
-    (f, [b]) => io.loadSafetensors(b === 'b' ? new Uint8Array([2, 0, 0, 0, 0, 0, 0, 0, 123, 125]) : b)],
-  ['init(options)', [[[['a number', 1, TypeError], ['an unknown option', { bogus: 1 }, TypeError], ['wasmBinary a string', { wasmBinary: 'x' }, TypeError], ['locateFile a string', { locateFile: 'x' }, TypeError], ['a throwing Proxy', throwingProxy(), Boom]], {}]],
-    (f, [o]) => qwasm.init(o)],
+  [
+    'nn.Conv3d.forward(x)',
+    [[FLOAT_TENSOR.map(([l, v, e]) => [l, v, e === 'ok' || l === 'a detached buffer' ? RangeError : e]), 'x']],
+    (f, [x]) => f.fconv.forward(x === 'x' ? tensor(new Float32Array(2 * 27), [1, 2, 3, 3, 3]) : x),
+  ],
+  [
+    'nn.Conv3d.weight = w',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.filter(([l]) => l !== 'a throwing Proxy').map(([l, v]) => [l, v, TypeError]),
+          ['wrong shape', tensor(new Float32Array(4)), RangeError],
+          ['a throwing Proxy', throwingProxy(), Boom],
+        ],
+        'w',
+      ],
+    ],
+    (f, [w]) => {
+      if (w !== 'w') f.fconv.weight = w;
+    },
+  ],
+  [
+    'nn.Conv3d.weight.data = d',
+    [
+      [
+        [
+          ['a Float64Array', new Float64Array(216), TypeError],
+          ['too short', new Float32Array(5), RangeError],
+          ['detached', detached(), TypeError],
+          ['a number', 1, TypeError],
+        ],
+        'd',
+      ],
+    ],
+    (f, [d]) => {
+      if (d !== 'd') f.fconv.weight.data = d;
+    },
+  ],
+  [
+    'new nn.quantized.Conv3d(...)',
+    [
+      [CHANNELS, 2],
+      [KERNEL_LIKE, 3],
+    ],
+    (f, [i, k]) => new nn.quantized.Conv3d(i, 4, k),
+  ],
+  [
+    'nn.quantized.Conv3d.scale = s',
+    [[SCALE, 0.1]],
+    (f, [s]) => {
+      f.qconv.scale = s;
+      f.qconv.scale = 0.1;
+    },
+  ],
+  [
+    'nn.quantized.Conv3d.zeroPoint = z',
+    [[ZERO_POINT_QUINT8, 3]],
+    (f, [z]) => {
+      f.qconv.zeroPoint = z;
+      f.qconv.zeroPoint = 3;
+    },
+  ],
+  [
+    'nn.quantized.Conv3d.setWeightBias(weight, bias)',
+    [
+      [[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['a float tensor', tensor([1]), TypeError]], 'w'],
+      [
+        [
+          ['a Float64Array', new Float64Array(4), TypeError],
+          ['too short', new Float32Array(3), RangeError],
+          ['a number', 1, TypeError],
+          ['detached', detached(), TypeError],
+          ['NaN inside', new Float32Array([NaN, 0, 0, 0]), RangeError],
+        ],
+        null,
+      ],
+    ],
+    (f, [w, b]) => f.qconv.setWeightBias(w === 'w' ? f.w : w, b),
+  ],
+  [
+    'nn.quantized.Conv3d.forward(x)',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]),
+          ['a float tensor', tensor(new Float32Array(54), [1, 2, 3, 3, 3]), TypeError],
+        ],
+        'x',
+      ],
+    ],
+    (f, [x]) => f.qconv.forward(x === 'x' ? f.qx5 : x),
+  ],
+  [
+    'nn.quantized.Conv3d.fromFloat(mod, options)',
+    [
+      [[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['a quantized module', 'q', TypeError]], 'm'],
+      [
+        [
+          ...OPTIONS_OBJECT.filter(([l]) => l !== 'a number' && l !== 'a string' && l !== 'null'),
+          ['activationObserver {}', { activationObserver: {} }, TypeError],
+          ['outputScale NaN', { outputScale: NaN, outputZeroPoint: 0 }, RangeError],
+          ['outputZeroPoint 1e300', { outputScale: 1, outputZeroPoint: 1e300 }, RangeError],
+          [
+            'weightObserver quint8',
+            { outputScale: 1, outputZeroPoint: 0, weightObserver: new quantization.MinMaxObserver() },
+            TypeError,
+          ],
+        ],
+        { outputScale: 0.1, outputZeroPoint: 2 },
+      ],
+    ],
+    (f, [m, o]) => nn.quantized.Conv3d.fromFloat(m === 'm' ? f.fconv : m === 'q' ? f.qconv : m, o),
+  ],
+  [
+    'new nn.intrinsic.ConvReLU3d(module, relu)',
+    [
+      [[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError])], 'c'],
+      [
+        [
+          ['an object', {}, TypeError],
+          ['a number', 1, TypeError],
+        ],
+        'r',
+      ],
+    ],
+    (f, [c, r]) => new nn.intrinsic.ConvReLU3d(c === 'c' ? f.fconv : c, r === 'r' ? new nn.ReLU() : r),
+  ],
+  [
+    'io.loadNpy(bytes)',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]),
+          ['empty', new Uint8Array(0), Error],
+          ['detached', detached(), TypeError],
+        ],
+        'b',
+      ],
+    ],
+    (f, [b]) => io.loadNpy(b === 'b' ? npyBytes() : b),
+  ],
+  [
+    'io.loadSafetensors(bytes)',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]),
+          ['empty', new Uint8Array(0), Error],
+          ['huge header size', Uint8Array.of(255, 255, 255, 255, 255, 255, 255, 255), Error],
+        ],
+        'b',
+      ],
+    ],
+    (f, [b]) => io.loadSafetensors(b === 'b' ? new Uint8Array([2, 0, 0, 0, 0, 0, 0, 0, 123, 125]) : b),
+  ],
+  [
+    'init(options)',
+    [
+      [
+        [
+          ['a number', 1, TypeError],
+          ['an unknown option', { bogus: 1 }, TypeError],
+          ['wasmBinary a string', { wasmBinary: 'x' }, TypeError],
+          ['locateFile a string', { locateFile: 'x' }, TypeError],
+          ['a throwing Proxy', throwingProxy(), Boom],
+        ],
+        {},
+      ],
+    ],
+    (f, [o]) => qwasm.init(o),
+  ],
 ];
 
 function npyBytes() {

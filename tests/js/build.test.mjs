@@ -3,10 +3,10 @@
 // code); the shipped wasm holds the API and none of the test-only entry
 // points; the testing build runs with asserts, the release without.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { M, initTesting } from './testing.mjs';
+import { initTesting, M } from './testing.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const objdump = '/usr/lib/llvm-14/bin/llvm-objdump';
@@ -41,7 +41,13 @@ test('only the wasmsimd sources contain SIMD instructions', () => {
 }, 60_000);
 
 test('the shipped wasm has no test-only entry points; the testing wasm has them', () => {
-  const testOnly = ['_referenceQuantize', '_referenceDequantize', '_peakDot16', '_failAllocationsAfter', '_assertsEnabled'];
+  const testOnly = [
+    '_referenceQuantize',
+    '_referenceDequantize',
+    '_peakDot16',
+    '_failAllocationsAfter',
+    '_assertsEnabled',
+  ];
   const has = (file, name) => readFileSync(join(root, file)).includes(Buffer.from(name));
   for (const name of testOnly) {
     expect([name, has('dist/qwasm.node.wasm', name), has('dist/qwasm.web.wasm', name)]).toEqual([name, false, false]);

@@ -9,7 +9,9 @@ import { join } from 'node:path';
 test('dropped QTensors and modules are freed after garbage collection', () => {
   const entry = new URL('../../web/src/index.node.mjs', import.meta.url).href;
   const file = join(mkdtempSync(join(tmpdir(), 'qwasm-gc-')), 'gc.mjs');
-  writeFileSync(file, `
+  writeFileSync(
+    file,
+    `
     import * as q from '${entry}';
     await q.init();
     const x = q.tensor(new Float32Array(4 * 3 * 4 * 5).fill(0.5), [1, 4, 3, 4, 5]);
@@ -26,7 +28,8 @@ test('dropped QTensors and modules are freed after garbage collection', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     console.log(JSON.stringify({ leaked, after: q.heapInUse() - before }));
-  `);
+  `,
+  );
   const out = JSON.parse(execFileSync(process.execPath, ['--expose-gc', file], { encoding: 'utf8' }));
   expect(out.leaked).toBeGreaterThan(0); // the objects did hold wasm memory
   expect(out.after).toBe(0); // and the registry gave all of it back

@@ -10,17 +10,24 @@ const { nn } = qwasm;
 beforeAll(() => qwasm.init());
 afterEach(() => qwasm.setKernelIsa('auto'));
 
-
 function quantizedModule(c) {
   const Cls = c.relu ? nn.intrinsic.quantized.ConvReLU3d : nn.quantized.Conv3d;
   const m = new Cls(c.in_channels, c.out_channels, c.kernel, {
-    stride: c.stride, padding: c.padding, dilation: c.dilation, groups: c.groups, bias: c.bias !== null,
+    stride: c.stride,
+    padding: c.padding,
+    dilation: c.dilation,
+    groups: c.groups,
+    bias: c.bias !== null,
   });
   const wShape = c.w_int.shape;
   const wInt = new Int8Array(decode(c.w_int).buffer);
   const w = c.per_channel
     ? qwasm.makePerChannelQuantizedTensor({ data: wInt, shape: wShape }, decode(c.w_scales), decode(c.w_zero_points), 0)
-    : qwasm.makePerTensorQuantizedTensor({ data: wInt, shape: wShape }, decode(c.w_scales)[0], decode(c.w_zero_points)[0]);
+    : qwasm.makePerTensorQuantizedTensor(
+        { data: wInt, shape: wShape },
+        decode(c.w_scales)[0],
+        decode(c.w_zero_points)[0],
+      );
   m.setWeightBias(w, c.bias === null ? null : decode(c.bias));
   w.dispose();
   m.scale = c.out_scale;
@@ -32,7 +39,11 @@ describe.each(['wasmsimd', 'scalar'])('quantized goldens, %s kernels', (isa) => 
   test.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
     qwasm.setKernelIsa(isa);
     const m = quantizedModule(c);
-    const qx = qwasm.makePerTensorQuantizedTensor({ data: decode(c.x_int), shape: c.x_int.shape }, c.a_scale, c.a_zero_point);
+    const qx = qwasm.makePerTensorQuantizedTensor(
+      { data: decode(c.x_int), shape: c.x_int.shape },
+      c.a_scale,
+      c.a_zero_point,
+    );
     const y = m.forward(qx);
     try {
       expect(y.shape).toEqual(c.y_int.shape);
@@ -41,8 +52,13 @@ describe.each(['wasmsimd', 'scalar'])('quantized goldens, %s kernels', (isa) => 
       const got = y.intRepr();
       const want = decode(c.y_int);
       const i = firstDifference(got, want);
-      expect({ name, isa, firstDifferentOutput: i, got: got[i], want: want[i] })
-        .toEqual({ name, isa, firstDifferentOutput: -1, got: undefined, want: undefined });
+      expect({ name, isa, firstDifferentOutput: i, got: got[i], want: want[i] }).toEqual({
+        name,
+        isa,
+        firstDifferentOutput: -1,
+        got: undefined,
+        want: undefined,
+      });
     } finally {
       y.dispose();
       qx.dispose();
@@ -55,7 +71,11 @@ describe.each(['wasmsimd', 'scalar'])('quantized goldens, %s kernels', (isa) => 
 // float32 rounding over the reduction length.
 test.each(golden.cases.map((c) => [c.name, c]))('float module within tolerance: %s', (name, c) => {
   const conv = new nn.Conv3d(c.in_channels, c.out_channels, c.kernel, {
-    stride: c.stride, padding: c.padding, dilation: c.dilation, groups: c.groups, bias: c.bias !== null,
+    stride: c.stride,
+    padding: c.padding,
+    dilation: c.dilation,
+    groups: c.groups,
+    bias: c.bias !== null,
   });
   conv.weight = { data: decode(c.w), shape: c.w.shape };
   if (c.bias !== null) conv.bias = { data: decode(c.bias), shape: [c.out_channels] };

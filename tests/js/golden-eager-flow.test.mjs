@@ -14,10 +14,14 @@ beforeAll(() => qwasm.init());
 function floatModule(c) {
   const opts = { stride: c.stride, padding: c.padding, dilation: c.dilation, groups: c.groups };
   switch (c.kind) {
-    case 'ConvReLU3d': return new nn.intrinsic.ConvReLU3d(new nn.Conv3d(c.in_channels, c.out_channels, c.kernel, opts), new nn.ReLU());
-    case 'ConvReLU2d': return new nn.intrinsic.ConvReLU2d(new nn.Conv2d(c.in_channels, c.out_channels, c.kernel, opts), new nn.ReLU());
-    case 'ConvReLU1d': return new nn.intrinsic.ConvReLU1d(new nn.Conv1d(c.in_channels, c.out_channels, c.kernel, opts), new nn.ReLU());
-    default: return new nn.intrinsic.LinearReLU(new nn.Linear(c.in_channels, c.out_channels), new nn.ReLU());
+    case 'ConvReLU3d':
+      return new nn.intrinsic.ConvReLU3d(new nn.Conv3d(c.in_channels, c.out_channels, c.kernel, opts), new nn.ReLU());
+    case 'ConvReLU2d':
+      return new nn.intrinsic.ConvReLU2d(new nn.Conv2d(c.in_channels, c.out_channels, c.kernel, opts), new nn.ReLU());
+    case 'ConvReLU1d':
+      return new nn.intrinsic.ConvReLU1d(new nn.Conv1d(c.in_channels, c.out_channels, c.kernel, opts), new nn.ReLU());
+    default:
+      return new nn.intrinsic.LinearReLU(new nn.Linear(c.in_channels, c.out_channels), new nn.ReLU());
   }
 }
 

@@ -42,7 +42,10 @@ function expectMatches(q, c, label) {
     const wantY = decode(c.dequantized);
     const j = firstBitDifference(y.data, wantY);
     expect({ label, firstDifferentFloat: j, got: y.data[j], want: wantY[j] }).toEqual({
-      label, firstDifferentFloat: -1, got: undefined, want: undefined,
+      label,
+      firstDifferentFloat: -1,
+      got: undefined,
+      want: undefined,
     });
   }
 }
@@ -64,12 +67,18 @@ describe('tensors made from PyTorch integers', () => {
     const data = decode(c.int_repr);
     const typed = c.dtype === 'qint8' ? new Int8Array(data.buffer) : data;
     const intTensor = { data: typed, shape: c.x.shape };
-    const q = c.qscheme === 'per_tensor_affine'
-      ? qwasm.makePerTensorQuantizedTensor(intTensor, c.scale, c.zero_point, c.dtype)
-      : qwasm.makePerChannelQuantizedTensor(
-        intTensor, decode(c.scales),
-        c.qscheme === 'per_channel_affine_float_qparams' ? Float32Array.from(decode(c.zero_points)) : decode(c.zero_points),
-        c.axis, c.dtype);
+    const q =
+      c.qscheme === 'per_tensor_affine'
+        ? qwasm.makePerTensorQuantizedTensor(intTensor, c.scale, c.zero_point, c.dtype)
+        : qwasm.makePerChannelQuantizedTensor(
+            intTensor,
+            decode(c.scales),
+            c.qscheme === 'per_channel_affine_float_qparams'
+              ? Float32Array.from(decode(c.zero_points))
+              : decode(c.zero_points),
+            c.axis,
+            c.dtype,
+          );
     try {
       expectMatches(q, c, `from integers: ${name}`);
     } finally {

@@ -42,8 +42,11 @@ describe('sizes that wasm32 cannot hold are refused before anything is allocated
 
   test('the float conv on the same geometry gives the same RangeError (no trap)', () => {
     const m = new nn.Conv3d(1, 1, 1, { padding: [0, 32767, 32767], stride: [1, 65536, 65536] });
-    expectCleanError(() => m.forward(tensor(new Float32Array(8).fill(100), [1, 1, 2, 2, 2])), RangeError,
-      "the conv's padded input would need");
+    expectCleanError(
+      () => m.forward(tensor(new Float32Array(8).fill(100), [1, 1, 2, 2, 2])),
+      RangeError,
+      "the conv's padded input would need",
+    );
     m.dispose();
   });
 
@@ -56,15 +59,24 @@ describe('sizes that wasm32 cannot hold are refused before anything is allocated
   });
 
   test('qint32 storage of 2^30 elements from an empty array is refused (it needs 2^32 bytes)', () => {
-    expectCleanError(() => makePerTensorQuantizedTensor({ data: new Int32Array(0), shape: [2 ** 30] }, 1, 0), RangeError,
-      'would need 4294967296 bytes');
+    expectCleanError(
+      () => makePerTensorQuantizedTensor({ data: new Int32Array(0), shape: [2 ** 30] }, 1, 0),
+      RangeError,
+      'would need 4294967296 bytes',
+    );
   });
 
   test('2^31 quint8 elements from 4 bytes: refused without allocating 2 GB', () => {
-    expectCleanError(() => makePerTensorQuantizedTensor({ data: new Uint8Array(4), shape: [2 ** 31] }, 1, 0), RangeError,
-      'intTensor.shape[0] is 2147483648; a dimension holds at most 2147483647 elements');
-    expectCleanError(() => makePerTensorQuantizedTensor({ data: new Uint8Array(4), shape: [2 ** 30] }, 1, 0), RangeError,
-      'expected 1073741824 bytes of quint8 data for 1073741824 elements, got 4');
+    expectCleanError(
+      () => makePerTensorQuantizedTensor({ data: new Uint8Array(4), shape: [2 ** 31] }, 1, 0),
+      RangeError,
+      'intTensor.shape[0] is 2147483648; a dimension holds at most 2147483647 elements',
+    );
+    expectCleanError(
+      () => makePerTensorQuantizedTensor({ data: new Uint8Array(4), shape: [2 ** 30] }, 1, 0),
+      RangeError,
+      'expected 1073741824 bytes of quint8 data for 1073741824 elements, got 4',
+    );
   });
 
   test('padding 20000 on a 1x1 Conv2d input: a RangeError naming the bytes, not an abort', () => {
@@ -119,7 +131,9 @@ describe('arguments are read once', () => {
       }
     }
     const data = new Liar(4).fill(2);
-    expect(() => quantizePerTensor({ data, shape: [65536] }, 1, 0, 'quint8')).toThrow('x.shape [65536] holds 65536 elements but x.data has 4');
+    expect(() => quantizePerTensor({ data, shape: [65536] }, 1, 0, 'quint8')).toThrow(
+      'x.shape [65536] holds 65536 elements but x.data has 4',
+    );
     const q = quantizePerTensor({ data, shape: [4] }, 1, 0, 'quint8');
     expect(Array.from(q.intRepr())).toEqual([2, 2, 2, 2]);
     q.dispose();
@@ -137,7 +151,12 @@ describe('arguments are read once', () => {
 
   test('a getter that throws leaks nothing over 1000 calls', () => {
     class Boom extends Error {}
-    const x = { data: new Float32Array(4), get shape() { throw new Boom('no'); } };
+    const x = {
+      data: new Float32Array(4),
+      get shape() {
+        throw new Boom('no');
+      },
+    };
     const call = () => {
       try {
         quantizePerChannel(x, [1], [0], 0, 'quint8');
@@ -158,24 +177,52 @@ describe('numbers never wrap on their way into the core', () => {
     expectCleanError(() => quantizePerChannel(x(), [1, 1], [0, 0], 2 ** 32, 'quint8'), RangeError, 'axis must be in');
   });
   test('1e300 in a shape, a stride or quantMin', () => {
-    expectCleanError(() => quantizePerTensor({ data: new Float32Array(0), shape: [1e300, 0] }, 1, 0, 'quint8'), RangeError, 'shape[0] is 1e+300');
-    expectCleanError(() => new nn.Conv2d(1, 1, 1, { stride: 1e300 }), RangeError, 'stride must be in -9007199254740992..9007199254740992, got 1e+300');
-    expectCleanError(() => new qwasm.quantization.MinMaxObserver({ dtype: 'qint32', quantMin: -1e300, quantMax: 5 }), RangeError, 'quantMin must be in');
+    expectCleanError(
+      () => quantizePerTensor({ data: new Float32Array(0), shape: [1e300, 0] }, 1, 0, 'quint8'),
+      RangeError,
+      'shape[0] is 1e+300',
+    );
+    expectCleanError(
+      () => new nn.Conv2d(1, 1, 1, { stride: 1e300 }),
+      RangeError,
+      'stride must be in -9007199254740992..9007199254740992, got 1e+300',
+    );
+    expectCleanError(
+      () => new qwasm.quantization.MinMaxObserver({ dtype: 'qint32', quantMin: -1e300, quantMax: 5 }),
+      RangeError,
+      'quantMin must be in',
+    );
   });
   test('[2**53, 0] and [0, 2**53] are treated alike', () => {
     const a = quantizePerTensor({ data: new Float32Array(0), shape: [0, 2 ** 30] }, 1, 0, 'quint8');
     expect(a.numel()).toBe(0);
     a.dispose();
-    expectCleanError(() => quantizePerTensor({ data: new Float32Array(0), shape: [2 ** 53, 0] }, 1, 0, 'quint8'), RangeError, 'shape[0] is 9007199254740992');
-    expectCleanError(() => quantizePerTensor({ data: new Float32Array(0), shape: [0, 2 ** 53] }, 1, 0, 'quint8'), RangeError, 'shape[1] is 9007199254740992');
+    expectCleanError(
+      () => quantizePerTensor({ data: new Float32Array(0), shape: [2 ** 53, 0] }, 1, 0, 'quint8'),
+      RangeError,
+      'shape[0] is 9007199254740992',
+    );
+    expectCleanError(
+      () => quantizePerTensor({ data: new Float32Array(0), shape: [0, 2 ** 53] }, 1, 0, 'quint8'),
+      RangeError,
+      'shape[1] is 9007199254740992',
+    );
   });
   test('holes and non-numbers in a shape are TypeErrors', () => {
     // eslint-disable-next-line no-sparse-arrays
-    expectCleanError(() => quantizePerTensor({ data: new Float32Array(2), shape: [1, , 2] }, 1, 0, 'quint8'), TypeError, 'x.shape[1] must be an integer, got undefined');
+    expectCleanError(
+      () => quantizePerTensor({ data: new Float32Array(2), shape: [1, , 2] }, 1, 0, 'quint8'),
+      TypeError,
+      'x.shape[1] must be an integer, got undefined',
+    );
     const huge = [];
     huge.length = 2 ** 32 - 1;
     const t0 = performance.now();
-    expectCleanError(() => quantizePerTensor({ data: new Float32Array(2), shape: huge }, 1, 0, 'quint8'), RangeError, 'has 4294967295 dimensions, at most 64');
+    expectCleanError(
+      () => quantizePerTensor({ data: new Float32Array(2), shape: huge }, 1, 0, 'quint8'),
+      RangeError,
+      'has 4294967295 dimensions, at most 64',
+    );
     expect(performance.now() - t0).toBeLessThan(1000);
   });
 });
@@ -192,7 +239,10 @@ describe('names are own properties only', () => {
     expect(() => qwasm.io.loadNpy(bytes)).toThrow(`unsupported dtype '${descr}'`);
   });
   test('a safetensors dtype "constructor" is listed, refused by get(), and never "needs NaN bytes"', () => {
-    const header = JSON.stringify({ t: { dtype: 'constructor', shape: [1], data_offsets: [0, 4] }, __metadata__: { a: 'b' } });
+    const header = JSON.stringify({
+      t: { dtype: 'constructor', shape: [1], data_offsets: [0, 4] },
+      __metadata__: { a: 'b' },
+    });
     const bytes = new Uint8Array(8 + header.length + 4);
     new DataView(bytes.buffer).setBigUint64(0, BigInt(header.length), true);
     bytes.set(new TextEncoder().encode(header), 8);
@@ -224,22 +274,33 @@ describe('tensor() refuses what is not a number', () => {
 describe('read-only means read-only', () => {
   test('QTensor shape and dtype cannot be reassigned', () => {
     const q = quantizePerTensor(tensor([1, 2]), 1, 0, 'quint8');
-    expect(() => { q.shape = [7]; }).toThrow(TypeError);
-    expect(() => { q.dtype = 'qint8'; }).toThrow(TypeError);
-    expect(() => { q.shape.push(7); }).toThrow(TypeError);
+    expect(() => {
+      q.shape = [7];
+    }).toThrow(TypeError);
+    expect(() => {
+      q.dtype = 'qint8';
+    }).toThrow(TypeError);
+    expect(() => {
+      q.shape.push(7);
+    }).toThrow(TypeError);
     expect(q.dequantize().shape).toEqual([2]);
     q.dispose();
   });
   test('observer dtype, quantMin and quantMax cannot be reassigned', () => {
     const o = new qwasm.quantization.MinMaxObserver();
-    for (const k of ['dtype', 'quantMin', 'quantMax', 'qscheme', 'eps']) expect(() => { o[k] = 1; }).toThrow(TypeError);
+    for (const k of ['dtype', 'quantMin', 'quantMax', 'qscheme', 'eps'])
+      expect(() => {
+        o[k] = 1;
+      }).toThrow(TypeError);
     expect([o.dtype, o.quantMin, o.quantMax]).toEqual(['quint8', 0, 255]);
   });
 });
 
 describe('messages name the call, the argument, what was expected and what came', () => {
   test('constructor geometry errors name the constructor', () => {
-    expect(() => new nn.quantized.Conv3d(4, 4, 0)).toThrow('new nn.quantized.Conv3d(...): kernelSize must be >= 1, got [0, 0, 0]');
+    expect(() => new nn.quantized.Conv3d(4, 4, 0)).toThrow(
+      'new nn.quantized.Conv3d(...): kernelSize must be >= 1, got [0, 0, 0]',
+    );
   });
   test('a disposed input to forward() says so', () => {
     const m = new nn.quantized.Conv3d(1, 1, 1);
@@ -251,17 +312,23 @@ describe('messages name the call, the argument, what was expected and what came'
   test('Linear on a 1-D input works (PyTorch does too); a wrong feature count names the features', () => {
     const lin = new nn.Linear(3, 2);
     expect(lin.forward(tensor([1, 2, 3])).shape).toEqual([2]);
-    expect(() => lin.forward(tensor([1, 2]))).toThrow('nn.Linear.forward(x): expected 3 input features (the last dimension), got 2');
+    expect(() => lin.forward(tensor([1, 2]))).toThrow(
+      'nn.Linear.forward(x): expected 3 input features (the last dimension), got 2',
+    );
     lin.dispose();
   });
   test('a detached buffer is named as such', () => {
     const data = new Float32Array(4);
     structuredClone(data.buffer, { transfer: [data.buffer] });
-    expect(() => quantizePerTensor({ data, shape: [0] }, 1, 0, 'quint8')).toThrow('x.data is backed by a detached ArrayBuffer');
+    expect(() => quantizePerTensor({ data, shape: [0] }, 1, 0, 'quint8')).toThrow(
+      'x.data is backed by a detached ArrayBuffer',
+    );
   });
   test('an activationObserver that is not an observer', () => {
     const f = new nn.Conv3d(1, 1, 1);
-    expect(() => nn.quantized.Conv3d.fromFloat(f, { activationObserver: {} })).toThrow('activationObserver must be a per-tensor observer, got an object');
+    expect(() => nn.quantized.Conv3d.fromFloat(f, { activationObserver: {} })).toThrow(
+      'activationObserver must be a per-tensor observer, got an object',
+    );
     f.dispose();
   });
 });
@@ -288,8 +355,12 @@ test('the float module keeps its own weights: in-place edits take effect in forw
   expect(Array.from(conv.forward(tensor([1, 3], [1, 1, 2])).data)).toEqual([2, 6]);
   conv.weight.data[0] = 5; // an edit after the first forward() is seen by the next one
   expect(Array.from(conv.forward(tensor([1, 3], [1, 1, 2])).data)).toEqual([5, 15]);
-  expect(() => { conv.weight.data = new Float32Array(2); }).toThrow('nn.Conv1d.weight.data must hold 1 elements (shape [1, 1, 1]), got 2');
-  expect(() => { conv.weight = { data: new Float32Array(1), shape: [1, 1] }; }).toThrow('expected shape [1, 1, 1], got [1, 1]');
+  expect(() => {
+    conv.weight.data = new Float32Array(2);
+  }).toThrow('nn.Conv1d.weight.data must hold 1 elements (shape [1, 1, 1]), got 2');
+  expect(() => {
+    conv.weight = { data: new Float32Array(1), shape: [1, 1] };
+  }).toThrow('expected shape [1, 1, 1], got [1, 1]');
   const q = nn.quantized.Conv1d.fromFloat(conv, { outputScale: 1, outputZeroPoint: 0 });
   const w = q.weight();
   // fromFloat saw the edited weight: symmetric qint8, scale 5 / 127.5.
@@ -308,7 +379,19 @@ describe('re-entrancy and user code during argument reading', () => {
   test('a shadowed shape on a QTensor is ignored: qwasm reads its own', () => {
     const c = new nn.quantized.Conv2d(1, 1, 1);
     const x = quantizePerTensor(tensor(new Float32Array(4), [1, 1, 2, 2]), 0.1, 0, 'quint8');
-    Object.defineProperty(x, 'shape', { value: [1, 1, 2, { valueOf() { x.dispose(); return 2; } }] });
+    Object.defineProperty(x, 'shape', {
+      value: [
+        1,
+        1,
+        2,
+        {
+          valueOf() {
+            x.dispose();
+            return 2;
+          },
+        },
+      ],
+    });
     const y = c.forward(x);
     expect(x.disposed).toBe(false);
     expect(y.intRepr().length).toBe(4);
@@ -319,15 +402,22 @@ describe('re-entrancy and user code during argument reading', () => {
 
   test('a bias getter that disposes the weight gives a clean Error and leaves the module as it was', () => {
     const c = new nn.quantized.Conv3d(1, 1, 1);
-    const make = () => makePerTensorQuantizedTensor({ data: new Int8Array([5]), shape: [1, 1, 1, 1, 1] }, 1, 0, 'qint8');
+    const make = () =>
+      makePerTensorQuantizedTensor({ data: new Int8Array([5]), shape: [1, 1, 1, 1, 1] }, 1, 0, 'qint8');
     const probe = make();
     const withProbe = qwasm.heapInUse();
     probe.dispose();
     const tensorBytes = withProbe - qwasm.heapInUse();
     const w = make();
     const before = qwasm.heapInUse();
-    expect(() => c.setWeightBias(w, { get data() { w.dispose(); return new Float32Array(1); } }))
-      .toThrow('nn.quantized.Conv3d.setWeightBias(weight, bias): the QTensor has been disposed');
+    expect(() =>
+      c.setWeightBias(w, {
+        get data() {
+          w.dispose();
+          return new Float32Array(1);
+        },
+      }),
+    ).toThrow('nn.quantized.Conv3d.setWeightBias(weight, bias): the QTensor has been disposed');
     expect(qwasm.heapInUse()).toBe(before - tensorBytes); // only the tensor the getter disposed is gone
     const kept = c.weight();
     expect(Array.from(kept.intRepr())).toEqual([0]); // the constructor's zero weight, intact
@@ -338,7 +428,13 @@ describe('re-entrancy and user code during argument reading', () => {
   test('setWeightBias whose argument throws changes nothing', () => {
     const c = new nn.quantized.Conv2d(1, 1, 1);
     const w = makePerTensorQuantizedTensor({ data: new Int8Array([3]), shape: [1, 1, 1, 1] }, 0.5, 0, 'qint8');
-    expect(() => c.setWeightBias(w, { get data() { throw new Error('user'); } })).toThrow('user');
+    expect(() =>
+      c.setWeightBias(w, {
+        get data() {
+          throw new Error('user');
+        },
+      }),
+    ).toThrow('user');
     expect(Array.from(c.bias())).toEqual([0]);
     const kept = c.weight();
     expect(Array.from(kept.intRepr())).toEqual([0]);
@@ -350,16 +446,23 @@ describe('re-entrancy and user code during argument reading', () => {
   test('a scales getter that detaches x.data: a TypeError naming the call', () => {
     const data = new Float32Array(4).fill(1);
     const scales = [0.1];
-    Object.defineProperty(scales, 1, { get() { structuredClone(data.buffer, { transfer: [data.buffer] }); return 0.1; } });
-    expect(() => quantizePerChannel({ data, shape: [2, 2] }, scales, [0, 0], 0, 'quint8'))
-      .toThrow('quantizePerChannel(x, scales, zeroPoints, axis, dtype): x.data is backed by a detached ArrayBuffer');
+    Object.defineProperty(scales, 1, {
+      get() {
+        structuredClone(data.buffer, { transfer: [data.buffer] });
+        return 0.1;
+      },
+    });
+    expect(() => quantizePerChannel({ data, shape: [2, 2] }, scales, [0, 0], 0, 'quint8')).toThrow(
+      'quantizePerChannel(x, scales, zeroPoints, axis, dtype): x.data is backed by a detached ArrayBuffer',
+    );
   });
 
   test('a Proxy list claiming 2^31 - 1 entries is refused at once, not read', () => {
     const fake = new Proxy([], { get: (t, k) => (k === 'length' ? 2 ** 31 - 1 : 0.1) });
     const t0 = performance.now();
-    expect(() => quantizePerChannel(tensor([1, 2], [2]), fake, [0, 0], 0, 'quint8'))
-      .toThrow('scales has 2147483647 entries, at most 2 allowed');
+    expect(() => quantizePerChannel(tensor([1, 2], [2]), fake, [0, 0], 0, 'quint8')).toThrow(
+      'scales has 2147483647 entries, at most 2 allowed',
+    );
     expect(performance.now() - t0).toBeLessThan(1000);
   });
 
@@ -370,45 +473,55 @@ describe('re-entrancy and user code during argument reading', () => {
     new Uint8Array(ab).set(new TextEncoder().encode(header), 8);
     const file = qwasm.io.loadSafetensors(ab);
     structuredClone(ab, { transfer: [ab] });
-    expect(() => file.get('a')).toThrow('the file\'s buffer was detached or resized since io.loadSafetensors read it');
+    expect(() => file.get('a')).toThrow("the file's buffer was detached or resized since io.loadSafetensors read it");
   });
 
   test('revoked Proxies are named, not passed to the engine', () => {
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
-    expect(() => quantizePerTensor(proxy, 1, 0, 'quint8')).toThrow('quantizePerTensor(x, scale, zeroPoint, dtype): x is a revoked Proxy');
+    expect(() => quantizePerTensor(proxy, 1, 0, 'quint8')).toThrow(
+      'quantizePerTensor(x, scale, zeroPoint, dtype): x is a revoked Proxy',
+    );
     expect(() => new nn.Conv2d(1, 1, proxy)).toThrow('kernelSize is a revoked Proxy');
     expect(() => new qwasm.quantization.MinMaxObserver(proxy)).toThrow('options is a revoked Proxy');
   });
 
   test('QTensor methods called on something else, and calls before init() name themselves', () => {
-    expect(() => qwasm.QTensor.prototype.intRepr.call({})).toThrow('QTensor.intRepr(): called on an object, not a QTensor');
+    expect(() => qwasm.QTensor.prototype.intRepr.call({})).toThrow(
+      'QTensor.intRepr(): called on an object, not a QTensor',
+    );
   });
 
   test('fromFloat names the step that failed', () => {
     const f = new nn.Conv3d(1, 2, 1);
     f.weight.data[0] = NaN;
-    expect(() => nn.quantized.Conv3d.fromFloat(f, { outputScale: 1, outputZeroPoint: 0 }))
-      .toThrow('nn.quantized.Conv3d.fromFloat(mod, options): the weight: PerChannelMinMaxObserver.observe(x): observers need finite values; element 0 is NaN');
+    expect(() => nn.quantized.Conv3d.fromFloat(f, { outputScale: 1, outputZeroPoint: 0 })).toThrow(
+      'nn.quantized.Conv3d.fromFloat(mod, options): the weight: PerChannelMinMaxObserver.observe(x): observers need finite values; element 0 is NaN',
+    );
     f.dispose();
   });
 
   test('a per-channel input to a quantized Conv2d is the same TypeError as to Conv3d', () => {
     const c = new nn.quantized.Conv2d(2, 1, 1);
     const x = quantizePerChannel(tensor(new Float32Array(8), [1, 2, 2, 2]), [1, 1], [0, 0], 1, 'quint8');
-    expect(() => c.forward(x)).toThrow('input must be a quint8 per_tensor_affine tensor, got quint8 per_channel_affine');
+    expect(() => c.forward(x)).toThrow(
+      'input must be a quint8 per_tensor_affine tensor, got quint8 per_channel_affine',
+    );
     x.dispose();
     c.dispose();
   });
 
   test('an observer range that reduceRange halves to one value is refused', () => {
-    expect(() => new qwasm.quantization.MinMaxObserver({ quantMin: 0, quantMax: 1, reduceRange: true }))
-      .toThrow('quantMin..quantMax 0..1 halved by reduceRange is 0..0: no range left to quantize into');
+    expect(() => new qwasm.quantization.MinMaxObserver({ quantMin: 0, quantMax: 1, reduceRange: true })).toThrow(
+      'quantMin..quantMax 0..1 halved by reduceRange is 0..0: no range left to quantize into',
+    );
   });
 
-  test('a module\'s geometry cannot be edited from outside', () => {
+  test("a module's geometry cannot be edited from outside", () => {
     const c = new nn.Conv3d(1, 1, 3);
-    expect(() => { c._geometry.kernel[2] = 5; }).toThrow(TypeError);
+    expect(() => {
+      c._geometry.kernel[2] = 5;
+    }).toThrow(TypeError);
     expect(c.kernelSize).toEqual([3, 3, 3]);
     c.dispose();
   });

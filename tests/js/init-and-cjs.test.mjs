@@ -3,8 +3,9 @@
 // destructuring, isInitialized() and the pure-JS parts work before init()
 // under require() just as under import; the package's exports map points at
 // real files.
-import { createRequire } from 'node:module';
+
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import * as qwasm from '../../web/src/index.node.mjs';
 
 const require = createRequire(import.meta.url);
@@ -15,7 +16,9 @@ test('before init(): isInitialized() is false, tensor and io work, the rest says
   expect(isInitialized()).toBe(false);
   expect(Array.from(tensor([1, 2]).data)).toEqual([1, 2]);
   expect(typeof io.loadNpy).toBe('function');
-  expect(() => quantizePerTensor(tensor([1]), 1, 0, 'quint8')).toThrow('qwasm is not initialized: call `await init()` before using the API');
+  expect(() => quantizePerTensor(tensor([1]), 1, 0, 'quint8')).toThrow(
+    'qwasm is not initialized: call `await init()` before using the API',
+  );
 });
 
 test('init() returns the same promise every time and resolves; other options on a second call are an error', async () => {
@@ -26,7 +29,9 @@ test('init() returns the same promise every time and resolves; other options on 
   expect(qwasm.isInitialized()).toBe(true);
   expect(qwasm.init({})).toBe(a);
   expect(() => qwasm.init(42)).toThrow(TypeError);
-  expect(() => qwasm.init({ wasmBinary: new Uint8Array(8) })).toThrow('already initialized (or initializing) with other options');
+  expect(() => qwasm.init({ wasmBinary: new Uint8Array(8) })).toThrow(
+    'already initialized (or initializing) with other options',
+  );
   expect(() => qwasm.init({ wasmbinary: 1 })).toThrow("unknown option 'wasmbinary'");
 });
 
@@ -45,11 +50,15 @@ test('require("qwasm") and import share one instance', async () => {
 test('the exports map names files that exist, and the d.ts declares every export', () => {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   const root = new URL('../../', import.meta.url);
-  const targets = JSON.stringify(pkg.exports).match(/"\.\/[^"]+"/g).map((s) => s.slice(1, -1));
+  const targets = JSON.stringify(pkg.exports)
+    .match(/"\.\/[^"]+"/g)
+    .map((s) => s.slice(1, -1));
   for (const t of targets) expect([t, existsSync(new URL(t, root))]).toEqual([t, true]);
   const dts = readFileSync(new URL('../../web/index.d.ts', import.meta.url), 'utf8');
   for (const name of Object.keys(qwasm)) {
-    expect([name, new RegExp(`export (declare )?(function|class|const|namespace|interface|type) ${name}\\b`).test(dts)])
-      .toEqual([name, true]);
+    expect([
+      name,
+      new RegExp(`export (declare )?(function|class|const|namespace|interface|type) ${name}\\b`).test(dts),
+    ]).toEqual([name, true]);
   }
 });

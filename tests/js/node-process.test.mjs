@@ -2,7 +2,7 @@
 // unhandledRejection handler keeps running after init(), failed and retried
 // init()s add no listeners, and the shipped glue contains none to add.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,9 @@ const entry = fileURLToPath(new URL('../../web/src/index.node.mjs', import.meta.
 test('an app that handles its own rejections keeps running, and init() adds no listeners', () => {
   const dir = mkdtempSync(join(tmpdir(), 'qwasm-process-'));
   const app = join(dir, 'app.mjs');
-  writeFileSync(app, `
+  writeFileSync(
+    app,
+    `
     import { init, quantizePerTensor, tensor } from ${JSON.stringify(entry)};
     const events = ['uncaughtException', 'unhandledRejection', 'exit', 'SIGINT'];
     const count = () => events.map((e) => process.listenerCount(e)).join(',');
@@ -29,7 +31,8 @@ test('an app that handles its own rejections keeps running, and init() adds no l
       console.log('still running: ' + q.intRepr()[0]);
       console.log('listeners before ' + before + ' after ' + after);
     }, 20);
-  `);
+  `,
+  );
   const out = execFileSync(process.execPath, [app], { encoding: 'utf8' });
   expect(out).toContain('app handled: app rejection');
   expect(out).toContain('still running: 128');

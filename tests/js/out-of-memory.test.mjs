@@ -3,13 +3,17 @@
 // n = 0, 1, 2, ... until the call succeeds), and so are the JS side's heap
 // copies (_malloc returning 0). Each failure must be a RangeError that says
 // "out of memory", leave the heap at its baseline, and leave the module working.
-import { M, initTesting, qwasm } from './testing.mjs';
+import { initTesting, M, qwasm } from './testing.mjs';
 
 const { nn, tensor } = qwasm;
 
 beforeAll(() => initTesting());
 
-const x4 = () => tensor(Float32Array.from({ length: 2 * 3 * 4 * 5 }, (_, i) => i / 7 - 8), [2, 3, 4, 5]);
+const x4 = () =>
+  tensor(
+    Float32Array.from({ length: 2 * 3 * 4 * 5 }, (_, i) => i / 7 - 8),
+    [2, 3, 4, 5],
+  );
 const disposeAll = (v) => {
   if (v && typeof v.dispose === 'function') v.dispose();
 };
@@ -18,8 +22,14 @@ const CALLS = [
   ['quantizePerTensor', () => qwasm.quantizePerTensor(x4(), 0.1, 3, 'quint8')],
   ['quantizePerTensor quint4x2', () => qwasm.quantizePerTensor(x4(), 0.1, 3, 'quint4x2')],
   ['quantizePerChannel (runs)', () => qwasm.quantizePerChannel(x4(), [0.1, 0.2, 0.3], [0, 1, 2], 1, 'qint8')],
-  ['quantizePerChannel (axis innermost: row kernels)', () => qwasm.quantizePerChannel(x4(), [0.1, 0.2, 0.3, 0.4, 0.5], [0, 1, 2, 3, 4], 3, 'qint8')],
-  ['makePerChannelQuantizedTensor', () => qwasm.makePerChannelQuantizedTensor({ data: new Int8Array(6), shape: [2, 3] }, [1, 2], [0, 0], 0)],
+  [
+    'quantizePerChannel (axis innermost: row kernels)',
+    () => qwasm.quantizePerChannel(x4(), [0.1, 0.2, 0.3, 0.4, 0.5], [0, 1, 2, 3, 4], 3, 'qint8'),
+  ],
+  [
+    'makePerChannelQuantizedTensor',
+    () => qwasm.makePerChannelQuantizedTensor({ data: new Int8Array(6), shape: [2, 3] }, [1, 2], [0, 0], 0),
+  ],
   ['dequantize quint4x2', (q4) => q4.dequantize()],
   ['QTensor.view', (q4) => q4.view([120]), 'shares storage: no input-sized allocation'],
   ['observer observe', () => new qwasm.quantization.PerChannelMinMaxObserver({ chAxis: 1 }).observe(x4())],
@@ -27,22 +37,28 @@ const CALLS = [
   ['quantized conv constructor', () => new nn.quantized.Conv3d(3, 9, 3, { padding: 1 })],
   ['quantized conv forward', (q4, obs, qconv, qx) => qconv.forward(qx)],
   ['depthwise conv forward', (q4, obs, qconv, qx, dw) => dw.forward(qx)],
-  ['float conv forward (packs)', (q4, obs, qconv, qx, dw, fx) => {
-    const f = new nn.Conv3d(3, 4, 3, { padding: 1 });
-    try {
-      return f.forward(fx);
-    } finally {
-      f.dispose();
-    }
-  }],
-  ['fromFloat', (q4, obs, qconv, qx, dw, fx) => {
-    const f = new nn.intrinsic.ConvReLU3d(new nn.Conv3d(3, 4, 3));
-    try {
-      return nn.intrinsic.quantized.ConvReLU3d.fromFloat(f, { outputScale: 0.1, outputZeroPoint: 2 });
-    } finally {
-      f.dispose();
-    }
-  }],
+  [
+    'float conv forward (packs)',
+    (q4, obs, qconv, qx, dw, fx) => {
+      const f = new nn.Conv3d(3, 4, 3, { padding: 1 });
+      try {
+        return f.forward(fx);
+      } finally {
+        f.dispose();
+      }
+    },
+  ],
+  [
+    'fromFloat',
+    (q4, obs, qconv, qx, dw, fx) => {
+      const f = new nn.intrinsic.ConvReLU3d(new nn.Conv3d(3, 4, 3));
+      try {
+        return nn.intrinsic.quantized.ConvReLU3d.fromFloat(f, { outputScale: 0.1, outputZeroPoint: 2 });
+      } finally {
+        f.dispose();
+      }
+    },
+  ],
 ];
 
 let fixtures;
@@ -72,24 +88,27 @@ function attempt(call) {
 
 const ROWS = CALLS.map(([name, call, noAllocation]) => ({ name, call, noAllocation }));
 
-test.each(ROWS)('$name: every core allocation failing in turn gives a RangeError and no leak', ({ call, noAllocation }) => {
-  expect(attempt(call)).toBe(null); // warm caches; the call works
-  const baseline = qwasm.heapInUse();
-  let failures = 0;
-  for (let n = 0; n < 200; n++) {
-    M()._failAllocationsAfter(n);
-    const error = attempt(call);
-    M()._failAllocationsAfter(-1);
-    expect(qwasm.heapInUse()).toBe(baseline);
-    if (error === null) break;
-    expect({ n, kind: error.constructor.name }).toEqual({ n, kind: 'RangeError' });
-    expect(error.message).toContain('out of memory');
-    failures += 1;
-  }
-  // A call that allocates must have been made to fail at least once.
-  expect(failures > 0).toBe(noAllocation === undefined);
-  expect(attempt(call)).toBe(null);
-});
+test.each(ROWS)(
+  '$name: every core allocation failing in turn gives a RangeError and no leak',
+  ({ call, noAllocation }) => {
+    expect(attempt(call)).toBe(null); // warm caches; the call works
+    const baseline = qwasm.heapInUse();
+    let failures = 0;
+    for (let n = 0; n < 200; n++) {
+      M()._failAllocationsAfter(n);
+      const error = attempt(call);
+      M()._failAllocationsAfter(-1);
+      expect(qwasm.heapInUse()).toBe(baseline);
+      if (error === null) break;
+      expect({ n, kind: error.constructor.name }).toEqual({ n, kind: 'RangeError' });
+      expect(error.message).toContain('out of memory');
+      failures += 1;
+    }
+    // A call that allocates must have been made to fail at least once.
+    expect(failures > 0).toBe(noAllocation === undefined);
+    expect(attempt(call)).toBe(null);
+  },
+);
 
 test.each(ROWS)('$name: every JS-side heap copy failing in turn gives a RangeError and no leak', ({ call }) => {
   expect(attempt(call)).toBe(null);

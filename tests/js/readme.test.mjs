@@ -14,9 +14,13 @@ test('the README has Node.js examples', () => {
   expect(blocks.length).toBeGreaterThanOrEqual(2);
 });
 
-test.each(blocks.map((b, i) => [i + 1, b]))('README Node.js example %d runs', (i, code) => {
-  const dir = mkdtempSync(join(tmpdir(), 'qwasm-readme-'));
-  const file = join(dir, `example${i}.mjs`);
-  writeFileSync(file, code.replaceAll("from 'qwasm'", `from '${entry}'`));
-  execFileSync(process.execPath, [file], { stdio: 'pipe' });
-}, 60_000);
+test.each(blocks.map((b, i) => [i + 1, b]))(
+  'README Node.js example %d runs',
+  (i, code) => {
+    const dir = mkdtempSync(join(tmpdir(), 'qwasm-readme-'));
+    const file = join(dir, `example${i}.mjs`);
+    writeFileSync(file, code.replaceAll("from 'qwasm'", `from '${entry}'`));
+    execFileSync(process.execPath, [file], { stdio: 'pipe' });
+  },
+  60_000,
+);

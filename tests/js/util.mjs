@@ -3,8 +3,12 @@
 import { readFileSync } from 'node:fs';
 
 const ARRAYS = {
-  float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array,
-  int8: Int8Array, uint8: Uint8Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  int64: BigInt64Array,
+  int32: Int32Array,
+  int8: Int8Array,
+  uint8: Uint8Array,
 };
 
 export function loadGolden(name) {

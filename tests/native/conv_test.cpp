@@ -35,9 +35,16 @@ struct ConvCase {
 
 std::string describe(const ConvCase& c) {
   std::ostringstream o;
-  auto t = [&](const char* name, const std::array<int64_t, 3>& v) { o << " " << name << "=" << v[0] << "," << v[1] << "," << v[2]; };
+  auto t = [&](const char* name, const std::array<int64_t, 3>& v) {
+    o << " " << name << "=" << v[0] << "," << v[1] << "," << v[2];
+  };
   o << c.name << ": N=" << c.n << " Cin=" << c.cin << " Cout=" << c.cout << " groups=" << c.groups;
-  t("in", c.in); t("k", c.kernel); t("s", c.stride); t("d", c.dilation); t("pb", c.pad_begin); t("pe", c.pad_end);
+  t("in", c.in);
+  t("k", c.kernel);
+  t("s", c.stride);
+  t("d", c.dilation);
+  t("pb", c.pad_begin);
+  t("pe", c.pad_end);
   return o.str();
 }
 
@@ -88,7 +95,9 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
   const double a_scale = 0.05;
   const int64_t a_zp = zp(g);
   QTensor input, weight;
-  ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, a_scale, static_cast<double>(a_zp), DType::kQUInt8, &input).ok());
+  ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, a_scale, static_cast<double>(a_zp),
+                                        DType::kQUInt8, &input)
+                  .ok());
   const Shape wshape = {cc.cout, cg, cc.kernel[0], cc.kernel[1], cc.kernel[2]};
   Status s = per_channel ? make_per_channel_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), wshape,
                                                       wscales.data(), wzps.data(), wscales.size(), 0, false,
@@ -100,16 +109,27 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
   s = pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, cc.cout, &packed);
   ASSERT_TRUE(s.ok()) << s.message;
   // An output scale that puts the typical accumulator near the middle of the range.
-  const double out_scale = 0.05 * 0.01 * std::sqrt(static_cast<double>(cg * cc.kernel[0] * cc.kernel[1] * cc.kernel[2])) * 40;
+  const double out_scale =
+      0.05 * 0.01 * std::sqrt(static_cast<double>(cg * cc.kernel[0] * cc.kernel[1] * cc.kernel[2])) * 40;
   const int64_t out_zp = 100;
 
   std::vector<float> ws(cc.cout);
   std::vector<int32_t> wz(cc.cout);
-  for (int64_t oc = 0; oc < cc.cout; ++oc) ws[oc] = static_cast<float>(wscales[oc]), wz[oc] = static_cast<int32_t>(wzps[oc]);
-  ref::QConvArgs args{x.data(), in_shape, static_cast<float>(a_scale), static_cast<int32_t>(a_zp), w.data(), ws.data(),
-                      wz.data(), bias_on ? bias.data() : nullptr, static_cast<float>(out_scale),
-                      static_cast<int32_t>(out_zp), relu};
-  std::vector<uint8_t> expected(static_cast<size_t>(out_shape[0] * out_shape[1] * out_shape[2] * out_shape[3] * out_shape[4]));
+  for (int64_t oc = 0; oc < cc.cout; ++oc)
+    ws[oc] = static_cast<float>(wscales[oc]), wz[oc] = static_cast<int32_t>(wzps[oc]);
+  ref::QConvArgs args{x.data(),
+                      in_shape,
+                      static_cast<float>(a_scale),
+                      static_cast<int32_t>(a_zp),
+                      w.data(),
+                      ws.data(),
+                      wz.data(),
+                      bias_on ? bias.data() : nullptr,
+                      static_cast<float>(out_scale),
+                      static_cast<int32_t>(out_zp),
+                      relu};
+  std::vector<uint8_t> expected(
+      static_cast<size_t>(out_shape[0] * out_shape[1] * out_shape[2] * out_shape[3] * out_shape[4]));
   ref::qconv3d(geo, args, expected.data());
   for (uint8_t v : expected) {
     coverage->at_zero += v == 0;
@@ -143,8 +163,8 @@ std::vector<ConvCase> sweep() {
   // Output channels around the 8-wide block; odd pixel counts; odd segment lengths.
   for (int64_t cout : {1, 3, 7, 8, 9, 16, 17}) {
     for (int64_t cin : {1, 2, 3, 4, 5}) {
-      add("cout" + std::to_string(cout) + "_cin" + std::to_string(cin), 1, cin, cout, 1, {3, 5, 6}, {3, 3, 3}, one,
-          one, one, one);
+      add("cout" + std::to_string(cout) + "_cin" + std::to_string(cin), 1, cin, cout, 1, {3, 5, 6}, {3, 3, 3}, one, one,
+          one, one);
     }
   }
   // Kernel sizes 1..3, 5 and 7 in each dimension, stride 2, dilation 2.
@@ -152,8 +172,8 @@ std::vector<ConvCase> sweep() {
     const std::string ks = std::to_string(k);
     add("kernel" + ks, 1, 3, 5, 1, {7, 8, 9}, {k, k, k}, one, one, zero, zero);
     add("kernel1x" + ks + "x3_batch2_stride2", 2, 4, 9, 1, {7, 8, 9}, {1, k, 3}, {2, 1, 2}, one, {0, 1, 1}, {0, 1, 1});
-    add("kernel" + ks + "x1_dilation2_asymmetric_padding", 1, 2, 6, 1, {9, 9, 9}, {k, 1, k > 3 ? 3 : k}, one,
-        {1, 2, 2}, {1, 0, 2}, {2, 0, 1});
+    add("kernel" + ks + "x1_dilation2_asymmetric_padding", 1, 2, 6, 1, {9, 9, 9}, {k, 1, k > 3 ? 3 : k}, one, {1, 2, 2},
+        {1, 0, 2}, {2, 0, 1});
   }
   add("stride2_kernel3x1x1", 1, 6, 4, 1, {5, 6, 7}, {3, 1, 1}, {2, 2, 2}, one, one, one);
   add("kernel1x3x3", 1, 6, 4, 1, {5, 6, 7}, {1, 3, 3}, one, one, {0, 1, 1}, {0, 1, 1});
@@ -163,8 +183,8 @@ std::vector<ConvCase> sweep() {
   for (int64_t c : {2, 5, 8, 9, 17}) {
     const std::string cs = std::to_string(c);
     add("depthwise" + cs, 1, c, c, c, {4, 5, 7}, {3, 3, 3}, one, one, one, one);
-    add("depthwise" + cs + "_batch2_strided_dilated", 2, c, c, c, {5, 6, 7}, {3, 3, 3}, {2, 2, 2}, {1, 2, 1},
-        {1, 2, 1}, {2, 2, 0});
+    add("depthwise" + cs + "_batch2_strided_dilated", 2, c, c, c, {5, 6, 7}, {3, 3, 3}, {2, 2, 2}, {1, 2, 1}, {1, 2, 1},
+        {2, 2, 0});
   }
   // 1x1x1 (pointwise), strided.
   add("pointwise", 1, 16, 12, 1, {3, 4, 5}, one, one, one, zero, zero);
@@ -194,7 +214,8 @@ TEST(QConvCoverage, TheSweepReachesBothSaturationBoundsAndTheReluFloor) {
   std::mt19937_64 g(seed);
   Coverage coverage;
   for (const ConvCase& c : sweep()) {
-    for (int variant = 0; variant < 8; ++variant) check_qconv(c, variant & 1, variant & 2, variant & 4, g, seed, &coverage);
+    for (int variant = 0; variant < 8; ++variant)
+      check_qconv(c, variant & 1, variant & 2, variant & 4, g, seed, &coverage);
   }
   EXPECT_GT(coverage.at_zero, 0);
   EXPECT_GT(coverage.at_255, 0);
@@ -219,7 +240,8 @@ TEST(FConv, MatchesReferenceOverTheSweep) {
     for (bool relu : {false, true}) {
       Shape out_shape;
       ASSERT_TRUE(conv_output_shape(geo, in_shape, &out_shape).ok());
-      std::vector<float> expected(static_cast<size_t>(out_shape[0] * out_shape[1] * out_shape[2] * out_shape[3] * out_shape[4]));
+      std::vector<float> expected(
+          static_cast<size_t>(out_shape[0] * out_shape[1] * out_shape[2] * out_shape[3] * out_shape[4]));
       ref::fconv3d(geo, x.data(), in_shape, w.data(), bias.data(), relu, expected.data());
       for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
         if (!kernels::isa_available(isa)) continue;
@@ -250,7 +272,8 @@ TEST(ConvGeometry, Errors) {
   g.stride = {1, 1, 1};
   g.kernel = {3, 3, 3};
   Shape out;
-  EXPECT_NE(conv_output_shape(g, {1, 4, 2, 5, 5}, &out).message.find("larger than the padded input depth 2"), std::string::npos);
+  EXPECT_NE(conv_output_shape(g, {1, 4, 2, 5, 5}, &out).message.find("larger than the padded input depth 2"),
+            std::string::npos);
   EXPECT_NE(conv_output_shape(g, {1, 3, 5, 5, 5}, &out).message.find("expected 4 input channels"), std::string::npos);
   EXPECT_NE(conv_output_shape(g, {1, 4, 5, 5}, &out).message.find("5-D"), std::string::npos);
   ASSERT_TRUE(conv_output_shape(g, {2, 4, 5, 6, 7}, &out).ok());
@@ -279,7 +302,8 @@ TEST(QLinear, MatchesTheReferenceAsA1x1x1Convolution) {
           std::vector<int8_t> w(static_cast<size_t>(out_f * in));
           for (auto& v : w) v = static_cast<int8_t>(s8(g));
           std::vector<double> ws(out_f), wz(out_f);
-          for (int64_t o = 0; o < out_f; ++o) ws[o] = per_channel ? 0.001 * (o + 3) : 0.004, wz[o] = per_channel ? o % 5 - 2 : 0;
+          for (int64_t o = 0; o < out_f; ++o)
+            ws[o] = per_channel ? 0.001 * (o + 3) : 0.004, wz[o] = per_channel ? o % 5 - 2 : 0;
           std::vector<float> bias(out_f);
           for (auto& b : bias) b = static_cast<float>(s8(g)) * 0.01f;
           // Leading dimensions [rows] or [rows / 3, 3] when they divide.
@@ -287,17 +311,27 @@ TEST(QLinear, MatchesTheReferenceAsA1x1x1Convolution) {
           QTensor input, weight, out;
           ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.05, 120, DType::kQUInt8, &input).ok());
           const uint8_t* wb = reinterpret_cast<const uint8_t*>(w.data());
-          ASSERT_TRUE((per_channel ? make_per_channel_quantized(wb, w.size(), {out_f, in}, ws.data(), wz.data(),
-                                                                 ws.size(), 0, false, DType::kQInt8, &weight)
-                                   : make_per_tensor_quantized(wb, w.size(), {out_f, in}, ws[0], 0, DType::kQInt8, &weight))
+          ASSERT_TRUE((per_channel
+                           ? make_per_channel_quantized(wb, w.size(), {out_f, in}, ws.data(), wz.data(), ws.size(), 0,
+                                                        false, DType::kQInt8, &weight)
+                           : make_per_tensor_quantized(wb, w.size(), {out_f, in}, ws[0], 0, DType::kQInt8, &weight))
                           .ok());
           PackedQConv packed;
           ASSERT_TRUE(pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, out_f, &packed).ok());
           const double out_scale = 0.05 * 0.004 * std::sqrt(static_cast<double>(in)) * 40;
           std::vector<float> wsf(ws.begin(), ws.end());
           std::vector<int32_t> wzi(wz.begin(), wz.end());
-          ref::QConvArgs args{x.data(), {rows, in, 1, 1, 1}, 0.05f, 120, w.data(), wsf.data(), wzi.data(),
-                              bias_on ? bias.data() : nullptr, static_cast<float>(out_scale), 90, relu};
+          ref::QConvArgs args{x.data(),
+                              {rows, in, 1, 1, 1},
+                              0.05f,
+                              120,
+                              w.data(),
+                              wsf.data(),
+                              wzi.data(),
+                              bias_on ? bias.data() : nullptr,
+                              static_cast<float>(out_scale),
+                              90,
+                              relu};
           std::vector<uint8_t> expected(static_cast<size_t>(rows * out_f));
           ConvGeometry as_conv = geo;
           as_conv.spatial_dims = 3;
@@ -310,9 +344,9 @@ TEST(QLinear, MatchesTheReferenceAsA1x1x1Convolution) {
             want_shape.back() = out_f;
             ASSERT_EQ(out.shape(), want_shape);
             for (size_t i = 0; i < expected.size(); ++i) {
-              ASSERT_EQ(out.data()[i], expected[i]) << kernels::isa_name(isa) << " rows " << rows << " in " << in
-                                                   << " out " << out_f << " variant " << variant << " index " << i
-                                                   << " seed " << seed;
+              ASSERT_EQ(out.data()[i], expected[i])
+                  << kernels::isa_name(isa) << " rows " << rows << " in " << in << " out " << out_f << " variant "
+                  << variant << " index " << i << " seed " << seed;
             }
           }
         }
@@ -350,7 +384,8 @@ TEST(FLinear, MatchesTheReferenceAsA1x1x1Convolution) {
             ASSERT_TRUE(flinear(packed, x.data(), {rows, in}, relu, isa, &got, &got_shape).ok());
             ASSERT_EQ(got_shape, (Shape{rows, out_f}));
             for (size_t i = 0; i < expected.size(); ++i) {
-              ASSERT_EQ(std::memcmp(&got[i], &expected[i], 4), 0) << kernels::isa_name(isa) << " index " << i << " seed " << seed;
+              ASSERT_EQ(std::memcmp(&got[i], &expected[i], 4), 0)
+                  << kernels::isa_name(isa) << " index " << i << " seed " << seed;
             }
           }
         }
@@ -365,8 +400,9 @@ TEST(QLinear, ShapeErrorsNameTheFeatures) {
   geo.out_channels = 2;
   geo.spatial_dims = 0;
   Shape out;
-  EXPECT_NE(linear_output_shape(geo, {4, 2}, &out).message.find("expected 3 input features (the last dimension), got 2"),
-            std::string::npos);
+  EXPECT_NE(
+      linear_output_shape(geo, {4, 2}, &out).message.find("expected 3 input features (the last dimension), got 2"),
+      std::string::npos);
   EXPECT_NE(linear_output_shape(geo, {}, &out).message.find("0-dimensional"), std::string::npos);
   ASSERT_TRUE(linear_output_shape(geo, {5, 6, 3}, &out).ok());
   EXPECT_EQ(out, (Shape{5, 6, 2}));

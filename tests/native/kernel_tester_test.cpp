@@ -43,13 +43,17 @@ std::string kernel_name(const ::testing::TestParamInfo<const Entry*>& info) {
   return info.param->name;
 }
 
-DType dtype_of(Storage s) { return s == Storage::kU8 ? DType::kQUInt8 : s == Storage::kS8 ? DType::kQInt8 : DType::kQInt32; }
+DType dtype_of(Storage s) {
+  return s == Storage::kU8 ? DType::kQUInt8 : s == Storage::kS8 ? DType::kQInt8 : DType::kQInt32;
+}
 size_t element_bytes(Storage s) { return s == Storage::kS32 ? 4 : 1; }
 
 int64_t load(Storage s, const std::vector<uint8_t>& bytes, size_t i) {
   switch (s) {
-    case Storage::kU8: return bytes[i];
-    case Storage::kS8: return static_cast<int8_t>(bytes[i]);
+    case Storage::kU8:
+      return bytes[i];
+    case Storage::kS8:
+      return static_cast<int8_t>(bytes[i]);
     default: {
       int32_t v;
       std::memcpy(&v, bytes.data() + 4 * i, 4);
@@ -65,13 +69,26 @@ std::vector<float> test_values(size_t n, std::mt19937_64& g) {
   std::vector<float> x(n);
   for (float& v : x) {
     switch (pick(g)) {
-      case 0: v = std::nearbyint(u(g)) + 0.5f; break;
-      case 1: v = 0.f; break;
-      case 2: v = u(g) * 1e7f; break;
-      case 3: v = std::numeric_limits<float>::quiet_NaN(); break;
-      case 4: v = (pick(g) % 2 ? 1 : -1) * std::numeric_limits<float>::infinity(); break;
-      case 5: v = -0.0f; break;
-      default: v = u(g);
+      case 0:
+        v = std::nearbyint(u(g)) + 0.5f;
+        break;
+      case 1:
+        v = 0.f;
+        break;
+      case 2:
+        v = u(g) * 1e7f;
+        break;
+      case 3:
+        v = std::numeric_limits<float>::quiet_NaN();
+        break;
+      case 4:
+        v = (pick(g) % 2 ? 1 : -1) * std::numeric_limits<float>::infinity();
+        break;
+      case 5:
+        v = -0.0f;
+        break;
+      default:
+        v = u(g);
     }
   }
   return x;
@@ -95,10 +112,11 @@ class QuantizeKernelTest : public ::testing::TestWithParam<const QuantizeKernel*
     const size_t esize = element_bytes(k().storage);
     std::vector<uint8_t> got(x.size() * esize + 16, 0xA5), want(x.size() * esize);
     const QRange r = dtype_range(dtype_of(k().storage));
-    const QuantizeParams p = fzp() ? quantize_float_qparams_init(static_cast<float>(scale), static_cast<float>(zp),
-                                                                 static_cast<int32_t>(r.qmin), static_cast<int32_t>(r.qmax))
-                                   : quantize_params_init(scale, static_cast<int32_t>(zp), static_cast<int32_t>(r.qmin),
-                                                          static_cast<int32_t>(r.qmax));
+    const QuantizeParams p =
+        fzp() ? quantize_float_qparams_init(static_cast<float>(scale), static_cast<float>(zp),
+                                            static_cast<int32_t>(r.qmin), static_cast<int32_t>(r.qmax))
+              : quantize_params_init(scale, static_cast<int32_t>(zp), static_cast<int32_t>(r.qmin),
+                                     static_cast<int32_t>(r.qmax));
     k().fn(x.size(), x.data(), got.data(), &p);
     const ref::QParamsView qp{fzp() ? QScheme::kPerChannelAffineFloatQParams : QScheme::kPerTensorAffine, 0, &scale,
                               &zp};
@@ -121,10 +139,11 @@ class QuantizeKernelTest : public ::testing::TestWithParam<const QuantizeKernel*
   // Runs the kernel on x and returns the integers.
   std::vector<int64_t> run(const std::vector<float>& x, double scale, double zp) {
     const QRange r = dtype_range(dtype_of(k().storage));
-    const QuantizeParams p = fzp() ? quantize_float_qparams_init(static_cast<float>(scale), static_cast<float>(zp),
-                                                                 static_cast<int32_t>(r.qmin), static_cast<int32_t>(r.qmax))
-                                   : quantize_params_init(scale, static_cast<int32_t>(zp), static_cast<int32_t>(r.qmin),
-                                                          static_cast<int32_t>(r.qmax));
+    const QuantizeParams p =
+        fzp() ? quantize_float_qparams_init(static_cast<float>(scale), static_cast<float>(zp),
+                                            static_cast<int32_t>(r.qmin), static_cast<int32_t>(r.qmax))
+              : quantize_params_init(scale, static_cast<int32_t>(zp), static_cast<int32_t>(r.qmin),
+                                     static_cast<int32_t>(r.qmax));
     // Pad each value into a block so that the vector path runs too.
     std::vector<float> padded;
     for (float v : x) padded.insert(padded.end(), k().block, v);
@@ -171,7 +190,8 @@ TEST_P(QuantizeKernelTest, saturates_at_qmin_and_qmax) {
 TEST_P(QuantizeKernelTest, non_finite_values_have_defined_results) {
   const QRange r = dtype_range(dtype_of(k().storage));
   const float inf = std::numeric_limits<float>::infinity();
-  const int64_t zp_rounded = fzp() ? static_cast<int64_t>(std::nearbyint(zero_point())) : static_cast<int64_t>(zero_point());
+  const int64_t zp_rounded =
+      fzp() ? static_cast<int64_t>(std::nearbyint(zero_point())) : static_cast<int64_t>(zero_point());
   EXPECT_EQ(run({std::numeric_limits<float>::quiet_NaN(), inf, -inf}, 0.5, zero_point()),
             (std::vector<int64_t>{zp_rounded, r.qmax, r.qmin}))
       << k().name;
@@ -203,8 +223,10 @@ class DequantizeKernelTest : public ::testing::TestWithParam<const DequantizeKer
     const DequantizeParams p = dequantize_params_init(scale, zp);
     k().fn(n, q.data(), got.data(), &p);
     const ref::QParamsView qp{scheme(), 0, &scale, &zp};
-    ref::dequantize(q.data(), scheme() == QScheme::kPerTensorAffine ? Shape{static_cast<int64_t>(n)} : Shape{1, static_cast<int64_t>(n)},
-                    qp, dtype_of(k().storage), want.data());
+    ref::dequantize(
+        q.data(),
+        scheme() == QScheme::kPerTensorAffine ? Shape{static_cast<int64_t>(n)} : Shape{1, static_cast<int64_t>(n)}, qp,
+        dtype_of(k().storage), want.data());
     for (size_t i = 0; i < n; ++i) {
       ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0)
           << k().name << " " << what << " n=" << n << " index " << i << " want " << want[i] << " got " << got[i];
@@ -216,14 +238,17 @@ class DequantizeKernelTest : public ::testing::TestWithParam<const DequantizeKer
     const uint64_t seed = qwasm_test::test_seed();
     std::mt19937_64 g(seed ^ (n * 7));
     const double zp = k().storage == Storage::kU8 ? 100 : k().storage == Storage::kS8 ? -3 : -70000;
-    for (double scale : {0.1, 0.375, 3e-5}) check(random_q(n, g), scale, k().mode == DequantizeMode::kFloatQParams ? zp + 0.5 : zp, "random");
+    for (double scale : {0.1, 0.375, 3e-5})
+      check(random_q(n, g), scale, k().mode == DequantizeMode::kFloatQParams ? zp + 0.5 : zp, "random");
   }
 
   float run_one(int32_t q, double scale, double zp) {
     std::vector<uint8_t> bytes(k().block * element_bytes(k().storage));
     for (size_t i = 0; i < k().block; ++i) {
-      if (k().storage == Storage::kS32) std::memcpy(bytes.data() + 4 * i, &q, 4);
-      else bytes[i] = static_cast<uint8_t>(q);
+      if (k().storage == Storage::kS32)
+        std::memcpy(bytes.data() + 4 * i, &q, 4);
+      else
+        bytes[i] = static_cast<uint8_t>(q);
     }
     std::vector<float> y(k().block);
     const DequantizeParams p = dequantize_params_init(scale, zp);
@@ -318,7 +343,8 @@ class DequantizeRowKernelTest : public ::testing::TestWithParam<const Dequantize
     k().fn(n, q.data(), got.data(), scales.data(), zps.data());
     const ref::QParamsView qp{QScheme::kPerChannelAffineFloatQParams, 1, scales_d.data(), zps_d.data()};
     ref::dequantize(q.data(), {1, static_cast<int64_t>(n)}, qp, dtype_of(k().storage), want.data());
-    for (size_t i = 0; i < n; ++i) ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0) << k().name << " n=" << n << " index " << i;
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(std::memcmp(&got[i], &want[i], 4), 0) << k().name << " n=" << n << " index " << i;
     for (size_t i = n; i < got.size(); ++i) ASSERT_EQ(got[i], 3.0f) << k().name;
   }
 };
@@ -371,7 +397,8 @@ class QConvKernelTest : public ::testing::TestWithParam<const QConvKernel*> {
     for (size_t s = 0; s < t.segs; ++s)
       for (size_t idx = 0; idx < t.seg_len; ++idx)
         for (size_t j = 0; j < t.nc; ++j)
-          packed[((s * kblocks + idx / k().kr) * k().nr + j) * k().kr + idx % k().kr] = w[(s * t.seg_len + idx) * k().nr + j];
+          packed[((s * kblocks + idx / k().kr) * k().nr + j) * k().kr + idx % k().kr] =
+              w[(s * t.seg_len + idx) * k().nr + j];
     std::vector<float> bias_div(k().nr + 8), multiplier(k().nr + 8);
     std::uniform_real_distribution<float> bd(-500.f, 500.f), mu(0.0001f, 0.002f);
     for (size_t j = 0; j < k().nr + 8; ++j) {
@@ -458,7 +485,8 @@ TEST_P(QConvKernelTest, c_stride) {
   check(t);
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, QConvKernelTest, ::testing::ValuesIn(all(qconv_kernels())), kernel_name<QConvKernel>);
+INSTANTIATE_TEST_SUITE_P(Registry, QConvKernelTest, ::testing::ValuesIn(all(qconv_kernels())),
+                         kernel_name<QConvKernel>);
 
 // ----------------------------------------------------------------- qdwconv
 
@@ -569,7 +597,8 @@ TEST_P(FConvKernelTest, segments) {
 }
 TEST_P(FConvKernelTest, relu) { check(k().mr, k().nr, 3, 5, true); }
 
-INSTANTIATE_TEST_SUITE_P(Registry, FConvKernelTest, ::testing::ValuesIn(all(fconv_kernels())), kernel_name<FConvKernel>);
+INSTANTIATE_TEST_SUITE_P(Registry, FConvKernelTest, ::testing::ValuesIn(all(fconv_kernels())),
+                         kernel_name<FConvKernel>);
 
 // ------------------------------------------------------------- the registry
 

@@ -61,7 +61,8 @@ TEST(QTensorErrors, FloatZeroPointMustBeAFiniteFloat32) {
   // Found by tests/fuzz/quantize_fuzz: 1e300 is a finite double but an infinite float.
   const Status s = per_channel({1, 1}, {0.5, 1e300}, 0, true);
   EXPECT_EQ(s.code, StatusCode::kRangeError);
-  EXPECT_NE(s.message.find("zeroPoints[1] 1e+300 is not representable as a finite float32"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("zeroPoints[1] 1e+300 is not representable as a finite float32"), std::string::npos)
+      << s.message;
 }
 
 TEST(QTensorErrors, SchemeRestrictions) {

@@ -23,9 +23,15 @@ int32_t quantize_one(float x, double scale, int32_t zp, DType dtype) {
   QTensor q;
   EXPECT_TRUE(quantize_per_tensor(&x, {1}, scale, zp, dtype, Isa::kScalar, &q).ok());
   switch (dtype) {
-    case DType::kQInt8: return static_cast<int8_t>(q.data()[0]);
-    case DType::kQInt32: { int32_t v; std::memcpy(&v, q.data(), 4); return v; }
-    default: return q.data()[0];
+    case DType::kQInt8:
+      return static_cast<int8_t>(q.data()[0]);
+    case DType::kQInt32: {
+      int32_t v;
+      std::memcpy(&v, q.data(), 4);
+      return v;
+    }
+    default:
+      return q.data()[0];
   }
 }
 
@@ -106,12 +112,23 @@ std::vector<float> sweep_values(size_t n, std::mt19937_64& g) {
   std::vector<float> x(n);
   for (float& v : x) {
     switch (pick(g)) {
-      case 0: v = std::nearbyint(u(g)) + 0.5f; break;  // ties (scale 1 channels)
-      case 1: v = 0.f; break;
-      case 2: v = u(g) * 1e6f; break;
-      case 3: v = std::numeric_limits<float>::quiet_NaN(); break;
-      case 4: v = (pick(g) % 2 ? 1 : -1) * std::numeric_limits<float>::infinity(); break;
-      default: v = u(g);
+      case 0:
+        v = std::nearbyint(u(g)) + 0.5f;
+        break;  // ties (scale 1 channels)
+      case 1:
+        v = 0.f;
+        break;
+      case 2:
+        v = u(g) * 1e6f;
+        break;
+      case 3:
+        v = std::numeric_limits<float>::quiet_NaN();
+        break;
+      case 4:
+        v = (pick(g) % 2 ? 1 : -1) * std::numeric_limits<float>::infinity();
+        break;
+      default:
+        v = u(g);
     }
   }
   return x;
@@ -149,8 +166,8 @@ TEST_P(KernelsMatchReference, OverShapeSweep) {
         ref::quantize(x.data(), shape, qp, c.dtype, expected.data());
         for (size_t b = 0; b < expected.size(); ++b) {
           ASSERT_EQ(q.data()[b], expected[b])
-              << kernels::isa_name(isa) << " " << dtype_name(c.dtype) << " " << qscheme_name(c.scheme)
-              << " byte " << b << " channels " << channels << " inner " << inner << " seed " << seed;
+              << kernels::isa_name(isa) << " " << dtype_name(c.dtype) << " " << qscheme_name(c.scheme) << " byte " << b
+              << " channels " << channels << " inner " << inner << " seed " << seed;
         }
         std::vector<float> y(static_cast<size_t>(numel)), y_ref(static_cast<size_t>(numel));
         ASSERT_TRUE(dequantize(q, isa, y.data()).ok());
@@ -165,16 +182,18 @@ TEST_P(KernelsMatchReference, OverShapeSweep) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllDtypesAndSchemes, KernelsMatchReference,
-    ::testing::Values(Case{DType::kQUInt8, QScheme::kPerTensorAffine}, Case{DType::kQInt8, QScheme::kPerTensorAffine},
-                      Case{DType::kQInt32, QScheme::kPerTensorAffine}, Case{DType::kQUInt4x2, QScheme::kPerTensorAffine},
-                      Case{DType::kQUInt8, QScheme::kPerChannelAffine}, Case{DType::kQInt8, QScheme::kPerChannelAffine},
-                      Case{DType::kQInt32, QScheme::kPerChannelAffine},
-                      Case{DType::kQUInt8, QScheme::kPerChannelAffineFloatQParams},
-                      Case{DType::kQInt8, QScheme::kPerChannelAffineFloatQParams},
-                      Case{DType::kQInt32, QScheme::kPerChannelAffineFloatQParams},
-                      Case{DType::kQUInt4x2, QScheme::kPerChannelAffineFloatQParams}));
+INSTANTIATE_TEST_SUITE_P(AllDtypesAndSchemes, KernelsMatchReference,
+                         ::testing::Values(Case{DType::kQUInt8, QScheme::kPerTensorAffine},
+                                           Case{DType::kQInt8, QScheme::kPerTensorAffine},
+                                           Case{DType::kQInt32, QScheme::kPerTensorAffine},
+                                           Case{DType::kQUInt4x2, QScheme::kPerTensorAffine},
+                                           Case{DType::kQUInt8, QScheme::kPerChannelAffine},
+                                           Case{DType::kQInt8, QScheme::kPerChannelAffine},
+                                           Case{DType::kQInt32, QScheme::kPerChannelAffine},
+                                           Case{DType::kQUInt8, QScheme::kPerChannelAffineFloatQParams},
+                                           Case{DType::kQInt8, QScheme::kPerChannelAffineFloatQParams},
+                                           Case{DType::kQInt32, QScheme::kPerChannelAffineFloatQParams},
+                                           Case{DType::kQUInt4x2, QScheme::kPerChannelAffineFloatQParams}));
 
 // dequantize_range streams a tensor through a small buffer: started at any
 // element (inside a run, at a channel boundary, inside a quint4x2 byte), it
@@ -193,14 +212,21 @@ TEST(DequantizeRange, EverySliceEqualsTheWholeResult) {
     const std::vector<float> x = sweep_values(static_cast<size_t>(numel), g);
     const int64_t channels = l.shape[l.axis];
     std::vector<double> scales, zps, fzps;
-    for (int64_t c = 0; c < channels; ++c) scales.push_back(c % 2 ? 0.37 * (c + 1) : 0.375), zps.push_back(c), fzps.push_back(c + 0.5);
+    for (int64_t c = 0; c < channels; ++c)
+      scales.push_back(c % 2 ? 0.37 * (c + 1) : 0.375), zps.push_back(c), fzps.push_back(c + 0.5);
     for (int scheme = 0; scheme < 4; ++scheme) {
       QTensor q;
       Status s;
       if (scheme == 0) s = quantize_per_tensor(x.data(), l.shape, 0.3, 5, DType::kQUInt8, Isa::kScalar, &q);
-      if (scheme == 1) s = quantize_per_channel(x.data(), l.shape, scales.data(), zps.data(), scales.size(), l.axis, false, DType::kQInt8, Isa::kScalar, &q);
-      if (scheme == 2) s = quantize_per_channel(x.data(), l.shape, scales.data(), fzps.data(), scales.size(), l.axis, true, DType::kQUInt8, Isa::kScalar, &q);
-      if (scheme == 3) s = quantize_per_channel(x.data(), l.shape, scales.data(), fzps.data(), scales.size(), l.axis, true, DType::kQUInt4x2, Isa::kScalar, &q);
+      if (scheme == 1)
+        s = quantize_per_channel(x.data(), l.shape, scales.data(), zps.data(), scales.size(), l.axis, false,
+                                 DType::kQInt8, Isa::kScalar, &q);
+      if (scheme == 2)
+        s = quantize_per_channel(x.data(), l.shape, scales.data(), fzps.data(), scales.size(), l.axis, true,
+                                 DType::kQUInt8, Isa::kScalar, &q);
+      if (scheme == 3)
+        s = quantize_per_channel(x.data(), l.shape, scales.data(), fzps.data(), scales.size(), l.axis, true,
+                                 DType::kQUInt4x2, Isa::kScalar, &q);
       ASSERT_TRUE(s.ok()) << s.message;
       for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
         if (!kernels::isa_available(isa)) continue;

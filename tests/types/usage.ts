@@ -1,11 +1,15 @@
 // Compiled by tests/js/types.test.mjs with `tsc --noEmit --strict`: the shipped
 // declarations must type the README's examples.
-import { init, tensor, quantizePerChannel, quantizePerTensor, quantization, nn, io, QTensor } from 'qwasm';
+import { init, io, nn, type QTensor, quantization, quantizePerChannel, quantizePerTensor, tensor } from 'qwasm';
 
 async function main(): Promise<void> {
   await init();
   const w = tensor(new Float32Array(8 * 3 * 27), [8, 3, 3, 3, 3]);
-  const obs = new quantization.PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric', chAxis: 0 });
+  const obs = new quantization.PerChannelMinMaxObserver({
+    dtype: 'qint8',
+    qscheme: 'per_channel_symmetric',
+    chAxis: 0,
+  });
   obs.observe(w);
   const { scale, zeroPoint } = obs.calculateQParams();
   const q: QTensor = quantizePerChannel(w, scale, zeroPoint, 0, 'qint8');

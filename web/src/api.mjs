@@ -1,22 +1,31 @@
 // Everything qwasm exports, shared by the Node and browser entry points.
 import {
-  MinMaxObserver, MovingAverageMinMaxObserver, MovingAveragePerChannelMinMaxObserver, PerChannelMinMaxObserver,
+  MinMaxObserver,
+  MovingAverageMinMaxObserver,
+  MovingAveragePerChannelMinMaxObserver,
+  PerChannelMinMaxObserver,
 } from './observer.mjs';
 
-export { init, isInitialized } from './runtime.mjs';
-export { tensor } from './tensor.mjs';
+export { heapInUse } from './diagnostics.mjs';
+export * as io from './io.mjs';
+export { kernelIsa, setKernelIsa } from './isa.mjs';
+export { nn } from './nn/index.mjs';
+export {
+  MinMaxObserver,
+  MovingAverageMinMaxObserver,
+  MovingAveragePerChannelMinMaxObserver,
+  PerChannelMinMaxObserver,
+} from './observer.mjs';
 export { QTensor } from './qtensor.mjs';
 export {
-  quantizePerTensor,
-  quantizePerChannel,
-  makePerTensorQuantizedTensor,
-  makePerChannelQuantizedTensor,
   dequantize,
+  makePerChannelQuantizedTensor,
+  makePerTensorQuantizedTensor,
+  quantizePerChannel,
+  quantizePerTensor,
 } from './quantize.mjs';
-export { setKernelIsa, kernelIsa } from './isa.mjs';
-export { heapInUse } from './diagnostics.mjs';
-export { nn } from './nn/index.mjs';
-export * as io from './io.mjs';
+export { init, isInitialized } from './runtime.mjs';
+export { tensor } from './tensor.mjs';
 
 /** PyTorch's torch.ao.quantization namespace (the observers). */
 export const quantization = Object.freeze({

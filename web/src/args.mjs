@@ -210,11 +210,20 @@ export function readNumberList(v, name, ctx, maxLength = Infinity) {
   return out;
 }
 
-const TYPED_ARRAYS = new Map([
-  ['Int8Array', Int8Array], ['Uint8Array', Uint8Array], ['Uint8ClampedArray', Uint8ClampedArray],
-  ['Int16Array', Int16Array], ['Uint16Array', Uint16Array], ['Int32Array', Int32Array], ['Uint32Array', Uint32Array],
-  ['Float32Array', Float32Array], ['Float64Array', Float64Array],
-]);
+/** @type {Map<string, any>} */
+const TYPED_ARRAYS = new Map(
+  /** @type {[string, any][]} */ ([
+    ['Int8Array', Int8Array],
+    ['Uint8Array', Uint8Array],
+    ['Uint8ClampedArray', Uint8ClampedArray],
+    ['Int16Array', Int16Array],
+    ['Uint16Array', Uint16Array],
+    ['Int32Array', Int32Array],
+    ['Uint32Array', Uint32Array],
+    ['Float32Array', Float32Array],
+    ['Float64Array', Float64Array],
+  ]),
+);
 
 // The elements of a (non-BigInt) typed array, through a fresh copy of its
 // bytes: a shared buffer can change under us, so copy once, then read.
@@ -240,7 +249,8 @@ export function readShape(v, ctx, name = 'shape') {
       throw new TypeError(`${ctx}: ${name}[${i}] must be an integer, got ${describe(d)}`);
     }
     if (d < 0) throw new RangeError(`${ctx}: ${name}[${i}] must be >= 0, got ${d}`);
-    if (d > MAX_NUMEL) throw new RangeError(`${ctx}: ${name}[${i}] is ${d}; a dimension holds at most ${MAX_NUMEL} elements`);
+    if (d > MAX_NUMEL)
+      throw new RangeError(`${ctx}: ${name}[${i}] is ${d}; a dimension holds at most ${MAX_NUMEL} elements`);
     shape[i] = d;
     numel *= d;
   }
@@ -260,7 +270,9 @@ export function readShape(v, ctx, name = 'shape') {
 export function readFloatTensor(x, ctx, name = 'x') {
   checkNotRevoked(x, name, ctx);
   if (x === null || typeof x !== 'object' || typedArrayKind(x) !== undefined || isArray(x)) {
-    throw new TypeError(`${ctx}: ${name} must be a float tensor {data: Float32Array, shape: number[]}, got ${describe(x)}`);
+    throw new TypeError(
+      `${ctx}: ${name} must be a float tensor {data: Float32Array, shape: number[]}, got ${describe(x)}`,
+    );
   }
   const data = x.data;
   const shapeValue = x.shape;

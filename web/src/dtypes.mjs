@@ -3,9 +3,15 @@
 // '__proto__') can pass for a name.
 
 /** dtype name -> code */
-export const DTYPES = new Map([['quint8', 0], ['qint8', 1], ['qint32', 2], ['quint4x2', 3]]);
+export const DTYPES = new Map([
+  ['quint8', 0],
+  ['qint8', 1],
+  ['qint32', 2],
+  ['quint4x2', 3],
+]);
 /** dtype code -> name */
-export const DTYPE_NAMES = new Map([...DTYPES].map(([k, v]) => [v, k]));
+/** @type {Map<number, import('../index.js').QDType>} */
+export const DTYPE_NAMES = new Map([...DTYPES].map(([k, v]) => [v, /** @type {any} */ (k)]));
 
 /** qscheme name -> code */
 export const QSCHEMES = new Map([
@@ -15,4 +21,5 @@ export const QSCHEMES = new Map([
   ['per_tensor_symmetric', 3],
   ['per_channel_symmetric', 4],
 ]);
-export const QSCHEME_NAMES = new Map([...QSCHEMES].map(([k, v]) => [v, k]));
+/** @type {Map<number, import('../index.js').TensorQScheme>} */
+export const QSCHEME_NAMES = new Map([...QSCHEMES].map(([k, v]) => [v, /** @type {any} */ (k)]));

@@ -9,16 +9,19 @@ export const MAX_BUFFER_BYTES = 2 ** 31 - 1;
 
 function outOfMemory(ctx, what, bytes) {
   const { count, bytes: held } = liveHandles();
-  const note = count > 0
-    ? `; ${count} qwasm objects not yet disposed hold ${held} bytes: call dispose() on the ones you no longer need`
-    : '';
+  const note =
+    count > 0
+      ? `; ${count} qwasm objects not yet disposed hold ${held} bytes: call dispose() on the ones you no longer need`
+      : '';
   return new RangeError(`${ctx}: out of memory: ${what} would need ${bytes} bytes of wasm memory${note}`);
 }
 
 /** @internal An unsigned heap address of `bytes` bytes, or a RangeError. */
 export function malloc(M, bytes, what, ctx) {
   if (bytes > MAX_BUFFER_BYTES) {
-    throw new RangeError(`${ctx}: ${what} would need ${bytes} bytes, more than the ${MAX_BUFFER_BYTES} bytes one allocation can hold`);
+    throw new RangeError(
+      `${ctx}: ${what} would need ${bytes} bytes, more than the ${MAX_BUFFER_BYTES} bytes one allocation can hold`,
+    );
   }
   const address = M._malloc(Math.max(bytes, 1)) >>> 0;
   if (address === 0) throw outOfMemory(ctx, what, bytes);
@@ -26,7 +29,7 @@ export function malloc(M, bytes, what, ctx) {
 }
 
 /** @internal Rethrows a core out-of-memory error with the live-object note. */
-export function noteOutOfMemory(error, ctx) {
+export function noteOutOfMemory(error) {
   if (error instanceof RangeError && error.message.includes('out of memory')) {
     const { count, bytes } = liveHandles();
     if (count > 0) {
@@ -59,8 +62,13 @@ const CHUNK_FLOATS = 1 << 16;
 
 /**
  * @internal Produces n floats into `out` (a Float32Array of length n, or a new
- * JS-owned one) by calling fill(address, begin, end) on chunks of a scratch
- * buffer in wasm memory.
+ * JS-owned one, or anything with a typed array's set(chunk, offset)) by
+ * calling fill(address, begin, end) on chunks of a scratch buffer in wasm memory.
+ * @param {any} M the Emscripten module
+ * @param {number} n
+ * @param {string} ctx
+ * @param {(address: number, begin: number, end: number) => void} fill
+ * @param {{set(chunk: Float32Array, offset: number): void}} [out]
  */
 export function streamFloatsOut(M, n, ctx, fill, out = new Float32Array(n)) {
   const chunk = Math.min(n, CHUNK_FLOATS);
@@ -77,10 +85,16 @@ export function streamFloatsOut(M, n, ctx, fill, out = new Float32Array(n)) {
   }
 }
 
-const VIEW_TYPES = new Map([
-  ['Uint8Array', Uint8Array], ['Int8Array', Int8Array], ['Int32Array', Int32Array],
-  ['Float32Array', Float32Array], ['Float64Array', Float64Array],
-]);
+/** @type {Map<string, any>} */
+const VIEW_TYPES = new Map(
+  /** @type {[string, any][]} */ ([
+    ['Uint8Array', Uint8Array],
+    ['Int8Array', Int8Array],
+    ['Int32Array', Int32Array],
+    ['Float32Array', Float32Array],
+    ['Float64Array', Float64Array],
+  ]),
+);
 
 /** @internal A JS-owned copy of a typed view that points into wasm memory. */
 export function copyView(view) {

@@ -3,7 +3,7 @@
 // float32 data in C (row-major) order and throw a clear error on a malformed
 // file: the bytes are untrusted, so every size is checked against the file
 // before anything is allocated. Pure JavaScript: they work before init().
-import { MAX_NUMEL, bytesOf, bytesOfBuffer, checkNotRevoked, describe, lengthOf, typedArrayKind } from './args.mjs';
+import { bytesOf, bytesOfBuffer, checkNotRevoked, describe, lengthOf, MAX_NUMEL, typedArrayKind } from './args.mjs';
 
 function bytesOfInput(input, ctx) {
   checkNotRevoked(input, 'bytes', ctx);
@@ -40,6 +40,10 @@ const NPY_TYPES = new Map([
  * data in C order; either byte order. Returns {data: Float32Array, shape, dtype}
  * where dtype is the file's ('float32' | 'float64' | 'float16').
  */
+/**
+ * @param {ArrayBuffer | ArrayBufferView} input
+ * @returns {import('../index.js').NpyTensor}
+ */
 export function loadNpy(input) {
   const ctx = 'io.loadNpy(bytes)';
   const bytes = bytesOfInput(input, ctx);
@@ -54,33 +58,47 @@ export function loadNpy(input) {
   if (headerStart > bytes.length) throw new Error(`${ctx}: truncated file: the header length is cut off`);
   const headerLen = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
   if (headerStart + headerLen > bytes.length) {
-    throw new Error(`${ctx}: truncated file: the header says ${headerLen} bytes but only ${bytes.length - headerStart} follow`);
+    throw new Error(
+      `${ctx}: truncated file: the header says ${headerLen} bytes but only ${bytes.length - headerStart} follow`,
+    );
   }
-  const header = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(bytes.subarray(headerStart, headerStart + headerLen));
+  const header = new TextDecoder(major === 3 ? 'utf-8' : 'latin1').decode(
+    bytes.subarray(headerStart, headerStart + headerLen),
+  );
   const descr = /'descr'\s*:\s*'([^']*)'/.exec(header);
   const fortran = /'fortran_order'\s*:\s*(True|False)/.exec(header);
   const shapeMatch = /'shape'\s*:\s*\(([^)]*)\)/.exec(header);
-  if (!descr || !fortran || !shapeMatch) throw new Error(`${ctx}: malformed header: ${JSON.stringify(header.trim().slice(0, 200))}`);
+  if (!descr || !fortran || !shapeMatch)
+    throw new Error(`${ctx}: malformed header: ${JSON.stringify(header.trim().slice(0, 200))}`);
   const order = descr[1][0];
   const type = NPY_TYPES.get(descr[1].slice(1));
   if (type === undefined || !'<>|='.includes(order) || order === undefined) {
-    throw new Error(`${ctx}: unsupported dtype '${descr[1]}': expected float32 ('<f4'), float64 ('<f8') or float16 ('<f2')`);
+    throw new Error(
+      `${ctx}: unsupported dtype '${descr[1]}': expected float32 ('<f4'), float64 ('<f8') or float16 ('<f2')`,
+    );
   }
-  if (fortran[1] === 'True') throw new Error(`${ctx}: Fortran-order arrays are not supported; save with np.ascontiguousarray(a)`);
-  const dims = shapeMatch[1].split(',').map((s) => s.trim()).filter((s) => s.length > 0);
-  if (dims.length > 64 || !dims.every((d) => /^\d{1,15}$/.test(d))) throw new Error(`${ctx}: malformed shape (${shapeMatch[1].slice(0, 100)})`);
+  if (fortran[1] === 'True')
+    throw new Error(`${ctx}: Fortran-order arrays are not supported; save with np.ascontiguousarray(a)`);
+  const dims = shapeMatch[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (dims.length > 64 || !dims.every((d) => /^\d{1,15}$/.test(d)))
+    throw new Error(`${ctx}: malformed shape (${shapeMatch[1].slice(0, 100)})`);
   const shape = dims.map(Number);
   const n = numelOf(shape);
   if (n < 0) throw new RangeError(`${ctx}: shape [${shape.join(', ')}] holds more than ${MAX_NUMEL} elements`);
   const dataStart = headerStart + headerLen;
   const need = n * type.size;
   if (bytes.length - dataStart < need) {
-    throw new Error(`${ctx}: truncated data: shape [${shape.join(', ')}] of ${type.name} needs ${need} bytes, the file has ${bytes.length - dataStart}`);
+    throw new Error(
+      `${ctx}: truncated data: shape [${shape.join(', ')}] of ${type.name} needs ${need} bytes, the file has ${bytes.length - dataStart}`,
+    );
   }
   const littleEndian = order !== '>';
   const data = new Float32Array(n);
   for (let i = 0; i < n; i++) data[i] = type.read(view, dataStart + i * type.size, littleEndian);
-  return { data, shape, dtype: type.name };
+  return { data, shape, dtype: /** @type {'float32' | 'float64' | 'float16'} */ (type.name) };
 }
 
 const ST_FLOAT_TYPES = new Map([
@@ -91,8 +109,21 @@ const ST_FLOAT_TYPES = new Map([
 ]);
 // Every dtype safetensors defines, with its element size (checked against the offsets).
 const ST_SIZES = new Map([
-  ['BOOL', 1], ['U8', 1], ['I8', 1], ['F8_E5M2', 1], ['F8_E4M3', 1], ['I16', 2], ['U16', 2], ['F16', 2], ['BF16', 2],
-  ['I32', 4], ['U32', 4], ['F32', 4], ['I64', 8], ['U64', 8], ['F64', 8],
+  ['BOOL', 1],
+  ['U8', 1],
+  ['I8', 1],
+  ['F8_E5M2', 1],
+  ['F8_E4M3', 1],
+  ['I16', 2],
+  ['U16', 2],
+  ['F16', 2],
+  ['BF16', 2],
+  ['I32', 4],
+  ['U32', 4],
+  ['F32', 4],
+  ['I64', 8],
+  ['U64', 8],
+  ['F64', 8],
 ]);
 
 const isIndex = (d) => Number.isSafeInteger(d) && d >= 0;
@@ -103,14 +134,21 @@ const isIndex = (d) => Number.isSafeInteger(d) && d >= 0;
  * float tensors (F32, F64, F16, BF16) can be read, others are listed but
  * refused by get().
  */
+/**
+ * @param {ArrayBuffer | ArrayBufferView} input
+ * @returns {import('../index.js').SafetensorsFile}
+ */
 export function loadSafetensors(input) {
   const ctx = 'io.loadSafetensors(bytes)';
   const bytes = bytesOfInput(input, ctx);
-  if (bytes.length < 8) throw new Error(`${ctx}: not a .safetensors file: ${bytes.length} bytes, the header size alone takes 8`);
+  if (bytes.length < 8)
+    throw new Error(`${ctx}: not a .safetensors file: ${bytes.length} bytes, the header size alone takes 8`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerSize = Number(view.getBigUint64(0, true));
   if (headerSize > bytes.length - 8) {
-    throw new Error(`${ctx}: malformed file: header size ${headerSize} exceeds the ${bytes.length - 8} bytes that follow`);
+    throw new Error(
+      `${ctx}: malformed file: header size ${headerSize} exceeds the ${bytes.length - 8} bytes that follow`,
+    );
   }
   let header;
   try {
@@ -124,28 +162,43 @@ export function loadSafetensors(input) {
   const dataStart = 8 + headerSize;
   const dataLength = bytes.length - dataStart;
   const tensors = new Map();
+  /** @type {Record<string, string>} */
   let metadata = {};
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') {
-      const ok = info !== null && typeof info === 'object' && !Array.isArray(info) &&
+      const ok =
+        info !== null &&
+        typeof info === 'object' &&
+        !Array.isArray(info) &&
         Object.values(info).every((v) => typeof v === 'string');
       if (!ok) throw new Error(`${ctx}: malformed __metadata__: expected an object of strings`);
       metadata = Object.assign(Object.create(null), info);
       continue;
     }
-    const ok = info !== null && typeof info === 'object' && typeof info.dtype === 'string' && Array.isArray(info.shape) &&
-      Array.isArray(info.data_offsets) && info.shape.length <= 64 && info.shape.every(isIndex) &&
-      info.data_offsets.length === 2 && info.data_offsets.every(isIndex);
+    const ok =
+      info !== null &&
+      typeof info === 'object' &&
+      typeof info.dtype === 'string' &&
+      Array.isArray(info.shape) &&
+      Array.isArray(info.data_offsets) &&
+      info.shape.length <= 64 &&
+      info.shape.every(isIndex) &&
+      info.data_offsets.length === 2 &&
+      info.data_offsets.every(isIndex);
     if (!ok) throw new Error(`${ctx}: malformed entry for tensor '${name}': ${JSON.stringify(info).slice(0, 200)}`);
     // A dtype newer than this reader is listed (get() refuses it); its size is unknown.
     const size = ST_SIZES.get(info.dtype);
     const [begin, end] = info.data_offsets;
     if (begin > end || end > dataLength) {
-      throw new Error(`${ctx}: tensor '${name}' has data_offsets [${begin}, ${end}] outside the ${dataLength} data bytes`);
+      throw new Error(
+        `${ctx}: tensor '${name}' has data_offsets [${begin}, ${end}] outside the ${dataLength} data bytes`,
+      );
     }
     const n = numelOf(info.shape);
     if (n < 0 || (size !== undefined && end - begin !== n * size)) {
-      throw new Error(`${ctx}: tensor '${name}' (${info.dtype} [${info.shape.join(', ')}]) needs ${n < 0 ? 'too many' : n * size} bytes, its offsets span ${end - begin}`);
+      throw new Error(
+        `${ctx}: tensor '${name}' (${info.dtype} [${info.shape.join(', ')}]) needs ${n < 0 ? 'too many' : n * size} bytes, its offsets span ${end - begin}`,
+      );
     }
     tensors.set(name, { dtype: info.dtype, shape: info.shape.slice(), begin, end });
   }
@@ -160,10 +213,15 @@ export function loadSafetensors(input) {
       }
       const t = typeof name === 'string' ? tensors.get(name) : undefined;
       if (t === undefined) {
-        throw new RangeError(`${ctx}.get(name): no tensor named ${typeof name === 'string' ? `'${name}'` : describe(name)}; the file has ${[...tensors.keys()].map((k) => `'${k}'`).join(', ') || 'none'}`);
+        throw new RangeError(
+          `${ctx}.get(name): no tensor named ${typeof name === 'string' ? `'${name}'` : describe(name)}; the file has ${[...tensors.keys()].map((k) => `'${k}'`).join(', ') || 'none'}`,
+        );
       }
       const type = ST_FLOAT_TYPES.get(t.dtype);
-      if (type === undefined) throw new Error(`${ctx}.get(name): tensor '${name}' is ${t.dtype}; only F32, F64, F16 and BF16 can be read as float`);
+      if (type === undefined)
+        throw new Error(
+          `${ctx}.get(name): tensor '${name}' is ${t.dtype}; only F32, F64, F16 and BF16 can be read as float`,
+        );
       const n = (t.end - t.begin) / type.size;
       const data = new Float32Array(n);
       for (let i = 0; i < n; i++) data[i] = type.read(view, dataStart + t.begin + i * type.size);

@@ -3,7 +3,11 @@
 import { describe } from './args.mjs';
 import { wasm } from './runtime.mjs';
 
-const ISA_CODES = new Map([['auto', 0], ['scalar', 1], ['wasmsimd', 2]]);
+const ISA_CODES = new Map([
+  ['auto', 0],
+  ['scalar', 1],
+  ['wasmsimd', 2],
+]);
 let isaCode = 0;
 
 /** @internal The code the bindings expect. */

@@ -2,8 +2,9 @@
 // one CommonJS module that `require('qwasm')` loads synchronously and that the
 // ES module entry (index.node.mjs) re-exports, so that import and require
 // share one instance.
-import { setPlatform } from './runtime.mjs';
+
 import instantiate from './platform.node.cjs';
+import { setPlatform } from './runtime.mjs';
 
 setPlatform(instantiate);
 

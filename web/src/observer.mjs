@@ -4,7 +4,14 @@
 // float operation on them (the batch reduction, the running or moving-average
 // update, _calculate_qparams) runs in the core, in float32 like PyTorch.
 import {
-  option, readBoolean, readChoice, readFloatTensor, readInteger, readNumber, readOptions, tensorBytes,
+  option,
+  readBoolean,
+  readChoice,
+  readFloatTensor,
+  readInteger,
+  readNumber,
+  readOptions,
+  tensorBytes,
 } from './args.mjs';
 import { DTYPES, QSCHEMES } from './dtypes.mjs';
 import { checked } from './errors.mjs';
@@ -59,11 +66,25 @@ class UniformObserverBase {
     this.#customized = quantMin !== undefined;
     const eps = o.has('eps') ? readNumber(o.get('eps'), 'eps', ctx) : FLOAT32_EPS;
     this.#chAxis = perChannel ? (o.has('chAxis') ? readInteger(o.get('chAxis'), 'chAxis', ctx) : 0) : undefined;
-    const c = averaging ? (o.has('averagingConstant') ? readNumber(o.get('averagingConstant'), 'averagingConstant', ctx) : 0.01) : 0;
+    const c = averaging
+      ? o.has('averagingConstant')
+        ? readNumber(o.get('averagingConstant'), 'averagingConstant', ctx)
+        : 0.01
+      : 0;
     this.#averagingConstant = averaging ? c : undefined;
     const range = checked(
-      wasm(ctx)._observerConfig(dtypeCode, schemeCode, this.#reduceRange, perChannel, this.#customized,
-        quantMin ?? 0, quantMax ?? 0, eps, averaging, c),
+      wasm(ctx)._observerConfig(
+        dtypeCode,
+        schemeCode,
+        this.#reduceRange,
+        perChannel,
+        this.#customized,
+        quantMin ?? 0,
+        quantMax ?? 0,
+        eps,
+        averaging,
+        c,
+      ),
       ctx,
     );
     this.#quantMin = range.quantMin;
@@ -71,15 +92,29 @@ class UniformObserverBase {
     this.#eps = Math.fround(eps); // PyTorch keeps eps in a float32 buffer
   }
 
-  get dtype() { return this.#dtype; }
-  get qscheme() { return this.#qscheme; }
-  get reduceRange() { return this.#reduceRange; }
+  get dtype() {
+    return this.#dtype;
+  }
+  get qscheme() {
+    return this.#qscheme;
+  }
+  get reduceRange() {
+    return this.#reduceRange;
+  }
   /** The quantization range in use (halved by reduceRange). */
-  get quantMin() { return this.#quantMin; }
-  get quantMax() { return this.#quantMax; }
+  get quantMin() {
+    return this.#quantMin;
+  }
+  get quantMax() {
+    return this.#quantMax;
+  }
   /** True when quantMin / quantMax were given. */
-  get hasCustomizedQRange() { return this.#customized; }
-  get eps() { return this.#eps; }
+  get hasCustomizedQRange() {
+    return this.#customized;
+  }
+  get eps() {
+    return this.#eps;
+  }
 
   /** Forgets what was observed. */
   reset() {
@@ -113,11 +148,25 @@ class UniformObserverBase {
     let next;
     try {
       next = withHeapCopy(M, ownBytes(stateBlock(this.#min, this.#max)), 'the running state', ctx, (state) =>
-        withHeapCopy(M, bytes, 'the input', ctx, (address, n) => checked(M._observerObserve(
-          address, n, t.shape, this.#perChannel, this.#chAxis ?? 0, state, this.#min.length, this.#averaging,
-          this.#averagingConstant ?? 0), ctx)));
+        withHeapCopy(M, bytes, 'the input', ctx, (address, n) =>
+          checked(
+            M._observerObserve(
+              address,
+              n,
+              t.shape,
+              this.#perChannel,
+              this.#chAxis ?? 0,
+              state,
+              this.#min.length,
+              this.#averaging,
+              this.#averagingConstant ?? 0,
+            ),
+            ctx,
+          ),
+        ),
+      );
     } catch (e) {
-      throw noteOutOfMemory(e, ctx);
+      throw noteOutOfMemory(e);
     }
     this.#min = next.min;
     this.#max = next.max;
@@ -135,9 +184,21 @@ class UniformObserverBase {
     // Nothing observed: one "empty" channel, which gives scale 1, zero point 0.
     const empty = this.#min.length === 0;
     const block = empty ? Float32Array.of(Infinity, -Infinity) : stateBlock(this.#min, this.#max);
-    const r = withHeapCopy(M, ownBytes(block), 'the running state', ctx, (state) => checked(
-      M._observerCalculateQParams(state, block.length / 2, DTYPES.get(this.#dtype), QSCHEMES.get(this.#qscheme),
-        this.#quantMin, this.#quantMax, this.#customized, this.#eps), ctx));
+    const r = withHeapCopy(M, ownBytes(block), 'the running state', ctx, (state) =>
+      checked(
+        M._observerCalculateQParams(
+          state,
+          block.length / 2,
+          DTYPES.get(this.#dtype),
+          QSCHEMES.get(this.#qscheme),
+          this.#quantMin,
+          this.#quantMax,
+          this.#customized,
+          this.#eps,
+        ),
+        ctx,
+      ),
+    );
     if (!this.#perChannel) return { scale: r.scale[0], zeroPoint: r.zeroPoint[0] };
     const floatZp = this.#qscheme === 'per_channel_affine_float_qparams';
     return { scale: r.scale, zeroPoint: floatZp ? Float32Array.from(r.zeroPoint) : Int32Array.from(r.zeroPoint) };

@@ -7,7 +7,7 @@ const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 module.exports = async function instantiate(options, factory) {
-  // eslint-disable-next-line global-require
+  // @ts-ignore: the glue is generated beside the bundle, in dist/.
   const createModule = factory ?? require('./qwasm.node.js');
   const wasmBinary = options.wasmBinary ?? readFileSync(join(__dirname, 'qwasm.node.wasm'));
   return createModule({ ...options, wasmBinary });

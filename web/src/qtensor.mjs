@@ -1,7 +1,7 @@
 // QTensor: the JavaScript face of a quantized tensor held in wasm memory.
 // Getters return JS-owned copies; dispose() frees the wasm memory (a
 // FinalizationRegistry frees forgotten tensors too, but only eventually).
-import { MAX_NUMEL, MAX_RANK, bytesOf, describe, lengthOf, typedArrayKind } from './args.mjs';
+import { bytesOf, describe, lengthOf, MAX_NUMEL, MAX_RANK, typedArrayKind } from './args.mjs';
 import { DTYPE_NAMES, QSCHEME_NAMES } from './dtypes.mjs';
 import { checked } from './errors.mjs';
 import { copyView, noteOutOfMemory, streamFloatsOut } from './heap.mjs';
@@ -44,7 +44,9 @@ export class QTensor {
   /** @internal Use quantizePerTensor / quantizePerChannel / make*QuantizedTensor. */
   constructor(token, handle) {
     if (token !== constructing) {
-      throw new TypeError('QTensor cannot be constructed directly: use quantizePerTensor, quantizePerChannel or makePerTensorQuantizedTensor');
+      throw new TypeError(
+        'QTensor cannot be constructed directly: use quantizePerTensor, quantizePerChannel or makePerTensorQuantizedTensor',
+      );
     }
     this.#handle = handle;
     this.#shape = Object.freeze(handle.shape());
@@ -81,7 +83,7 @@ export class QTensor {
     return own(this, 'shape').#shape;
   }
 
-  /** 'quint8' | 'qint8' | 'qint32' | 'quint4x2' */
+  /** @returns {import('../index.js').QDType} 'quint8' | 'qint8' | 'qint32' | 'quint4x2' */
   get dtype() {
     return own(this, 'dtype').#dtype;
   }
@@ -96,6 +98,7 @@ export class QTensor {
     return live(this, 'numel()').numel();
   }
 
+  /** @returns {import('../index.js').TensorQScheme} */
   qscheme() {
     return QSCHEME_NAMES.get(live(this, 'qscheme()').qschemeCode());
   }
@@ -155,7 +158,7 @@ export class QTensor {
         set: (chunk, offset) => typedArraySet.call(target, chunk, offset),
       });
     } catch (e) {
-      throw noteOutOfMemory(e, ctx);
+      throw noteOutOfMemory(e);
     }
     return { data: target, shape: this.#shape.slice() };
   }
@@ -229,14 +232,17 @@ function readViewShape(shape, numel, ctx) {
   let known = 1;
   for (let i = 0; i < rank; i++) {
     const d = shape[i];
-    if (typeof d !== 'number' || !Number.isInteger(d)) throw new TypeError(`${ctx}: shape[${i}] must be an integer, got ${describe(d)}`);
+    if (typeof d !== 'number' || !Number.isInteger(d))
+      throw new TypeError(`${ctx}: shape[${i}] must be an integer, got ${describe(d)}`);
     if (d === -1 && inferred < 0) inferred = i;
-    else if (d < 0 || d > MAX_NUMEL) throw new RangeError(`${ctx}: shape[${i}] must be in 0..${MAX_NUMEL} (or one -1), got ${d}`);
+    else if (d < 0 || d > MAX_NUMEL)
+      throw new RangeError(`${ctx}: shape[${i}] must be in 0..${MAX_NUMEL} (or one -1), got ${d}`);
     else known *= d;
     dims[i] = d;
   }
   if (inferred >= 0) {
-    if (known === 0 || numel % known !== 0) throw new RangeError(`${ctx}: shape [${dims.join(', ')}] is invalid for ${numel} elements`);
+    if (known === 0 || numel % known !== 0)
+      throw new RangeError(`${ctx}: shape [${dims.join(', ')}] is invalid for ${numel} elements`);
     dims[inferred] = numel / known;
   } else if (known !== numel) {
     throw new RangeError(`${ctx}: shape [${dims.join(', ')}] is invalid for ${numel} elements`);
@@ -252,5 +258,7 @@ function viewAxis(shape, axis, dims, ctx) {
     if (prefix === outer && dims[i] === shape[axis]) return i;
     prefix *= dims[i];
   }
-  throw new RangeError(`${ctx}: a view of a per-channel tensor must keep axis ${axis} (size ${shape[axis]}) as one dimension`);
+  throw new RangeError(
+    `${ctx}: a view of a per-channel tensor must keep axis ${axis} (size ${shape[axis]}) as one dimension`,
+  );
 }

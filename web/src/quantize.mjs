@@ -5,8 +5,17 @@
 // axis, lengths) are checked by the core, whose messages come back as
 // RangeErrors.
 import {
-  bytesOf, checkNotRevoked, describe, largestDim, readChoice, readFloatTensor, readNumber, readNumberList, readShape,
-  tensorBytes, typedArrayKind,
+  bytesOf,
+  checkNotRevoked,
+  describe,
+  largestDim,
+  readChoice,
+  readFloatTensor,
+  readNumber,
+  readNumberList,
+  readShape,
+  tensorBytes,
+  typedArrayKind,
 } from './args.mjs';
 import { DTYPES } from './dtypes.mjs';
 import { checked } from './errors.mjs';
@@ -26,7 +35,9 @@ function readQParams(scales, zeroPoints, shape, ctx) {
   const z = readNumberList(zeroPoints, 'zeroPoints', ctx, longest);
   const bytes = (s.length + z.length) * 8;
   if (bytes > MAX_BUFFER_BYTES) {
-    throw new RangeError(`${ctx}: the qparams would need ${bytes} bytes, more than the ${MAX_BUFFER_BYTES} bytes one allocation can hold`);
+    throw new RangeError(
+      `${ctx}: the qparams would need ${bytes} bytes, more than the ${MAX_BUFFER_BYTES} bytes one allocation can hold`,
+    );
   }
   const block = new Float64Array(s.length + z.length);
   block.set(s);
@@ -40,7 +51,7 @@ function make(ctx, call) {
   try {
     return wrapHandle(checked(call(), ctx));
   } catch (e) {
-    throw noteOutOfMemory(e, ctx);
+    throw noteOutOfMemory(e);
   }
 }
 
@@ -52,8 +63,11 @@ export function quantizePerTensor(x, scale, zeroPoint, dtype) {
   const d = readChoice(dtype, DTYPES, 'dtype', ctx);
   const M = wasm(ctx);
   const bytes = tensorBytes(t, ctx);
-  return make(ctx, () => withHeapCopy(M, bytes, 'the input', ctx, (address, n) =>
-    M._quantizePerTensor(address, n, t.shape, s, z, d, currentIsa())));
+  return make(ctx, () =>
+    withHeapCopy(M, bytes, 'the input', ctx, (address, n) =>
+      M._quantizePerTensor(address, n, t.shape, s, z, d, currentIsa()),
+    ),
+  );
 }
 
 export function quantizePerChannel(x, scales, zeroPoints, axis, dtype) {
@@ -64,13 +78,37 @@ export function quantizePerChannel(x, scales, zeroPoints, axis, dtype) {
   const d = readChoice(dtype, DTYPES, 'dtype', ctx);
   const M = wasm(ctx);
   const bytes = tensorBytes(t, ctx);
-  return make(ctx, () => withHeapCopy(M, ownBytes(qp.block), 'the qparams', ctx, (qpAddress) =>
-    withHeapCopy(M, bytes, 'the input', ctx, (address, n) => M._quantizePerChannel(
-      address, n, t.shape, qpAddress, qp.nscales, qp.nzps, a, qp.floatZeroPoints, d, currentIsa()))));
+  return make(ctx, () =>
+    withHeapCopy(M, ownBytes(qp.block), 'the qparams', ctx, (qpAddress) =>
+      withHeapCopy(M, bytes, 'the input', ctx, (address, n) =>
+        M._quantizePerChannel(
+          address,
+          n,
+          t.shape,
+          qpAddress,
+          qp.nscales,
+          qp.nzps,
+          a,
+          qp.floatZeroPoints,
+          d,
+          currentIsa(),
+        ),
+      ),
+    ),
+  );
 }
 
-const DTYPE_OF_ARRAY = new Map([['Uint8Array', 'quint8'], ['Int8Array', 'qint8'], ['Int32Array', 'qint32']]);
-const ARRAY_OF_DTYPE = new Map([['quint8', 'Uint8Array'], ['qint8', 'Int8Array'], ['qint32', 'Int32Array'], ['quint4x2', 'Uint8Array']]);
+const DTYPE_OF_ARRAY = new Map([
+  ['Uint8Array', 'quint8'],
+  ['Int8Array', 'qint8'],
+  ['Int32Array', 'qint32'],
+]);
+const ARRAY_OF_DTYPE = new Map([
+  ['quint8', 'Uint8Array'],
+  ['qint8', 'Int8Array'],
+  ['qint32', 'Int32Array'],
+  ['quint4x2', 'Uint8Array'],
+]);
 
 // {data: Uint8Array | Int8Array | Int32Array, shape}, read once; the dtype
 // follows the array type (PyTorch: the int tensor's dtype) unless given;
@@ -79,7 +117,9 @@ const ARRAY_OF_DTYPE = new Map([['quint8', 'Uint8Array'], ['qint8', 'Int8Array']
 function readIntTensor(t, dtype, ctx) {
   checkNotRevoked(t, 'intTensor', ctx);
   if (t === null || typeof t !== 'object' || typedArrayKind(t) !== undefined) {
-    throw new TypeError(`${ctx}: intTensor must be {data: Uint8Array | Int8Array | Int32Array, shape}, got ${describe(t)}`);
+    throw new TypeError(
+      `${ctx}: intTensor must be {data: Uint8Array | Int8Array | Int32Array, shape}, got ${describe(t)}`,
+    );
   }
   const data = t.data;
   const shapeValue = t.shape;
@@ -106,8 +146,9 @@ export function makePerTensorQuantizedTensor(intTensor, scale, zeroPoint, dtype)
   const z = readNumber(zeroPoint, 'zeroPoint', ctx);
   const M = wasm(ctx);
   const bytes = intBytes(t, ctx);
-  return make(ctx, () => withHeapCopy(M, bytes, 'the data', ctx, (address, n) =>
-    M._makePerTensor(address, n, t.shape, s, z, t.code)));
+  return make(ctx, () =>
+    withHeapCopy(M, bytes, 'the data', ctx, (address, n) => M._makePerTensor(address, n, t.shape, s, z, t.code)),
+  );
 }
 
 export function makePerChannelQuantizedTensor(intTensor, scales, zeroPoints, axis, dtype) {
@@ -117,9 +158,13 @@ export function makePerChannelQuantizedTensor(intTensor, scales, zeroPoints, axi
   const a = readNumber(axis, 'axis', ctx);
   const M = wasm(ctx);
   const bytes = intBytes(t, ctx);
-  return make(ctx, () => withHeapCopy(M, ownBytes(qp.block), 'the qparams', ctx, (qpAddress) =>
-    withHeapCopy(M, bytes, 'the data', ctx, (address, n) => M._makePerChannel(
-      address, n, t.shape, qpAddress, qp.nscales, qp.nzps, a, qp.floatZeroPoints, t.code))));
+  return make(ctx, () =>
+    withHeapCopy(M, ownBytes(qp.block), 'the qparams', ctx, (qpAddress) =>
+      withHeapCopy(M, bytes, 'the data', ctx, (address, n) =>
+        M._makePerChannel(address, n, t.shape, qpAddress, qp.nscales, qp.nzps, a, qp.floatZeroPoints, t.code),
+      ),
+    ),
+  );
 }
 
 /** torch.dequantize(q): the same as q.dequantize(). */

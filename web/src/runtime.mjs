@@ -29,7 +29,8 @@ function readInitOptions(options) {
     throw new TypeError(`${ctx}: locateFile must be a function (path, prefix) => url, got ${describe(locateFile)}`);
   }
   const factory = o.get('_moduleFactory');
-  if (factory !== undefined && typeof factory !== 'function') throw new TypeError(`${ctx}: _moduleFactory must be a function`);
+  if (factory !== undefined && typeof factory !== 'function')
+    throw new TypeError(`${ctx}: _moduleFactory must be a function`);
   return o;
 }
 
@@ -47,8 +48,10 @@ export function init(options) {
   const o = readInitOptions(options);
   if (initPromise) {
     if (o.size > 0 && !sameOptions(o, initOptions)) {
-      throw new Error('init(options): qwasm is already initialized (or initializing) with other options; ' +
-        'it loads one module per page, worker or process, so pass the options to the first init() only');
+      throw new Error(
+        'init(options): qwasm is already initialized (or initializing) with other options; ' +
+          'it loads one module per page, worker or process, so pass the options to the first init() only',
+      );
     }
     return initPromise;
   }
@@ -64,7 +67,7 @@ export function init(options) {
       (err) => {
         initPromise = null; // a failed load may be retried, e.g. with another wasmBinary
         initOptions = null;
-        throw new Error(`qwasm: loading the WebAssembly module failed: ${err && err.message ? err.message : err}`, {
+        throw new Error(`qwasm: loading the WebAssembly module failed: ${err?.message ? err.message : err}`, {
           cause: err,
         });
       },

@@ -1,6 +1,6 @@
 // Float tensors: { data: Float32Array, shape: number[] }, row-major in
 // PyTorch's default layout (e.g. NCDHW). Pure JavaScript: works before init().
-import { MAX_NUMEL, bytesOf, describe, lengthOf, readNumberList, readShape, typedArrayKind } from './args.mjs';
+import { bytesOf, describe, lengthOf, MAX_NUMEL, readNumberList, readShape, typedArrayKind } from './args.mjs';
 
 /**
  * Builds a float tensor after checking that data and shape agree. An array

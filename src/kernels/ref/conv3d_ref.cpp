@@ -60,33 +60,29 @@ Shape conv_output_shape(const ConvGeometry& g, const Shape& in) {
 }
 
 void qconv3d(const ConvGeometry& g, const QConvArgs& a, uint8_t* y) {
-  for_each_output(
-      g, a.input_shape,
-      [&](int64_t oc, int64_t index, auto&& taps) {
-        int32_t raw = 0;  // sum of (x - a_zp) * (w - w_zp); padding is x = a_zp
-        taps([&](int64_t xi, int64_t wi) {
-          const int32_t xv = xi < 0 ? 0 : a.x[xi] - a.a_zero_point;
-          raw += xv * (a.w[wi] - a.w_zero_points[oc]);
-        });
-        const float atws = a.a_scale * a.w_scales[oc];
-        const float multiplier = atws / a.out_scale;
-        const float bias_div = a.bias ? a.bias[oc] / atws : 0.0f;
-        y[index] = requantize(raw, bias_div, multiplier, a.out_zero_point, a.relu ? a.out_zero_point : 0, 255);
-      });
+  for_each_output(g, a.input_shape, [&](int64_t oc, int64_t index, auto&& taps) {
+    int32_t raw = 0;  // sum of (x - a_zp) * (w - w_zp); padding is x = a_zp
+    taps([&](int64_t xi, int64_t wi) {
+      const int32_t xv = xi < 0 ? 0 : a.x[xi] - a.a_zero_point;
+      raw += xv * (a.w[wi] - a.w_zero_points[oc]);
+    });
+    const float atws = a.a_scale * a.w_scales[oc];
+    const float multiplier = atws / a.out_scale;
+    const float bias_div = a.bias ? a.bias[oc] / atws : 0.0f;
+    y[index] = requantize(raw, bias_div, multiplier, a.out_zero_point, a.relu ? a.out_zero_point : 0, 255);
+  });
 }
 
 void fconv3d(const ConvGeometry& g, const float* x, const Shape& input_shape, const float* w, const float* bias,
              bool relu, float* y) {
-  for_each_output(
-      g, input_shape,
-      [&](int64_t oc, int64_t index, auto&& taps) {
-        float acc = bias ? bias[oc] : 0.0f;
-        taps([&](int64_t xi, int64_t wi) {
-          const float product = (xi < 0 ? 0.0f : x[xi]) * w[wi];
-          acc = acc + product;
-        });
-        y[index] = relu && acc < 0.0f ? 0.0f : acc;
-      });
+  for_each_output(g, input_shape, [&](int64_t oc, int64_t index, auto&& taps) {
+    float acc = bias ? bias[oc] : 0.0f;
+    taps([&](int64_t xi, int64_t wi) {
+      const float product = (xi < 0 ? 0.0f : x[xi]) * w[wi];
+      acc = acc + product;
+    });
+    y[index] = relu && acc < 0.0f ? 0.0f : acc;
+  });
 }
 
 }  // namespace ref

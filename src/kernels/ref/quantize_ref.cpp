@@ -52,26 +52,37 @@ int32_t quantize_value_float_qparams(float x, float scale, float zero_point, int
 
 void store(DType dtype, uint8_t* out, int64_t i, int32_t q) {
   switch (dtype) {
-    case DType::kQUInt8: out[i] = static_cast<uint8_t>(q); break;
-    case DType::kQInt8: out[i] = static_cast<uint8_t>(static_cast<int8_t>(q)); break;
-    case DType::kQInt32: std::memcpy(out + 4 * i, &q, 4); break;
+    case DType::kQUInt8:
+      out[i] = static_cast<uint8_t>(q);
+      break;
+    case DType::kQInt8:
+      out[i] = static_cast<uint8_t>(static_cast<int8_t>(q));
+      break;
+    case DType::kQInt32:
+      std::memcpy(out + 4 * i, &q, 4);
+      break;
     case DType::kQUInt4x2:
-      if (i % 2 == 0) out[i / 2] = static_cast<uint8_t>(q);
-      else out[i / 2] |= static_cast<uint8_t>(q << 4);
+      if (i % 2 == 0)
+        out[i / 2] = static_cast<uint8_t>(q);
+      else
+        out[i / 2] |= static_cast<uint8_t>(q << 4);
       break;
   }
 }
 
 int32_t load(DType dtype, const uint8_t* q, int64_t i) {
   switch (dtype) {
-    case DType::kQUInt8: return q[i];
-    case DType::kQInt8: return static_cast<int8_t>(q[i]);
+    case DType::kQUInt8:
+      return q[i];
+    case DType::kQInt8:
+      return static_cast<int8_t>(q[i]);
     case DType::kQInt32: {
       int32_t v;
       std::memcpy(&v, q + 4 * i, 4);
       return v;
     }
-    case DType::kQUInt4x2: return (q[i / 2] >> (4 * (i % 2))) & 0xF;
+    case DType::kQUInt4x2:
+      return (q[i / 2] >> (4 * (i % 2))) & 0xF;
   }
   return 0;
 }

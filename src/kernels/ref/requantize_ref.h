@@ -11,8 +11,7 @@ namespace ref {
 // f = acc + bias_div in float; times the multiplier, rounded half to even;
 // clamped (compared in double, so that +-2^31 and beyond saturate) to
 // [out_min, out_max] shifted by the zero point; then the zero point added.
-inline uint8_t requantize(int32_t acc, float bias_div, float multiplier, int32_t zp, int32_t out_min,
-                          int32_t out_max) {
+inline uint8_t requantize(int32_t acc, float bias_div, float multiplier, int32_t zp, int32_t out_min, int32_t out_max) {
   const float f = static_cast<float>(acc) + bias_div;
   const double r = std::nearbyint(f * multiplier);
   const double lo = out_min - zp, hi = out_max - zp;

@@ -15,8 +15,7 @@ void quantize_scalar(size_t n, const float* x, void* y, const QuantizeParams* p)
   assert(n == 0 || (x != nullptr && y != nullptr));
   Q* out = static_cast<Q*>(y);
   for (size_t i = 0; i < n; ++i) {
-    out[i] = static_cast<Q>(kFloatZeroPoint ? quantize_val_float_qparams(x[i], *p)
-                                            : quantize_val(x[i], *p));
+    out[i] = static_cast<Q>(kFloatZeroPoint ? quantize_val_float_qparams(x[i], *p) : quantize_val(x[i], *p));
   }
 }
 
@@ -60,10 +59,8 @@ QUANTIZE(quantize_fqp_f32_qs8_scalar, int8_t, true)
 QUANTIZE(quantize_fqp_f32_qs32_scalar, int32_t, true)
 #undef QUANTIZE
 
-#define DEQUANTIZE(name, type, fn)                                                 \
-  void name(size_t n, const void* q, float* y, const DequantizeParams* p) { \
-    dequantize_scalar<type, fn>(n, q, y, p);                                       \
-  }
+#define DEQUANTIZE(name, type, fn) \
+  void name(size_t n, const void* q, float* y, const DequantizeParams* p) { dequantize_scalar<type, fn>(n, q, y, p); }
 DEQUANTIZE(dequantize_qu8_f32_scalar, uint8_t, dequantize_val_per_tensor)
 DEQUANTIZE(dequantize_qs8_f32_scalar, int8_t, dequantize_val_per_tensor)
 DEQUANTIZE(dequantize_qs32_f32_scalar, int32_t, dequantize_val_per_tensor)
@@ -75,10 +72,10 @@ DEQUANTIZE(dequantize_fqp_qs8_f32_scalar, int8_t, dequantize_val_float_qparams)
 DEQUANTIZE(dequantize_fqp_qs32_f32_scalar, int32_t, dequantize_val_float_qparams)
 #undef DEQUANTIZE
 
-#define QUANTIZE_ROW(name, type, fzp)                                                                      \
+#define QUANTIZE_ROW(name, type, fzp)                                                                           \
   void name(size_t n, const float* x, void* y, const float* inv_scales, const float* zero_points, int32_t qmin, \
-            int32_t qmax) {                                                                                   \
-    quantize_row_scalar<type, fzp>(n, x, y, inv_scales, zero_points, qmin, qmax);                             \
+            int32_t qmax) {                                                                                     \
+    quantize_row_scalar<type, fzp>(n, x, y, inv_scales, zero_points, qmin, qmax);                               \
   }
 QUANTIZE_ROW(quantize_row_f32_qu8_scalar, uint8_t, false)
 QUANTIZE_ROW(quantize_row_f32_qs8_scalar, int8_t, false)
@@ -88,9 +85,9 @@ QUANTIZE_ROW(quantize_row_fqp_f32_qs8_scalar, int8_t, true)
 QUANTIZE_ROW(quantize_row_fqp_f32_qs32_scalar, int32_t, true)
 #undef QUANTIZE_ROW
 
-#define DEQUANTIZE_ROW(name, type)                                                                    \
+#define DEQUANTIZE_ROW(name, type)                                                              \
   void name(size_t n, const void* q, float* y, const float* scales, const float* zero_points) { \
-    dequantize_row_scalar<type>(n, q, y, scales, zero_points);                                        \
+    dequantize_row_scalar<type>(n, q, y, scales, zero_points);                                  \
   }
 DEQUANTIZE_ROW(dequantize_row_qu8_f32_scalar, uint8_t)
 DEQUANTIZE_ROW(dequantize_row_qs8_f32_scalar, int8_t)

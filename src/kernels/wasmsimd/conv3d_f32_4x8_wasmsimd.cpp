@@ -28,8 +28,8 @@ inline void store_f32_lanes(float* c, size_t stride, size_t n, v128_t lo, v128_t
 }  // namespace
 
 void conv3d_f32_4x8_wasmsimd(size_t mr, size_t nc, size_t nseg, size_t seg_len, const float* const* a,
-                              const ptrdiff_t* seg_offsets, const float* w, const float* bias, float* const* c,
-                              size_t c_stride, bool relu) {
+                             const ptrdiff_t* seg_offsets, const float* w, const float* bias, float* const* c,
+                             size_t c_stride, bool relu) {
   assert(mr >= 1 && mr <= 4);
   assert(nc >= 1 && nc <= 8);
   const float* a0 = a[0];

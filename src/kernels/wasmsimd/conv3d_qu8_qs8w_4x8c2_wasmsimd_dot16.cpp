@@ -12,10 +12,9 @@
 namespace qwasm {
 namespace kernels {
 
-void conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16(size_t mr, size_t nc, size_t nseg, size_t kblocks,
-                                           const int16_t* const* a, const ptrdiff_t* seg_offsets,
-                                           const int16_t* w, uint8_t* const* c, size_t c_stride,
-                                           const ConvRequantParams* params) {
+void conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16(size_t mr, size_t nc, size_t nseg, size_t kblocks, const int16_t* const* a,
+                                          const ptrdiff_t* seg_offsets, const int16_t* w, uint8_t* const* c,
+                                          size_t c_stride, const ConvRequantParams* params) {
   assert(mr >= 1 && mr <= 4);
   assert(nc >= 1 && nc <= 8);
   // Rows past mr repeat the last valid pixel: computed, never stored.
@@ -65,9 +64,15 @@ void conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16(size_t mr, size_t nc, size_t nseg, siz
     return;
   }
   store_u8_lanes(c[0], c_stride, nc, requantize4(acc0x0123, b0123, m0123, r), requantize4(acc0x4567, b4567, m4567, r));
-  if (mr > 1) store_u8_lanes(c[1], c_stride, nc, requantize4(acc1x0123, b0123, m0123, r), requantize4(acc1x4567, b4567, m4567, r));
-  if (mr > 2) store_u8_lanes(c[2], c_stride, nc, requantize4(acc2x0123, b0123, m0123, r), requantize4(acc2x4567, b4567, m4567, r));
-  if (mr > 3) store_u8_lanes(c[3], c_stride, nc, requantize4(acc3x0123, b0123, m0123, r), requantize4(acc3x4567, b4567, m4567, r));
+  if (mr > 1)
+    store_u8_lanes(c[1], c_stride, nc, requantize4(acc1x0123, b0123, m0123, r),
+                   requantize4(acc1x4567, b4567, m4567, r));
+  if (mr > 2)
+    store_u8_lanes(c[2], c_stride, nc, requantize4(acc2x0123, b0123, m0123, r),
+                   requantize4(acc2x4567, b4567, m4567, r));
+  if (mr > 3)
+    store_u8_lanes(c[3], c_stride, nc, requantize4(acc3x0123, b0123, m0123, r),
+                   requantize4(acc3x4567, b4567, m4567, r));
 }
 
 }  // namespace kernels

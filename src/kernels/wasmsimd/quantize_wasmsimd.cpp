@@ -19,8 +19,8 @@ template <bool kFloatZeroPoint>
 inline v128_t quantize4(v128_t x, v128_t vinv, v128_t vzp, v128_t vmin, v128_t vmax) {
   v128_t t = wasm_f32x4_mul(x, vinv);
   t = wasm_v128_and(t, wasm_f32x4_eq(t, t));
-  const v128_t r = kFloatZeroPoint ? wasm_f32x4_nearest(wasm_f32x4_add(t, vzp))
-                                   : wasm_f32x4_add(wasm_f32x4_nearest(t), vzp);
+  const v128_t r =
+      kFloatZeroPoint ? wasm_f32x4_nearest(wasm_f32x4_add(t, vzp)) : wasm_f32x4_add(wasm_f32x4_nearest(t), vzp);
   return wasm_i32x4_min(wasm_i32x4_max(wasm_i32x4_trunc_sat_f32x4(r), vmin), vmax);
 }
 
@@ -50,8 +50,8 @@ void quantize_wasmsimd(size_t n, const float* x, void* y, const QuantizeParams* 
       // Values are already inside the dtype's range: the saturating narrows are exact.
       const v128_t lo = wasm_i16x8_narrow_i32x4(q0, q1);
       const v128_t hi = wasm_i16x8_narrow_i32x4(q2, q3);
-      wasm_v128_store(out + i, kStorage == Storage::kU8 ? wasm_u8x16_narrow_i16x8(lo, hi)
-                                                       : wasm_i8x16_narrow_i16x8(lo, hi));
+      wasm_v128_store(out + i,
+                      kStorage == Storage::kU8 ? wasm_u8x16_narrow_i16x8(lo, hi) : wasm_i8x16_narrow_i16x8(lo, hi));
     }
     for (; i < n; ++i) {
       const int32_t q = kFloatZeroPoint ? quantize_val_float_qparams(x[i], *p) : quantize_val(x[i], *p);
@@ -101,17 +101,20 @@ inline v128_t dequantize4(v128_t q, const DequantizeParams& p) {
   if (kMode == DequantizeMode::kFloatQParams) return wasm_f32x4_mul(centered, wasm_f32x4_splat(p.scale_f));
   const v128_t vscale = wasm_f64x2_splat(p.scale);
   const v128_t lo = wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(centered), vscale);
-  const v128_t hi = wasm_f64x2_mul(
-      wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(centered, centered, 2, 3, 0, 1)), vscale);
+  const v128_t hi =
+      wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(centered, centered, 2, 3, 0, 1)), vscale);
   return demote_pair(lo, hi);
 }
 
 template <Storage kStorage, DequantizeMode kMode>
 float dequantize_one(const void* q, size_t i, const DequantizeParams& p) {
   int32_t v;
-  if (kStorage == Storage::kS32) v = static_cast<const int32_t*>(q)[i];
-  else if (kStorage == Storage::kU8) v = static_cast<const uint8_t*>(q)[i];
-  else v = static_cast<const int8_t*>(q)[i];
+  if (kStorage == Storage::kS32)
+    v = static_cast<const int32_t*>(q)[i];
+  else if (kStorage == Storage::kU8)
+    v = static_cast<const uint8_t*>(q)[i];
+  else
+    v = static_cast<const int8_t*>(q)[i];
   if (kMode == DequantizeMode::kPerTensor) return dequantize_val_per_tensor(v, p);
   if (kMode == DequantizeMode::kPerChannel) return dequantize_val_per_channel(v, p);
   return dequantize_val_float_qparams(v, p);
@@ -150,14 +153,17 @@ void quantize_row_wasmsimd(size_t n, const float* x, void* y, const float* inv_s
   const v128_t vmax = wasm_i32x4_splat(qmax);
   size_t i = 0;
   for (; i + 4 <= n; i += 4) {
-    store4<kStorage>(y, i, quantize4<kFloatZeroPoint>(wasm_v128_load(x + i), wasm_v128_load(inv_scales + i),
-                                                      wasm_v128_load(zero_points + i), vmin, vmax));
+    store4<kStorage>(y, i,
+                     quantize4<kFloatZeroPoint>(wasm_v128_load(x + i), wasm_v128_load(inv_scales + i),
+                                                wasm_v128_load(zero_points + i), vmin, vmax));
   }
   for (; i < n; ++i) {
     const QuantizeParams p{inv_scales[i], zero_points[i], qmin, qmax};
     const int32_t q = kFloatZeroPoint ? quantize_val_float_qparams(x[i], p) : quantize_val(x[i], p);
-    if (kStorage == Storage::kS32) static_cast<int32_t*>(y)[i] = q;
-    else static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(q);
+    if (kStorage == Storage::kS32)
+      static_cast<int32_t*>(y)[i] = q;
+    else
+      static_cast<uint8_t*>(y)[i] = static_cast<uint8_t>(q);
   }
 }
 
@@ -170,8 +176,9 @@ void dequantize_row_wasmsimd(size_t n, const void* q, float* y, const float* sca
     load8_i32<kStorage>(q, i, &lo, &hi);
     wasm_v128_store(y + i, wasm_f32x4_mul(wasm_f32x4_sub(wasm_f32x4_convert_i32x4(lo), wasm_v128_load(zero_points + i)),
                                           wasm_v128_load(scales + i)));
-    wasm_v128_store(y + i + 4, wasm_f32x4_mul(wasm_f32x4_sub(wasm_f32x4_convert_i32x4(hi), wasm_v128_load(zero_points + i + 4)),
-                                              wasm_v128_load(scales + i + 4)));
+    wasm_v128_store(y + i + 4,
+                    wasm_f32x4_mul(wasm_f32x4_sub(wasm_f32x4_convert_i32x4(hi), wasm_v128_load(zero_points + i + 4)),
+                                   wasm_v128_load(scales + i + 4)));
   }
   for (; i < n; ++i) {
     const DequantizeParams p{scales[i], scales[i], 0, zero_points[i]};
@@ -191,9 +198,9 @@ QUANTIZE(quantize_fqp_f32_qs8_wasmsimd, Storage::kS8, true)
 QUANTIZE(quantize_fqp_f32_qs32_wasmsimd, Storage::kS32, true)
 #undef QUANTIZE
 
-#define DEQUANTIZE(name, storage, mode)                                            \
+#define DEQUANTIZE(name, storage, mode)                                     \
   void name(size_t n, const void* q, float* y, const DequantizeParams* p) { \
-    dequantize_wasmsimd<storage, mode>(n, q, y, p);                                \
+    dequantize_wasmsimd<storage, mode>(n, q, y, p);                         \
   }
 DEQUANTIZE(dequantize_qu8_f32_wasmsimd, Storage::kU8, DequantizeMode::kPerTensor)
 DEQUANTIZE(dequantize_qs8_f32_wasmsimd, Storage::kS8, DequantizeMode::kPerTensor)
@@ -206,10 +213,10 @@ DEQUANTIZE(dequantize_fqp_qs8_f32_wasmsimd, Storage::kS8, DequantizeMode::kFloat
 DEQUANTIZE(dequantize_fqp_qs32_f32_wasmsimd, Storage::kS32, DequantizeMode::kFloatQParams)
 #undef DEQUANTIZE
 
-#define QUANTIZE_ROW(name, storage, fzp)                                                                   \
+#define QUANTIZE_ROW(name, storage, fzp)                                                                        \
   void name(size_t n, const float* x, void* y, const float* inv_scales, const float* zero_points, int32_t qmin, \
-            int32_t qmax) {                                                                                   \
-    quantize_row_wasmsimd<storage, fzp>(n, x, y, inv_scales, zero_points, qmin, qmax);                        \
+            int32_t qmax) {                                                                                     \
+    quantize_row_wasmsimd<storage, fzp>(n, x, y, inv_scales, zero_points, qmin, qmax);                          \
   }
 QUANTIZE_ROW(quantize_row_f32_qu8_wasmsimd, Storage::kU8, false)
 QUANTIZE_ROW(quantize_row_f32_qs8_wasmsimd, Storage::kS8, false)
@@ -219,9 +226,9 @@ QUANTIZE_ROW(quantize_row_fqp_f32_qs8_wasmsimd, Storage::kS8, true)
 QUANTIZE_ROW(quantize_row_fqp_f32_qs32_wasmsimd, Storage::kS32, true)
 #undef QUANTIZE_ROW
 
-#define DEQUANTIZE_ROW(name, storage)                                                                 \
+#define DEQUANTIZE_ROW(name, storage)                                                           \
   void name(size_t n, const void* q, float* y, const float* scales, const float* zero_points) { \
-    dequantize_row_wasmsimd<storage>(n, q, y, scales, zero_points);                                   \
+    dequantize_row_wasmsimd<storage>(n, q, y, scales, zero_points);                             \
   }
 DEQUANTIZE_ROW(dequantize_row_qu8_f32_wasmsimd, Storage::kU8)
 DEQUANTIZE_ROW(dequantize_row_qs8_f32_wasmsimd, Storage::kS8)

@@ -11,7 +11,14 @@ import { adopt, release } from '../owned.mjs';
 import { wasm } from '../runtime.mjs';
 import { Parameter, parameterBytes, readValues, sameBytes } from './parameter.mjs';
 import {
-  SPECS, flatGeometry, freezeGeometry, liftInputShape, lowerOutputShape, readConvArgs, userTriple, validateGeometry,
+  flatGeometry,
+  freezeGeometry,
+  liftInputShape,
+  lowerOutputShape,
+  readConvArgs,
+  SPECS,
+  userTriple,
+  validateGeometry,
   weightShape,
 } from './spec.mjs';
 
@@ -42,7 +49,7 @@ let ownParams; // (module) => {weight, bias}, from the private fields (set in a 
 
 /** @internal {spec, geometry, weight, bias} of a float conv / linear module, or undefined. */
 export function floatConvParts(mod) {
-  const parts = (mod !== null && typeof mod === 'object') ? convInternals.get(mod) : undefined;
+  const parts = mod !== null && typeof mod === 'object' ? convInternals.get(mod) : undefined;
   return parts && { spec: parts.spec, geometry: parts.geometry, ...ownParams(mod) };
 }
 
@@ -77,14 +84,28 @@ class FloatConvBase {
     ownParams = (m) => ({ weight: m.#weight, bias: m.#bias });
   }
 
-  get inChannels() { return this.#geometry.inChannels; }
-  get outChannels() { return this.#geometry.outChannels; }
-  get groups() { return this.#geometry.groups; }
-  get kernelSize() { return userTriple(this.#geometry.kernel, this.#spec.dims); }
-  get stride() { return userTriple(this.#geometry.stride, this.#spec.dims); }
-  get dilation() { return userTriple(this.#geometry.dilation, this.#spec.dims); }
+  get inChannels() {
+    return this.#geometry.inChannels;
+  }
+  get outChannels() {
+    return this.#geometry.outChannels;
+  }
+  get groups() {
+    return this.#geometry.groups;
+  }
+  get kernelSize() {
+    return userTriple(this.#geometry.kernel, this.#spec.dims);
+  }
+  get stride() {
+    return userTriple(this.#geometry.stride, this.#spec.dims);
+  }
+  get dilation() {
+    return userTriple(this.#geometry.dilation, this.#spec.dims);
+  }
   /** As given: an integer, an array, 'same' or 'valid'. */
-  get padding() { return this.#geometry.padding; }
+  get padding() {
+    return this.#geometry.padding;
+  }
 
   /** The float weight (a Parameter: PyTorch's shape; edit in place or assign). */
   get weight() {
@@ -121,7 +142,9 @@ class FloatConvBase {
   #pack(M, ctx) {
     const w = parameterBytes(this.#weight, ctx);
     const b = this.#bias === null ? null : parameterBytes(this.#bias, ctx);
-    const fresh = this.#packed !== null && sameBytes(w, this.#packedWeight) &&
+    const fresh =
+      this.#packed !== null &&
+      sameBytes(w, this.#packedWeight) &&
       (b === null ? this.#packedBias === null : this.#packedBias !== null && sameBytes(b, this.#packedBias));
     if (fresh) return this.#packed;
     const geometry = flatGeometry(this.#geometry);
@@ -130,7 +153,9 @@ class FloatConvBase {
       b === null
         ? checked(M._makeFConv(geometry, wAddr, wCount, 0, 0, false), ctx)
         : withHeapCopy(M, b, 'the bias', ctx, (bAddr) =>
-          checked(M._makeFConv(geometry, wAddr, wCount, bAddr, b.byteLength / 4, true), ctx)));
+            checked(M._makeFConv(geometry, wAddr, wCount, bAddr, b.byteLength / 4, true), ctx),
+          ),
+    );
     this.#packed = adopt(this, handle, this.#packed, w.byteLength);
     this.#packedWeight = new Uint8Array(w);
     this.#packedBias = b === null ? null : new Uint8Array(b);
@@ -151,7 +176,7 @@ class FloatConvBase {
         return { data, shape: lowerOutputShape(this.#spec, t.shape, r.shape) };
       });
     } catch (e) {
-      throw noteOutOfMemory(e, ctx);
+      throw noteOutOfMemory(e);
     }
   }
 
@@ -202,8 +227,12 @@ export class Linear extends FloatConvBase {
     super(SPECS.linear, inFeatures, outFeatures, 1, options);
   }
 
-  get inFeatures() { return this.inChannels; }
-  get outFeatures() { return this.outChannels; }
+  get inFeatures() {
+    return this.inChannels;
+  }
+  get outFeatures() {
+    return this.outChannels;
+  }
 }
 
 export class ReLU {
@@ -226,7 +255,7 @@ const fusedParts = new WeakMap();
 
 /** @internal The wrapped conv / linear of an nn.intrinsic module, or undefined. */
 export function fusedInner(mod) {
-  return (mod !== null && typeof mod === 'object') ? fusedParts.get(mod) : undefined;
+  return mod !== null && typeof mod === 'object' ? fusedParts.get(mod) : undefined;
 }
 
 // nn.intrinsic fused float modules: conv (or linear) followed by ReLU, run as one kernel pass.
@@ -275,4 +304,3 @@ export const ConvReLU1d = fusedClass('ConvReLU1d', Conv1d);
 export const ConvReLU2d = fusedClass('ConvReLU2d', Conv2d);
 export const ConvReLU3d = fusedClass('ConvReLU3d', Conv3d);
 export const LinearReLU = fusedClass('LinearReLU', Linear);
-

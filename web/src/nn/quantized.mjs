@@ -12,14 +12,21 @@ import { bytesOf, checkNotRevoked, describe, readNumber, readOptions, typedArray
 import { checked } from '../errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
-import { PerChannelMinMaxObserver, isObserver } from '../observer.mjs';
+import { isObserver, PerChannelMinMaxObserver } from '../observer.mjs';
 import { adopt, release } from '../owned.mjs';
 import { qtensorHandle, qtensorShape, viewOf, wrapHandle } from '../qtensor.mjs';
 import { makePerTensorQuantizedTensor, quantizePerChannel, quantizePerTensor } from '../quantize.mjs';
 import { wasm } from '../runtime.mjs';
 import * as floatNN from './float.mjs';
 import {
-  SPECS, flatGeometry, freezeGeometry, liftInputShape, lowerOutputShape, readConvArgs, userTriple, validateGeometry,
+  flatGeometry,
+  freezeGeometry,
+  liftInputShape,
+  lowerOutputShape,
+  readConvArgs,
+  SPECS,
+  userTriple,
+  validateGeometry,
   weightShape,
 } from './spec.mjs';
 
@@ -67,13 +74,27 @@ class QuantizedConvBase {
     }
   }
 
-  get inChannels() { return this.#geometry.inChannels; }
-  get outChannels() { return this.#geometry.outChannels; }
-  get groups() { return this.#geometry.groups; }
-  get kernelSize() { return userTriple(this.#geometry.kernel, this.#spec.dims); }
-  get stride() { return userTriple(this.#geometry.stride, this.#spec.dims); }
-  get dilation() { return userTriple(this.#geometry.dilation, this.#spec.dims); }
-  get padding() { return this.#geometry.padding; }
+  get inChannels() {
+    return this.#geometry.inChannels;
+  }
+  get outChannels() {
+    return this.#geometry.outChannels;
+  }
+  get groups() {
+    return this.#geometry.groups;
+  }
+  get kernelSize() {
+    return userTriple(this.#geometry.kernel, this.#spec.dims);
+  }
+  get stride() {
+    return userTriple(this.#geometry.stride, this.#spec.dims);
+  }
+  get dilation() {
+    return userTriple(this.#geometry.dilation, this.#spec.dims);
+  }
+  get padding() {
+    return this.#geometry.padding;
+  }
 
   /** Output scale (PyTorch: module.scale): a finite number > 0. */
   get scale() {
@@ -124,14 +145,16 @@ class QuantizedConvBase {
     let packed = null;
     let view = null;
     try {
-      packed = b === null
-        ? checked(M._makeQConv(geometry, h, 0, 0, false), ctx)
-        : withHeapCopy(M, new Uint8Array(b.buffer), 'the bias', ctx, (address) =>
-          checked(M._makeQConv(geometry, h, address, b.length, true), ctx));
+      packed =
+        b === null
+          ? checked(M._makeQConv(geometry, h, 0, 0, false), ctx)
+          : withHeapCopy(M, new Uint8Array(b.buffer), 'the bias', ctx, (address) =>
+              checked(M._makeQConv(geometry, h, address, b.length, true), ctx),
+            );
       view = wrapHandle(viewOf(weight, qtensorShape(weight, ctx), ctx));
     } catch (e) {
       if (packed && !packed.isDeleted()) packed.delete();
-      throw noteOutOfMemory(e, ctx);
+      throw noteOutOfMemory(e);
     }
     // Nothing can fail from here on: swap in the new state.
     this.#packed = adopt(this, packed, this.#packed, packed.packedBytes());
@@ -177,7 +200,7 @@ class QuantizedConvBase {
         out.delete();
       }
     } catch (e) {
-      throw noteOutOfMemory(e, ctx);
+      throw noteOutOfMemory(e);
     }
   }
 
@@ -219,7 +242,8 @@ function step(ctx, what, fn) {
     return fn();
   } catch (e) {
     if (e instanceof Error && typeof e.message === 'string') {
-      const wrapped = new e.constructor(`${ctx}: ${what}: ${e.message}`);
+      const ErrorClass = /** @type {ErrorConstructor} */ (e.constructor);
+      const wrapped = new ErrorClass(`${ctx}: ${what}: ${e.message}`);
       wrapped.cause = e;
       throw wrapped;
     }
@@ -244,8 +268,10 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
   const weightObserver = o.has('weightObserver')
     ? o.get('weightObserver')
     : new PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric' });
-  if (!isObserver(weightObserver)) throw new TypeError(`${ctx}: weightObserver must be an observer, got ${describe(weightObserver)}`);
-  if (weightObserver.dtype !== 'qint8') throw new TypeError(`${ctx}: weightObserver must be qint8, got ${weightObserver.dtype}`);
+  if (!isObserver(weightObserver))
+    throw new TypeError(`${ctx}: weightObserver must be an observer, got ${describe(weightObserver)}`);
+  if (weightObserver.dtype !== 'qint8')
+    throw new TypeError(`${ctx}: weightObserver must be qint8, got ${weightObserver.dtype}`);
   let outScale;
   let outZeroPoint;
   if (o.has('activationObserver')) {
@@ -260,7 +286,9 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
     outScale = readNumber(o.get('outputScale'), 'outputScale', ctx);
     outZeroPoint = readNumber(o.get('outputZeroPoint'), 'outputZeroPoint', ctx);
   } else {
-    throw new Error(`${ctx}: give activationObserver (calibrated on the float outputs) or outputScale and outputZeroPoint`);
+    throw new Error(
+      `${ctx}: give activationObserver (calibrated on the float outputs) or outputScale and outputZeroPoint`,
+    );
   }
   checked(wasm(ctx)._checkOutputQParams(outScale, outZeroPoint), ctx);
   const { geometry: g, weight, bias } = parts;
@@ -276,12 +304,16 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
   let q = null;
   try {
     const dims = parts.spec.dims;
-    q = dims === 0
-      ? new Cls(g.inChannels, g.outChannels, { bias: bias !== null })
-      : new Cls(g.inChannels, g.outChannels, userTriple(g.kernel, dims), {
-        stride: userTriple(g.stride, dims), padding: g.padding, dilation: userTriple(g.dilation, dims), groups: g.groups,
-        bias: bias !== null,
-      });
+    q =
+      dims === 0
+        ? new Cls(g.inChannels, g.outChannels, { bias: bias !== null })
+        : new Cls(g.inChannels, g.outChannels, userTriple(g.kernel, dims), {
+            stride: userTriple(g.stride, dims),
+            padding: g.padding,
+            dilation: userTriple(g.dilation, dims),
+            groups: g.groups,
+            bias: bias !== null,
+          });
     step(ctx, 'the quantized module', () => q.setWeightBias(qweight, bias === null ? null : bias.data));
     q.scale = outScale;
     q.zeroPoint = outZeroPoint;
@@ -296,22 +328,30 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
 
 function quantizedClass(spec, relu, FloatCls, name) {
   const floatName = relu ? `nn.intrinsic.${FloatCls.name}` : `nn.${FloatCls.name}`;
-  const Cls = spec.dims === 0
-    ? class extends QuantizedConvBase {
-      constructor(inFeatures, outFeatures, options) {
-        super(spec, relu, name, inFeatures, outFeatures, 1, options);
-      }
+  const Cls =
+    spec.dims === 0
+      ? class extends QuantizedConvBase {
+          constructor(inFeatures, outFeatures, options) {
+            super(spec, relu, name, inFeatures, outFeatures, 1, options);
+          }
 
-      get inFeatures() { return this.inChannels; }
-      get outFeatures() { return this.outChannels; }
-    }
-    : class extends QuantizedConvBase {
-      constructor(inChannels, outChannels, kernelSize, options) {
-        super(spec, relu, name, inChannels, outChannels, kernelSize, options);
-      }
-    };
+          get inFeatures() {
+            return this.inChannels;
+          }
+          get outFeatures() {
+            return this.outChannels;
+          }
+        }
+      : class extends QuantizedConvBase {
+          constructor(inChannels, outChannels, kernelSize, options) {
+            super(spec, relu, name, inChannels, outChannels, kernelSize, options);
+          }
+        };
   Object.defineProperty(Cls, 'name', { value: name.split('.').pop() });
-  Cls.fromFloat = (mod, options) => fromFloat(Cls, FloatCls, floatName, name, mod, options);
+  Object.defineProperty(Cls, 'fromFloat', {
+    value: (mod, options) => fromFloat(Cls, FloatCls, floatName, name, mod, options),
+    enumerable: true,
+  });
   return Cls;
 }
 

@@ -44,19 +44,33 @@ function triple(value, dims, fill, what, ctx) {
 export function readConvArgs(spec, inChannels, outChannels, kernelSize, options, ctx) {
   const linear = spec.dims === 0;
   const o = readOptions(options, linear ? LINEAR_OPTIONS : CONV_OPTIONS, ctx);
-  for (const [name, v] of [[linear ? 'inFeatures' : 'inChannels', inChannels], [linear ? 'outFeatures' : 'outChannels', outChannels]]) {
+  for (const [name, v] of [
+    [linear ? 'inFeatures' : 'inChannels', inChannels],
+    [linear ? 'outFeatures' : 'outChannels', outChannels],
+  ]) {
     if (!isInt(v)) throw new TypeError(`${ctx}: ${name} must be an integer, got ${describe(v)}`);
   }
   const bias = o.has('bias') ? readBoolean(o.get('bias'), 'bias', ctx) : true;
   if (linear) {
     return {
-      dims: 0, inChannels, outChannels, groups: 1, kernel: [1, 1, 1], stride: [1, 1, 1], dilation: [1, 1, 1],
-      padBegin: [0, 0, 0], padEnd: [0, 0, 0], padding: 0, bias,
+      dims: 0,
+      inChannels,
+      outChannels,
+      groups: 1,
+      kernel: [1, 1, 1],
+      stride: [1, 1, 1],
+      dilation: [1, 1, 1],
+      padBegin: [0, 0, 0],
+      padEnd: [0, 0, 0],
+      padding: 0,
+      bias,
     };
   }
   const paddingMode = option(o, 'paddingMode', 'zeros');
   if (paddingMode !== 'zeros') {
-    throw new RangeError(`${ctx}: paddingMode must be 'zeros' (the only mode quantized convolutions have), got ${describe(paddingMode)}`);
+    throw new RangeError(
+      `${ctx}: paddingMode must be 'zeros' (the only mode quantized convolutions have), got ${describe(paddingMode)}`,
+    );
   }
   const kernel = triple(kernelSize, spec.dims, 1, 'kernelSize', ctx);
   const stride = triple(option(o, 'stride', 1), spec.dims, 1, 'stride', ctx);
@@ -71,19 +85,34 @@ export function readConvArgs(spec, inChannels, outChannels, kernelSize, options,
     padBegin = padEnd = [0, 0, 0];
     padding = 'valid';
   } else if (paddingValue === 'same') {
-    if (stride.some((s) => s !== 1)) throw new RangeError(`${ctx}: padding='same' is not supported for strided convolutions`);
+    if (stride.some((s) => s !== 1))
+      throw new RangeError(`${ctx}: padding='same' is not supported for strided convolutions`);
     // PyTorch: total d * (k - 1), the odd one out at the end.
     const total = kernel.map((k, i) => dilation[i] * (k - 1));
     padBegin = total.map((t) => Math.floor(t / 2));
     padEnd = total.map((t, i) => t - padBegin[i]);
     padding = 'same';
   } else if (typeof paddingValue === 'string') {
-    throw new RangeError(`${ctx}: padding must be an integer, an array, 'same' or 'valid', got ${describe(paddingValue)}`);
+    throw new RangeError(
+      `${ctx}: padding must be an integer, an array, 'same' or 'valid', got ${describe(paddingValue)}`,
+    );
   } else {
     padBegin = padEnd = triple(paddingValue, spec.dims, 0, 'padding', ctx);
     padding = isInt(paddingValue) ? paddingValue : Object.freeze(padBegin.slice(3 - spec.dims));
   }
-  return { dims: spec.dims, inChannels, outChannels, groups, kernel, stride, dilation, padBegin, padEnd, padding, bias };
+  return {
+    dims: spec.dims,
+    inChannels,
+    outChannels,
+    groups,
+    kernel,
+    stride,
+    dilation,
+    padBegin,
+    padEnd,
+    padding,
+    bias,
+  };
 }
 
 /** @internal The geometry frozen all the way down (its arrays too). */
@@ -95,7 +124,17 @@ export function freezeGeometry(g) {
 
 /** @internal The geometry as the bindings take it: a flat array of 19 numbers. */
 export function flatGeometry(g) {
-  return [g.dims, g.inChannels, g.outChannels, g.groups, ...g.kernel, ...g.stride, ...g.dilation, ...g.padBegin, ...g.padEnd];
+  return [
+    g.dims,
+    g.inChannels,
+    g.outChannels,
+    g.groups,
+    ...g.kernel,
+    ...g.stride,
+    ...g.dilation,
+    ...g.padBegin,
+    ...g.padEnd,
+  ];
 }
 
 /** @internal Validates a geometry in the core; returns the weight's element count. */
