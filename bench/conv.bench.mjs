@@ -3,8 +3,8 @@
 // onnxruntime-web QLinearConv and float Conv + Relu, and the peak of the int8
 // kernel's instruction mix, all measured in this one run.
 import * as ort from 'onnxruntime-web';
-import { initBench, machine, median, saveResult, time } from './harness.mjs';
-import { floatConvReluModel, qlinearConvModel } from './onnx-models.mjs';
+import { initBench, interleave, machine, median, saveResult } from './harness.mjs';
+import { floatConvReluModel, qlinearConvModel, qlinearMatMulModel } from './onnx-models.mjs';
 
 const SHAPES = [
   { id: 'S1', cin: 16, cout: 32, spatial: [8, 32, 32] },
@@ -40,16 +40,12 @@ function macs(c) {
   );
 }
 
-async function timeAsync(fn, { warmup = 2, runs = RUNS } = {}) {
-  for (let i = 0; i < warmup; i++) await fn();
-  const ms = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    ms.push(performance.now() - t0);
-  }
-  return { medianMs: median(ms), minMs: Math.min(...ms), runs };
-}
+// Peak of the int8 kernel's instruction mix: timed in the same rounds as the
+// shape it is compared with, so both see the same machine.
+const PEAK_REPS = 20000;
+const PEAK_PAIRS = 256;
+const peakContestant = (M) => ({ name: 'peak', fn: () => M._peakDot16(PEAK_REPS, PEAK_PAIRS) });
+const peakGmacsOf = (t) => (PEAK_REPS * PEAK_PAIRS * 64) / (t.medianMs * 1e6);
 
 async function benchShape(c) {
   const next = rng(7 + c.cin * 131 + c.cout);
@@ -68,15 +64,6 @@ async function benchShape(c) {
   const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
   const qx = qwasm.quantizePerTensor(xt, aScale, aZp, 'quint8');
 
-  const row = { id: c.id, shape: c, macs: macs(c) };
-  row.int8Simd = time(() => qmod.forward(qx).dispose(), { warmup: 3, runs: RUNS });
-  row.scratchBytes = qmod.lastScratchBytes();
-  row.packedWeightBytes = qmod.packedWeightBytes();
-  qwasm.setKernelIsa('scalar');
-  row.int8Scalar = time(() => qmod.forward(qx).dispose(), { warmup: 1, runs: 3 });
-  qwasm.setKernelIsa('auto');
-  row.floatSimd = time(() => fmod.forward(xt), { warmup: 2, runs: RUNS });
-
   // onnxruntime-web on the same integers and floats.
   const w = qmod.weight();
   const wScales = Float32Array.from(w.qPerChannelScales());
@@ -90,8 +77,30 @@ async function benchShape(c) {
   const fsession = await ort.InferenceSession.create(floatConvReluModel(c, fconv.weight.data, bias), opts);
   const xq = new ort.Tensor('uint8', qx.intRepr(), [c.n, c.cin, ...c.spatial]);
   const xf = new ort.Tensor('float32', x, [c.n, c.cin, ...c.spatial]);
-  row.ortInt8 = await timeAsync(() => qsession.run({ x: xq }));
-  row.ortFloat = await timeAsync(() => fsession.run({ x: xf }));
+
+  const scalar = () => {
+    qwasm.setKernelIsa('scalar');
+    try {
+      qmod.forward(qx).dispose();
+    } finally {
+      qwasm.setKernelIsa('auto');
+    }
+  };
+  const t = await interleave(
+    [
+      { name: 'int8Simd', fn: () => qmod.forward(qx).dispose() },
+      { name: 'int8Scalar', fn: scalar, rounds: 3, warmup: 1 },
+      { name: 'floatSimd', fn: () => fmod.forward(xt) },
+      { name: 'ortInt8', fn: () => qsession.run({ x: xq }) },
+      { name: 'ortFloat', fn: () => fsession.run({ x: xf }) },
+      peakContestant(M),
+    ],
+    { warmup: 3, rounds: RUNS },
+  );
+  const row = { id: c.id, shape: c, macs: macs(c), ...t, peakGmacs: peakGmacsOf(t.peak) };
+  row.scratchBytes = qmod.lastScratchBytes();
+  row.packedWeightBytes = qmod.packedWeightBytes();
+  row.kernel = qmod.lastKernel();
 
   // Agreement (information, not a test): LSBs between qwasm and onnxruntime's QLinearConv.
   const ours = qmod.forward(qx);
@@ -114,15 +123,68 @@ async function benchShape(c) {
   return row;
 }
 
+// nn.quantized.Linear as a GEMM (rows as pixels), against the same MACs as a
+// 1x1x1 convolution and onnxruntime-web's QLinearMatMul, same data.
+async function benchLinear(rows, inF, outF) {
+  const next = rng(99);
+  const x = { data: new Float32Array(rows * inF).map(() => next() * 2 - 1), shape: [rows, inF] };
+  const flin = new qwasm.nn.Linear(inF, outF, { bias: false });
+  const inObs = new qwasm.quantization.MinMaxObserver();
+  inObs.observe(x);
+  const outObs = new qwasm.quantization.MinMaxObserver();
+  outObs.observe(flin.forward(x));
+  const qlin = qwasm.nn.quantized.Linear.fromFloat(flin, { activationObserver: outObs });
+  const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
+  const qx = qwasm.quantizePerTensor(x, aScale, aZp, 'quint8');
+  // The same MACs as a pointwise convolution over [1, in, 1, 1, rows].
+  const conv = new qwasm.nn.quantized.Conv3d(inF, outF, 1, { bias: false });
+  const wq = qlin.weight();
+  const w5 = wq.view([outF, inF, 1, 1, 1]);
+  conv.setWeightBias(w5, null);
+  conv.scale = qlin.scale;
+  conv.zeroPoint = qlin.zeroPoint;
+  const qx5 = qwasm.quantizePerTensor({ data: x.data, shape: [1, inF, 1, 1, rows] }, aScale, aZp, 'quint8');
+  const q = {
+    wInt8: wq.intRepr(),
+    wScales: Float32Array.from(wq.qPerChannelScales()),
+    aScale,
+    aZp,
+    outScale: qlin.scale,
+    outZp: qlin.zeroPoint,
+  };
+  w5.dispose();
+  wq.dispose();
+  const session = await ort.InferenceSession.create(qlinearMatMulModel(rows, inF, outF, q), {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+  });
+  const xq = new ort.Tensor('uint8', qx.intRepr(), [rows, inF]);
+  const t = await interleave(
+    [
+      { name: 'linear', fn: () => qlin.forward(qx).dispose() },
+      { name: 'pointwiseConv', fn: () => conv.forward(qx5).dispose() },
+      { name: 'ortInt8', fn: () => session.run({ x: xq }) },
+      peakContestant(M),
+    ],
+    { warmup: 3, rounds: RUNS },
+  );
+  const row = {
+    rows,
+    inF,
+    outF,
+    macs: rows * inF * outF,
+    ...t,
+    peakGmacs: peakGmacsOf(t.peak),
+    kernel: qlin.lastKernel(),
+  };
+  await session.release();
+  for (const d of [qlin, conv, qx, qx5, flin]) d.dispose();
+  return row;
+}
+
 ort.env.wasm.numThreads = 1;
 ort.env.wasm.simd = true;
 const { qwasm, M } = await initBench();
-
-// Peak of the int8 kernel's instruction mix, measured now, on this machine.
-const peakReps = 20000;
-const peakPairs = 256;
-const peak = time(() => M._peakDot16(peakReps, peakPairs), { warmup: 3, runs: 9 });
-const peakGmacs = (peakReps * peakPairs * 64) / (peak.medianMs * 1e6);
 
 const rows = [];
 for (const c of SHAPES) {
@@ -130,6 +192,9 @@ for (const c of SHAPES) {
   process.stderr.write(`${c.id}...\n`);
   rows.push(await benchShape(c));
 }
+process.stderr.write('Linear...\n');
+const linear = !only || only.includes('L') ? await benchLinear(1024, 512, 512) : null;
+const peakGmacs = median(rows.map((r) => r.peakGmacs));
 
 const gmacs = (r, t) => r.macs / (t.medianMs * 1e6);
 const fmt = (v, d = 1) => v.toFixed(d);
@@ -142,7 +207,7 @@ const table = rows.map((r) =>
     fmt(r.macs / 1e9, 2),
     fmt(r.int8Simd.medianMs),
     fmt(gmacs(r, r.int8Simd)),
-    `${fmt((100 * gmacs(r, r.int8Simd)) / peakGmacs, 0)}%`,
+    `${fmt((100 * gmacs(r, r.int8Simd)) / r.peakGmacs, 0)}%`,
     fmt(r.int8Scalar.medianMs),
     fmt(r.floatSimd.medianMs),
     fmt(r.ortInt8.medianMs),
@@ -163,7 +228,7 @@ if (byId.S2) {
     `S2 vs onnxruntime-web QLinearConv: ${fmt(s2.ortInt8.medianMs / s2.int8Simd.medianMs, 2)}x (target >= 1.5x)`,
   );
   targets.push(`S2 int8 vs qwasm float: ${fmt(s2.floatSimd.medianMs / s2.int8Simd.medianMs, 2)}x (target >= 2.5x)`);
-  targets.push(`S2 share of peak: ${fmt((100 * gmacs(s2, s2.int8Simd)) / peakGmacs, 0)}% (target >= 85%)`);
+  targets.push(`S2 share of peak: ${fmt((100 * gmacs(s2, s2.int8Simd)) / s2.peakGmacs, 0)}% (target >= 85%)`);
 }
 if (byId.S3)
   targets.push(
@@ -174,19 +239,34 @@ const slower = rows
   .map((r) => r.id);
 targets.push(`shapes where onnxruntime-web is faster: ${slower.length ? slower.join(', ') : 'none'}`);
 
+const linearSection = linear
+  ? `
+### nn.quantized.Linear as a GEMM
+
+\`nn.quantized.Linear(${linear.inF}, ${linear.outF})\` on [${linear.rows}, ${linear.inF}] (per-channel qint8 weights, no bias; kernel \`${linear.kernel}\`, rows as output pixels), the same MACs as a 1x1x1 \`nn.quantized.Conv3d\` over [1, ${linear.inF}, 1, 1, ${linear.rows}], and onnxruntime-web's QLinearMatMul on the same data, interleaved as above.
+
+| implementation | ms | GMAC/s | % peak | vs pointwise conv |
+|---|---|---|---|---|
+| qwasm Linear | ${fmt(linear.linear.medianMs, 2)} | ${fmt(gmacs(linear, linear.linear))} | ${fmt((100 * gmacs(linear, linear.linear)) / linear.peakGmacs, 0)}% | ${fmt((100 * gmacs(linear, linear.linear)) / gmacs(linear, linear.pointwiseConv), 0)}% |
+| qwasm 1x1x1 Conv3d | ${fmt(linear.pointwiseConv.medianMs, 2)} | ${fmt(gmacs(linear, linear.pointwiseConv))} | ${fmt((100 * gmacs(linear, linear.pointwiseConv)) / linear.peakGmacs, 0)}% | 100% |
+| onnxruntime-web QLinearMatMul | ${fmt(linear.ortInt8.medianMs, 2)} | ${fmt(gmacs(linear, linear.ortInt8))} | | |
+
+- Linear vs onnxruntime-web QLinearMatMul: ${fmt(linear.ortInt8.medianMs / linear.linear.medianMs, 2)}x`
+  : '';
 const markdown = `## ConvReLU3d (int8) vs onnxruntime-web
 
-Batch 1, kernel 3x3x3, padding 1, one thread, medians of ${RUNS} runs after warm-up (scalar: 3 runs). qwasm int8: \`nn.intrinsic.quantized.ConvReLU3d.forward\` on a quint8 QTensor (per-channel qint8 weights from \`fromFloat\`), including the input conversion and the output allocation. qwasm float: \`nn.intrinsic.ConvReLU3d.forward\` (copies in and out included). onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm backend, SIMD, 1 thread): QLinearConv (uint8 input, int8 per-channel weights) and float Conv + Relu, same data. Peak: the int8 kernel's inner loop (dot_i16x8 + add, broadcast and weight loads) on L1-resident data, measured in this run: **${fmt(peakGmacs)} GMAC/s**. "vs ort" = onnxruntime time / qwasm int8 time. Extra memory: scratch of one int8 forward call beyond input, output and packed weights. Last column: max difference to onnxruntime's QLinearConv output in LSBs (share of outputs that differ); onnxruntime rounds its requantization differently from PyTorch, qwasm matches PyTorch. ${machine()}, ${date}.
+Batch 1, kernel 3x3x3, padding 1, one thread. Every column of a row is timed in the same rounds, interleaved (each round runs every contestant once, in a rotating order, so that all see the same moments of this shared machine); medians of ${RUNS} rounds after warm-up (scalar: 3). qwasm int8: \`nn.intrinsic.quantized.ConvReLU3d.forward\` on a quint8 QTensor (per-channel qint8 weights from \`fromFloat\`), including the input conversion and the output allocation. qwasm float: \`nn.intrinsic.ConvReLU3d.forward\` (copies in and out included). onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm backend, SIMD, 1 thread): QLinearConv (uint8 input, int8 per-channel weights) and float Conv + Relu, same data. Peak: the int8 kernel's inner loop (dot_i16x8 + add, broadcast and weight loads) on L1-resident data, timed in each row's rounds ("% peak" uses the row's own; the median over rows is **${fmt(peakGmacs)} GMAC/s**). The scalar column is the scalar kernels (compiled without SIMD). "vs ort" = onnxruntime time / qwasm int8 time. Extra memory: scratch of one int8 forward call beyond input, output and packed weights. Last column: max difference to onnxruntime's QLinearConv output in LSBs (share of outputs that differ); onnxruntime rounds its requantization differently from PyTorch, qwasm matches PyTorch. ${machine()}, ${date}.
 
 | shape | channels, DxHxW | GMAC | int8 SIMD ms | GMAC/s | % peak | int8 scalar ms | float SIMD ms | ort int8 ms | ort float ms | vs ort int8 | vs ort float | vs qwasm float | extra memory | vs ort output |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table.map((t) => `| ${t} |`).join('\n')}
 
-${targets.map((t) => `- ${t}`).join('\n')}`;
+${targets.map((t) => `- ${t}`).join('\n')}
+${linearSection}`;
 const readme = `ConvReLU3d, batch 1, k3 p1, one thread, median ms (${date}; peak of the int8 instruction mix ${fmt(peakGmacs)} GMAC/s):
 
 | shape | qwasm int8 SIMD | GMAC/s (% peak) | qwasm float SIMD | onnxruntime-web int8 | onnxruntime-web float | int8 speed-up vs ort int8 |
 |---|---|---|---|---|---|---|
-${rows.map((r) => `| ${r.id} ${desc(r.shape)} | ${fmt(r.int8Simd.medianMs)} | ${fmt(gmacs(r, r.int8Simd))} (${fmt((100 * gmacs(r, r.int8Simd)) / peakGmacs, 0)}%) | ${fmt(r.floatSimd.medianMs)} | ${fmt(r.ortInt8.medianMs)} | ${fmt(r.ortFloat.medianMs)} | ${fmt(r.ortInt8.medianMs / r.int8Simd.medianMs, 2)}x |`).join('\n')}`;
-saveResult('2-conv', { date, machine: machine(), peakGmacs, rows, markdown, readme });
+${rows.map((r) => `| ${r.id} ${desc(r.shape)} | ${fmt(r.int8Simd.medianMs)} | ${fmt(gmacs(r, r.int8Simd))} (${fmt((100 * gmacs(r, r.int8Simd)) / r.peakGmacs, 0)}%) | ${fmt(r.floatSimd.medianMs)} | ${fmt(r.ortInt8.medianMs)} | ${fmt(r.ortFloat.medianMs)} | ${fmt(r.ortInt8.medianMs / r.int8Simd.medianMs, 2)}x |`).join('\n')}`;
+saveResult('2-conv', { date, machine: machine(), peakGmacs, rows, linear, markdown, readme });
 console.log(markdown);

@@ -42,6 +42,30 @@ export function time(fn, { warmup = 3, runs = 9 } = {}) {
   return { medianMs: median(ms), minMs: Math.min(...ms), runs: ms.length };
 }
 
+/**
+ * Times several contestants side by side: after warming each up, every round
+ * runs each contestant once, in an order rotated from round to round, so that
+ * all of them see the same moments of a shared, noisy machine. A contestant
+ * ({name, fn, rounds?, warmup?}) may take fewer rounds (slow ones). Returns
+ * {name: {medianMs, minMs, runs}}.
+ */
+export async function interleave(contestants, { warmup = 2, rounds = 7 } = {}) {
+  for (const c of contestants) for (let i = 0; i < (c.warmup ?? warmup); i++) await c.fn();
+  const ms = contestants.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < contestants.length; k++) {
+      const i = (k + r) % contestants.length;
+      if (ms[i].length >= (contestants[i].rounds ?? rounds)) continue;
+      const t0 = performance.now();
+      await contestants[i].fn();
+      ms[i].push(performance.now() - t0);
+    }
+  }
+  return Object.fromEntries(
+    contestants.map((c, i) => [c.name, { medianMs: median(ms[i]), minMs: Math.min(...ms[i]), runs: ms[i].length }]),
+  );
+}
+
 export function machine() {
   const c = cpus();
   return `${c.length} x ${c[0]?.model ?? 'unknown CPU'}, Node ${process.version}, one thread`;

@@ -97,3 +97,36 @@ export function floatConvReluModel(c, w, bias) {
     T.FLOAT,
   );
 }
+
+/**
+ * QLinearMatMul [rows, in] x [in, out] (uint8 activations, int8 weights per
+ * output column), what onnxruntime's quantization tool makes of a Linear
+ * layer. q: {wInt8 ([out, in], PyTorch's layout), wScales, aScale, aZp, outScale, outZp}.
+ */
+export function qlinearMatMulModel(rows, inF, outF, q) {
+  // ONNX wants B as [in, out]: transpose PyTorch's [out, in].
+  const wT = new Int8Array(inF * outF);
+  for (let o = 0; o < outF; o++) for (let i = 0; i < inF; i++) wT[i * outF + o] = q.wInt8[o * inF + i];
+  return model(
+    [
+      onnx.NodeProto.create({
+        opType: 'QLinearMatMul',
+        input: ['x', 'xs', 'xz', 'w', 'ws', 'wz', 'ys', 'yz'],
+        output: ['y'],
+      }),
+    ],
+    [
+      initializer('xs', [], T.FLOAT, 'floatData', [q.aScale]),
+      initializer('xz', [], T.UINT8, 'rawData', Uint8Array.of(q.aZp)),
+      initializer('w', [inF, outF], T.INT8, 'rawData', new Uint8Array(wT.buffer)),
+      initializer('ws', [outF], T.FLOAT, 'floatData', Array.from(q.wScales)),
+      initializer('wz', [outF], T.INT8, 'rawData', new Uint8Array(outF)),
+      initializer('ys', [], T.FLOAT, 'floatData', [q.outScale]),
+      initializer('yz', [], T.UINT8, 'rawData', Uint8Array.of(q.outZp)),
+    ],
+    { name: 'x', dims: [rows, inF] },
+    T.UINT8,
+    'y',
+    T.UINT8,
+  );
+}
