@@ -107,7 +107,7 @@ function suitesFail() {
 function build() {
   sh('ninja', ['-C', 'build/native', '--quiet']);
   sh('ninja', ['-C', 'build/wasm', '--quiet']);
-  sh('node', ['scripts/bundle.mjs']);
+  sh('node', ['scripts/package.mjs']);
 }
 
 const originals = new Map();

@@ -23,37 +23,50 @@ const TYPES = {
   '.map': 'application/json',
 };
 
-export function startServer(port = 8080, host = '127.0.0.1') {
+/**
+ * Serves `root` (default: the repository, with / redirected to the demo).
+ * The consumer tests serve built apps with it: `headers` go on every
+ * response (e.g. a Content-Security-Policy), and `fallback` (a file in root)
+ * answers unknown paths with 200, as single-page-app servers do.
+ */
+export function startServer(port = 8080, host = '127.0.0.1', { root = ROOT, headers = {}, fallback = null } = {}) {
+  const base = root.endsWith(sep) ? root : root + sep;
+  const send = (res, file, size) => {
+    res.writeHead(200, {
+      ...headers,
+      'Content-Type': TYPES[extname(file)] || 'application/octet-stream',
+      'Content-Length': size,
+      'Cache-Control': 'no-cache',
+    });
+    createReadStream(file).pipe(res);
+  };
   const server = createServer((req, res) => {
     let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (path === '/') {
+    if (path === '/' && root === ROOT) {
       res.writeHead(302, { Location: '/demo/' });
       res.end();
       return;
     }
     if (path.endsWith('/')) path += 'index.html';
-    const file = normalize(join(ROOT, path));
-    if (!file.startsWith(ROOT.endsWith(sep) ? ROOT : ROOT + sep)) {
-      res.writeHead(403).end('forbidden');
+    const file = normalize(join(base, path));
+    if (!file.startsWith(base)) {
+      res.writeHead(403, headers).end('forbidden');
       return;
     }
-    let stat;
+    let stat = null;
     try {
       stat = statSync(file);
     } catch {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end(`not found: ${path}`);
-      return;
+      // not there
     }
-    if (!stat.isFile()) {
-      res.writeHead(404).end();
-      return;
+    if (stat?.isFile()) {
+      send(res, file, stat.size);
+    } else if (fallback !== null) {
+      const page = join(base, fallback);
+      send(res, page, statSync(page).size);
+    } else {
+      res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' }).end(`not found: ${path}`);
     }
-    res.writeHead(200, {
-      'Content-Type': TYPES[extname(file)] || 'application/octet-stream',
-      'Content-Length': stat.size,
-      'Cache-Control': 'no-cache',
-    });
-    createReadStream(file).pipe(res);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -5,6 +5,15 @@
 /** Quantized dtypes, PyTorch's names. quint4x2 packs two 4-bit values per byte. */
 export type QDType = 'quint8' | 'qint8' | 'qint32' | 'quint4x2';
 
+/** The typed array that holds each dtype's integers (what intRepr() returns). */
+export interface IntArrayOf {
+  quint8: Uint8Array;
+  qint8: Int8Array;
+  qint32: Int32Array;
+  /** Packed: two 4-bit values per byte, low nibble first. */
+  quint4x2: Uint8Array;
+}
+
 /** Schemes a QTensor can carry (PyTorch `QTensor.qscheme()`). */
 export type TensorQScheme = 'per_tensor_affine' | 'per_channel_affine' | 'per_channel_affine_float_qparams';
 
@@ -18,24 +27,29 @@ export interface Tensor {
 }
 
 /** Integer data quantized elsewhere, laid out as PyTorch's `int_repr()`. */
-export interface IntTensor {
+export interface IntTensor<D extends QDType = QDType> {
   /** Uint8Array (quint8, or packed quint4x2 bytes), Int8Array (qint8) or Int32Array (qint32). */
-  data: Uint8Array | Int8Array | Int32Array;
+  data: IntArrayOf[D];
   shape: number[];
 }
 
 export interface InitOptions {
-  /** The wasm bytes, when you load them yourself (Node: defaults to reading dist/qwasm.node.wasm). */
+  /** The wasm bytes, when you load them yourself (copied when init() is called). */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** Browser: maps 'qwasm.web.wasm' to the URL to fetch it from. */
-  locateFile?: (path: string, prefix: string) => string;
+  /**
+   * Where the wasm is: called with 'qwasm.wasm' and the default directory,
+   * returns the URL to fetch (browsers, workers) or the file path or file:
+   * URL to read (Node.js). Default: dist/qwasm.wasm beside the package's code.
+   */
+  locateFile?: (path: string, prefix: string) => string | URL;
 }
 
 /**
  * Loads and instantiates the WebAssembly module. Every call returns the same
  * promise; a later call may omit the options, but passing different ones is an
  * Error (one module per page, worker or process). Every other function but
- * tensor() and io throws until it has resolved. A failed load can be retried.
+ * tensor() and io throws until it has resolved. A failed load rejects with an
+ * Error that names what was tried and what to do; it can be retried.
  */
 export declare function init(options?: InitOptions): Promise<void>;
 
@@ -51,15 +65,16 @@ export declare function isInitialized(): boolean;
 export declare function tensor(data: Float32Array | number[], shape?: number[]): Tensor;
 
 /**
- * A quantized tensor living in wasm memory. Make one with quantizePerTensor,
- * quantizePerChannel or make*QuantizedTensor; free it with dispose(). A FinalizationRegistry frees forgotten tensors eventually, but do
+ * A quantized tensor living in wasm memory, of dtype D. Make one with
+ * quantizePerTensor, quantizePerChannel or make*QuantizedTensor; free it with
+ * dispose(). A FinalizationRegistry frees forgotten tensors eventually, but do
  * not rely on it. Every method of a disposed tensor throws.
  */
-export declare class QTensor {
+export declare class QTensor<D extends QDType = QDType> {
   private constructor();
   /** Dimensions, PyTorch order (frozen). */
   readonly shape: readonly number[];
-  readonly dtype: QDType;
+  readonly dtype: D;
   /** True after dispose(). */
   readonly disposed: boolean;
   /** Number of elements. */
@@ -80,7 +95,7 @@ export declare class QTensor {
    * Int32Array (qint32), or for quint4x2 the packed bytes (ceil(numel / 2);
    * element i in byte i >> 1, low nibble first).
    */
-  intRepr(): Uint8Array | Int8Array | Int32Array;
+  intRepr(): IntArrayOf[D];
   /**
    * Back to float32 with PyTorch's formula for the scheme. The result is
    * JS-owned: a new Float32Array, or `out` when given (like PyTorch's out=:
@@ -93,7 +108,7 @@ export declare class QTensor {
    * dimension must stay one dimension of the new shape. The view is a QTensor
    * of its own: dispose() it (the integers live until every view is disposed).
    */
-  view(shape: number[]): QTensor;
+  view(shape: number[]): QTensor<D>;
   /**
    * Frees the wasm memory. Idempotent. (Where the runtime has
    * Symbol.dispose, `using q = ...` calls it too; not declared here so that
@@ -109,7 +124,12 @@ export declare class QTensor {
  * @param zeroPoint an integer in the dtype's range
  * @returns a new QTensor; the caller owns it and must dispose() it.
  */
-export declare function quantizePerTensor(x: Tensor, scale: number, zeroPoint: number, dtype: QDType): QTensor;
+export declare function quantizePerTensor<D extends QDType>(
+  x: Tensor,
+  scale: number,
+  zeroPoint: number,
+  dtype: D,
+): QTensor<D>;
 
 /**
  * torch.quantize_per_channel. Channel c of dimension `axis` uses scales[c] and
@@ -121,34 +141,68 @@ export declare function quantizePerTensor(x: Tensor, scale: number, zeroPoint: n
  * @param axis 0 <= axis < rank (negative axes are an error, as in PyTorch)
  * @returns a new QTensor; the caller owns it and must dispose() it.
  */
-export declare function quantizePerChannel(
+export declare function quantizePerChannel<D extends QDType>(
   x: Tensor,
   scales: ArrayLike<number>,
   zeroPoints: ArrayLike<number> | Float32Array,
   axis: number,
-  dtype: QDType,
-): QTensor;
+  dtype: D,
+): QTensor<D>;
 
 /**
  * torch._make_per_tensor_quantized_tensor: wraps integers quantized elsewhere.
- * The dtype follows the array type unless given (quint4x2 must be given, with packed bytes).
+ * The dtype follows the array type unless given (quint4x2 must be given, with
+ * packed bytes); the array type must be the dtype's.
  * @returns a new QTensor holding a copy of the data; dispose() it.
  */
-export declare function makePerTensorQuantizedTensor(
-  intTensor: IntTensor,
+export declare function makePerTensorQuantizedTensor<D extends QDType>(
+  intTensor: IntTensor<D>,
   scale: number,
   zeroPoint: number,
-  dtype?: QDType,
-): QTensor;
+  dtype: D,
+): QTensor<D>;
+export declare function makePerTensorQuantizedTensor(
+  intTensor: IntTensor<'quint8'>,
+  scale: number,
+  zeroPoint: number,
+): QTensor<'quint8'>;
+export declare function makePerTensorQuantizedTensor(
+  intTensor: IntTensor<'qint8'>,
+  scale: number,
+  zeroPoint: number,
+): QTensor<'qint8'>;
+export declare function makePerTensorQuantizedTensor(
+  intTensor: IntTensor<'qint32'>,
+  scale: number,
+  zeroPoint: number,
+): QTensor<'qint32'>;
 
 /** torch._make_per_channel_quantized_tensor: as makePerTensorQuantizedTensor, per channel. */
-export declare function makePerChannelQuantizedTensor(
-  intTensor: IntTensor,
+export declare function makePerChannelQuantizedTensor<D extends QDType>(
+  intTensor: IntTensor<D>,
   scales: ArrayLike<number>,
   zeroPoints: ArrayLike<number> | Float32Array,
   axis: number,
-  dtype?: QDType,
-): QTensor;
+  dtype: D,
+): QTensor<D>;
+export declare function makePerChannelQuantizedTensor(
+  intTensor: IntTensor<'quint8'>,
+  scales: ArrayLike<number>,
+  zeroPoints: ArrayLike<number> | Float32Array,
+  axis: number,
+): QTensor<'quint8'>;
+export declare function makePerChannelQuantizedTensor(
+  intTensor: IntTensor<'qint8'>,
+  scales: ArrayLike<number>,
+  zeroPoints: ArrayLike<number> | Float32Array,
+  axis: number,
+): QTensor<'qint8'>;
+export declare function makePerChannelQuantizedTensor(
+  intTensor: IntTensor<'qint32'>,
+  scales: ArrayLike<number>,
+  zeroPoints: ArrayLike<number> | Float32Array,
+  axis: number,
+): QTensor<'qint32'>;
 
 /** torch.dequantize(q): the same as q.dequantize(). */
 export declare function dequantize(q: QTensor): Tensor;
@@ -187,6 +241,10 @@ export interface MovingAverageOptions {
   averagingConstant?: number;
 }
 
+/**
+ * What every observer has (PyTorch's ObserverBase). Not exported: the
+ * observers below are the classes; `Observer` names any of them.
+ */
 declare abstract class ObserverBase<Q> {
   readonly dtype: QDType;
   readonly qscheme: ObserverQScheme;
@@ -223,47 +281,59 @@ export interface PerChannelQParams {
   zeroPoint: Int32Array | Float32Array;
 }
 
-/** Running min/max of everything observed (torch.ao.quantization.MinMaxObserver). */
-export declare class MinMaxObserver extends ObserverBase<QParams> {
-  constructor(options?: ObserverOptions);
-  /** Infinity before the first observe(). */
-  readonly minVal: number;
-  readonly maxVal: number;
+/** PyTorch's torch.ao.quantization namespace (the observers). */
+export declare namespace quantization {
+  /** Running min/max of everything observed (torch.ao.quantization.MinMaxObserver). */
+  class MinMaxObserver extends ObserverBase<QParams> {
+    #private;
+    constructor(options?: ObserverOptions);
+    /** Infinity before the first observe(). */
+    readonly minVal: number;
+    readonly maxVal: number;
+  }
+
+  /** Moving-average min/max (torch.ao.quantization.MovingAverageMinMaxObserver). */
+  class MovingAverageMinMaxObserver extends ObserverBase<QParams> {
+    #private;
+    constructor(options?: ObserverOptions & MovingAverageOptions);
+    readonly averagingConstant: number;
+    readonly minVal: number;
+    readonly maxVal: number;
+  }
+
+  /** Per-channel min/max along chAxis (torch.ao.quantization.PerChannelMinMaxObserver). */
+  class PerChannelMinMaxObserver extends ObserverBase<PerChannelQParams> {
+    #private;
+    constructor(options?: PerChannelObserverOptions);
+    readonly chAxis: number;
+    /** A copy; empty before the first observe(). */
+    readonly minVal: Float32Array;
+    readonly maxVal: Float32Array;
+  }
+
+  /** torch.ao.quantization.MovingAveragePerChannelMinMaxObserver. */
+  class MovingAveragePerChannelMinMaxObserver extends ObserverBase<PerChannelQParams> {
+    #private;
+    constructor(options?: PerChannelObserverOptions & MovingAverageOptions);
+    readonly chAxis: number;
+    readonly averagingConstant: number;
+    readonly minVal: Float32Array;
+    readonly maxVal: Float32Array;
+  }
+
+  /** Any observer. */
+  type Observer =
+    | MinMaxObserver
+    | MovingAverageMinMaxObserver
+    | PerChannelMinMaxObserver
+    | MovingAveragePerChannelMinMaxObserver;
 }
 
-/** Moving-average min/max (torch.ao.quantization.MovingAverageMinMaxObserver). */
-export declare class MovingAverageMinMaxObserver extends ObserverBase<QParams> {
-  constructor(options?: ObserverOptions & MovingAverageOptions);
-  readonly averagingConstant: number;
-  readonly minVal: number;
-  readonly maxVal: number;
-}
-
-/** Per-channel min/max along chAxis (torch.ao.quantization.PerChannelMinMaxObserver). */
-export declare class PerChannelMinMaxObserver extends ObserverBase<PerChannelQParams> {
-  constructor(options?: PerChannelObserverOptions);
-  readonly chAxis: number;
-  /** A copy; empty before the first observe(). */
-  readonly minVal: Float32Array;
-  readonly maxVal: Float32Array;
-}
-
-/** torch.ao.quantization.MovingAveragePerChannelMinMaxObserver. */
-export declare class MovingAveragePerChannelMinMaxObserver extends ObserverBase<PerChannelQParams> {
-  constructor(options?: PerChannelObserverOptions & MovingAverageOptions);
-  readonly chAxis: number;
-  readonly averagingConstant: number;
-  readonly minVal: Float32Array;
-  readonly maxVal: Float32Array;
-}
-
-/** PyTorch's torch.ao.quantization namespace. */
-export declare const quantization: {
-  readonly MinMaxObserver: typeof MinMaxObserver;
-  readonly MovingAverageMinMaxObserver: typeof MovingAverageMinMaxObserver;
-  readonly PerChannelMinMaxObserver: typeof PerChannelMinMaxObserver;
-  readonly MovingAveragePerChannelMinMaxObserver: typeof MovingAveragePerChannelMinMaxObserver;
-};
+// The observers at the top level too (the same classes).
+export import MinMaxObserver = quantization.MinMaxObserver;
+export import MovingAverageMinMaxObserver = quantization.MovingAverageMinMaxObserver;
+export import PerChannelMinMaxObserver = quantization.PerChannelMinMaxObserver;
+export import MovingAveragePerChannelMinMaxObserver = quantization.MovingAveragePerChannelMinMaxObserver;
 
 /** Padding as PyTorch takes it: one int, one per spatial dimension, 'same' (stride 1 only) or 'valid'. */
 export type Padding = number | number[] | 'same' | 'valid';
@@ -284,6 +354,12 @@ export interface ConvOptions {
   paddingMode?: 'zeros';
 }
 
+/** Constructor options of the linear modules. */
+export interface LinearOptions {
+  /** Default true. */
+  bias?: boolean;
+}
+
 /**
  * nn.Parameter: a float tensor a module owns. In-place edits of `data` take
  * effect in the module's next forward() and in fromFloat(); assigning `data`
@@ -294,22 +370,11 @@ export interface Parameter {
   readonly shape: readonly number[];
 }
 
-/**
- * A float convolution (or linear layer) running WASM SIMD float32 kernels.
- * Weights are PyTorch-initialized (kaiming uniform) Parameters; they are
- * packed into wasm memory on forward() (again whenever their values changed).
- * dispose() frees the packed copy.
- */
-declare class FloatConvModule {
+/** What the float conv / linear modules share (not exported: use nn.Conv3d etc.). */
+declare abstract class FloatModule {
   readonly inChannels: number;
   readonly outChannels: number;
   readonly groups: number;
-  /** As given to the constructor (one int, or one per dimension). */
-  readonly kernelSize: number | number[];
-  readonly stride: number | number[];
-  readonly dilation: number | number[];
-  /** As given to the constructor. */
-  readonly padding: Padding;
   /** PyTorch's weight shape, e.g. [out, in / groups, kD, kH, kW] for Conv3d. Assigning a tensor copies it. */
   get weight(): Parameter;
   set weight(w: Tensor | Parameter);
@@ -320,11 +385,22 @@ declare class FloatConvModule {
   forward(x: Tensor): Tensor;
   /** Scratch bytes of the last forward() beyond input, output and weights. */
   lastScratchBytes(): number;
+  /** Frees the packed copy of the weights. */
   dispose(): void;
 }
 
-/** A quantized convolution / linear layer: quint8 in, qint8 weights packed once, quint8 out. */
-declare class QuantizedConvModule {
+/** A float convolution's geometry; K is one number per spatial dimension. */
+declare abstract class FloatConv<K extends number[]> extends FloatModule {
+  /** PyTorch's tuples (Conv1d: [k]): fresh arrays. */
+  readonly kernelSize: K;
+  readonly stride: K;
+  readonly dilation: K;
+  /** As given to the constructor. */
+  readonly padding: Padding;
+}
+
+/** What the quantized modules share (not exported: use nn.quantized.Conv3d etc.). */
+declare abstract class QuantizedModule {
   readonly inChannels: number;
   readonly outChannels: number;
   readonly groups: number;
@@ -333,16 +409,14 @@ declare class QuantizedConvModule {
   /** Output zero point, 0..255. Default 0. */
   zeroPoint: number;
   readonly disposed: boolean;
-  /** As given to the constructor. */
-  readonly padding: Padding;
   /**
    * PyTorch set_weight_bias: qint8 weight of the module's weight shape, per
    * tensor or per channel on axis 0, and a float bias (or null). The weight's
    * integers are shared (the module keeps them alive), the bias copied.
    */
-  setWeightBias(weight: QTensor, bias: Float32Array | Tensor | null): void;
+  setWeightBias(weight: QTensor<'qint8'>, bias: Float32Array | Tensor | null): void;
   /** The quantized weight: a view of the module's integers; the caller disposes it. */
-  weight(): QTensor;
+  weight(): QTensor<'qint8'>;
   /** A copy of the bias, or null. */
   bias(): Float32Array | null;
   /**
@@ -350,7 +424,7 @@ declare class QuantizedConvModule {
    * [N, C, H, W]; Conv1d: [N, C, L]; Linear: [..., inFeatures]).
    * @returns a new quint8 QTensor with the module's scale and zero point; the caller owns it.
    */
-  forward(x: QTensor): QTensor;
+  forward(x: QTensor<'quint8'>): QTensor<'quint8'>;
   /** Bytes of the packed weights in wasm memory. */
   packedWeightBytes(): number;
   /** Scratch bytes of the last forward() beyond input, output and packed weights. */
@@ -359,90 +433,166 @@ declare class QuantizedConvModule {
   dispose(): void;
 }
 
-/** Options of fromFloat (PyTorch from_float). */
-export interface FromFloatOptions {
+/** A quantized convolution's geometry; K is one number per spatial dimension. */
+declare abstract class QuantizedConv<K extends number[]> extends QuantizedModule {
+  /** PyTorch's tuples (Conv1d: [k]): fresh arrays. */
+  readonly kernelSize: K;
+  readonly stride: K;
+  readonly dilation: K;
+  /** As given to the constructor. */
+  readonly padding: Padding;
+}
+
+/** The weight observer fromFloat may use: a qint8 observer (checked when called). */
+export type WeightObserver = quantization.Observer;
+
+/**
+ * Options of fromFloat (PyTorch from_float): the output qparams come from
+ * an activation observer or are given, never both.
+ */
+export type FromFloatOptions = {
   /** Quantizes the weight; must be qint8. Default PerChannelMinMaxObserver(qint8, per_channel_symmetric, chAxis 0). */
-  weightObserver?:
-    | MinMaxObserver
-    | PerChannelMinMaxObserver
-    | MovingAverageMinMaxObserver
-    | MovingAveragePerChannelMinMaxObserver;
-  /** A per-tensor observer that saw the float module's outputs during calibration. */
-  activationObserver?: MinMaxObserver | MovingAverageMinMaxObserver;
-  /** Or the output qparams directly. */
-  outputScale?: number;
-  outputZeroPoint?: number;
-}
+  weightObserver?: WeightObserver;
+} & (
+  | {
+      /** A per-tensor observer that saw the float module's outputs during calibration. */
+      activationObserver: quantization.MinMaxObserver | quantization.MovingAverageMinMaxObserver;
+      outputScale?: undefined;
+      outputZeroPoint?: undefined;
+    }
+  | {
+      /** The output qparams, directly. */
+      outputScale: number;
+      outputZeroPoint: number;
+      activationObserver?: undefined;
+    }
+);
 
-declare class Conv1dF extends FloatConvModule {
-  constructor(inChannels: number, outChannels: number, kernelSize: number | [number], options?: ConvOptions);
-}
-declare class Conv2dF extends FloatConvModule {
-  constructor(inChannels: number, outChannels: number, kernelSize: number | [number, number], options?: ConvOptions);
-}
-declare class Conv3dF extends FloatConvModule {
-  constructor(
-    inChannels: number,
-    outChannels: number,
-    kernelSize: number | [number, number, number],
-    options?: ConvOptions,
-  );
-}
-declare class LinearF extends FloatConvModule {
-  constructor(inFeatures: number, outFeatures: number, options?: { bias?: boolean });
-  readonly inFeatures: number;
-  readonly outFeatures: number;
-}
-declare class ReLUF {
-  forward(x: Tensor): Tensor;
-}
-
-/** A fused float module: the wrapped conv / linear then ReLU, in one kernel pass. */
-declare class Fused<M extends FloatConvModule> {
-  constructor(module: M, relu?: ReLUF);
-  /** The wrapped module (PyTorch: self[0]). */
+/** A fused float module: the module then ReLU (not exported: use nn.intrinsic.ConvReLU3d etc.). */
+declare abstract class FusedModule<M extends FloatModule> {
+  /** The wrapped modules (PyTorch: self[0], self[1]). */
   readonly 0: M;
-  readonly 1: ReLUF;
+  readonly 1: nn.ReLU;
+  /** relu(module(x)); a new JS-owned tensor. */
   forward(x: Tensor): Tensor;
+  /** Disposes the wrapped module. */
   dispose(): void;
 }
 
-declare class QConvNd<F> extends QuantizedConvModule {
-  constructor(inChannels: number, outChannels: number, kernelSize: number | number[], options?: ConvOptions);
-  /** PyTorch from_float: quantize a float module (see FromFloatOptions). */
-  static fromFloat<F>(mod: F, options: FromFloatOptions): QConvNd<F>;
-}
-declare class QLinearNd<F> extends QuantizedConvModule {
-  constructor(inFeatures: number, outFeatures: number, options?: { bias?: boolean });
-  static fromFloat<F>(mod: F, options: FromFloatOptions): QLinearNd<F>;
-}
+type K1 = [number];
+type K2 = [number, number];
+type K3 = [number, number, number];
 
-/** PyTorch's module namespaces. */
-export declare const nn: {
-  readonly Conv1d: typeof Conv1dF;
-  readonly Conv2d: typeof Conv2dF;
-  readonly Conv3d: typeof Conv3dF;
-  readonly Linear: typeof LinearF;
-  readonly ReLU: typeof ReLUF;
-  readonly intrinsic: {
-    readonly ConvReLU1d: { new (conv: Conv1dF, relu?: ReLUF): Fused<Conv1dF> };
-    readonly ConvReLU2d: { new (conv: Conv2dF, relu?: ReLUF): Fused<Conv2dF> };
-    readonly ConvReLU3d: { new (conv: Conv3dF, relu?: ReLUF): Fused<Conv3dF> };
-    readonly LinearReLU: { new (linear: LinearF, relu?: ReLUF): Fused<LinearF> };
-    readonly quantized: {
-      readonly ConvReLU1d: typeof QConvNd;
-      readonly ConvReLU2d: typeof QConvNd;
-      readonly ConvReLU3d: typeof QConvNd;
-      readonly LinearReLU: typeof QLinearNd;
-    };
-  };
-  readonly quantized: {
-    readonly Conv1d: typeof QConvNd;
-    readonly Conv2d: typeof QConvNd;
-    readonly Conv3d: typeof QConvNd;
-    readonly Linear: typeof QLinearNd;
-  };
-};
+/** PyTorch's module namespaces: torch.nn, nn.intrinsic, nn.quantized, nn.intrinsic.quantized. */
+export declare namespace nn {
+  /** torch.nn.Conv1d (float32, WASM SIMD). */
+  class Conv1d extends FloatConv<K1> {
+    #private;
+    constructor(inChannels: number, outChannels: number, kernelSize: number | K1, options?: ConvOptions);
+  }
+  /** torch.nn.Conv2d (float32, WASM SIMD). */
+  class Conv2d extends FloatConv<K2> {
+    #private;
+    constructor(inChannels: number, outChannels: number, kernelSize: number | K2, options?: ConvOptions);
+  }
+  /** torch.nn.Conv3d (float32, WASM SIMD). */
+  class Conv3d extends FloatConv<K3> {
+    #private;
+    constructor(inChannels: number, outChannels: number, kernelSize: number | K3, options?: ConvOptions);
+  }
+  /** torch.nn.Linear (float32, WASM SIMD): y = x W^T + b over the last dimension. */
+  class Linear extends FloatModule {
+    #private;
+    constructor(inFeatures: number, outFeatures: number, options?: LinearOptions);
+    readonly inFeatures: number;
+    readonly outFeatures: number;
+  }
+  /** torch.nn.ReLU. */
+  class ReLU {
+    #private;
+    forward(x: Tensor): Tensor;
+  }
+
+  /** torch.ao.nn.intrinsic: fused float modules (the module then ReLU, in one kernel pass). */
+  namespace intrinsic {
+    class ConvReLU1d extends FusedModule<nn.Conv1d> {
+      #private;
+      constructor(conv: nn.Conv1d, relu?: nn.ReLU);
+    }
+    class ConvReLU2d extends FusedModule<nn.Conv2d> {
+      #private;
+      constructor(conv: nn.Conv2d, relu?: nn.ReLU);
+    }
+    class ConvReLU3d extends FusedModule<nn.Conv3d> {
+      #private;
+      constructor(conv: nn.Conv3d, relu?: nn.ReLU);
+    }
+    class LinearReLU extends FusedModule<nn.Linear> {
+      #private;
+      constructor(linear: nn.Linear, relu?: nn.ReLU);
+    }
+
+    /** torch.ao.nn.intrinsic.quantized: quint8 in, qint8 weights packed once, ReLU fused, quint8 out. */
+    namespace quantized {
+      class ConvReLU1d extends QuantizedConv<K1> {
+        #private;
+        constructor(inChannels: number, outChannels: number, kernelSize: number | K1, options?: ConvOptions);
+        /** PyTorch from_float: quantizes a calibrated nn.intrinsic.ConvReLU1d. */
+        static fromFloat(mod: nn.intrinsic.ConvReLU1d, options: FromFloatOptions): ConvReLU1d;
+      }
+      class ConvReLU2d extends QuantizedConv<K2> {
+        #private;
+        constructor(inChannels: number, outChannels: number, kernelSize: number | K2, options?: ConvOptions);
+        /** PyTorch from_float: quantizes a calibrated nn.intrinsic.ConvReLU2d. */
+        static fromFloat(mod: nn.intrinsic.ConvReLU2d, options: FromFloatOptions): ConvReLU2d;
+      }
+      class ConvReLU3d extends QuantizedConv<K3> {
+        #private;
+        constructor(inChannels: number, outChannels: number, kernelSize: number | K3, options?: ConvOptions);
+        /** PyTorch from_float: quantizes a calibrated nn.intrinsic.ConvReLU3d. */
+        static fromFloat(mod: nn.intrinsic.ConvReLU3d, options: FromFloatOptions): ConvReLU3d;
+      }
+      class LinearReLU extends QuantizedModule {
+        #private;
+        constructor(inFeatures: number, outFeatures: number, options?: LinearOptions);
+        readonly inFeatures: number;
+        readonly outFeatures: number;
+        /** PyTorch from_float: quantizes a calibrated nn.intrinsic.LinearReLU. */
+        static fromFloat(mod: nn.intrinsic.LinearReLU, options: FromFloatOptions): LinearReLU;
+      }
+    }
+  }
+
+  /** torch.ao.nn.quantized: quint8 in, qint8 weights packed once, quint8 out. */
+  namespace quantized {
+    class Conv1d extends QuantizedConv<K1> {
+      #private;
+      constructor(inChannels: number, outChannels: number, kernelSize: number | K1, options?: ConvOptions);
+      /** PyTorch from_float: quantizes a calibrated nn.Conv1d. */
+      static fromFloat(mod: nn.Conv1d, options: FromFloatOptions): Conv1d;
+    }
+    class Conv2d extends QuantizedConv<K2> {
+      #private;
+      constructor(inChannels: number, outChannels: number, kernelSize: number | K2, options?: ConvOptions);
+      /** PyTorch from_float: quantizes a calibrated nn.Conv2d. */
+      static fromFloat(mod: nn.Conv2d, options: FromFloatOptions): Conv2d;
+    }
+    class Conv3d extends QuantizedConv<K3> {
+      #private;
+      constructor(inChannels: number, outChannels: number, kernelSize: number | K3, options?: ConvOptions);
+      /** PyTorch from_float: quantizes a calibrated nn.Conv3d. */
+      static fromFloat(mod: nn.Conv3d, options: FromFloatOptions): Conv3d;
+    }
+    class Linear extends QuantizedModule {
+      #private;
+      constructor(inFeatures: number, outFeatures: number, options?: LinearOptions);
+      readonly inFeatures: number;
+      readonly outFeatures: number;
+      /** PyTorch from_float: quantizes a calibrated nn.Linear. */
+      static fromFloat(mod: nn.Linear, options: FromFloatOptions): Linear;
+    }
+  }
+}
 
 /** A .npy tensor as read by io.loadNpy. */
 export interface NpyTensor extends Tensor {

@@ -550,6 +550,11 @@ const SITES = [
           ['outputScale NaN', { outputScale: NaN, outputZeroPoint: 0 }, RangeError],
           ['outputZeroPoint 1e300', { outputScale: 1, outputZeroPoint: 1e300 }, RangeError],
           [
+            'activationObserver and outputScale',
+            { activationObserver: new quantization.MinMaxObserver(), outputScale: 1, outputZeroPoint: 0 },
+            TypeError,
+          ],
+          [
             'weightObserver quint8',
             { outputScale: 1, outputZeroPoint: 0, weightObserver: new quantization.MinMaxObserver() },
             TypeError,

@@ -50,15 +50,14 @@ test('require("qwasm") and import share one instance', async () => {
 test('the exports map names files that exist, and the d.ts declares every export', () => {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   const root = new URL('../../', import.meta.url);
-  const targets = JSON.stringify(pkg.exports)
-    .match(/"\.\/[^"]+"/g)
-    .map((s) => s.slice(1, -1));
+  const leaves = (v) => (typeof v === 'string' ? [v] : Object.values(v).flatMap(leaves));
+  const targets = [...leaves(pkg.exports), pkg.main, pkg.types];
   for (const t of targets) expect([t, existsSync(new URL(t, root))]).toEqual([t, true]);
   const dts = readFileSync(new URL('../../web/index.d.ts', import.meta.url), 'utf8');
   for (const name of Object.keys(qwasm)) {
     expect([
       name,
-      new RegExp(`export (declare )?(function|class|const|namespace|interface|type) ${name}\\b`).test(dts),
+      new RegExp(`export (declare )?(function|class|const|namespace|interface|type|import) ${name}\\b`).test(dts),
     ]).toEqual([name, true]);
   }
 });

@@ -1,26 +1,55 @@
-// The README's Node.js examples run as written (with 'qwasm' resolved to this
-// checkout), so the README stays true.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// The README's Node.js and TypeScript examples run as written, in a directory
+// where `qwasm` resolves as an installed package (this checkout), and print
+// exactly what their `// → ` comments say. The browser examples run in
+// tests/browser/readme.test.mjs; every block has a runner.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { appWithQwasm, ROOT, readmeBlocks, removeApps } from './readme-blocks.mjs';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const node = readme.slice(readme.indexOf('## Node.js'), readme.indexOf('## Browser'));
-const blocks = [...node.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
-const entry = new URL('../../web/src/index.node.mjs', import.meta.url).href;
+const blocks = readmeBlocks();
+afterAll(removeApps);
+const RUNNERS = new Set(['node', 'cjs', 'tsc', 'browser', 'vite', 'esbuild']);
 
-test('the README has Node.js examples', () => {
-  expect(blocks.length).toBeGreaterThanOrEqual(2);
+test('every code block in the README is run by a test (or is an install command)', () => {
+  const unrun = blocks.filter((b) => !(b.lang === 'sh' || RUNNERS.has(b.runner)));
+  expect(unrun.map((b) => `${b.lang} ${b.runner}: ${b.code.slice(0, 60)}`)).toEqual([]);
+  expect(blocks.filter((b) => b.lang === 'sh').map((b) => b.code.trim())).toEqual(['npm install qwasm']);
+  expect(blocks.filter((b) => b.runner === 'node' || b.runner === 'cjs').length).toBeGreaterThanOrEqual(3);
 });
 
-test.each(blocks.map((b, i) => [i + 1, b]))(
-  'README Node.js example %d runs',
-  (i, code) => {
-    const dir = mkdtempSync(join(tmpdir(), 'qwasm-readme-'));
-    const file = join(dir, `example${i}.mjs`);
-    writeFileSync(file, code.replaceAll("from 'qwasm'", `from '${entry}'`));
-    execFileSync(process.execPath, [file], { stdio: 'pipe' });
+const nodeBlocks = blocks.filter((b) => b.runner === 'node' || b.runner === 'cjs');
+test.each(nodeBlocks.map((b, i) => [i + 1, b.runner, b]))(
+  'README Node.js example %d (%s) prints what its comments say',
+  (i, runner, b) => {
+    expect(b.expected.length).toBeGreaterThan(0);
+    const dir = appWithQwasm('qwasm-readme-');
+    const file = join(dir, `example${i}.${runner === 'cjs' ? 'cjs' : 'mjs'}`);
+    writeFileSync(file, b.code);
+    const r = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trimEnd().split('\n')).toEqual(b.expected);
   },
   60_000,
 );
+
+test('the README TypeScript example compiles under tsc --strict (nodenext)', () => {
+  const ts = blocks.filter((b) => b.runner === 'tsc');
+  expect(ts.length).toBe(1);
+  const dir = appWithQwasm('qwasm-readme-ts-');
+  writeFileSync(join(dir, 'example.mts'), ts[0].code);
+  const compilerOptions = {
+    strict: true,
+    noEmit: true,
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    lib: ['es2022', 'dom'],
+    types: [],
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['example.mts'] }));
+  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+  const r = spawnSync(process.execPath, [tsc, '-p', dir], { cwd: dir, encoding: 'utf8' });
+  expect(`${r.stdout}${r.stderr}`).toBe('');
+  expect(r.status).toBe(0);
+}, 60_000);

@@ -6,15 +6,19 @@ import type * as Declared from '../../web/index.js';
 import * as impl from '../../web/src/api.mjs';
 
 type Api = typeof Declared;
+type QDType = Declared.QDType;
 
 // Functions and namespaces, one by one, so that a failure names the export.
+// The dtype-generic functions are checked at D = QDType (JS cannot carry D).
 export const init: Api['init'] = impl.init;
 export const isInitialized: Api['isInitialized'] = impl.isInitialized;
 export const tensor: Api['tensor'] = impl.tensor;
-export const quantizePerTensor: Api['quantizePerTensor'] = impl.quantizePerTensor;
-export const quantizePerChannel: Api['quantizePerChannel'] = impl.quantizePerChannel;
-export const makePerTensorQuantizedTensor: Api['makePerTensorQuantizedTensor'] = impl.makePerTensorQuantizedTensor;
-export const makePerChannelQuantizedTensor: Api['makePerChannelQuantizedTensor'] = impl.makePerChannelQuantizedTensor;
+export const quantizePerTensor: typeof Declared.quantizePerTensor<QDType> = impl.quantizePerTensor;
+export const quantizePerChannel: typeof Declared.quantizePerChannel<QDType> = impl.quantizePerChannel;
+export const makePerTensorQuantizedTensor: typeof Declared.makePerTensorQuantizedTensor<QDType> =
+  impl.makePerTensorQuantizedTensor;
+export const makePerChannelQuantizedTensor: typeof Declared.makePerChannelQuantizedTensor<QDType> =
+  impl.makePerChannelQuantizedTensor;
 export const dequantize: Api['dequantize'] = impl.dequantize;
 export const setKernelIsa: Api['setKernelIsa'] = impl.setKernelIsa;
 export const kernelIsa: Api['kernelIsa'] = impl.kernelIsa;
@@ -31,3 +35,35 @@ export const noneExtra: [Extra] extends [never] ? true : Extra = true;
 // The QTensor class: every declared method exists with a compatible type.
 type Methods<T> = { [K in keyof T]: T[K] };
 export const qtensorMethods = (q: InstanceType<typeof impl.QTensor>): Methods<Declared.QTensor> => q;
+
+// The modules and observers: every declared member (instance and static)
+// exists in the implementation. (Keys only: the implementation's JSDoc types
+// cannot carry the declarations' dtype-precise QTensor<D>.)
+type MissingMembers<Declared, Impl> = Exclude<keyof Declared, keyof Impl>;
+type Check<M> = [M] extends [never] ? true : M;
+type Members<D, I extends abstract new (...args: never) => unknown> = Check<MissingMembers<D, InstanceType<I>>>;
+type Statics<D, I> = Check<MissingMembers<D, I>>;
+const n = impl.nn;
+export const members: true[] = [
+  true as Members<Declared.nn.Conv1d, typeof n.Conv1d>,
+  true as Members<Declared.nn.Conv2d, typeof n.Conv2d>,
+  true as Members<Declared.nn.Conv3d, typeof n.Conv3d>,
+  true as Members<Declared.nn.Linear, typeof n.Linear>,
+  true as Members<Declared.nn.ReLU, typeof n.ReLU>,
+  true as Members<Declared.nn.intrinsic.ConvReLU1d, typeof n.intrinsic.ConvReLU1d>,
+  true as Members<Declared.nn.intrinsic.ConvReLU3d, typeof n.intrinsic.ConvReLU3d>,
+  true as Members<Declared.nn.intrinsic.LinearReLU, typeof n.intrinsic.LinearReLU>,
+  true as Members<Declared.nn.quantized.Conv1d, typeof n.quantized.Conv1d>,
+  true as Members<Declared.nn.quantized.Conv3d, typeof n.quantized.Conv3d>,
+  true as Members<Declared.nn.quantized.Linear, typeof n.quantized.Linear>,
+  true as Members<Declared.nn.intrinsic.quantized.ConvReLU3d, typeof n.intrinsic.quantized.ConvReLU3d>,
+  true as Members<Declared.nn.intrinsic.quantized.LinearReLU, typeof n.intrinsic.quantized.LinearReLU>,
+  true as Statics<typeof Declared.nn.quantized.Conv3d, typeof n.quantized.Conv3d>,
+  true as Statics<typeof Declared.nn.intrinsic.quantized.ConvReLU3d, typeof n.intrinsic.quantized.ConvReLU3d>,
+  true as Members<Declared.quantization.MinMaxObserver, typeof impl.quantization.MinMaxObserver>,
+  true as Members<Declared.quantization.PerChannelMinMaxObserver, typeof impl.quantization.PerChannelMinMaxObserver>,
+  true as Members<
+    Declared.quantization.MovingAveragePerChannelMinMaxObserver,
+    typeof impl.quantization.MovingAveragePerChannelMinMaxObserver
+  >,
+];

@@ -62,6 +62,16 @@ export function bytesOf(ta, what, ctx) {
   return new Uint8Array(buffer, taByteOffset.call(ta), taByteLength.call(ta));
 }
 
+/** True for an ArrayBuffer of any realm (read through the intrinsic accessor). */
+export function isArrayBuffer(v) {
+  try {
+    abByteLength.call(v);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A Uint8Array over a whole ArrayBuffer (TypeError if detached). */
 export function bytesOfBuffer(buffer, name, ctx) {
   if (isDetached(buffer)) throw new TypeError(`${ctx}: ${name} is a detached ArrayBuffer`);

@@ -1,7 +1,7 @@
 // The one wasm module instance: an idempotent init() (memoized promise) and the
 // accessor every API function uses, which throws a clear error before init().
 // The platform entry (platform.node.cjs / index.browser.mjs) supplies `instantiate`.
-import { describe, readOptions, typedArrayKind } from './args.mjs';
+import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, readOptions, typedArrayKind } from './args.mjs';
 
 let platformInstantiate = null;
 let initPromise = null;
@@ -21,7 +21,7 @@ function readInitOptions(options) {
   const ctx = 'init(options)';
   const o = readOptions(options, INIT_OPTIONS, ctx);
   const wasmBinary = o.get('wasmBinary');
-  if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer) && typedArrayKind(wasmBinary) !== 'Uint8Array') {
+  if (wasmBinary !== undefined && !isArrayBuffer(wasmBinary) && typedArrayKind(wasmBinary) !== 'Uint8Array') {
     throw new TypeError(`${ctx}: wasmBinary must be an ArrayBuffer or a Uint8Array, got ${describe(wasmBinary)}`);
   }
   const locateFile = o.get('locateFile');
@@ -55,9 +55,17 @@ export function init(options) {
     }
     return initPromise;
   }
-  initOptions = o;
   const moduleOptions = {};
-  for (const key of ['wasmBinary', 'locateFile']) if (o.has(key)) moduleOptions[key] = o.get(key);
+  if (o.has('wasmBinary')) {
+    // A copy, taken now: the caller may reuse its buffer while the module compiles.
+    const binary = o.get('wasmBinary');
+    const bytes = isArrayBuffer(binary)
+      ? bytesOfBuffer(binary, 'wasmBinary', 'init(options)')
+      : bytesOf(binary, 'wasmBinary', 'init(options)');
+    moduleOptions.wasmBinary = bytes.slice();
+  }
+  if (o.has('locateFile')) moduleOptions.locateFile = o.get('locateFile');
+  initOptions = o;
   initPromise = Promise.resolve()
     .then(() => platformInstantiate(moduleOptions, o.get('_moduleFactory')))
     .then(

@@ -274,6 +274,9 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
     throw new TypeError(`${ctx}: weightObserver must be qint8, got ${weightObserver.dtype}`);
   let outScale;
   let outZeroPoint;
+  if (o.has('activationObserver') && (o.has('outputScale') || o.has('outputZeroPoint'))) {
+    throw new TypeError(`${ctx}: give activationObserver or outputScale and outputZeroPoint, not both`);
+  }
   if (o.has('activationObserver')) {
     const obs = o.get('activationObserver');
     if (!isObserver(obs) || obs._perChannel) {
@@ -326,40 +329,52 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
   }
 }
 
-function quantizedClass(spec, relu, FloatCls, name) {
-  const floatName = relu ? `nn.intrinsic.${FloatCls.name}` : `nn.${FloatCls.name}`;
-  const Cls =
-    spec.dims === 0
-      ? class extends QuantizedConvBase {
-          constructor(inFeatures, outFeatures, options) {
-            super(spec, relu, name, inFeatures, outFeatures, 1, options);
-          }
+const floatNameOf = (relu, FloatCls) => (relu ? `nn.intrinsic.${FloatCls.name}` : `nn.${FloatCls.name}`);
 
-          get inFeatures() {
-            return this.inChannels;
-          }
-          get outFeatures() {
-            return this.outChannels;
-          }
-        }
-      : class extends QuantizedConvBase {
-          constructor(inChannels, outChannels, kernelSize, options) {
-            super(spec, relu, name, inChannels, outChannels, kernelSize, options);
-          }
-        };
+function quantizedConvClass(spec, relu, FloatCls, name) {
+  const floatName = floatNameOf(relu, FloatCls);
+  const Cls = class extends QuantizedConvBase {
+    constructor(inChannels, outChannels, kernelSize, options) {
+      super(spec, relu, name, inChannels, outChannels, kernelSize, options);
+    }
+
+    /** PyTorch from_float (see fromFloat above). */
+    static fromFloat(mod, options) {
+      return fromFloat(Cls, FloatCls, floatName, name, mod, options);
+    }
+  };
   Object.defineProperty(Cls, 'name', { value: name.split('.').pop() });
-  Object.defineProperty(Cls, 'fromFloat', {
-    value: (mod, options) => fromFloat(Cls, FloatCls, floatName, name, mod, options),
-    enumerable: true,
-  });
   return Cls;
 }
 
-export const Conv1d = quantizedClass(SPECS[1], false, floatNN.Conv1d, 'nn.quantized.Conv1d');
-export const Conv2d = quantizedClass(SPECS[2], false, floatNN.Conv2d, 'nn.quantized.Conv2d');
-export const Conv3d = quantizedClass(SPECS[3], false, floatNN.Conv3d, 'nn.quantized.Conv3d');
-export const Linear = quantizedClass(SPECS.linear, false, floatNN.Linear, 'nn.quantized.Linear');
-export const ConvReLU1d = quantizedClass(SPECS[1], true, floatNN.ConvReLU1d, 'nn.intrinsic.quantized.ConvReLU1d');
-export const ConvReLU2d = quantizedClass(SPECS[2], true, floatNN.ConvReLU2d, 'nn.intrinsic.quantized.ConvReLU2d');
-export const ConvReLU3d = quantizedClass(SPECS[3], true, floatNN.ConvReLU3d, 'nn.intrinsic.quantized.ConvReLU3d');
-export const LinearReLU = quantizedClass(SPECS.linear, true, floatNN.LinearReLU, 'nn.intrinsic.quantized.LinearReLU');
+function quantizedLinearClass(relu, FloatCls, name) {
+  const floatName = floatNameOf(relu, FloatCls);
+  const Cls = class extends QuantizedConvBase {
+    constructor(inFeatures, outFeatures, options) {
+      super(SPECS.linear, relu, name, inFeatures, outFeatures, 1, options);
+    }
+
+    get inFeatures() {
+      return this.inChannels;
+    }
+    get outFeatures() {
+      return this.outChannels;
+    }
+
+    /** PyTorch from_float (see fromFloat above). */
+    static fromFloat(mod, options) {
+      return fromFloat(Cls, FloatCls, floatName, name, mod, options);
+    }
+  };
+  Object.defineProperty(Cls, 'name', { value: name.split('.').pop() });
+  return Cls;
+}
+
+export const Conv1d = quantizedConvClass(SPECS[1], false, floatNN.Conv1d, 'nn.quantized.Conv1d');
+export const Conv2d = quantizedConvClass(SPECS[2], false, floatNN.Conv2d, 'nn.quantized.Conv2d');
+export const Conv3d = quantizedConvClass(SPECS[3], false, floatNN.Conv3d, 'nn.quantized.Conv3d');
+export const Linear = quantizedLinearClass(false, floatNN.Linear, 'nn.quantized.Linear');
+export const ConvReLU1d = quantizedConvClass(SPECS[1], true, floatNN.ConvReLU1d, 'nn.intrinsic.quantized.ConvReLU1d');
+export const ConvReLU2d = quantizedConvClass(SPECS[2], true, floatNN.ConvReLU2d, 'nn.intrinsic.quantized.ConvReLU2d');
+export const ConvReLU3d = quantizedConvClass(SPECS[3], true, floatNN.ConvReLU3d, 'nn.intrinsic.quantized.ConvReLU3d');
+export const LinearReLU = quantizedLinearClass(true, floatNN.LinearReLU, 'nn.intrinsic.quantized.LinearReLU');

@@ -148,9 +148,13 @@ export function weightShape(g) {
   return [g.outChannels, g.inChannels / g.groups, ...g.kernel.slice(3 - g.dims)];
 }
 
-/** @internal The module's constructor arguments as PyTorch's repr shows them. */
+/**
+ * @internal A geometry triple (depth, height, width) as the module's own
+ * tuple, as PyTorch keeps kernel_size, stride and dilation: one entry per
+ * spatial dimension (Conv1d: [k]). A fresh array.
+ */
 export function userTriple(t, dims) {
-  return dims === 1 ? t[2] : t.slice(3 - dims);
+  return t.slice(3 - dims);
 }
 
 /**

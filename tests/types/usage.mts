@@ -1,6 +1,16 @@
 // Compiled by tests/js/types.test.mjs with `tsc --noEmit --strict`: the shipped
 // declarations must type the README's examples.
-import { init, io, nn, type QTensor, quantization, quantizePerChannel, quantizePerTensor, tensor } from 'qwasm';
+import {
+  init,
+  io,
+  makePerTensorQuantizedTensor,
+  nn,
+  type QTensor,
+  quantization,
+  quantizePerChannel,
+  quantizePerTensor,
+  tensor,
+} from 'qwasm';
 
 async function main(): Promise<void> {
   await init();
@@ -26,7 +36,18 @@ async function main(): Promise<void> {
   inQ.observe(x);
   const { scale: s, zeroPoint: z } = inQ.calculateQParams();
   const y = qm.forward(quantizePerTensor(x, s, z, 'quint8'));
-  const ints: Uint8Array | Int8Array | Int32Array = y.intRepr();
+  const ints: Uint8Array = y.intRepr(); // quint8 out: the dtype is in the type
+  const floatConv: nn.Conv3d = f[0]; // the public classes are types too
+  const kernel: [number, number, number] = floatConv.kernelSize;
+  const module: nn.intrinsic.quantized.ConvReLU3d = qm;
+  const weight: QTensor<'qint8'> = module.weight();
+  const i8: Int8Array = weight.intRepr();
+  weight.dispose();
+  const made = makePerTensorQuantizedTensor({ data: new Int32Array(2), shape: [2] }, 1, 0); // dtype from the array
+  const i32: Int32Array = made.intRepr();
+  made.dispose();
+  const anyObserver: quantization.Observer = inQ;
+  console.log(kernel, i8.length, i32.length, anyObserver.dtype);
   y.dispose();
   qm.dispose();
   console.log(axis, scales.length, ints.length);

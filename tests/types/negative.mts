@@ -1,0 +1,63 @@
+// Code that must NOT compile against the declarations: every line below its
+// `@ts-expect-error` is an error, or tsc reports the directive as unused and
+// the types test fails. Each case is a lie the declarations used to tell.
+// (Biome leaves this file alone: sorting or wrapping would move the lines.)
+import { init, makePerTensorQuantizedTensor, nn, quantization, quantizePerTensor, tensor } from 'qwasm';
+// @ts-expect-error: the package has no default export (ESM and CJS alike)
+import qwasmDefault from 'qwasm';
+// @ts-expect-error: internal declarations are not importable
+import { FloatModule } from 'qwasm';
+// @ts-expect-error: internal declarations are not importable
+import { QuantizedConv } from 'qwasm';
+// @ts-expect-error: internal declarations are not importable
+import { ObserverBase } from 'qwasm';
+// @ts-expect-error: internal declarations are not importable
+import { FusedModule } from 'qwasm';
+
+export async function cases(): Promise<unknown[]> {
+  await init();
+  const x = tensor([1, 2, 3, 4, 5, 6, 7, 8], [1, 1, 2, 2, 2]);
+  const conv3d = new nn.Conv3d(1, 2, 1);
+  const conv2d = new nn.Conv2d(1, 2, 1);
+  const fused = new nn.intrinsic.ConvReLU3d(new nn.Conv3d(1, 2, 1));
+  const out = { outputScale: 0.1, outputZeroPoint: 0 };
+  const q8 = quantizePerTensor(x, 0.1, 0, 'quint8');
+  const i8 = quantizePerTensor(x, 0.1, 0, 'qint8');
+  return [
+    qwasmDefault,
+    // @ts-expect-error: fromFloat takes the matching float module, not any value
+    nn.quantized.Conv3d.fromFloat(42, out),
+    // @ts-expect-error: a quantized Conv3d comes from an nn.Conv3d, not an nn.Conv2d
+    nn.quantized.Conv3d.fromFloat(conv2d, out),
+    // @ts-expect-error: nn.intrinsic.quantized.ConvReLU3d comes from the fused float module
+    nn.intrinsic.quantized.ConvReLU3d.fromFloat(conv3d, out),
+    // @ts-expect-error: and nn.quantized.Conv3d from the plain one
+    nn.quantized.Conv3d.fromFloat(fused, out),
+    // @ts-expect-error: the output qparams are required (an observer, or scale and zero point)
+    nn.quantized.Conv3d.fromFloat(conv3d, {}),
+    // @ts-expect-error: an observer or explicit qparams, not both
+    nn.quantized.Conv3d.fromFloat(conv3d, { activationObserver: new quantization.MinMaxObserver(), ...out }),
+    // @ts-expect-error: the activation observer is per tensor
+    nn.quantized.Conv3d.fromFloat(conv3d, { activationObserver: new quantization.PerChannelMinMaxObserver() }),
+    // @ts-expect-error: a quantized Conv3d's kernel has 3 entries
+    new nn.quantized.Conv3d(1, 1, [3, 3]),
+    // @ts-expect-error: and a Conv2d's 2
+    new nn.Conv2d(1, 1, [3, 3, 3]),
+    // @ts-expect-error: a quint8 tensor's integers are a Uint8Array
+    ((): Int8Array => q8.intRepr())(),
+    // @ts-expect-error: a qint8 tensor's are an Int8Array
+    ((): Uint8Array => i8.intRepr())(),
+    // @ts-expect-error: quantized modules take quint8 inputs
+    new nn.quantized.Conv3d(1, 1, 1).forward(i8),
+    // @ts-expect-error: and their weights are qint8
+    new nn.quantized.Conv3d(1, 1, 1).setWeightBias(q8, null),
+    // @ts-expect-error: Int8Array data is qint8, not quint8
+    makePerTensorQuantizedTensor({ data: new Int8Array(2), shape: [2] }, 1, 0, 'quint8'),
+    // @ts-expect-error: PyTorch's dtype names only
+    quantizePerTensor(x, 0.1, 0, 'int8'),
+    // @ts-expect-error: the fused float helper class is not part of nn.intrinsic
+    nn.intrinsic.FusedModule,
+    // @ts-expect-error: kernelSize is read-only
+    (conv3d.kernelSize = [1, 1, 1]),
+  ];
+}
