@@ -34,12 +34,21 @@ function median(xs) {
   return s[s.length >> 1];
 }
 
-function timed(runs, fn) {
+// Firefox and Safari round performance.now() to 1 ms outside cross-origin
+// isolated pages, so a 2 ms forward cannot be timed on its own: each sample
+// repeats the call until it lasts at least 25 ms, and reports the time per call.
+const SAMPLE_MS = 25;
+
+function timed(samples, fn) {
+  const t0 = performance.now();
+  fn();
+  const once = performance.now() - t0;
+  const reps = Math.max(1, Math.ceil(SAMPLE_MS / Math.max(once, 0.5)));
   const ms = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    fn();
-    ms.push(performance.now() - t0);
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now();
+    for (let r = 0; r < reps; r++) fn();
+    ms.push((performance.now() - start) / reps);
   }
   return median(ms);
 }

@@ -25,11 +25,17 @@ const TYPES = {
 
 /**
  * Serves `root` (default: the repository, with / redirected to the demo).
- * The consumer tests serve built apps with it: `headers` go on every
- * response (e.g. a Content-Security-Policy), and `fallback` (a file in root)
- * answers unknown paths with 200, as single-page-app servers do.
+ * The browser and consumer tests serve pages and built apps with it:
+ * `headers` go on every response (e.g. a Content-Security-Policy),
+ * `fallback` (a file in root) answers unknown paths with 200, as
+ * single-page-app servers do, and `intercept(req, res, path)` may answer a
+ * request itself (returning true), before any file is looked up.
  */
-export function startServer(port = 8080, host = '127.0.0.1', { root = ROOT, headers = {}, fallback = null } = {}) {
+export function startServer(
+  port = 8080,
+  host = '127.0.0.1',
+  { root = ROOT, headers = {}, fallback = null, intercept = null } = {},
+) {
   const base = root.endsWith(sep) ? root : root + sep;
   const send = (res, file, size) => {
     res.writeHead(200, {
@@ -48,6 +54,7 @@ export function startServer(port = 8080, host = '127.0.0.1', { root = ROOT, head
       return;
     }
     if (path.endsWith('/')) path += 'index.html';
+    if (intercept?.(req, res, path)) return;
     const file = normalize(join(base, path));
     if (!file.startsWith(base)) {
       res.writeHead(403, headers).end('forbidden');

@@ -1,10 +1,9 @@
-// Shared by the browser suites: serve the repository on a free port, launch
-// Debian's Chromium through playwright-core, collect console problems.
+// Shared by the browser suites: Chromium's flags (for Debian's Chromium in a
+// container) and where screenshots go.
 import { mkdirSync } from 'node:fs';
-import { chromium } from 'playwright-core';
-import { startServer } from '../../scripts/serve.mjs';
 
 export const OUTPUT_DIR = new URL('./output/', import.meta.url);
+mkdirSync(OUTPUT_DIR, { recursive: true });
 
 export const CHROMIUM_FLAGS = [
   '--headless',
@@ -16,30 +15,3 @@ export const CHROMIUM_FLAGS = [
   '--no-first-run',
   '--disable-quic',
 ];
-
-export async function openBrowser() {
-  const server = await startServer(0);
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: CHROMIUM_FLAGS,
-  });
-  mkdirSync(OUTPUT_DIR, { recursive: true });
-  const base = `http://127.0.0.1:${server.address().port}`;
-  return {
-    base,
-    browser,
-    async newPage() {
-      const page = await browser.newPage();
-      const problems = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-      return { page, problems };
-    },
-    async close() {
-      await browser.close();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}

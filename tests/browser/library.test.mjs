@@ -1,0 +1,75 @@
+// The library itself (not only the demo) in Chromium, Firefox and WebKit:
+// init() in a page and in a module worker, under a strict CSP, with the wasm
+// found by default, through locateFile and from wasmBinary; every public
+// function on small inputs; memory growth past 1 GiB. Every result must equal
+// Node's bit for bit: the wasm is the same, so any difference is a bug (an
+// engine's SIMD lowering, a float corner, a JS-side difference) to find.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as Q from '../../web/src/index.node.mjs';
+import { engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { FIXTURES, runGrowthCheck, runLibraryChecks } from './library/checks.mjs';
+import { startTestServer } from './test-server.mjs';
+
+const STRICT_CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; object-src 'none'";
+
+let expected;
+let expectedGrowth;
+beforeAll(async () => {
+  await Q.init();
+  const fixture = (f) =>
+    new Uint8Array(readFileSync(fileURLToPath(new URL(`../golden/fixtures/${f}`, import.meta.url))));
+  expected = runLibraryChecks(Q, Object.fromEntries(FIXTURES.map((f) => [f, fixture(f)])));
+  expectedGrowth = runGrowthCheck(Q);
+}, 60_000);
+
+/** Every named check equal to Node's (each one named in a failure). */
+function expectSameAsNode(where, report, growth) {
+  expect([where, report.error]).toEqual([where, undefined]);
+  const got = report.results;
+  for (const name of Object.keys(expected)) expect([where, name, got[name]]).toEqual([where, name, expected[name]]);
+  expect(Object.keys(got).filter((k) => !(k in expected) && k !== 'growth')).toEqual([]);
+  if (growth) expect([where, 'growth past 1 GiB', got.growth]).toEqual([where, 'growth past 1 GiB', expectedGrowth]);
+}
+
+describe.each(selectedEngines())('%s', (engineName) => {
+  const it = engineTest(engineName, test);
+  let engine;
+  let server;
+
+  beforeAll(async () => {
+    if (engineSkipReason(engineName)) return;
+    server = await startTestServer({ headers: { 'Content-Security-Policy': STRICT_CSP } });
+    engine = await launchEngine(engineName);
+    console.log(`${engineName} ${engine.version}`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await engine?.close();
+    await server?.close();
+  });
+
+  it.each([
+    ['default', true],
+    ['locateFile', false],
+    ['wasmBinary', false],
+  ])(
+    'every public function in a page and a module worker equals Node bit for bit (wasm by %s, strict CSP)',
+    async (load, growth) => {
+      server.clear();
+      const tab = await engine.open(
+        `${server.base}/tests/browser/library/index.html?load=${load}${growth ? '&growth=1' : ''}`,
+      );
+      try {
+        const [page, worker] = await Promise.all([server.report('page'), server.report('worker')]);
+        expectSameAsNode('page', page, growth);
+        expectSameAsNode('worker', worker, false);
+        expect(server.notFound).toEqual([]);
+      } finally {
+        await tab.close();
+      }
+    },
+    180_000,
+  );
+});

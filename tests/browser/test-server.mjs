@@ -1,0 +1,83 @@
+// The browser suites' server: the repository (scripts/serve.mjs) plus what
+// the suites need to observe a page in any engine without driver-specific
+// hooks. Pages POST results to /__report (read with report(key)); HTML pages
+// get /__capture.js first in <head> (with capture: true), which records
+// console errors and warnings, uncaught errors and unhandled rejections in
+// window.__problems; requests for missing files are recorded (notFound).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServer } from '../../scripts/serve.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const CAPTURE = `(() => {
+  const problems = (window.__problems = []);
+  const text = (args) => args.map((a) => (a && a.stack) || String(a)).join(' ');
+  for (const level of ['error', 'warn']) {
+    const original = console[level].bind(console);
+    console[level] = (...args) => { problems.push(level + ': ' + text(args)); original(...args); };
+  }
+  window.addEventListener('error', (e) => problems.push('uncaught: ' + e.message));
+  window.addEventListener('unhandledrejection', (e) => problems.push('unhandled rejection: ' + text([e.reason])));
+})();`;
+
+export async function startTestServer({ headers = {}, capture = false } = {}) {
+  const reports = new Map(); // key -> value
+  const waiting = new Map(); // key -> resolve
+  const notFound = [];
+  const intercept = (req, res, path) => {
+    if (path === '/__report' && req.method === 'POST') {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (d) => {
+        body += d;
+      });
+      req.on('end', () => {
+        const { key, value } = JSON.parse(body);
+        reports.set(key, value);
+        waiting.get(key)?.(value);
+        res.writeHead(204, headers).end();
+      });
+      return true;
+    }
+    if (path === '/__capture.js') {
+      res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript' }).end(CAPTURE);
+      return true;
+    }
+    const file = join(ROOT, path);
+    if (!existsSync(file)) {
+      if (!path.endsWith('favicon.ico')) notFound.push(path);
+      return false;
+    }
+    if (capture && path.endsWith('.html')) {
+      const html = readFileSync(file, 'utf8').replace('<head>', '<head><script src="/__capture.js"></script>');
+      res.writeHead(200, { ...headers, 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache' });
+      res.end(html);
+      return true;
+    }
+    return false;
+  };
+  const server = await startServer(0, '127.0.0.1', { headers, intercept });
+  return {
+    base: `http://127.0.0.1:${server.address().port}`,
+    notFound,
+    /** The value a page POSTed under key (waits for it up to timeout ms). */
+    report(key, timeout = 120_000) {
+      if (reports.has(key)) return Promise.resolve(reports.get(key));
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no report '${key}' within ${timeout} ms`)), timeout);
+        waiting.set(key, (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        });
+      });
+    },
+    /** Forgets the reports (before the next page). */
+    clear() {
+      reports.clear();
+      waiting.clear();
+    },
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
