@@ -236,6 +236,11 @@ export interface PerChannelObserverOptions extends ObserverOptions {
   chAxis?: number;
 }
 
+export interface HistogramObserverOptions extends ObserverOptions {
+  /** Number of histogram bins, 1..2^24. Default 2048. */
+  bins?: number;
+}
+
 export interface MovingAverageOptions {
   /** c in min += c * (batch_min - min). Default 0.01. */
   averagingConstant?: number;
@@ -321,12 +326,31 @@ export declare namespace quantization {
     readonly maxVal: Float32Array;
   }
 
+  /**
+   * torch.ao.quantization.HistogramObserver, PyTorch's default activation
+   * observer: a running histogram (re-binned as the range grows) and an
+   * L2-minimising search for the range to quantize, bit for bit PyTorch's.
+   * Per tensor only. Infinite values are left out, as PyTorch does.
+   */
+  class HistogramObserver extends ObserverBase<QParams> {
+    #private;
+    constructor(options?: HistogramObserverOptions);
+    /** Default 2048. */
+    readonly bins: number;
+    /** Infinity before the first observe(). */
+    readonly minVal: number;
+    readonly maxVal: number;
+    /** The running histogram over [minVal, maxVal]: a copy, bins values. */
+    readonly histogram: Float32Array;
+  }
+
   /** Any observer. */
   type Observer =
     | MinMaxObserver
     | MovingAverageMinMaxObserver
     | PerChannelMinMaxObserver
-    | MovingAveragePerChannelMinMaxObserver;
+    | MovingAveragePerChannelMinMaxObserver
+    | HistogramObserver;
 }
 
 // The observers at the top level too (the same classes).
@@ -334,6 +358,7 @@ export import MinMaxObserver = quantization.MinMaxObserver;
 export import MovingAverageMinMaxObserver = quantization.MovingAverageMinMaxObserver;
 export import PerChannelMinMaxObserver = quantization.PerChannelMinMaxObserver;
 export import MovingAveragePerChannelMinMaxObserver = quantization.MovingAveragePerChannelMinMaxObserver;
+export import HistogramObserver = quantization.HistogramObserver;
 
 /** Padding as PyTorch takes it: one int, one per spatial dimension, 'same' (stride 1 only) or 'valid'. */
 export type Padding = number | number[] | 'same' | 'valid';
@@ -456,7 +481,10 @@ export type FromFloatOptions = {
 } & (
   | {
       /** A per-tensor observer that saw the float module's outputs during calibration. */
-      activationObserver: quantization.MinMaxObserver | quantization.MovingAverageMinMaxObserver;
+      activationObserver:
+        | quantization.MinMaxObserver
+        | quantization.MovingAverageMinMaxObserver
+        | quantization.HistogramObserver;
       outputScale?: undefined;
       outputZeroPoint?: undefined;
     }

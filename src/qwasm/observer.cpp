@@ -97,7 +97,7 @@ Status aminmax(const float* x, const Shape& shape, bool per_channel, int64_t axi
   int64_t numel = 0;
   QWASM_RETURN_IF_ERROR(validate_shape(shape, &numel));
   int64_t inner = numel;
-  if (per_channel) {
+  if (per_channel && numel > 0) {  // (an empty shape's other dimensions can multiply past int64)
     const int64_t a = axis < 0 ? axis + static_cast<int64_t>(shape.size()) : axis;
     inner = 1;
     for (size_t d = a + 1; d < shape.size(); ++d) inner *= shape[d];

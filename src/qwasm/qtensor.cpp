@@ -80,7 +80,11 @@ struct ChannelLayout {
   int64_t inner = 1;
 };
 
+// For non-empty shapes only: then every partial product is at most the
+// element count. (With a zero dimension the other dimensions can multiply
+// past int64, and there is nothing to walk anyway.)
 ChannelLayout channel_layout(const Shape& shape, int64_t axis) {
+  assert(std::all_of(shape.begin(), shape.end(), [](int64_t d) { return d > 0; }));
   ChannelLayout l;
   for (int64_t d = 0; d < axis; ++d) l.outer *= shape[d];
   l.channels = shape[axis];
@@ -161,6 +165,7 @@ Status for_each_row_chunk(const ChannelLayout& l, Fill fill, Apply apply) {
 
 // Runs the quantize kernels over a validated tensor.
 Status quantize_into(const float* x, Isa isa, QTensor* q) {
+  if (q->numel() == 0) return Status::Ok();
   const QRange range = dtype_range(q->dtype());
   const bool float_zp = q->qscheme() == QScheme::kPerChannelAffineFloatQParams;
   const Storage storage = storage_of(q->dtype());
@@ -297,8 +302,12 @@ Status view_as(const QTensor& q, const Shape& shape, int64_t axis, QTensor* out)
       return Status::RangeError("axis " + std::to_string(axis) + " is out of range for a view of rank " +
                                 std::to_string(shape.size()));
     }
-    const ChannelLayout a = channel_layout(q.shape(), q.axis()), b = channel_layout(shape, axis);
-    if (a.outer != b.outer || a.channels != b.channels || a.inner != b.inner) {
+    // An empty tensor has no elements to move: its channel count must stay.
+    const bool moved = numel == 0 ? q.shape()[q.axis()] != shape[axis] : [&] {
+      const ChannelLayout a = channel_layout(q.shape(), q.axis()), b = channel_layout(shape, axis);
+      return a.outer != b.outer || a.channels != b.channels || a.inner != b.inner;
+    }();
+    if (moved) {
       return Status::RangeError("this view would move elements to other channels of axis " + std::to_string(q.axis()));
     }
   }
@@ -349,6 +358,7 @@ Status dequantize(const QTensor& q, Isa isa, float* y) { return dequantize_range
 
 Status dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, float* y) {
   assert(0 <= begin && begin <= end && end <= q.numel());
+  if (begin == end) return Status::Ok();
   const Storage storage = storage_of(q.dtype());
   const DequantizeMode mode = q.qscheme() == QScheme::kPerTensorAffine    ? DequantizeMode::kPerTensor
                               : q.qscheme() == QScheme::kPerChannelAffine ? DequantizeMode::kPerChannel
@@ -374,7 +384,6 @@ Status dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, f
   const size_t esize = element_size(storage);
   const ChannelLayout l =
       mode == DequantizeMode::kPerTensor ? ChannelLayout{1, 1, q.numel()} : channel_layout(q.shape(), q.axis());
-  if (l.inner == 0 || begin == end) return Status::Ok();
   // The row kernels multiply in float: exact for float qparams, and for per
   // channel when every scale is a float32 value (see fast_fn above).
   if (mode != DequantizeMode::kPerTensor && l.inner < kShortRun && l.channels > 1 &&

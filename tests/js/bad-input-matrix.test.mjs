@@ -398,6 +398,40 @@ const SITES = [
     [[FLOAT_TENSOR.map(([l, v, e]) => [l, v, l === 'a shape with -0' ? 'ok' : e]), 'x']],
     (f, [x]) => new quantization.MinMaxObserver().observe(x === 'x' ? f.x : x),
   ],
+  ['new HistogramObserver(options)', [[OPTIONS_OBJECT, {}]], (f, [o]) => new quantization.HistogramObserver(o)],
+  [
+    'HistogramObserver option bins',
+    [[asOption(CHANNELS).map(([l, v, e]) => [l, v, l === '2^31' || l === '2^32' ? RangeError : e]), 64]],
+    (f, [b]) => new quantization.HistogramObserver({ bins: b }),
+  ],
+  [
+    'HistogramObserver option qscheme',
+    [
+      [
+        [
+          ['per_channel_affine', 'per_channel_affine', RangeError],
+          ['a number', 1, TypeError],
+          ['per_tensor_symmetric', 'per_tensor_symmetric', 'ok'],
+        ],
+        'per_tensor_affine',
+      ],
+    ],
+    (f, [q]) => new quantization.HistogramObserver({ qscheme: q }),
+  ],
+  [
+    'HistogramObserver.observe(x)',
+    [
+      [
+        [
+          ...FLOAT_TENSOR.map(([l, v, e]) => [l, v, l === 'a shape with -0' ? 'ok' : e]),
+          ['NaN data', { data: Float32Array.of(1, NaN), shape: [2] }, RangeError],
+          ['infinite data', { data: Float32Array.of(1, Infinity), shape: [2] }, 'ok'],
+        ],
+        'x',
+      ],
+    ],
+    (f, [x]) => new quantization.HistogramObserver({ bins: 64 }).observe(x === 'x' ? f.x : x),
+  ],
   [
     'new nn.Conv3d(inChannels, outChannels, kernelSize, options)',
     [

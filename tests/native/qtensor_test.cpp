@@ -98,3 +98,25 @@ TEST(Build, TestBuildsRunWithAssertsOn) {
   // precondition asserts run under every test, ASan and the fuzzers.
   EXPECT_TRUE(asserts_enabled());
 }
+
+// An empty tensor whose other dimensions are huge: nothing to walk, so every
+// call returns at once (the 32-bit fuzzer found quantize_per_channel looping
+// over outer x channels = 2^34 empty rows, and the layout products can pass
+// int64 before the zero dimension is reached).
+TEST(QTensor, EmptyTensorsWithHugeDimensionsReturnAtOnce) {
+  const int64_t big = 2147483647;
+  const Shape shape = {big, big, big, big, 8, 0};
+  const std::vector<double> scales(8, 0.5), zps(8, 1);
+  for (bool float_zp : {false, true}) {
+    QTensor q;
+    ASSERT_TRUE(
+        quantize_per_channel(kX, shape, scales.data(), zps.data(), 8, 4, float_zp, DType::kQUInt8, Isa::kScalar, &q)
+            .ok());
+    EXPECT_EQ(q.numel(), 0);
+    std::vector<float> y(1);
+    EXPECT_TRUE(dequantize(q, Isa::kScalar, y.data()).ok());
+    QTensor v;
+    EXPECT_TRUE(view_as(q, {8, 0, big}, 0, &v).ok());
+    EXPECT_EQ(view_as(q, {7, 0}, 0, &v).code, StatusCode::kRangeError);
+  }
+}

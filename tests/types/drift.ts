@@ -62,6 +62,7 @@ export const members: true[] = [
   true as Statics<typeof Declared.nn.intrinsic.quantized.ConvReLU3d, typeof n.intrinsic.quantized.ConvReLU3d>,
   true as Members<Declared.quantization.MinMaxObserver, typeof impl.quantization.MinMaxObserver>,
   true as Members<Declared.quantization.PerChannelMinMaxObserver, typeof impl.quantization.PerChannelMinMaxObserver>,
+  true as Members<Declared.quantization.HistogramObserver, typeof impl.quantization.HistogramObserver>,
   true as Members<
     Declared.quantization.MovingAveragePerChannelMinMaxObserver,
     typeof impl.quantization.MovingAveragePerChannelMinMaxObserver

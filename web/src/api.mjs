@@ -1,5 +1,6 @@
 // Everything qwasm exports, shared by the Node and browser entry points.
 import {
+  HistogramObserver,
   MinMaxObserver,
   MovingAverageMinMaxObserver,
   MovingAveragePerChannelMinMaxObserver,
@@ -11,6 +12,7 @@ export * as io from './io.mjs';
 export { kernelIsa, setKernelIsa } from './isa.mjs';
 export { nn } from './nn/index.mjs';
 export {
+  HistogramObserver,
   MinMaxObserver,
   MovingAverageMinMaxObserver,
   MovingAveragePerChannelMinMaxObserver,
@@ -33,4 +35,5 @@ export const quantization = Object.freeze({
   MovingAverageMinMaxObserver,
   PerChannelMinMaxObserver,
   MovingAveragePerChannelMinMaxObserver,
+  HistogramObserver,
 });

@@ -15,6 +15,7 @@ export const {
   setKernelIsa,
   kernelIsa,
   heapInUse,
+  HistogramObserver,
   MinMaxObserver,
   MovingAverageMinMaxObserver,
   PerChannelMinMaxObserver,

@@ -43,13 +43,20 @@ class UniformObserverBase {
   #name;
   #min = new Float32Array(0);
   #max = new Float32Array(0);
+  #extra;
 
-  constructor(options, perChannel, averaging, defaultScheme, name) {
+  /**
+   * `extra` ({names, read(o, ctx)}) lets a subclass take options of its own:
+   * they are read in the same single pass over the options object.
+   */
+  constructor(options, perChannel, averaging, defaultScheme, name, extra = null) {
     const ctx = `new ${name}(options)`;
     const allowed = ['dtype', 'qscheme', 'reduceRange', 'quantMin', 'quantMax', 'eps'];
     if (perChannel) allowed.push('chAxis');
     if (averaging) allowed.push('averagingConstant');
+    if (extra) allowed.push(...extra.names);
     const o = readOptions(options, allowed, ctx);
+    this.#extra = extra ? extra.read(o, ctx) : undefined;
     this.#name = name;
     this.#perChannel = perChannel;
     this.#averaging = averaging;
@@ -223,6 +230,23 @@ class UniformObserverBase {
     return this.#chAxis;
   }
 
+  /** @internal What the subclass's extra.read returned. */
+  get _extra() {
+    return this.#extra;
+  }
+
+  /** @internal The configuration the core needs for qparams. */
+  get _qparamsConfig() {
+    return [
+      DTYPES.get(this.#dtype),
+      QSCHEMES.get(this.#qscheme),
+      this.#quantMin,
+      this.#quantMax,
+      this.#customized,
+      this.#eps,
+    ];
+  }
+
   /** @internal The averaging constant (moving-average observers). */
   get _averagingConstant() {
     return this.#averagingConstant;
@@ -272,5 +296,98 @@ export class MovingAveragePerChannelMinMaxObserver extends UniformObserverBase {
 
   get averagingConstant() {
     return this._averagingConstant;
+  }
+}
+
+/** PyTorch's default number of histogram bins. */
+const DEFAULT_BINS = 2048;
+
+/**
+ * torch.ao.quantization.HistogramObserver, PyTorch's default activation
+ * observer: a running histogram of everything observed (re-binned as the
+ * range grows) and an L2-minimising search for the range to quantize, with
+ * PyTorch's float32 arithmetic in PyTorch's order. Per tensor only. The
+ * histogram lives here (bins floats), like the other observers' state.
+ */
+export class HistogramObserver extends UniformObserverBase {
+  #state = null; // Float32Array [min, max, ...histogram], null before the first batch
+
+  constructor(options) {
+    super(options, false, false, 'per_tensor_affine', 'HistogramObserver', {
+      names: ['bins'],
+      read: (o, ctx) => (o.has('bins') ? readInteger(o.get('bins'), 'bins', ctx) : DEFAULT_BINS),
+    });
+    // Checked now rather than at the first observe() (the core checks it again there).
+    const bins = this._extra;
+    if (bins < 1 || bins > 2 ** 24) {
+      throw new RangeError(`new HistogramObserver(options): bins must be in 1..16777216, got ${bins}`);
+    }
+  }
+
+  /** The number of bins. */
+  get bins() {
+    return this._extra;
+  }
+
+  /** Forgets what was observed. */
+  reset() {
+    this.#state = null;
+  }
+
+  get minVal() {
+    return this.#state ? this.#state[0] : Infinity;
+  }
+
+  get maxVal() {
+    return this.#state ? this.#state[1] : -Infinity;
+  }
+
+  /** The running histogram over [minVal, maxVal] (a copy; zeros before any data). */
+  get histogram() {
+    return this.#state ? this.#state.slice(2) : new Float32Array(this.bins);
+  }
+
+  /**
+   * Adds x's values to the histogram and returns x, like forward(). Infinite
+   * values are left out, as PyTorch does; NaN is a RangeError.
+   */
+  observe(x) {
+    const ctx = 'HistogramObserver.observe(x)';
+    const t = readFloatTensor(x, ctx);
+    if (t.numel === 0) return x;
+    const M = wasm(ctx);
+    const bytes = tensorBytes(t, ctx);
+    let block = this.#state;
+    if (block === null) {
+      block = new Float32Array(this.bins + 2); // nothing observed: min +Inf, max -Inf, zero counts
+      block[0] = Infinity;
+      block[1] = -Infinity;
+    }
+    try {
+      const next = withHeapCopy(M, ownBytes(block), 'the histogram', ctx, (s) =>
+        withHeapCopy(M, bytes, 'the input', ctx, (address, n) =>
+          checked(M._histogramObserve(address, n, this.bins, s), ctx),
+        ),
+      );
+      if (next[0] !== Infinity) this.#state = next;
+    } catch (e) {
+      throw noteOutOfMemory(e);
+    }
+    return x;
+  }
+
+  /** PyTorch's calculate_qparams: {scale, zeroPoint} (scale 1, zero point 0 before any data). */
+  calculateQParams() {
+    const ctx = 'HistogramObserver.calculateQParams()';
+    const M = wasm(ctx);
+    if (this.#state === null) return { scale: 1, zeroPoint: 0 };
+    const r = withHeapCopy(M, ownBytes(this.#state), 'the histogram', ctx, (s) =>
+      checked(M._histogramQParams(s, this.bins, ...this._qparamsConfig), ctx),
+    );
+    return { scale: r.scale, zeroPoint: r.zeroPoint };
+  }
+
+  toString() {
+    return `HistogramObserver(bins=${this.bins}, dtype=${this.dtype}, qscheme=${this.qscheme}, reduceRange=${this.reduceRange})`;
   }
 }

@@ -15,7 +15,8 @@ struct Layout {
 
 Layout layout_of(const std::vector<int64_t>& shape, const QParamsView& qp) {
   Layout l;
-  for (int64_t d : shape) l.numel *= d;
+  for (int64_t d : shape) l.numel = d == 0 || l.numel == 0 ? 0 : l.numel * d;  // zero first: no overflow
+  if (l.numel == 0) return l;
   if (qp.scheme != QScheme::kPerTensorAffine) {
     l.channels = shape[qp.axis];
     for (size_t d = qp.axis + 1; d < shape.size(); ++d) l.inner *= shape[d];

@@ -132,6 +132,13 @@ function observerChecks(Q) {
     MovingAveragePerChannelMinMaxObserver: [{ chAxis: 2, averagingConstant: 0.5 }].map((o) =>
       run(new O.MovingAveragePerChannelMinMaxObserver(o)),
     ),
+    // Re-binning (the second batch's range is wider) and the L2 search.
+    HistogramObserver: [{}, { bins: 256, reduceRange: true }, { dtype: 'qint8', qscheme: 'per_tensor_symmetric' }].map(
+      (o) => {
+        const h = new O.HistogramObserver(o);
+        return { ...run(h), histogram: h.histogram };
+      },
+    ),
   };
 }
 
