@@ -12,9 +12,7 @@
 namespace qwasm_bind {
 namespace {
 
-Status read_bins(double bins, int64_t* out) {
-  return to_int(bins, "bins", 1, qwasm::kMaxHistogramBins, out);
-}
+Status read_bins(double bins, int64_t* out) { return to_int(bins, "bins", 1, qwasm::kMaxHistogramBins, out); }
 
 // state: bins + 2 floats. Returns the new block (a Float32Array), or an error.
 val histogram_observe(uintptr_t x, double nbytes, double bins, uintptr_t state) {

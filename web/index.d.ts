@@ -207,6 +207,14 @@ export declare function makePerChannelQuantizedTensor(
 /** torch.dequantize(q): the same as q.dequantize(). */
 export declare function dequantize(q: QTensor): Tensor;
 
+/**
+ * Runs fn and disposes every QTensor made while it ran, except the QTensors it
+ * returns (directly, or in a returned array or plain object). fn must be
+ * synchronous. A model's forward() makes one QTensor per layer: tidy frees the
+ * intermediate ones.
+ */
+export declare function tidy<T>(fn: () => T): T;
+
 /** Chooses the kernels: 'auto' (default: the fastest available), 'scalar' or 'wasmsimd'. */
 export declare function setKernelIsa(name: 'auto' | 'scalar' | 'wasmsimd'): void;
 
@@ -251,6 +259,16 @@ export interface MovingAverageOptions {
  * observers below are the classes; `Observer` names any of them.
  */
 declare abstract class ObserverBase<Q> {
+  /**
+   * PyTorch's with_args: a factory that makes this observer with these
+   * options each time it is called (for QConfig). The options are checked now.
+   */
+  static withArgs<T>(
+    this: new (
+      options?: never,
+    ) => T,
+    options?: HistogramObserverOptions & PerChannelObserverOptions & MovingAverageOptions,
+  ): () => T;
   readonly dtype: QDType;
   readonly qscheme: ObserverQScheme;
   readonly reduceRange: boolean;
@@ -344,6 +362,46 @@ export declare namespace quantization {
     readonly histogram: Float32Array;
   }
 
+  /** QConfig({activation, weight}): the observer factories prepare() and convert() use. */
+  class QConfig {
+    #private;
+    constructor(options: { activation: () => Observer; weight: () => Observer });
+    readonly activation: () => Observer;
+    readonly weight: () => Observer;
+  }
+
+  /**
+   * torch.ao.quantization.get_default_qconfig, PyTorch 2.15's definitions:
+   * HistogramObserver activations (reduceRange on 'x86' and 'fbgemm'), and
+   * per-channel symmetric qint8 weights (per-tensor for 'qnnpack').
+   */
+  function getDefaultQConfig(backend?: 'x86' | 'fbgemm' | 'qnnpack' | 'onednn'): QConfig;
+
+  /** Marks where the quantized region starts: the identity until convert() makes it a nn.quantized.Quantize. */
+  class QuantStub extends nn.Module {
+    #private;
+    forward<T>(x: T): T;
+  }
+  /** Marks where the quantized region ends: the identity until convert() makes it a nn.quantized.DeQuantize. */
+  class DeQuantStub extends nn.Module {
+    #private;
+    forward<T>(x: T): T;
+  }
+
+  /**
+   * torch.ao.quantization.fuse_modules: fuses each group of module paths
+   * (['conv', 'bn', 'relu'], or a list of groups) in place and returns the
+   * model. Conv + BatchNorm (+ ReLU) needs eval mode and folds the BatchNorm
+   * into the weights bit for bit as PyTorch does; Conv + ReLU and Linear +
+   * ReLU make the nn.intrinsic modules; the other slots become nn.Identity.
+   * Always in place (a JavaScript module cannot be deep-copied).
+   */
+  function fuseModules<M extends nn.Module>(
+    model: M,
+    modulesToFuse: string[] | string[][],
+    options?: { inplace?: true },
+  ): M;
+
   /** Any observer. */
   type Observer =
     | MinMaxObserver
@@ -396,7 +454,7 @@ export interface Parameter {
 }
 
 /** What the float conv / linear modules share (not exported: use nn.Conv3d etc.). */
-declare abstract class FloatModule {
+declare abstract class FloatModule extends nn.Module {
   readonly inChannels: number;
   readonly outChannels: number;
   readonly groups: number;
@@ -425,7 +483,7 @@ declare abstract class FloatConv<K extends number[]> extends FloatModule {
 }
 
 /** What the quantized modules share (not exported: use nn.quantized.Conv3d etc.). */
-declare abstract class QuantizedModule {
+declare abstract class QuantizedModule extends nn.Module {
   readonly inChannels: number;
   readonly outChannels: number;
   readonly groups: number;
@@ -497,7 +555,7 @@ export type FromFloatOptions = {
 );
 
 /** A fused float module: the module then ReLU (not exported: use nn.intrinsic.ConvReLU3d etc.). */
-declare abstract class FusedModule<M extends FloatModule> {
+declare abstract class FusedModule<M extends FloatModule> extends nn.Module {
   /** The wrapped modules (PyTorch: self[0], self[1]). */
   readonly 0: M;
   readonly 1: nn.ReLU;
@@ -512,7 +570,117 @@ type K2 = [number, number];
 type K3 = [number, number, number];
 
 /** PyTorch's module namespaces: torch.nn, nn.intrinsic, nn.quantized, nn.intrinsic.quantized. */
+/** Options of nn.BatchNorm1d/2d/3d (PyTorch's names and defaults). */
+export interface BatchNormOptions {
+  /** Default 1e-5. */
+  eps?: number;
+  /** Default 0.1 (kept for PyTorch compatibility; qwasm does not train). */
+  momentum?: number;
+  /** Default true: learnable weight and bias. */
+  affine?: boolean;
+  /** Only true (the default): normalization uses the running statistics. */
+  trackRunningStats?: true;
+}
+
+declare abstract class BatchNormModule extends nn.Module {
+  readonly numFeatures: number;
+  readonly eps: number;
+  readonly momentum: number;
+  readonly affine: boolean;
+  /** [numFeatures], or null without affine. Assigning a tensor copies it. */
+  get weight(): Parameter | null;
+  set weight(w: Tensor | Parameter);
+  get bias(): Parameter | null;
+  set bias(b: Tensor | Parameter);
+  get runningMean(): Parameter;
+  set runningMean(v: Tensor | Parameter);
+  get runningVar(): Parameter;
+  set runningVar(v: Tensor | Parameter);
+  /** Eval mode only: (x - runningMean) / sqrt(runningVar + eps) * weight + bias per channel. */
+  forward(x: Tensor): Tensor;
+}
+
 export declare namespace nn {
+  /**
+   * torch.nn.Module: subclass it, assign child modules as properties in the
+   * constructor (in the order PyTorch would register them), write forward().
+   * A module's children are its own enumerable properties holding modules.
+   */
+  class Module {
+    /** True in training mode (the default), false after eval(). */
+    readonly training: boolean;
+    /** Set before quantization.prepare(): this module's QConfig (inherited by its children); null leaves it float. */
+    qconfig?: quantization.QConfig | null;
+    /** Training mode on this module and every descendant. */
+    train(mode?: boolean): this;
+    /** train(false). */
+    eval(): this;
+    /** [name, module] of each direct child, in assignment order. */
+    namedChildren(): [string, Module][];
+    children(): Module[];
+    /** [path, module] for this module ('') and every descendant, depth first ('layer1.0.conv'). */
+    namedModules(prefix?: string): [string, Module][];
+    modules(): Module[];
+    /** The descendant at a dotted path. @throws Error naming the missing part. */
+    getSubmodule(target: string): Module;
+    /** fn on every descendant, then this module. */
+    apply(fn: (m: Module) => void): this;
+    /** The computation (subclasses define it). */
+    forward(x: unknown): unknown;
+    /** Frees the wasm memory of every descendant (packed weights). Idempotent. */
+    dispose(): void;
+  }
+
+  /** torch.nn.Sequential: the modules run in order; children '0', '1', ... or the given names. */
+  class Sequential extends Module {
+    #private;
+    constructor(...modules: Module[]);
+    constructor(modules: Record<string, Module> | Map<string, Module>);
+    readonly length: number;
+    readonly [index: number]: Module;
+    forward(x: unknown): unknown;
+  }
+
+  /** torch.nn.Identity: returns its input. */
+  class Identity extends Module {
+    #private;
+    forward<T>(x: T): T;
+  }
+
+  /** torch.nn.Flatten(startDim = 1, endDim = -1): a float tensor shares its data; a QTensor gives a view (dispose it). */
+  class Flatten extends Module {
+    #private;
+    constructor(startDim?: number, endDim?: number);
+    readonly startDim: number;
+    readonly endDim: number;
+    forward(x: Tensor): Tensor;
+    forward<D extends QDType>(x: QTensor<D>): QTensor<D>;
+  }
+
+  /** torch.nn.Dropout(p = 0.5): the identity in eval mode; in training mode (float tensors) drops with probability p. */
+  class Dropout extends Module {
+    #private;
+    constructor(p?: number, options?: { inplace?: boolean });
+    readonly p: number;
+    forward<T extends Tensor | QTensor>(x: T): T;
+  }
+
+  /** torch.nn.BatchNorm1d ([N, C] or [N, C, L]), eval mode. */
+  class BatchNorm1d extends BatchNormModule {
+    #private;
+    constructor(numFeatures: number, options?: BatchNormOptions);
+  }
+  /** torch.nn.BatchNorm2d ([N, C, H, W]), eval mode. */
+  class BatchNorm2d extends BatchNormModule {
+    #private;
+    constructor(numFeatures: number, options?: BatchNormOptions);
+  }
+  /** torch.nn.BatchNorm3d ([N, C, D, H, W]), eval mode. */
+  class BatchNorm3d extends BatchNormModule {
+    #private;
+    constructor(numFeatures: number, options?: BatchNormOptions);
+  }
+
   /** torch.nn.Conv1d (float32, WASM SIMD). */
   class Conv1d extends FloatConv<K1> {
     #private;
@@ -536,7 +704,7 @@ export declare namespace nn {
     readonly outFeatures: number;
   }
   /** torch.nn.ReLU. */
-  class ReLU {
+  class ReLU extends Module {
     #private;
     forward(x: Tensor): Tensor;
   }
@@ -593,6 +761,20 @@ export declare namespace nn {
 
   /** torch.ao.nn.quantized: quint8 in, qint8 weights packed once, quint8 out. */
   namespace quantized {
+    /** nn.quantized.Quantize: forward(x) = quantizePerTensor(x, scale, zeroPoint, dtype). convert() makes it from a QuantStub. */
+    class Quantize extends Module {
+      #private;
+      constructor(scale: number, zeroPoint: number, dtype?: QDType);
+      readonly scale: number;
+      readonly zeroPoint: number;
+      readonly dtype: QDType;
+      forward(x: Tensor): QTensor;
+    }
+    /** nn.quantized.DeQuantize: forward(q) = q.dequantize(). convert() makes it from a DeQuantStub. */
+    class DeQuantize extends Module {
+      #private;
+      forward(q: QTensor): Tensor;
+    }
     class Conv1d extends QuantizedConv<K1> {
       #private;
       constructor(inChannels: number, outChannels: number, kernelSize: number | K1, options?: ConvOptions);

@@ -120,7 +120,7 @@ Status histogram_observe(const float* x, size_t n, int64_t bins, float* hist, fl
     xmin = std::min(xmin, v);
     xmax = std::max(xmax, v);
   }
-  if (!(xmin <= xmax)) return Status::Ok();  // empty, or only infinities: PyTorch ignores the batch
+  if (!(xmin <= xmax)) return Status::Ok();     // empty, or only infinities: PyTorch ignores the batch
   if (*min == INFINITY || *max == -INFINITY) {  // reset_histogram
     QWASM_RETURN_IF_ERROR(tc::histc(x, n, bins, xmin, xmax, hist));
     *min = xmin;

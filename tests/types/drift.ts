@@ -39,7 +39,8 @@ export const qtensorMethods = (q: InstanceType<typeof impl.QTensor>): Methods<De
 // The modules and observers: every declared member (instance and static)
 // exists in the implementation. (Keys only: the implementation's JSDoc types
 // cannot carry the declarations' dtype-precise QTensor<D>.)
-type MissingMembers<Declared, Impl> = Exclude<keyof Declared, keyof Impl>;
+// (qconfig is a property users set, not one the classes define.)
+type MissingMembers<Declared, Impl> = Exclude<keyof Declared, keyof Impl | 'qconfig'>;
 type Check<M> = [M] extends [never] ? true : M;
 type Members<D, I extends abstract new (...args: never) => unknown> = Check<MissingMembers<D, InstanceType<I>>>;
 type Statics<D, I> = Check<MissingMembers<D, I>>;

@@ -1,11 +1,4 @@
 // Everything qwasm exports, shared by the Node and browser entry points.
-import {
-  HistogramObserver,
-  MinMaxObserver,
-  MovingAverageMinMaxObserver,
-  MovingAveragePerChannelMinMaxObserver,
-  PerChannelMinMaxObserver,
-} from './observer.mjs';
 
 export { heapInUse } from './diagnostics.mjs';
 export * as io from './io.mjs';
@@ -18,7 +11,8 @@ export {
   MovingAveragePerChannelMinMaxObserver,
   PerChannelMinMaxObserver,
 } from './observer.mjs';
-export { QTensor } from './qtensor.mjs';
+export { QTensor, tidy } from './qtensor.mjs';
+export { quantization } from './quantization/index.mjs';
 export {
   dequantize,
   makePerChannelQuantizedTensor,
@@ -28,12 +22,3 @@ export {
 } from './quantize.mjs';
 export { init, isInitialized } from './runtime.mjs';
 export { tensor } from './tensor.mjs';
-
-/** PyTorch's torch.ao.quantization namespace (the observers). */
-export const quantization = Object.freeze({
-  MinMaxObserver,
-  MovingAverageMinMaxObserver,
-  PerChannelMinMaxObserver,
-  MovingAveragePerChannelMinMaxObserver,
-  HistogramObserver,
-});

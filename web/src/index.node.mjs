@@ -7,6 +7,7 @@ export const {
   isInitialized,
   tensor,
   QTensor,
+  tidy,
   quantizePerTensor,
   quantizePerChannel,
   makePerTensorQuantizedTensor,

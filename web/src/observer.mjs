@@ -28,6 +28,26 @@ function stateBlock(min, max) {
   return block;
 }
 
+const factoryOptions = new WeakMap(); // factory -> {observer: class, options}
+
+/**
+ * @internal Observer.withArgs(options): a function that makes a fresh
+ * observer with those options each time it is called (PyTorch's with_args).
+ * The options are checked now, by making one.
+ */
+export function observerFactory(Observer, options) {
+  const frozen = Object.freeze({ ...(options ?? {}) });
+  const make = () => new Observer(frozen);
+  make();
+  factoryOptions.set(make, { observer: Observer, options: frozen });
+  return make;
+}
+
+/** @internal {observer, options} of a withArgs factory, or undefined. */
+export function factoryInfo(f) {
+  return factoryOptions.get(f);
+}
+
 class UniformObserverBase {
   #dtype;
   #qscheme;
@@ -213,6 +233,15 @@ class UniformObserverBase {
 
   toString() {
     return `${this.#name}(dtype=${this.#dtype}, qscheme=${this.#qscheme}, quantMin=${this.#quantMin}, quantMax=${this.#quantMax})`;
+  }
+
+  /**
+   * PyTorch's with_args: a factory that makes this observer with these
+   * options (for QConfig). Options are checked now.
+   */
+  static withArgs(options) {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass withArgs was called on
+    return observerFactory(this, options);
   }
 
   /** @internal True for the observers of this module. */

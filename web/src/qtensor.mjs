@@ -8,6 +8,7 @@ import { copyView, noteOutOfMemory, streamFloatsOut } from './heap.mjs';
 import { currentIsa } from './isa.mjs';
 import { adopt, release } from './owned.mjs';
 import { wasm } from './runtime.mjs';
+import { tidyWith, trackNew } from './scope.mjs';
 
 const PER_TENSOR = 0;
 const FLOAT_QPARAMS = 2;
@@ -52,6 +53,7 @@ export class QTensor {
     this.#shape = Object.freeze(handle.shape());
     this.#dtype = DTYPE_NAMES.get(handle.dtypeCode());
     adopt(this, handle, null, handle.nbytes());
+    trackNew(this);
   }
 
   static {
@@ -193,6 +195,20 @@ if (typeof Symbol.dispose === 'symbol') {
   QTensor.prototype[Symbol.dispose] = function dispose() {
     this.dispose();
   };
+}
+
+/**
+ * Runs fn and disposes every QTensor made while it ran, except the QTensors
+ * it returns (directly, or in a returned array or plain object). fn must be
+ * synchronous. Returns what fn returned.
+ */
+export function tidy(fn) {
+  return tidyWith(fn, isQTensor);
+}
+
+/** @internal True for a QTensor (disposed or not), by its private brand. */
+export function isQTensorInstance(x) {
+  return isQTensor(x);
 }
 
 /** @internal A QTensor around a handle the bindings returned. */

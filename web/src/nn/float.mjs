@@ -3,13 +3,14 @@
 // kernels (the baseline int8 is compared against). Weights are Parameters the
 // module owns (parameter.mjs); they are packed into wasm memory on the first
 // forward() and repacked when their values change.
-import { checkNotRevoked, describe, readFloatTensor, readShape, tensorBytes } from '../args.mjs';
+import { describe, readFloatTensor, tensorBytes } from '../args.mjs';
 import { checked } from '../errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
 import { adopt, release } from '../owned.mjs';
 import { wasm } from '../runtime.mjs';
-import { Parameter, parameterBytes, readValues, sameBytes } from './parameter.mjs';
+import { Module } from './module.mjs';
+import { Parameter, parameterBytes, readTensorArg, sameBytes } from './parameter.mjs';
 import {
   flatGeometry,
   freezeGeometry,
@@ -28,20 +29,6 @@ function uniform(n, bound) {
   return data;
 }
 
-// {data, shape} assigned to module.weight / module.bias: read once, checked, copied.
-function readTensorArg(v, shape, ctx) {
-  checkNotRevoked(v, ctx, ctx);
-  if (v === null || typeof v !== 'object') {
-    throw new TypeError(`${ctx} must be a float tensor {data: Float32Array, shape}, got ${describe(v)}`);
-  }
-  const data = v.data;
-  const given = readShape(v.shape, ctx, `${ctx}.shape`).shape;
-  if (given.length !== shape.length || shape.some((d, i) => given[i] !== d)) {
-    throw new RangeError(`${ctx}: expected shape [${shape.join(', ')}], got [${given.join(', ')}]`);
-  }
-  return readValues(data, shape, `${ctx}.data`);
-}
-
 // Each float conv module's spec and validated geometry, read through this
 // map by the fused and quantized modules (getters can be overridden).
 const convInternals = new WeakMap();
@@ -53,7 +40,7 @@ export function floatConvParts(mod) {
   return parts && { spec: parts.spec, geometry: parts.geometry, ...ownParams(mod) };
 }
 
-class FloatConvBase {
+class FloatConvBase extends Module {
   #spec;
   #geometry;
   #weight;
@@ -64,6 +51,7 @@ class FloatConvBase {
   #name;
 
   constructor(spec, inChannels, outChannels, kernelSize, options) {
+    super();
     this.#name = `nn.${spec.name}`;
     const ctx = `new ${this.#name}(...)`;
     this.#spec = spec;
@@ -235,7 +223,7 @@ export class Linear extends FloatConvBase {
   }
 }
 
-export class ReLU {
+export class ReLU extends Module {
   forward(x) {
     const ctx = 'nn.ReLU.forward(x)';
     const t = readFloatTensor(x, ctx);
@@ -260,11 +248,12 @@ export function fusedInner(mod) {
 
 // nn.intrinsic fused float modules: conv (or linear) followed by ReLU, run as one kernel pass.
 function fusedClass(name, Inner) {
-  const Fused = class {
+  const Fused = class extends Module {
     #inner;
     #relu;
 
     constructor(inner, relu = new ReLU()) {
+      super();
       const ctx = `new nn.intrinsic.${name}(module, relu)`;
       if (!(inner instanceof Inner)) {
         throw new TypeError(`${ctx}: module must be an nn.${Inner.name}, got ${describe(inner)}`);

@@ -1,8 +1,20 @@
 // PyTorch's module namespaces: nn, nn.intrinsic, nn.quantized, nn.intrinsic.quantized.
+
+import * as stubs from '../quantization/stubs.mjs';
+import * as bn from './batchnorm.mjs';
 import * as f from './float.mjs';
+import * as m from './module.mjs';
 import * as q from './quantized.mjs';
 
 export const nn = Object.freeze({
+  Module: m.Module,
+  Sequential: m.Sequential,
+  Identity: m.Identity,
+  Flatten: m.Flatten,
+  Dropout: m.Dropout,
+  BatchNorm1d: bn.BatchNorm1d,
+  BatchNorm2d: bn.BatchNorm2d,
+  BatchNorm3d: bn.BatchNorm3d,
   Conv1d: f.Conv1d,
   Conv2d: f.Conv2d,
   Conv3d: f.Conv3d,
@@ -21,6 +33,8 @@ export const nn = Object.freeze({
     }),
   }),
   quantized: Object.freeze({
+    Quantize: stubs.Quantize,
+    DeQuantize: stubs.DeQuantize,
     Conv1d: q.Conv1d,
     Conv2d: q.Conv2d,
     Conv3d: q.Conv3d,

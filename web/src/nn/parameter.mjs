@@ -6,7 +6,7 @@
 // module.weight = {data, shape}) copies the new values after checking their
 // type and length. The shape is fixed (frozen). Modules detect in-place edits
 // by comparing with the values they last packed (cheap next to a convolution).
-import { bytesOf, describe, lengthOf, typedArrayKind } from '../args.mjs';
+import { bytesOf, checkNotRevoked, describe, lengthOf, readShape, typedArrayKind } from '../args.mjs';
 
 export class Parameter {
   #data;
@@ -67,4 +67,18 @@ export function sameBytes(a, b) {
   }
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** @internal {data, shape} assigned to module.weight / bias / runningMean...: read once, checked, copied. */
+export function readTensorArg(v, shape, ctx) {
+  checkNotRevoked(v, ctx, ctx);
+  if (v === null || typeof v !== 'object') {
+    throw new TypeError(`${ctx} must be a float tensor {data: Float32Array, shape}, got ${describe(v)}`);
+  }
+  const data = v.data;
+  const given = readShape(v.shape, ctx, `${ctx}.shape`).shape;
+  if (given.length !== shape.length || shape.some((d, i) => given[i] !== d)) {
+    throw new RangeError(`${ctx}: expected shape [${shape.join(', ')}], got [${given.join(', ')}]`);
+  }
+  return readValues(data, shape, `${ctx}.data`);
 }

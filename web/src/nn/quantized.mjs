@@ -18,6 +18,7 @@ import { qtensorHandle, qtensorShape, viewOf, wrapHandle } from '../qtensor.mjs'
 import { makePerTensorQuantizedTensor, quantizePerChannel, quantizePerTensor } from '../quantize.mjs';
 import { wasm } from '../runtime.mjs';
 import * as floatNN from './float.mjs';
+import { Module } from './module.mjs';
 import {
   flatGeometry,
   freezeGeometry,
@@ -46,7 +47,7 @@ function readBias(bias, ctx) {
   return new Float32Array(new Uint8Array(bytesOf(data, 'bias', ctx)).buffer);
 }
 
-class QuantizedConvBase {
+class QuantizedConvBase extends Module {
   #spec;
   #relu;
   #name;
@@ -58,6 +59,7 @@ class QuantizedConvBase {
   #zeroPoint = 0;
 
   constructor(spec, relu, name, inChannels, outChannels, kernelSize, options) {
+    super();
     this.#spec = spec;
     this.#relu = relu;
     this.#name = name;

@@ -1,0 +1,239 @@
+// nn.Module, the base class users subclass as in PyTorch, and the small
+// containers and layers around it: nn.Sequential, nn.Identity, nn.Flatten,
+// nn.Dropout.
+//
+// A module's children are its own enumerable properties that hold modules,
+// in the order they were assigned (PyTorch registers them in __setattr__;
+// JavaScript has no such hook, so they are found when needed). Built-in
+// layers keep their state in private fields: they have no children.
+import { describe, readBoolean, readFloatTensor, readInteger, readNumber, readOptions } from '../args.mjs';
+import { isQTensorInstance as isQTensor, qtensorShape } from '../qtensor.mjs';
+
+export class Module {
+  #training = true;
+
+  /** True in training mode (the default), false after eval(). */
+  get training() {
+    return this.#training;
+  }
+
+  /** Sets training mode on this module and every descendant; returns this. */
+  train(mode = true) {
+    readBoolean(mode, 'mode', `${this.constructor.name}.train(mode)`);
+    for (const m of this.modules()) m.#training = mode;
+    return this;
+  }
+
+  /** train(false). */
+  eval() {
+    return this.train(false);
+  }
+
+  /**
+   * [name, module] for each direct child, in assignment order.
+   * @returns {[string, Module][]}
+   */
+  namedChildren() {
+    /** @type {[string, Module][]} */
+    const out = [];
+    for (const key of Object.keys(this)) {
+      const v = this[key];
+      if (v instanceof Module) out.push([key, v]);
+    }
+    return out;
+  }
+
+  children() {
+    return this.namedChildren().map(([, m]) => m);
+  }
+
+  /**
+   * [path, module] for this module and every descendant, depth first, each
+   * module once (PyTorch's named_modules): '' for this one, 'layer1.0.conv'.
+   */
+  namedModules(prefix = '') {
+    /** @type {[string, Module][]} */
+    const out = [];
+    const seen = new Set();
+    const walk = (m, path) => {
+      if (seen.has(m)) return;
+      seen.add(m);
+      out.push([path, m]);
+      for (const [name, child] of m.namedChildren()) walk(child, path ? `${path}.${name}` : name);
+    };
+    walk(this, prefix);
+    return out;
+  }
+
+  modules() {
+    return this.namedModules().map(([, m]) => m);
+  }
+
+  /** The descendant at a dotted path ('layer1.0.conv'); Error naming the missing part. */
+  getSubmodule(target) {
+    if (typeof target !== 'string') {
+      throw new TypeError(
+        `${this.constructor.name}.getSubmodule(target): target must be a string, got ${describe(target)}`,
+      );
+    }
+    /** @type {Module} */
+    let m = this;
+    if (target === '') return m;
+    for (const part of target.split('.')) {
+      const next = Object.hasOwn(m, part) ? m[part] : undefined;
+      if (!(next instanceof Module)) {
+        throw new Error(
+          `${this.constructor.name}.getSubmodule('${target}'): ${m.constructor.name} has no submodule '${part}'`,
+        );
+      }
+      m = next;
+    }
+    return m;
+  }
+
+  /** Calls fn on every descendant and then this module (PyTorch's apply); returns this. */
+  apply(fn) {
+    if (typeof fn !== 'function') throw new TypeError(`${this.constructor.name}.apply(fn): fn must be a function`);
+    for (const m of this.modules().reverse()) fn(m);
+    return this;
+  }
+
+  /** Subclasses define the computation. */
+  forward(_x) {
+    throw new Error(`${this.constructor.name}.forward(x) is not implemented: a subclass of nn.Module defines forward`);
+  }
+
+  /** Frees the wasm memory of every descendant (packed weights); idempotent. */
+  dispose() {
+    for (const child of this.children()) child.dispose();
+  }
+
+  toString() {
+    const kids = this.namedChildren();
+    const name = this.constructor.name;
+    if (kids.length === 0) return `${name}()`;
+    const lines = kids.map(([k, m]) => `  (${k}): ${String(m).split('\n').join('\n  ')}`);
+    return `${name}(\n${lines.join('\n')}\n)`;
+  }
+}
+
+/**
+ * nn.Sequential(m0, m1, ...) or nn.Sequential({name: module, ...}) (or a
+ * Map): the modules run in order. Children are named '0', '1', ... or by the
+ * given names, and are reachable as seq[0] or seq.name.
+ */
+export class Sequential extends Module {
+  constructor(...modules) {
+    super();
+    const ctx = 'new nn.Sequential(...modules)';
+    const first = modules[0];
+    const named = modules.length === 1 && first !== null && typeof first === 'object' && !(first instanceof Module);
+    const entries = named
+      ? first instanceof Map
+        ? [...first.entries()]
+        : Object.entries(first)
+      : modules.map((m, i) => [String(i), m]);
+    for (const [name, m] of entries) {
+      if (typeof name !== 'string' || name === '' || name.includes('.')) {
+        throw new TypeError(`${ctx}: module names are non-empty strings without '.', got ${describe(name)}`);
+      }
+      if (name in this) throw new TypeError(`${ctx}: the name '${name}' would hide nn.Sequential's own ${name}`);
+      if (!(m instanceof Module)) throw new TypeError(`${ctx}: '${name}' must be an nn.Module, got ${describe(m)}`);
+      this[name] = m;
+    }
+  }
+
+  get length() {
+    return this.namedChildren().length;
+  }
+
+  forward(x) {
+    let y = x;
+    for (const m of this.children()) y = m.forward(y);
+    return y;
+  }
+}
+
+/** nn.Identity: returns its input (the same object). */
+export class Identity extends Module {
+  forward(x) {
+    return x;
+  }
+}
+
+function flattenShape(shape, startDim, endDim, ctx) {
+  const rank = Math.max(shape.length, 1);
+  const s = startDim < 0 ? startDim + rank : startDim;
+  const e = endDim < 0 ? endDim + rank : endDim;
+  if (s < 0 || s >= rank || e < 0 || e >= rank) {
+    throw new RangeError(`${ctx}: startDim ${startDim} / endDim ${endDim} out of range for rank ${shape.length}`);
+  }
+  if (s > e) throw new RangeError(`${ctx}: startDim ${startDim} must not come after endDim ${endDim}`);
+  if (shape.length === 0) return [1];
+  const middle = shape.slice(s, e + 1).reduce((a, b) => a * b, 1);
+  return [...shape.slice(0, s), middle, ...shape.slice(e + 1)];
+}
+
+/** nn.Flatten(startDim = 1, endDim = -1): a float tensor shares its data; a QTensor gives a view (dispose it). */
+export class Flatten extends Module {
+  #startDim;
+  #endDim;
+
+  constructor(startDim = 1, endDim = -1) {
+    super();
+    const ctx = 'new nn.Flatten(startDim, endDim)';
+    this.#startDim = readInteger(startDim, 'startDim', ctx);
+    this.#endDim = readInteger(endDim, 'endDim', ctx);
+  }
+
+  get startDim() {
+    return this.#startDim;
+  }
+
+  get endDim() {
+    return this.#endDim;
+  }
+
+  forward(x) {
+    const ctx = 'nn.Flatten.forward(x)';
+    if (isQTensor(x)) return x.view(flattenShape(qtensorShape(x, ctx), this.#startDim, this.#endDim, ctx));
+    const t = readFloatTensor(x, ctx);
+    return { data: t.data, shape: flattenShape(t.shape, this.#startDim, this.#endDim, ctx) };
+  }
+
+  toString() {
+    return `Flatten(start_dim=${this.#startDim}, end_dim=${this.#endDim})`;
+  }
+}
+
+/** nn.Dropout(p = 0.5): the identity in eval mode; in training mode zeroes elements with probability p and scales the rest by 1 / (1 - p). */
+export class Dropout extends Module {
+  #p;
+
+  constructor(p = 0.5, options = undefined) {
+    super();
+    const ctx = 'new nn.Dropout(p, options)';
+    readOptions(options, ['inplace'], ctx);
+    this.#p = readNumber(p, 'p', ctx);
+    if (!(this.#p >= 0 && this.#p <= 1)) throw new RangeError(`${ctx}: p must be in 0..1, got ${this.#p}`);
+  }
+
+  get p() {
+    return this.#p;
+  }
+
+  forward(x) {
+    if (!this.training) return x;
+    const ctx = 'nn.Dropout.forward(x)';
+    if (isQTensor(x)) throw new Error(`${ctx}: dropout on a QTensor runs in eval mode only: call model.eval()`);
+    const t = readFloatTensor(x, ctx);
+    const keep = 1 - this.#p;
+    const data = new Float32Array(t.data.length);
+    for (let i = 0; i < data.length; i++) data[i] = keep > 0 && Math.random() < keep ? t.data[i] / keep : 0;
+    return { data, shape: t.shape };
+  }
+
+  toString() {
+    return `Dropout(p=${this.#p})`;
+  }
+}

@@ -1,0 +1,25 @@
+// PyTorch's torch.ao.quantization namespace: the observers, QConfig, the stubs
+// and the eager flow.
+import {
+  HistogramObserver,
+  MinMaxObserver,
+  MovingAverageMinMaxObserver,
+  MovingAveragePerChannelMinMaxObserver,
+  PerChannelMinMaxObserver,
+} from '../observer.mjs';
+import { fuseModules } from './fuse.mjs';
+import { getDefaultQConfig, QConfig } from './qconfig.mjs';
+import { DeQuantStub, QuantStub } from './stubs.mjs';
+
+export const quantization = Object.freeze({
+  MinMaxObserver,
+  MovingAverageMinMaxObserver,
+  PerChannelMinMaxObserver,
+  MovingAveragePerChannelMinMaxObserver,
+  HistogramObserver,
+  QConfig,
+  getDefaultQConfig,
+  QuantStub,
+  DeQuantStub,
+  fuseModules,
+});
