@@ -5,6 +5,7 @@
 #include "bindings/common.h"
 
 #include "kernels/conv_kernels.h"
+#include "kernels/pool_kernels.h"
 #include "kernels/ref/quantize_ref.h"
 #include "qwasm/build_info.h"
 
@@ -52,6 +53,8 @@ val kernel_names() {
   o.set("qconv", list(qwasm::kernels::qconv_kernels()));
   o.set("qdwconv", list(qwasm::kernels::qdwconv_kernels()));
   o.set("fconv", list(qwasm::kernels::fconv_kernels()));
+  o.set("rowmax", list(qwasm::kernels::rowmax_kernels()));
+  o.set("rowsum", list(qwasm::kernels::rowsum_kernels()));
   return o;
 }
 

@@ -3,6 +3,7 @@
 // per kernel: listing a kernel registers it for the dispatcher, the kernel
 // tester (tests/native/kernel_tester_test.cpp) and the benchmarks.
 #include "kernels/conv_kernels.h"
+#include "kernels/pool_kernels.h"
 #include "kernels/quantize_kernels.h"
 
 namespace qwasm {
@@ -58,6 +59,22 @@ const FConvKernel kFConv[] = {
 };
 #undef QWASM_FCONV
 
+#define QWASM_ROWMAX(name, isa, block) {#name, Isa::isa, block, &name},
+#define QWASM_ROWSUM(name, isa, block)
+const RowMaxKernel kRowMax[] = {
+#include "kernels/pool_rows.inc"
+};
+#undef QWASM_ROWMAX
+#undef QWASM_ROWSUM
+
+#define QWASM_ROWMAX(name, isa, block)
+#define QWASM_ROWSUM(name, isa, block) {#name, Isa::isa, block, &name},
+const RowSumKernel kRowSum[] = {
+#include "kernels/pool_rows.inc"
+};
+#undef QWASM_ROWMAX
+#undef QWASM_ROWSUM
+
 template <typename Entry, size_t N>
 constexpr KernelTable<Entry> table(const Entry (&entries)[N]) {
   return {entries, N};
@@ -82,6 +99,8 @@ KernelTable<DequantizeRowKernel> dequantize_row_kernels() { return table(kDequan
 KernelTable<QConvKernel> qconv_kernels() { return table(kQConv); }
 KernelTable<QDwConvKernel> qdwconv_kernels() { return table(kQDwConv); }
 KernelTable<FConvKernel> fconv_kernels() { return table(kFConv); }
+KernelTable<RowMaxKernel> rowmax_kernels() { return table(kRowMax); }
+KernelTable<RowSumKernel> rowsum_kernels() { return table(kRowSum); }
 
 const QuantizeKernel* find_quantize(Isa isa, Storage storage, QuantizeMode mode) {
   return first(kQuantize, isa, [&](const QuantizeKernel& k) { return k.storage == storage && k.mode == mode; });
@@ -103,6 +122,13 @@ const QDwConvKernel* find_qdwconv(Isa isa) {
 }
 const FConvKernel* find_fconv(Isa isa) {
   return first(kFConv, isa, [](const FConvKernel&) { return true; });
+}
+
+const RowMaxKernel* find_rowmax(Isa isa) {
+  return first(kRowMax, isa, [](const RowMaxKernel&) { return true; });
+}
+const RowSumKernel* find_rowsum(Isa isa) {
+  return first(kRowSum, isa, [](const RowSumKernel&) { return true; });
 }
 
 }  // namespace kernels
