@@ -113,9 +113,25 @@ val view(const QTensor& q, val shape, double axis) {
   return result(s, std::move(out));
 }
 
+// q.contiguous(memory_format): format 0 contiguous, 1 channels-last.
+val with_memory_format(const QTensor& q, double format) {
+  QWASM_BIND_ENTER();
+  int64_t f = 0;
+  Status s = to_int(format, "memoryFormat", 0, 1, &f);
+  QTensor out;
+  if (s.ok()) s = qwasm::as_memory_format(q, static_cast<qwasm::MemoryFormat>(f), &out);
+  return result(s, std::move(out));
+}
+
 int qtensor_dtype(const QTensor& q) { return static_cast<int>(q.dtype()); }
 int qtensor_qscheme(const QTensor& q) { return static_cast<int>(q.qscheme()); }
 val qtensor_shape(const QTensor& q) { return to_js_shape(q.shape()); }
+val qtensor_strides(const QTensor& q) { return to_js_shape(q.strides()); }
+// q.is_contiguous(memory_format): 0 contiguous, 1 channels-last (rank 4 or 5).
+bool qtensor_is_contiguous_in(const QTensor& q, int format) {
+  return format == 0 ? qwasm::is_contiguous(q.shape(), q.strides())
+                     : qwasm::is_channels_last_contiguous(q.shape(), q.strides());
+}
 double qtensor_numel(const QTensor& q) { return static_cast<double>(q.numel()); }
 double qtensor_nbytes(const QTensor& q) { return static_cast<double>(q.nbytes()); }
 double qtensor_q_zero_point(const QTensor& q) { return static_cast<double>(q.q_zero_point()); }
@@ -161,6 +177,8 @@ EMSCRIPTEN_BINDINGS(qwasm_qtensor) {
       .function("dtypeCode", &qtensor_dtype)
       .function("qschemeCode", &qtensor_qscheme)
       .function("shape", &qtensor_shape)
+      .function("strides", &qtensor_strides)
+      .function("isContiguousIn", &qtensor_is_contiguous_in)
       .function("numel", &qtensor_numel)
       .function("nbytes", &qtensor_nbytes)
       .function("qScale", &QTensor::q_scale)
@@ -175,4 +193,5 @@ EMSCRIPTEN_BINDINGS(qwasm_qtensor) {
   function("_makePerTensor", &make_per_tensor);
   function("_makePerChannel", &make_per_channel);
   function("_view", &view);
+  function("_withMemoryFormat", &with_memory_format);
 }

@@ -35,6 +35,7 @@ await build({
   platform: 'node',
   target: 'node18',
   external: ['./qwasm.node.cjs'],
+  keepNames: true, // class names are part of the API (constructor.name, messages)
   banner: { js: '// qwasm for Node.js, bundled from web/src by scripts/package.mjs. Do not edit.' },
   logLevel: 'warning',
 });

@@ -2,6 +2,8 @@
 // who owns it: QTensor objects own wasm memory (free it with dispose()); every
 // typed array returned to you is a JS-owned copy, never a view into wasm memory.
 
+/** PyTorch's memory formats: torch.contiguous_format, torch.channels_last, torch.channels_last_3d. */
+export type MemoryFormat = 'contiguous' | 'channels_last' | 'channels_last_3d';
 /** Quantized dtypes, PyTorch's names. quint4x2 packs two 4-bit values per byte. */
 export type QDType = 'quint8' | 'qint8' | 'qint32' | 'quint4x2';
 
@@ -109,6 +111,24 @@ export declare class QTensor<D extends QDType = QDType> {
    * of its own: dispose() it (the integers live until every view is disposed).
    */
   view(shape: number[]): QTensor<D>;
+  /**
+   * tensor.stride(): the strides PyTorch's tensor would have, in elements.
+   * qwasm stores every tensor in logical order; the strides record the
+   * layout PyTorch would hold it in (quantized convolutions return
+   * channels-last tensors), because some PyTorch kernels round differently
+   * by layout and qwasm follows them. A view takes PyTorch's view strides
+   * where PyTorch could make the view, a contiguous copy's otherwise.
+   */
+  stride(): number[];
+  /** tensor.is_contiguous(memory_format); false for a format of another rank. */
+  isContiguous(memoryFormat?: MemoryFormat): boolean;
+  /**
+   * tensor.contiguous(memory_format=...): the same integers and qparams (shared
+   * storage) with that format's strides, so that later ops compute what
+   * PyTorch's would on such a tensor. channels_last needs rank 4,
+   * channels_last_3d rank 5. A new QTensor: dispose() it.
+   */
+  contiguous(options?: { memoryFormat?: MemoryFormat }): QTensor<D>;
   /**
    * Frees the wasm memory. Idempotent. (Where the runtime has
    * Symbol.dispose, `using q = ...` calls it too; not declared here so that
@@ -402,6 +422,27 @@ export declare namespace quantization {
     options?: { inplace?: true },
   ): M;
 
+  /**
+   * torch.ao.quantization.prepare: in place, propagates each module's
+   * `qconfig` to its children and attaches observers where PyTorch does (a
+   * QuantStub's output, each Conv / Linear and fused ConvReLU / LinearReLU
+   * output, each FloatFunctional's result). Run calibration data through
+   * model.forward(x), then convert(model). Unfused BatchNorm under a qconfig
+   * is an Error (fuse it first: fuseModules); so is a model with nothing to
+   * observe.
+   */
+  function prepare<M extends nn.Module>(model: M, options?: { inplace?: true }): M;
+
+  /**
+   * torch.ao.quantization.convert: in place, swaps each observed module for its
+   * quantized twin (QuantStub -> nn.quantized.Quantize, DeQuantStub ->
+   * nn.quantized.DeQuantize, Conv3d -> nn.quantized.Conv3d, ConvReLU3d ->
+   * nn.intrinsic.quantized.ConvReLU3d, FloatFunctional -> QFunctional, ...)
+   * with the qparams its observers calibrated, and disposes the float modules
+   * it replaced. Error when the model was not prepared.
+   */
+  function convert<M extends nn.Module>(model: M, options?: { inplace?: true }): M;
+
   /** Any observer. */
   type Observer =
     | MinMaxObserver
@@ -600,6 +641,60 @@ declare abstract class BatchNormModule extends nn.Module {
   forward(x: Tensor): Tensor;
 }
 
+/** Options of nn.MaxPool1d/2d/3d (PyTorch's keyword arguments). */
+export interface MaxPoolOptions {
+  /** Default kernelSize. */
+  stride?: number | number[] | null;
+  /** Default 0; at most half the kernel. */
+  padding?: number | number[];
+  /** Default 1. */
+  dilation?: number | number[];
+  /** Default false. */
+  ceilMode?: boolean;
+  /** Only false (the default). */
+  returnIndices?: false;
+}
+
+/** Options of nn.AvgPool1d/2d/3d. */
+export interface AvgPoolOptions {
+  /** Default kernelSize. */
+  stride?: number | number[] | null;
+  /** Default 0; at most half the kernel. */
+  padding?: number | number[];
+  /** Default false. */
+  ceilMode?: boolean;
+  /** Default true: padding counts in the divisor. */
+  countIncludePad?: boolean;
+  /** 2d and 3d: divide by this instead (non-zero). */
+  divisorOverride?: number | null;
+}
+
+/**
+ * What the pooling modules share. On a float tensor they compute in float;
+ * on a quint8 QTensor they run PyTorch's quantized kernel, whose formula
+ * depends on the input's layout (QTensor.stride()): PyTorch's integers, the
+ * input's qparams kept.
+ */
+declare abstract class Pool extends nn.Module {
+  forward(x: Tensor): Tensor;
+  forward(x: QTensor<'quint8'>): QTensor<'quint8'>;
+}
+declare abstract class MaxPool extends Pool {
+  readonly kernelSize: number[];
+  readonly stride: number[];
+  readonly padding: number[];
+  readonly ceilMode: boolean;
+}
+declare abstract class AvgPool extends MaxPool {}
+declare abstract class AdaptivePool extends nn.Module {
+  /** null entries keep the input's size. */
+  readonly outputSize: (number | null)[];
+}
+declare abstract class AdaptiveAvgPool extends AdaptivePool {
+  forward(x: Tensor): Tensor;
+  forward(x: QTensor<'quint8'>): QTensor<'quint8'>;
+}
+
 export declare namespace nn {
   /**
    * torch.nn.Module: subclass it, assign child modules as properties in the
@@ -707,6 +802,78 @@ export declare namespace nn {
   class ReLU extends Module {
     #private;
     forward(x: Tensor): Tensor;
+    /** max(q, zeroPoint): PyTorch's quantized relu; the qparams stay. */
+    forward(x: QTensor<'quint8'>): QTensor<'quint8'>;
+  }
+
+  /**
+   * torch.nn.ReLU6: clamp to [0, 6]. On a quint8 QTensor the bounds are
+   * quantized with its qparams, which stay (prepare() attaches no observer:
+   * PyTorch attaches one, but its quantized ReLU6 ignores it).
+   */
+  class ReLU6 extends Hardtanh {
+    constructor(options?: { inplace?: boolean });
+  }
+  /** torch.nn.Hardtanh(minVal = -1, maxVal = 1): clamp; on a quint8 QTensor with its own qparams. */
+  class Hardtanh extends Module {
+    #private;
+    constructor(minVal?: number, maxVal?: number, options?: { inplace?: boolean });
+    readonly minVal: number;
+    readonly maxVal: number;
+    forward(x: Tensor): Tensor;
+    forward(x: QTensor<'quint8'>): QTensor<'quint8'>;
+  }
+
+  /** torch.nn.MaxPool1d ([N, C, L] or [C, L]). */
+  class MaxPool1d extends MaxPool {
+    constructor(kernelSize: number | [number], options?: MaxPoolOptions);
+  }
+  /** torch.nn.MaxPool2d ([N, C, H, W] or [C, H, W]). */
+  class MaxPool2d extends MaxPool {
+    constructor(kernelSize: number | [number, number], options?: MaxPoolOptions);
+  }
+  /** torch.nn.MaxPool3d ([N, C, D, H, W]; float also [C, D, H, W]). */
+  class MaxPool3d extends MaxPool {
+    constructor(kernelSize: number | [number, number, number], options?: MaxPoolOptions);
+  }
+  /** torch.nn.AvgPool1d ([N, C, L] or [C, L]). */
+  class AvgPool1d extends AvgPool {
+    constructor(kernelSize: number | [number], options?: Omit<AvgPoolOptions, 'divisorOverride'>);
+  }
+  /** torch.nn.AvgPool2d ([N, C, H, W] or [C, H, W]). */
+  class AvgPool2d extends AvgPool {
+    constructor(kernelSize: number | [number, number], options?: AvgPoolOptions);
+  }
+  /** torch.nn.AvgPool3d ([N, C, D, H, W]; float also [C, D, H, W]). */
+  class AvgPool3d extends AvgPool {
+    constructor(kernelSize: number | [number, number, number], options?: AvgPoolOptions);
+  }
+  /** torch.nn.AdaptiveAvgPool1d(outputSize). */
+  class AdaptiveAvgPool1d extends AdaptiveAvgPool {
+    constructor(outputSize: number | [number | null]);
+  }
+  /** torch.nn.AdaptiveAvgPool2d(outputSize); null keeps that input size. */
+  class AdaptiveAvgPool2d extends AdaptiveAvgPool {
+    constructor(outputSize: number | [number | null, number | null]);
+  }
+  /** torch.nn.AdaptiveAvgPool3d(outputSize); null keeps that input size. */
+  class AdaptiveAvgPool3d extends AdaptiveAvgPool {
+    constructor(outputSize: number | [number | null, number | null, number | null]);
+  }
+  /** torch.nn.AdaptiveMaxPool1d: float tensors only (PyTorch has no quantized kernel; a QTensor is a TypeError). */
+  class AdaptiveMaxPool1d extends AdaptivePool {
+    constructor(outputSize: number | [number | null]);
+    forward(x: Tensor): Tensor;
+  }
+  /** torch.nn.AdaptiveMaxPool2d: float tensors only. */
+  class AdaptiveMaxPool2d extends AdaptivePool {
+    constructor(outputSize: number | [number | null, number | null]);
+    forward(x: Tensor): Tensor;
+  }
+  /** torch.nn.AdaptiveMaxPool3d: float tensors only. */
+  class AdaptiveMaxPool3d extends AdaptivePool {
+    constructor(outputSize: number | [number | null, number | null, number | null]);
+    forward(x: Tensor): Tensor;
   }
 
   /** torch.ao.nn.intrinsic: fused float modules (the module then ReLU, in one kernel pass). */
@@ -761,6 +928,66 @@ export declare namespace nn {
 
   /** torch.ao.nn.quantized: quint8 in, qint8 weights packed once, quint8 out. */
   namespace quantized {
+    /**
+     * PyTorch's quantized element-wise ops on quint8 per-tensor QTensors
+     * (torch.ops.quantized.add etc.), with PyTorch's integers: the output of
+     * add / mul / cat is requantized to (scale, zeroPoint); the others keep
+     * or derive their qparams as PyTorch does. add and mul broadcast.
+     */
+    namespace functional {
+      function add(a: QTensor<'quint8'>, b: QTensor<'quint8'>, scale: number, zeroPoint: number): QTensor<'quint8'>;
+      function addRelu(a: QTensor<'quint8'>, b: QTensor<'quint8'>, scale: number, zeroPoint: number): QTensor<'quint8'>;
+      function mul(a: QTensor<'quint8'>, b: QTensor<'quint8'>, scale: number, zeroPoint: number): QTensor<'quint8'>;
+      function mulRelu(a: QTensor<'quint8'>, b: QTensor<'quint8'>, scale: number, zeroPoint: number): QTensor<'quint8'>;
+      /** The same integers with the zero point shifted by round(c / scale) (requantized only if it leaves 0..255). */
+      function addScalar(x: QTensor<'quint8'>, c: number): QTensor<'quint8'>;
+      /** The same integers with the scale times |c| (c < 0 mirrors them; c = 0 gives zeros, scale 1). */
+      function mulScalar(x: QTensor<'quint8'>, c: number): QTensor<'quint8'>;
+      /** Concatenation along dim, every input requantized to (scale, zeroPoint). */
+      function cat(tensors: QTensor<'quint8'>[], dim: number, scale: number, zeroPoint: number): QTensor<'quint8'>;
+      function relu(x: QTensor<'quint8'>): QTensor<'quint8'>;
+      function relu6(x: QTensor<'quint8'>): QTensor<'quint8'>;
+      function hardtanh(x: QTensor<'quint8'>, minVal?: number, maxVal?: number): QTensor<'quint8'>;
+      /** Either bound may be undefined. */
+      function clamp(x: QTensor<'quint8'>, min?: number, max?: number): QTensor<'quint8'>;
+    }
+
+    /**
+     * torch.ao.nn.quantized.FloatFunctional: the float arithmetic a model's
+     * forward() writes (skip connections, concatenations), as a module so
+     * that prepare() can observe its results and convert() make it a
+     * QFunctional. Float tensors broadcast.
+     */
+    class FloatFunctional extends Module {
+      /** The observer prepare() installed (PyTorch's activation_post_process), or null. */
+      activationPostProcess: quantization.Observer | null;
+      add(x: Tensor, y: Tensor): Tensor;
+      addRelu(x: Tensor, y: Tensor): Tensor;
+      mul(x: Tensor, y: Tensor): Tensor;
+      cat(tensors: Tensor[], dim?: number): Tensor;
+      /** Not observed (as in PyTorch). */
+      addScalar(x: Tensor, c: number): Tensor;
+      mulScalar(x: Tensor, c: number): Tensor;
+      /** @throws Error: use the methods. */
+      forward(): never;
+    }
+
+    /** torch.ao.nn.quantized.QFunctional: FloatFunctional after convert(), with its observer's qparams. */
+    class QFunctional extends Module {
+      #private;
+      scale: number;
+      zeroPoint: number;
+      add(x: QTensor<'quint8'>, y: QTensor<'quint8'>): QTensor<'quint8'>;
+      addRelu(x: QTensor<'quint8'>, y: QTensor<'quint8'>): QTensor<'quint8'>;
+      mul(x: QTensor<'quint8'>, y: QTensor<'quint8'>): QTensor<'quint8'>;
+      cat(tensors: QTensor<'quint8'>[], dim?: number): QTensor<'quint8'>;
+      addScalar(x: QTensor<'quint8'>, c: number): QTensor<'quint8'>;
+      mulScalar(x: QTensor<'quint8'>, c: number): QTensor<'quint8'>;
+      /** @throws Error: use the methods. */
+      forward(): never;
+      static fromFloat(mod: FloatFunctional): QFunctional;
+    }
+
     /** nn.quantized.Quantize: forward(x) = quantizePerTensor(x, scale, zeroPoint, dtype). convert() makes it from a QuantStub. */
     class Quantize extends Module {
       #private;

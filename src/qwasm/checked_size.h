@@ -39,4 +39,13 @@ class CheckedSize {
   bool ok_ = true;
 };
 
+// A product that saturates at INT64_MIN / INT64_MAX instead of overflowing:
+// for strides and walks of an empty tensor, whose dimensions are bounded one
+// by one but not as a product; no element is ever reached through them.
+inline int64_t mul_saturating(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (!__builtin_mul_overflow(a, b, &r)) return r;
+  return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+}
+
 }  // namespace qwasm

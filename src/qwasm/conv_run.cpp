@@ -226,6 +226,14 @@ Status run_fgeneric(const PackedFConv& pw, const float* x, const Spatial& s, int
   return Status::Ok();
 }
 
+// PyTorch's quantized convolutions return channels-last tensors; conv1d runs
+// as a conv2d over [N, C, 1, L] and squeezes that dimension away, leaving
+// strides [C * L, 1, C].
+Strides conv_output_strides(const Shape& shape) {
+  if (shape.size() != 3) return channels_last_strides(shape);
+  return {shape[1] * shape[2], 1, shape[1]};
+}
+
 }  // namespace
 
 Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
@@ -237,8 +245,11 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
   QWASM_RETURN_IF_ERROR(conv_output_shape(g, input.shape(), &out_shape));
   QWASM_RETURN_IF_ERROR(validate_output_qparams(out_scale, out_zp));
   const Spatial s = spatial_of(g, input.shape(), out_shape);
-  if (pw.depthwise) return run_qdepthwise(pw, input, out_shape, s, out_scale, out_zp, relu, isa, out, info);
-  return run_qgeneric(pw, input, out_shape, s, input.shape()[0], false, out_scale, out_zp, relu, isa, out, info);
+  QWASM_RETURN_IF_ERROR(pw.depthwise ? run_qdepthwise(pw, input, out_shape, s, out_scale, out_zp, relu, isa, out, info)
+                                     : run_qgeneric(pw, input, out_shape, s, input.shape()[0], false, out_scale, out_zp,
+                                                    relu, isa, out, info));
+  out->set_strides(conv_output_strides(out_shape));
+  return Status::Ok();
 }
 
 Status qlinear(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,

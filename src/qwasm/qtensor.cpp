@@ -282,6 +282,7 @@ Status make_qtensor(const Shape& shape, DType dtype, QScheme scheme, int64_t axi
   out->dtype_ = dtype;
   out->qscheme_ = scheme;
   out->shape_ = shape;
+  out->strides_ = contiguous_strides(shape);
   out->numel_ = numel;
   out->axis_ = scheme == QScheme::kPerTensorAffine ? -1 : axis;
   out->qparams_ = std::move(qparams);
@@ -311,9 +312,36 @@ Status view_as(const QTensor& q, const Shape& shape, int64_t axis, QTensor* out)
       return Status::RangeError("this view would move elements to other channels of axis " + std::to_string(q.axis()));
     }
   }
+  // torch.reshape: a view's strides where PyTorch can make the view, else
+  // a contiguous copy's.
+  Strides strides;
+  if (!view_strides(q.shape(), q.strides(), shape, &strides)) strides = contiguous_strides(shape);
   *out = q;
   out->shape_ = shape;
+  out->strides_ = std::move(strides);
   out->axis_ = per_tensor ? -1 : axis;
+  return Status::Ok();
+}
+
+void QTensor::set_strides(Strides strides) {
+  assert(strides.size() == shape_.size());
+  strides_ = std::move(strides);
+}
+
+Strides strides_like(const QTensor& x, const Shape& shape) {
+  return strides_for(shape, suggest_memory_format(x.shape(), x.strides()));
+}
+
+Status as_memory_format(const QTensor& q, MemoryFormat format, QTensor* out) {
+  const size_t rank = q.shape().size();
+  if (format == MemoryFormat::kChannelsLast && rank != 4 && rank != 5) {
+    return Status::RangeError("channels_last needs a tensor of rank 4 (or 5 for channels_last_3d), got rank " +
+                              std::to_string(rank));
+  }
+  *out = q;
+  const bool already = format == MemoryFormat::kChannelsLast ? is_channels_last_contiguous(q.shape(), q.strides())
+                                                             : is_contiguous(q.shape(), q.strides());
+  if (!already) out->set_strides(strides_for(q.shape(), format));
   return Status::Ok();
 }
 

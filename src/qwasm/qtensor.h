@@ -6,6 +6,10 @@
 //
 // Storage and qparams are shared: a view (view_as) has its own shape over the
 // same integers, like torch.Tensor.view.
+//
+// Storage is always in logical (row-major) order. strides() are the strides
+// PyTorch's tensor would have (qwasm/memory_format.h): metadata that picks
+// PyTorch's formula in ops whose rounding depends on the layout.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -14,6 +18,7 @@
 #include "kernels/quantize_kernels.h"
 #include "qwasm/buffer.h"
 #include "qwasm/dtype.h"
+#include "qwasm/memory_format.h"
 #include "qwasm/status.h"
 
 namespace qwasm {
@@ -37,6 +42,10 @@ class QTensor {
   QScheme qscheme() const { return qscheme_; }
   const Shape& shape() const { return shape_; }
   int64_t numel() const { return numel_; }
+  // PyTorch's strides for this tensor (contiguous unless an op made it otherwise).
+  const Strides& strides() const { return strides_; }
+  // Ops set their outputs' strides as PyTorch's would be; one per dimension.
+  void set_strides(Strides strides);
 
   // Per tensor only (scale as PyTorch keeps it: double; zero point integer).
   double q_scale() const { return qparams_->scales[0]; }
@@ -60,11 +69,21 @@ class QTensor {
   DType dtype_ = DType::kQUInt8;
   QScheme qscheme_ = QScheme::kPerTensorAffine;
   Shape shape_;
+  Strides strides_;
   int64_t numel_ = 0;
   int64_t axis_ = -1;
   std::shared_ptr<const QParams> qparams_;
   std::shared_ptr<Buffer<uint8_t>> storage_;
 };
+
+// The strides of a new tensor of `shape` in x's suggested memory format: how
+// most PyTorch ops allocate their outputs.
+Strides strides_like(const QTensor& x, const Shape& shape);
+
+// q with the strides of `format`, sharing storage and qparams:
+// tensor.contiguous(memory_format=...), which returns q itself when it is
+// already contiguous in that format. Channels-last needs rank 4 or 5.
+Status as_memory_format(const QTensor& q, MemoryFormat format, QTensor* out);
 
 // Validates shape, qparams and axis for the scheme, then allocates zeroed
 // storage. scales / zero_points hold n entries (1 per tensor).

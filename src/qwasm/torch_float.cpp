@@ -158,6 +158,22 @@ float sum(const float* x, size_t n) {
   return total;
 }
 
+void sum_outer(const float* x, int64_t rows, int64_t channels, float* out) {
+  constexpr int64_t kOuterLanes = 8;  // Vectorized<float> on AVX2
+  const int64_t block = channels >= kOuterLanes ? 4 * kOuterLanes : 4;
+  const int64_t plain = channels / block * block;
+  for (int64_t c = 0; c < channels; ++c) {
+    auto load = [&](int64_t r) { return x[r * channels + c]; };
+    if (c < plain) {
+      float sum;
+      multi_row_sum<float, 1>([&](int64_t r, int) { return load(r); }, rows, &sum);
+      out[c] = sum;
+    } else {
+      out[c] = row_sum<float>(load, rows);
+    }
+  }
+}
+
 void cumsum(const float* x, size_t n, float* out) {
   double acc = 0;
   for (size_t i = 0; i < n; ++i) {

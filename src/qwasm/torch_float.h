@@ -39,6 +39,14 @@ Status histc(const float* x, size_t n, int64_t bins, double min, double max, flo
 // inner sum, float accumulators, four interleaved rows, cascade levels).
 float sum(const float* x, size_t n);
 
+// torch.sum over the rows of a [rows, channels] block of floats, per channel
+// (out holds channels sums): SumKernel.cpp's outer reduction, which a sum
+// over the spatial dimensions of a channels-last tensor is. Its kernel has no
+// AVX-512 build, so it runs the AVX2 one (8 lanes): channels in whole blocks
+// of 4 vectors (of 4 channels when there are fewer than 8) take one cascade
+// per channel, the others the four-partial row sum.
+void sum_outer(const float* x, int64_t rows, int64_t channels, float* out);
+
 // torch.cumsum of n floats (a double accumulator, rounded per element).
 void cumsum(const float* x, size_t n, float* out);
 

@@ -1,7 +1,8 @@
 // The library itself (not only the demo) in Chromium, Firefox and WebKit:
 // init() in a page and in a module worker, under a strict CSP, with the wasm
 // found by default, through locateFile and from wasmBinary; every public
-// function on small inputs; memory growth past 1 GiB. Every result must equal
+// function on small inputs; the three 3D CNNs of the model goldens through
+// the whole eager flow (PyTorch's bits); memory growth past 1 GiB. Every result must equal
 // Node's bit for bit: the wasm is the same, so any difference is a bug (an
 // engine's SIMD lowering, a float corner, a JS-side difference) to find.
 import { readFileSync } from 'node:fs';
@@ -20,7 +21,10 @@ beforeAll(async () => {
   await Q.init();
   const fixture = (f) =>
     new Uint8Array(readFileSync(fileURLToPath(new URL(`../golden/fixtures/${f}`, import.meta.url))));
-  expected = runLibraryChecks(Q, Object.fromEntries(FIXTURES.map((f) => [f, fixture(f)])));
+  const models = JSON.parse(readFileSync(fileURLToPath(new URL('../golden/models.json', import.meta.url)), 'utf8'));
+  expected = runLibraryChecks(Q, Object.fromEntries(FIXTURES.map((f) => [f, fixture(f)])), models);
+  // Node's results are PyTorch's (golden-models.test.mjs); every engine's must equal them.
+  for (const [name, m] of Object.entries(expected.models)) expect([name, m.pytorchBits]).toEqual([name, true]);
   expectedGrowth = runGrowthCheck(Q);
 }, 60_000);
 

@@ -5,7 +5,9 @@
 // returns a Status with a message; ASan and UBSan watch for out-of-bounds
 // writes, overflow and truncation. Allocations above 8 MiB are made to fail,
 // so that large but valid requests take the out-of-memory path quickly; small
-// successful convolutions are compared with the naive reference.
+// successful convolutions are compared with the naive reference. The
+// element-wise ops, pooling and the memory-format metadata (as_memory_format,
+// view_as, strides) get operands in every layout PyTorch can hand them.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +18,8 @@
 #include "kernels/ref/conv3d_ref.h"
 #include "qwasm/conv.h"
 #include "qwasm/observer.h"
+#include "qwasm/pool.h"
+#include "qwasm/qelementwise.h"
 #include "qwasm/qtensor.h"
 
 using namespace qwasm;
@@ -200,6 +204,258 @@ void fuzz_conv(qwasm_fuzz::Input& in) {
   }
 }
 
+// A dimension: mostly small, sometimes 0 or from the edges.
+int64_t dim_value(qwasm_fuzz::Input& in) {
+  switch (in.byte() % 8) {
+    case 0:
+      return 0;
+    case 1:
+      return size_value(in);
+    case 2:
+      return in.range(5, 70);
+    default:
+      return in.range(1, 4);
+  }
+}
+
+// Scales, zero points and scalars from ordinary to absurd.
+double real_value(qwasm_fuzz::Input& in) {
+  static const double kEdges[] = {0.5,          0.25,          1.0,    0.0,   -1.0,     1e-45,     1e-30,
+                                  3e38,         1e300,         -1e300, NAN,   INFINITY, -INFINITY, 2147483647.0,
+                                  2147483648.0, -2147483649.0, 0.1,    255.0, 256.0};
+  switch (in.byte() % 4) {
+    case 0:
+      return kEdges[in.byte() % (sizeof(kEdges) / sizeof(kEdges[0]))];
+    case 1:
+      return static_cast<double>(size_value(in)) * (in.flag() ? 0.25 : -0.5);
+    default:
+      return static_cast<double>(in.range(0, 255)) / 8.0;
+  }
+}
+
+// PyTorch's layout of a dense tensor: the dimensions in some order (a
+// permute), size-1 dimensions with any small stride, or a memory format.
+void set_layout(qwasm_fuzz::Input& in, QTensor* q) {
+  const size_t rank = q->shape().size();
+  if (in.flag()) {
+    QTensor r;
+    const Status s = as_memory_format(*q, in.flag() ? MemoryFormat::kChannelsLast : MemoryFormat::kContiguous, &r);
+    check(s);
+    if (s.ok()) *q = r;
+    return;
+  }
+  int64_t numel = 1;
+  for (int64_t d : q->shape()) numel = mul_sat(numel, d);
+  if (numel == 0 || rank == 0) return;  // an empty tensor's strides are whatever its op made
+  std::vector<size_t> order(rank);
+  for (size_t i = 0; i < rank; ++i) order[i] = i;
+  for (size_t i = rank; i-- > 1;) std::swap(order[i], order[static_cast<size_t>(in.range(0, static_cast<int64_t>(i)))]);
+  Strides strides(rank);
+  int64_t step = 1;
+  for (size_t d : order) {
+    strides[d] = q->shape()[d] == 1 && in.flag() ? in.range(0, 70) : step;
+    step *= q->shape()[d];
+  }
+  q->set_strides(strides);
+}
+
+// A quint8 per-tensor tensor (sometimes another dtype or scheme, which the
+// ops must refuse) of `shape`, its first bytes from the input.
+Status fuzz_tensor(qwasm_fuzz::Input& in, const Shape& shape, QTensor* q) {
+  const double scale = in.flag() ? 0.5 : real_value(in);
+  const double zp = in.flag() ? static_cast<double>(in.range(0, 255)) : real_value(in);
+  Status s;
+  switch (in.byte() % 8) {
+    case 0: {
+      const double scales[2] = {0.5, 0.25}, zps[2] = {1, 2};
+      const int64_t axis = in.range(0, 3);
+      const size_t n =
+          axis < static_cast<int64_t>(shape.size()) ? static_cast<size_t>(std::min<int64_t>(shape[axis], 2)) : 1;
+      s = make_qtensor(shape, DType::kQUInt8,
+                       in.flag() ? QScheme::kPerChannelAffine : QScheme::kPerChannelAffineFloatQParams, axis, scales,
+                       zps, n, q);
+      break;
+    }
+    case 1:
+      s = make_qtensor(shape, DType::kQInt8, QScheme::kPerTensorAffine, -1, &scale, &zp, 1, q);
+      break;
+    default:
+      s = make_qtensor(shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &scale, &zp, 1, q);
+      break;
+  }
+  check(s);
+  if (!s.ok()) return s;
+  const size_t fill = std::min<size_t>(q->nbytes(), in.range(0, 64));
+  for (size_t i = 0; i < fill; ++i) q->mutable_data()[i] = in.byte();
+  set_layout(in, q);
+  return s;
+}
+
+// A successful op's output is consistent with itself.
+void check_output(const Status& s, const QTensor& y) {
+  check(s);
+  if (!s.ok()) return;
+  if (y.strides().size() != y.shape().size()) abort();
+  int64_t numel = 0;
+  if (!validate_shape(y.shape(), &numel).ok() || numel != y.numel()) abort();
+}
+
+Shape fuzz_shape(qwasm_fuzz::Input& in, int max_rank) {
+  Shape shape;
+  const int rank = static_cast<int>(in.range(0, max_rank));
+  for (int d = 0; d < rank; ++d) shape.push_back(dim_value(in));
+  return shape;
+}
+
+// b's shape for a broadcast with a: a's with dimensions set to 1 or dropped
+// in front, or unrelated.
+Shape broadcast_partner(qwasm_fuzz::Input& in, const Shape& a) {
+  if (in.byte() % 4 == 0) return fuzz_shape(in, 5);
+  Shape b(a.begin() + std::min<int64_t>(in.range(0, 2), static_cast<int64_t>(a.size())), a.end());
+  for (int64_t& d : b) {
+    if (in.byte() % 3 == 0) d = 1;
+  }
+  if (in.byte() % 4 == 0) b.insert(b.begin(), 1);
+  return b;
+}
+
+void fuzz_qops(qwasm_fuzz::Input& in) {
+  const Shape sa = fuzz_shape(in, 5);
+  QTensor a, b, y;
+  if (!fuzz_tensor(in, sa, &a).ok()) return;
+  // Views of a in other shapes: a merged or split shape, or anything.
+  if (in.flag()) {
+    Shape other;
+    if (in.flag() && sa.size() >= 2) {
+      other = sa;
+      const size_t d = static_cast<size_t>(in.range(0, static_cast<int64_t>(sa.size()) - 2));
+      other[d] = mul_sat(other[d], other[d + 1]);
+      other.erase(other.begin() + static_cast<std::ptrdiff_t>(d) + 1);
+    } else {
+      other = fuzz_shape(in, 6);
+    }
+    QTensor v;
+    const Status s = view_as(a, other, in.range(-1, 3), &v);
+    check_output(s, v);
+    if (s.ok() && in.flag()) a = v;
+  }
+  const bool relu = in.flag();
+  switch (in.byte() % 6) {
+    case 0:
+    case 1: {
+      if (!fuzz_tensor(in, broadcast_partner(in, a.shape()), &b).ok()) return;
+      const double scale = in.flag() ? 0.25 : real_value(in);
+      const double zp = in.flag() ? static_cast<double>(in.range(0, 255)) : real_value(in);
+      check_output(in.flag() ? qadd(a, b, scale, zp, relu, &y) : qmul(a, b, scale, zp, relu, &y), y);
+      break;
+    }
+    case 2:
+      check_output(qadd_scalar(a, real_value(in), relu, &y), y);
+      break;
+    case 3:
+      check_output(qmul_scalar(a, real_value(in), relu, &y), y);
+      break;
+    case 4: {
+      const bool has_lo = in.flag(), has_hi = in.flag();
+      const double lo = real_value(in), hi = real_value(in);
+      check_output(qclamp(a, has_lo, lo, has_hi, hi, &y), y);
+      break;
+    }
+    default: {
+      // Tensors like a but along one dimension, sometimes of another rank or size.
+      const int64_t dim = in.flag() ? in.range(-6, 5) : size_value(in);
+      std::vector<QTensor> parts(static_cast<size_t>(in.range(0, 4)));
+      std::vector<const QTensor*> xs;
+      for (QTensor& part : parts) {
+        Shape s = a.shape();
+        if (!s.empty() && in.flag())
+          s[static_cast<size_t>(in.range(0, static_cast<int64_t>(s.size()) - 1))] = dim_value(in);
+        if (in.byte() % 8 == 0) s = fuzz_shape(in, 5);
+        if (!fuzz_tensor(in, s, &part).ok()) return;
+        xs.push_back(&part);
+      }
+      if (in.flag()) xs.insert(xs.begin(), &a);
+      const double scale = in.flag() ? 0.5 : real_value(in);
+      const double zp = in.flag() ? static_cast<double>(in.range(0, 255)) : real_value(in);
+      check_output(qcat(xs, dim, scale, zp, &y), y);
+      break;
+    }
+  }
+}
+
+void fuzz_pools(qwasm_fuzz::Input& in) {
+  PoolParams p;
+  p.dims = static_cast<int>(in.byte() % 8 == 0 ? in.range(0, 4) : in.range(1, 3));
+  for (int d = 0; d < 3; ++d) {
+    p.kernel[d] = in.flag() ? in.range(1, 4) : size_value(in);
+    p.stride[d] = in.flag() ? in.range(1, 3) : size_value(in);
+    p.padding[d] = in.flag() ? in.range(0, 2) : in.flag() ? p.kernel[d] / 2 : size_value(in);
+    p.dilation[d] = in.flag() ? in.range(1, 2) : size_value(in);
+  }
+  p.ceil_mode = in.flag();
+  p.count_include_pad = in.flag();
+  p.has_divisor = in.byte() % 4 == 0;
+  p.divisor = in.flag() ? in.range(-3, 3) : size_value(in);
+  int64_t output_size[3];
+  for (int64_t& o : output_size) o = in.flag() ? in.range(1, 5) : size_value(in);
+  const int rank = static_cast<int>(in.byte() % 8 == 0 ? in.range(0, 6) : in.range(p.dims + 1, p.dims + 2));
+  Shape shape;
+  for (int d = 0; d < rank; ++d) shape.push_back(in.byte() % 8 == 0 ? dim_value(in) : in.range(1, 9));
+  if (std::getenv("QWASM_FUZZ_VERBOSE")) {
+    std::fprintf(stderr, "pool dims=%d rank=%d ceil=%d\n", p.dims, rank, p.ceil_mode);
+    for (int d = 0; d < 3; ++d)
+      std::fprintf(stderr, "  k=%lld s=%lld pad=%lld dil=%lld out=%lld\n", (long long)p.kernel[d],
+                   (long long)p.stride[d], (long long)p.padding[d], (long long)p.dilation[d],
+                   (long long)output_size[d]);
+  }
+  Shape out_shape;
+  check(pool_output_shape(shape, p, in.flag() ? PoolKind::kMax : PoolKind::kAvg, in.flag(), &out_shape));
+  if (in.flag()) {
+    QTensor x, y;
+    if (!fuzz_tensor(in, shape, &x).ok()) return;
+    switch (in.byte() % 3) {
+      case 0:
+        check_output(qmax_pool(x, p, &y), y);
+        break;
+      case 1:
+        check_output(qavg_pool(x, p, &y), y);
+        break;
+      default:
+        check_output(qadaptive_avg_pool(x, p.dims, output_size, &y), y);
+        break;
+    }
+    return;
+  }
+  // Float data when the shape is small; a shape that is invalid or empty is
+  // refused before anything is read.
+  int64_t numel = 0;
+  const bool valid = validate_shape(shape, &numel).ok();
+  if (valid && numel > 4096) return;
+  std::vector<float> x(static_cast<size_t>(valid ? numel : 0) + 1);
+  for (size_t i = 0; i < x.size() && i < 64; ++i) x[i] = static_cast<float>(static_cast<int8_t>(in.byte())) / 4.0f;
+  if (in.byte() % 16 == 0) x[0] = in.flag() ? NAN : INFINITY;
+  Buffer<float> y;
+  Shape y_shape;
+  Status s;
+  switch (in.byte() % 3) {
+    case 0:
+      s = fmax_pool(x.data(), shape, p, &y, &y_shape);
+      break;
+    case 1:
+      s = favg_pool(x.data(), shape, p, &y, &y_shape);
+      break;
+    default:
+      s = fadaptive_pool(x.data(), shape, p.dims, output_size, in.flag() ? PoolKind::kMax : PoolKind::kAvg, &y,
+                         &y_shape);
+      break;
+  }
+  check(s);
+  if (s.ok()) {
+    int64_t n = 0;
+    if (!validate_shape(y_shape, &n).ok() || static_cast<size_t>(n) != y.size()) abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -209,15 +465,24 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   qwasm_fuzz::Input in(data, size);
-  switch (in.byte() % 3) {
+  // The first byte picks the entry point; below 0xC0 as before the element-wise
+  // ops and pooling were added, so that most committed seeds keep their meaning.
+  const uint8_t op = in.byte();
+  switch (op < 0xC0 ? op % 3 : 3 + op % 2) {
     case 0:
       fuzz_tensors(in);
       break;
     case 1:
       fuzz_observers(in);
       break;
-    default:
+    case 2:
       fuzz_conv(in);
+      break;
+    case 3:
+      fuzz_qops(in);
+      break;
+    default:
+      fuzz_pools(in);
       break;
   }
   return 0;

@@ -353,6 +353,469 @@ def fusion_cases():
     return cases
 
 
+def qops_cases():
+    """The quantized element-wise ops on quint8 per-tensor tensors: add,
+    add_relu, mul, mul_relu (with broadcasting), add_scalar, mul_scalar, cat
+    (generic and channels-last paths), relu, relu6, hardtanh, clamp. Sizes
+    cover the 64-element vector steps and their scalar tails; scales are
+    tie-prone (sums and multiples of the inputs')."""
+    torch.set_num_threads(1)  # the vector/scalar split of these loops depends on it
+    rng = np.random.default_rng(SEED + 9)
+    cases = []
+
+    def qt(shape, scale=None, zp=None):
+        scale = float(np.float32(scale if scale is not None else rng.choice([0.1, 0.05, 1 / 3, 2 / 255, 0.02, 0.0078125, 0.37])))
+        zp = int(zp if zp is not None else rng.integers(0, 256))
+        ints = rng.integers(0, 256, size=shape, dtype=np.uint8)
+        return torch._make_per_tensor_quantized_tensor(torch.from_numpy(ints.copy()), scale, zp)
+
+    def enc(q):
+        return {"ints": int_repr_bytes(q), "shape": list(q.shape), "scale": q.q_scale(), "zero_point": q.q_zero_point()}
+
+    sizes = [(1,), (7,), (63,), (64,), (65,), (130,), (3, 70), (2, 3, 4, 5), (1, 16, 3, 3, 3), (2, 64, 2, 2, 2)]
+    broadcasts = [((4, 70), (70,)), ((4, 70), (4, 1)), ((4, 1), (4, 70)), ((2, 8, 3, 3), (1, 8, 1, 1)), ((3, 5, 70), (3, 1, 70))]
+    ops = [("add", torch.ops.quantized.add), ("add_relu", torch.ops.quantized.add_relu),
+           ("mul", torch.ops.quantized.mul), ("mul_relu", torch.ops.quantized.mul_relu)]
+    for name, op in ops:
+        for shape in sizes:
+            a, b = qt(shape), qt(shape)
+            sum_scale = float(np.float32(a.q_scale() + b.q_scale())) if name.startswith("add") else float(np.float32(a.q_scale() * b.q_scale() * 4))
+            for scale, zp in [(sum_scale, int(rng.integers(0, 256))), (float(np.float32(rng.uniform(0.01, 0.5))), 128)]:
+                y = op(a, b, scale, zp)
+                cases.append({"name": f"{name} {list(shape)} scale {scale:.6g} zp {zp}", "op": name, "a": enc(a), "b": enc(b),
+                              "scale": scale, "zero_point": zp, "y": enc(y)})
+        for sa, sb in broadcasts:
+            a, b = qt(sa), qt(sb)
+            scale = float(np.float32(a.q_scale() + b.q_scale()))
+            y = op(a, b, scale, 64)
+            cases.append({"name": f"{name} broadcast {list(sa)} with {list(sb)}", "op": name, "a": enc(a), "b": enc(b),
+                          "scale": scale, "zero_point": 64, "y": enc(y)})
+    for c in [0.0, 0.5, -0.5, 3.3, -40.0, 100.0, -1000.0, 1e-3]:
+        x = qt((3, 70))
+        for name, op in [("add_scalar", torch.ops.quantized.add_scalar), ("mul_scalar", torch.ops.quantized.mul_scalar)]:
+            y = op(x, c)
+            cases.append({"name": f"{name} {c}", "op": name, "a": enc(x), "c": c, "y": enc(y)})
+    cat_shapes = [([(2, 3, 4, 5), (2, 1, 4, 5)], 1), ([(2, 40, 1, 1), (2, 9, 1, 1)], 1), ([(2, 40, 1, 1), (2, 9, 1, 1)], -3),
+                  ([(3, 1, 4, 4), (3, 1, 4, 4)], 1), ([(4, 70), (4, 6)], 1), ([(5, 3), (2, 3)], 0), ([(2, 33, 1, 1), (2, 64, 1, 1)], 1)]
+    for shapes, dim in cat_shapes:
+        xs = [qt(sh) for sh in shapes]
+        for scale, zp in [(xs[0].q_scale(), xs[0].q_zero_point()), (float(np.float32(rng.uniform(0.01, 0.3))), int(rng.integers(0, 256)))]:
+            y = torch.ops.quantized.cat(xs, dim=dim, scale=scale, zero_point=zp)
+            cases.append({"name": f"cat {[list(sh) for sh in shapes]} dim {dim} scale {scale:.6g}", "op": "cat",
+                          "xs": [enc(x) for x in xs], "dim": dim, "scale": scale, "zero_point": zp, "y": enc(y)})
+    for shape in [(3, 70), (2, 16, 3, 3)]:
+        x = qt(shape)
+        for name, fn in [("relu", lambda q: torch.nn.functional.relu(q)), ("relu6", lambda q: torch.nn.functional.relu6(q)),
+                         ("hardtanh", lambda q: torch.nn.functional.hardtanh(q, -0.7, 2.5)),
+                         ("clamp", lambda q: torch.clamp(q, -1.3, 0.9))]:
+            y = fn(x)
+            cases.append({"name": f"{name} {list(shape)}", "op": name, "a": enc(x), "y": enc(y)})
+    return cases
+
+
+def pool_cases():
+    """MaxPool, AvgPool and AdaptiveAvgPool 1d/2d/3d on quint8 tensors (PyTorch's
+    quantized kernels, whose formula depends on the shape) and on float tensors.
+    Shapes where PyTorch's channels-last kernels scramble an NCHW output
+    (C > 1, one input position, several output positions) are left out: qwasm
+    computes the intended result there (README: known differences)."""
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(SEED + 10)
+    cases = []
+
+    def qt(shape, zp=None):
+        scale = float(np.float32(rng.choice([0.1, 0.05, 1 / 3, 0.02, 1.0, 0.37])))
+        zp = int(zp if zp is not None else rng.integers(0, 256))
+        ints = rng.integers(0, 256, size=shape, dtype=np.uint8)
+        if rng.random() < 0.3:  # small integers near the zero point: ties for the averages
+            ints = np.clip(zp + rng.integers(-3, 4, size=shape), 0, 255).astype(np.uint8)
+        return torch._make_per_tensor_quantized_tensor(torch.from_numpy(ints.copy()), scale, zp)
+
+    def add(name, module, opts, shape, zp=None):
+        q = qt(shape, zp)
+        x = torch.from_numpy(rng.normal(0, 2, size=shape).astype(np.float32))
+        y = module(q)
+        yf = module(x)
+        cases.append({"name": name, "module": module.__class__.__name__, "options": opts, "shape": list(shape),
+                      "ints": int_repr_bytes(q), "scale": q.q_scale(), "zero_point": q.q_zero_point(),
+                      "y_ints": int_repr_bytes(y), "y_shape": list(y.shape), "y_scale": y.q_scale(), "y_zero_point": y.q_zero_point(),
+                      "x": arr(x.numpy()), "y_float": arr(yf.numpy())})
+
+    nn = torch.nn
+    for dims, shapes in [(1, [(2, 3, 11), (1, 1, 9), (4, 7)]), (2, [(2, 3, 7, 9), (1, 1, 6, 8), (3, 5, 6)]),
+                         (3, [(1, 3, 5, 6, 7), (2, 2, 4, 5, 6), (1, 1, 6, 6, 6)])]:
+        Max = getattr(nn, f"MaxPool{dims}d"); Avg = getattr(nn, f"AvgPool{dims}d")
+        for shape in shapes:
+            if dims == 3 and len(shape) != 5:
+                continue
+            add(f"MaxPool{dims}d k3 s2 p1 {list(shape)}", Max(3, stride=2, padding=1),
+                {"kernelSize": 3, "stride": 2, "padding": 1}, shape)
+            add(f"MaxPool{dims}d k2 d2 ceil {list(shape)}", Max(2, stride=1, dilation=2, ceil_mode=True),
+                {"kernelSize": 2, "stride": 1, "dilation": 2, "ceilMode": True}, shape)
+            add(f"AvgPool{dims}d k3 s2 p1 {list(shape)}", Avg(3, stride=2, padding=1),
+                {"kernelSize": 3, "stride": 2, "padding": 1}, shape)
+            add(f"AvgPool{dims}d k2 ceil, pad not counted {list(shape)}", Avg(2, stride=2, ceil_mode=True, count_include_pad=False),
+                {"kernelSize": 2, "stride": 2, "ceilMode": True, "countIncludePad": False}, shape, zp=1)
+            if dims > 1:
+                add(f"AvgPool{dims}d k2 divisor 3 {list(shape)}", Avg(2, divisor_override=3),
+                    {"kernelSize": 2, "divisorOverride": 3}, shape)
+        Adapt = getattr(nn, f"AdaptiveAvgPool{dims}d")
+        for shape in shapes:
+            for out in ([1] * dims, [3] * dims, [2] * dims):
+                add(f"AdaptiveAvgPool{dims}d {out} of {list(shape)}", Adapt(tuple(out) if dims > 1 else out[0]),
+                    {"outputSize": out}, shape)
+    # The channels-last formulas on batched inputs with one channel or one position (no scrambling: 1 output position).
+    add("AvgPool2d k1 on [2, 5, 1, 1]", nn.AvgPool2d(1), {"kernelSize": 1}, (2, 5, 1, 1))
+    add("AdaptiveAvgPool2d 1 of [2, 5, 1, 1]", nn.AdaptiveAvgPool2d(1), {"outputSize": [1, 1]}, (2, 5, 1, 1))
+    add("AdaptiveAvgPool3d [2, 1, 1] of 4-D [1, 1, 4, 4]", nn.AdaptiveAvgPool3d((2, 1, 1)), {"outputSize": [2, 1, 1]}, (1, 1, 4, 4))
+    return cases
+
+
+def memory_format_cases():
+    """Ops on channels-last inputs (and the [N, C, L] layout a quantized conv1d
+    returns): PyTorch's kernels pick their formula by layout, and their
+    outputs' strides carry the layout on. Each case records the input's
+    strides, the op, and the output's integers, qparams and strides."""
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(SEED + 12)
+    cases = []
+    nn = torch.nn
+    F = torch.nn.functional
+
+    def qt(shape, near_zero_point=False):
+        scale = float(np.float32(rng.choice([0.1, 0.05, 1 / 3, 0.02, 0.37, 2 / 255])))
+        zp = int(rng.integers(0, 256))
+        ints = rng.integers(0, 256, size=shape, dtype=np.uint8)
+        if near_zero_point:  # small integers around the zero point: ties for the averages
+            ints = np.clip(zp + rng.integers(-3, 4, size=shape), 0, 255).astype(np.uint8)
+        return torch._make_per_tensor_quantized_tensor(torch.from_numpy(ints.copy()), scale, zp)
+
+    def layout(q, name):
+        if name == "channels_last":
+            return q.contiguous(memory_format=torch.channels_last if q.dim() == 4 else torch.channels_last_3d)
+        if name == "conv1d":  # what a quantized conv1d returns: strides [C * L, 1, C]
+            return q.unsqueeze(2).contiguous(memory_format=torch.channels_last).squeeze(2)
+        return q
+
+    def enc(q, name=None):
+        e = {"ints": int_repr_bytes(q), "shape": list(q.shape), "scale": q.q_scale(), "zero_point": q.q_zero_point(),
+             "strides": list(q.stride())}
+        if name is not None:
+            e["layout"] = name
+        return e
+
+    def add(name, op, inputs, y, **args):
+        cases.append({"name": name, "op": op, "inputs": [enc(q, lay) for q, lay in inputs], "args": args, "y": enc(y)})
+
+    # Pooling: the channels-last formulas, and the float mean of a channels-last 3d input.
+    for shape, lay, dims in [((2, 6, 11), "conv1d", 1), ((2, 6, 11), "contiguous", 1), ((2, 5, 7, 9), "channels_last", 2),
+                             ((1, 16, 6, 5), "channels_last", 2), ((2, 4, 5, 6, 7), "channels_last", 3)]:
+        for near in (False, True):
+            x = layout(qt(shape, near), lay)
+            Max, Avg, Adapt = (getattr(nn, f"{k}{dims}d") for k in ("MaxPool", "AvgPool", "AdaptiveAvgPool"))
+            tag = f"{list(shape)} {lay}{' near zp' if near else ''}"
+            add(f"MaxPool{dims}d k3 s2 p1 {tag}", f"MaxPool{dims}d", [(x, lay)], Max(3, stride=2, padding=1)(x),
+                options={"kernelSize": 3, "stride": 2, "padding": 1})
+            add(f"AvgPool{dims}d k3 s2 p1 {tag}", f"AvgPool{dims}d", [(x, lay)], Avg(3, stride=2, padding=1)(x),
+                options={"kernelSize": 3, "stride": 2, "padding": 1})
+            add(f"AvgPool{dims}d k2 pad not counted {tag}", f"AvgPool{dims}d", [(x, lay)],
+                Avg(2, stride=2, ceil_mode=True, count_include_pad=False)(x),
+                options={"kernelSize": 2, "stride": 2, "ceilMode": True, "countIncludePad": False})
+            for out in ([3] * dims, [2] * dims, [1] * dims):
+                y = Adapt(tuple(out) if dims > 1 else out[0])(x)
+                add(f"AdaptiveAvgPool{dims}d {out} {tag}", f"AdaptiveAvgPool{dims}d", [(x, lay)], y, outputSize=out)
+    # AdaptiveAvgPool3d(1) on channels-last 3d: dequantize, cascade sum per channel, divide, quantize.
+    for channels in (2, 3, 4, 5, 7, 8, 9, 16, 31, 32, 33, 37, 64, 70):
+        for spatial in [(3, 5, 6), (8, 8, 8), (2, 2, 2), (1, 17, 19)]:
+            if channels * int(np.prod(spatial)) > 40000:
+                continue
+            x = layout(qt((2, channels) + spatial, near_zero_point=channels % 2 == 1), "channels_last")
+            add(f"AdaptiveAvgPool3d 1 of {[2, channels, *spatial]} channels_last", "AdaptiveAvgPool3d",
+                [(x, "channels_last")], nn.AdaptiveAvgPool3d(1)(x), outputSize=[1, 1, 1])
+    # Element-wise ops on mixed layouts and broadcasts: which elements take the vector steps.
+    pairs = [((2, 40, 3, 3), (2, 40, 3, 3)), ((1, 70, 2, 5), (1, 70, 2, 5)), ((2, 3, 4, 5, 6), (2, 3, 4, 5, 6)),
+             ((2, 70, 3, 3), (1, 70, 1, 1)), ((1, 70, 1, 1), (2, 70, 3, 3)), ((2, 9, 4, 8), (2, 9, 1, 8)),
+             ((2, 33, 2, 2, 2), (1, 33, 1, 1, 1))]
+    for sa, sb in pairs:
+        for la in ("contiguous", "channels_last"):
+            for lb in ("contiguous", "channels_last"):
+                if la == lb == "contiguous":
+                    continue
+                a, b = layout(qt(sa), la), layout(qt(sb), lb)
+                for op, fn in [("add", torch.ops.quantized.add), ("addRelu", torch.ops.quantized.add_relu),
+                               ("mul", torch.ops.quantized.mul)]:
+                    scale = float(np.float32(a.q_scale() + b.q_scale() if op != "mul" else a.q_scale() * b.q_scale() * 4))
+                    add(f"{op} {list(sa)} {la} with {list(sb)} {lb}", op, [(a, la), (b, lb)], fn(a, b, scale, 100),
+                        scale=scale, zeroPoint=100)
+    for shape in [(2, 40, 3, 3), (2, 3, 4, 5, 6)]:
+        x = layout(qt(shape), "channels_last")
+        add(f"relu {list(shape)} channels_last", "relu", [(x, "channels_last")], F.relu(x))
+        add(f"hardtanh {list(shape)} channels_last", "hardtanh", [(x, "channels_last")], F.hardtanh(x, -0.7, 2.5),
+            min=-0.7, max=2.5)
+        for c in (0.5, -40.0, -0.5, 0.0):
+            add(f"addScalar {c} {list(shape)} channels_last", "addScalar", [(x, "channels_last")],
+                torch.ops.quantized.add_scalar(x, c), c=c)
+            add(f"mulScalar {c} {list(shape)} channels_last", "mulScalar", [(x, "channels_last")],
+                torch.ops.quantized.mul_scalar(x, c), c=c)
+    x = layout(qt((2, 6, 70)), "conv1d")
+    add("relu [2, 6, 70] conv1d", "relu", [(x, "conv1d")], F.relu(x))
+    # cat: the channels-last kernel for channels-last 4-D inputs along dim 1; the generic one otherwise.
+    for shapes, lays, dim in [([(2, 40, 3, 3), (2, 9, 3, 3)], ("channels_last", "channels_last"), 1),
+                              ([(2, 33, 2, 3), (2, 64, 2, 3)], ("channels_last", "channels_last"), 1),
+                              ([(2, 40, 3, 3), (2, 9, 3, 3)], ("channels_last", "contiguous"), 1),
+                              ([(2, 8, 3, 3), (2, 8, 5, 3)], ("channels_last", "channels_last"), 2),
+                              ([(2, 8, 2, 3, 3), (2, 9, 2, 3, 3)], ("channels_last", "channels_last"), 1)]:
+        xs = [layout(qt(sh), lay) for sh, lay in zip(shapes, lays)]
+        for scale, zp in [(xs[0].q_scale(), xs[0].q_zero_point()), (float(np.float32(rng.uniform(0.01, 0.3))), 77)]:
+            y = torch.ops.quantized.cat(xs, dim=dim, scale=scale, zero_point=zp)
+            add(f"cat {[list(sh) for sh in shapes]} {'/'.join(lays)} dim {dim} scale {scale:.6g}", "cat",
+                list(zip(xs, lays)), y, dim=dim, scale=scale, zeroPoint=zp)
+    # Reshapes: PyTorch's view strides where the view exists, a contiguous copy's otherwise.
+    for shape, lay, new in [((2, 16, 1, 1, 1), "channels_last", [2, 16]), ((2, 3, 4, 5), "channels_last", [2, 60]),
+                            ((2, 3, 4, 5), "channels_last", [2, 3, 20]), ((1, 3, 1, 5), "channels_last", [3, 5])]:
+        x = layout(qt(shape), lay)
+        add(f"reshape {list(shape)} {lay} to {new}", "reshape", [(x, lay)], x.reshape(new), shape=new)
+    # Large operands of one shape (qwasm reads these from a table of all byte
+    # pairs, then redoes each row's scalar tail): the integers come from a
+    # seeded generator both sides run (lcg_bytes), so only the output is stored.
+    # Scales are tie-prone (the output's is the sum or product of the inputs';
+    # for these qparams a tenth of all byte pairs add differently in the vector
+    # and scalar arithmetic), and the tails long, so that the split shows.
+    for shape, la, lb, op in [((1, 5, 163, 167), "contiguous", "contiguous", "add"),
+                              ((1, 5, 163, 167), "channels_last", "channels_last", "add"),
+                              ((1, 3, 10, 70, 67), "channels_last", "channels_last", "addRelu"),
+                              ((1, 5, 163, 167), "contiguous", "contiguous", "mul"),
+                              ((1, 4, 181, 183), "channels_last", "contiguous", "mul"),
+                              ((2, 67, 33, 31), "contiguous", "channels_last", "add")]:
+        seeds = [len(cases) * 2 + 1, len(cases) * 2 + 2]
+        a, b = (layout(torch._make_per_tensor_quantized_tensor(
+            torch.from_numpy(lcg_bytes(seed, int(np.prod(shape))).reshape(shape)), scale, zp), lay)
+            for seed, lay, scale, zp in [(seeds[0], la, float(np.float32(2 / 255)), 236),
+                                         (seeds[1], lb, float(np.float32(2 / 255)), 41)])
+        fn = {"add": torch.ops.quantized.add, "addRelu": torch.ops.quantized.add_relu, "mul": torch.ops.quantized.mul}[op]
+        scale = float(np.float32(a.q_scale() + b.q_scale()) if op != "mul" else np.float32(a.q_scale() * b.q_scale() * 4))
+        inputs = []
+        for q, lay, seed in [(a, la, seeds[0]), (b, lb, seeds[1])]:
+            e = enc(q, lay)
+            e["ints"] = {"lcg": seed, "count": int(np.prod(shape))}
+            inputs.append(e)
+        cases.append({"name": f"{op} {list(shape)} {la} with {lb} (large)", "op": op, "inputs": inputs,
+                      "args": {"scale": scale, "zeroPoint": 100}, "y": enc(fn(a, b, scale, 100))})
+    return cases
+
+
+def lcg_bytes(seed, count):
+    """count bytes from the LCG x = (1103515245 x + 12345) mod 2^31, byte = x >> 16
+    (tests/js/util.mjs lcgBytes is the same generator)."""
+    out = np.empty(count, np.uint8)
+    x = seed
+    for i in range(count):
+        x = (1103515245 * x + 12345) & 0x7FFFFFFF
+        out[i] = (x >> 16) & 0xFF
+    return out
+
+
+def model_cases():
+    """Three small 3D CNNs through PyTorch's whole eager flow with the default
+    x86 QConfig (HistogramObserver activations with reduce_range, per-channel
+    symmetric qint8 weights): fuse_modules, prepare, calibration, convert, and
+    the converted model on a test input.
+
+    The weights, BatchNorm statistics and inputs are dyadic (multiples of
+    powers of two, sparse weights, BatchNorms that fold to powers of two), so
+    that every float32 value of the calibration forward is exact: any
+    summation order gives the same bits, and the JavaScript flow can be
+    compared bit for bit. generate.py checks that claim for every layer (the
+    float32 forward equals the float64 one, on the values and on their
+    absolute values, which bound every partial sum)."""
+    from torch.ao.quantization import DeQuantStub, QuantStub, convert, fuse_modules, get_default_qconfig, prepare
+    nn = torch.nn
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(SEED + 11)
+
+    def sparse_weight(shape, nonzero=2):
+        w = np.zeros(shape, np.float32)
+        flat = w.reshape(shape[0], -1)
+        for o in range(shape[0]):
+            idx = rng.choice(flat.shape[1], size=min(nonzero, flat.shape[1]), replace=False)
+            flat[o, idx] = rng.choice([-1.0, -0.5, 0.5, 1.0], size=len(idx))
+        return w
+
+    def conv(cin, cout, k, **kw):
+        c = nn.Conv3d(cin, cout, k, **kw)
+        with torch.no_grad():
+            c.weight.copy_(torch.from_numpy(sparse_weight(tuple(c.weight.shape))))
+            if c.bias is not None:
+                c.bias.copy_(torch.from_numpy(rng.integers(-4, 5, size=cout).astype(np.float32) / 4))
+        return c
+
+    def bn(n):
+        b = nn.BatchNorm3d(n)
+        var = np.float32(1) - np.float32(b.eps)
+        assert var + np.float32(b.eps) == np.float32(1)  # folds with r = 1 exactly
+        with torch.no_grad():
+            b.running_var.fill_(float(var))
+            b.running_mean.copy_(torch.from_numpy(rng.integers(-4, 5, size=n).astype(np.float32) / 4))
+            b.weight.copy_(torch.from_numpy(rng.choice([0.5, 1.0, 2.0], size=n).astype(np.float32)))
+            b.bias.copy_(torch.from_numpy(rng.integers(-4, 5, size=n).astype(np.float32) / 4))
+        return b
+
+    def linear(i, o):
+        l = nn.Linear(i, o)
+        with torch.no_grad():
+            l.weight.copy_(torch.from_numpy(sparse_weight((o, i), nonzero=3)))
+            l.bias.copy_(torch.from_numpy(rng.integers(-4, 5, size=o).astype(np.float32) / 4))
+        return l
+
+    class C3D(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = QuantStub()
+            self.conv1, self.bn1, self.relu1 = conv(3, 8, 3, padding=1), bn(8), nn.ReLU()
+            self.pool1 = nn.MaxPool3d((1, 2, 2))
+            self.conv2, self.bn2, self.relu2 = conv(8, 16, 3, padding=1), bn(16), nn.ReLU()
+            self.pool2 = nn.MaxPool3d(2)
+            self.conv3, self.bn3, self.relu3 = conv(16, 16, 3, padding=1), bn(16), nn.ReLU()
+            self.pool3 = nn.AvgPool3d(2)
+            self.gap = nn.AdaptiveAvgPool3d(1)
+            self.flatten = nn.Flatten()
+            self.dropout = nn.Dropout(0.5)
+            self.fc = linear(16, 5)
+            self.dequant = DeQuantStub()
+
+        def forward(self, x):
+            x = self.quant(x)
+            x = self.pool1(self.relu1(self.bn1(self.conv1(x))))
+            x = self.pool2(self.relu2(self.bn2(self.conv2(x))))
+            x = self.pool3(self.relu3(self.bn3(self.conv3(x))))
+            x = self.dropout(self.flatten(self.gap(x)))
+            return self.dequant(self.fc(x))
+
+    fuse_c3d = [["conv1", "bn1", "relu1"], ["conv2", "bn2", "relu2"], ["conv3", "bn3", "relu3"]]
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1, self.bn1, self.relu1 = conv(cin, cout, 3, stride=stride, padding=1, bias=False), bn(cout), nn.ReLU()
+            self.conv2, self.bn2 = conv(cout, cout, 3, padding=1, bias=False), bn(cout)
+            self.downsample = (nn.Sequential(conv(cin, cout, 1, stride=stride, bias=False), bn(cout))
+                               if stride != 1 or cin != cout else None)
+            self.skip = torch.ao.nn.quantized.FloatFunctional()
+
+        def forward(self, x):
+            y = self.relu1(self.bn1(self.conv1(x)))
+            y = self.bn2(self.conv2(y))
+            identity = self.downsample(x) if self.downsample is not None else x
+            return self.skip.add_relu(y, identity)
+
+    class ResNet3d(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = QuantStub()
+            self.stem, self.stem_bn, self.stem_relu = conv(3, 8, 3, padding=1, bias=False), bn(8), nn.ReLU()
+            self.layer1 = Block(8, 8, 1)
+            self.layer2 = Block(8, 16, 2)
+            self.gap = nn.AdaptiveAvgPool3d(1)
+            self.flatten = nn.Flatten()
+            self.fc = linear(16, 5)
+            self.dequant = DeQuantStub()
+
+        def forward(self, x):
+            x = self.stem_relu(self.stem_bn(self.stem(self.quant(x))))
+            x = self.layer2(self.layer1(x))
+            return self.dequant(self.fc(self.flatten(self.gap(x))))
+
+    fuse_resnet = [["stem", "stem_bn", "stem_relu"], ["layer1.conv1", "layer1.bn1", "layer1.relu1"], ["layer1.conv2", "layer1.bn2"],
+                   ["layer2.conv1", "layer2.bn1", "layer2.relu1"], ["layer2.conv2", "layer2.bn2"], ["layer2.downsample.0", "layer2.downsample.1"]]
+
+    class R2Plus1D(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = QuantStub()
+            self.s1, self.s1_bn, self.s1_relu = conv(3, 8, (1, 3, 3), padding=(0, 1, 1), bias=False), bn(8), nn.ReLU()
+            self.t1, self.t1_bn, self.t1_relu = conv(8, 8, (3, 1, 1), padding=(1, 0, 0), bias=False), bn(8), nn.ReLU()
+            self.s2, self.s2_bn, self.s2_relu = conv(8, 16, (1, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1), bias=False), bn(16), nn.ReLU()
+            self.t2, self.t2_bn, self.t2_relu = conv(16, 16, (3, 1, 1), stride=(2, 1, 1), padding=(1, 0, 0), bias=False), bn(16), nn.ReLU()
+            self.pool = nn.MaxPool3d(2)
+            self.gap = nn.AdaptiveAvgPool3d(1)
+            self.flatten = nn.Flatten()
+            self.fc = linear(16, 5)
+            self.dequant = DeQuantStub()
+
+        def forward(self, x):
+            x = self.quant(x)
+            x = self.t1_relu(self.t1_bn(self.t1(self.s1_relu(self.s1_bn(self.s1(x))))))
+            x = self.t2_relu(self.t2_bn(self.t2(self.s2_relu(self.s2_bn(self.s2(x))))))
+            x = self.gap(self.pool(x))
+            return self.dequant(self.fc(self.flatten(x)))
+
+    fuse_r21d = [[f"{n}", f"{n}_bn", f"{n}_relu"] for n in ("s1", "t1", "s2", "t2")]
+
+    def dyadic_input(shape):
+        return torch.from_numpy(rng.integers(-8, 9, size=shape).astype(np.float32) / 4)
+
+    def certify(model, xs):
+        """Every leaf's float32 output equals the float64 one, on x and on |x| with |weights|."""
+        m64 = copy.deepcopy(model).double()
+        ab64 = copy.deepcopy(model).double()
+        with torch.no_grad():
+            for p in ab64.parameters():
+                p.abs_()
+        outs = {}
+        def hook(name):
+            def h(mod, inp, out):
+                outs.setdefault(name, []).append(out.detach())
+            return h
+        for tag, mm in (("f32", model), ("f64", m64), ("abs", ab64)):
+            handles = [mod.register_forward_hook(hook((tag, n))) for n, mod in mm.named_modules() if not list(mod.children())]
+            with torch.no_grad():
+                for x in xs:
+                    mm(x.double().abs() if tag == "abs" else (x.double() if tag == "f64" else x))
+            for hd in handles:
+                hd.remove()
+        for (tag, name), vals in outs.items():
+            if tag != "f32":
+                continue
+            for a, b, c in zip(vals, outs[("f64", name)], outs[("abs", name)]):
+                if not torch.equal(a.double(), b):
+                    d = (a.double() - b).abs().max().item()
+                    raise SystemExit(f"model golden: {name} is not exact in float32 (max |f32 - f64| {d}, max |x| {b.abs().max().item()})")
+                if not torch.equal(c.float().double(), c):
+                    raise SystemExit(f"model golden: {name}'s absolute sums are not exact in float32")
+
+    import copy
+    cases = []
+    for name, Net, groups, shape in [("C3D-style", C3D, fuse_c3d, (2, 3, 8, 16, 16)),
+                                     ("3D ResNet basic blocks", ResNet3d, fuse_resnet, (2, 3, 8, 8, 8)),
+                                     ("R(2+1)D", R2Plus1D, fuse_r21d, (2, 3, 8, 16, 16))]:
+        model = Net().eval()
+        calib = [dyadic_input(shape) for _ in range(2)]
+        test_x = dyadic_input(shape)
+        state = {k: arr(v.detach().numpy()) for k, v in model.state_dict().items() if v.dtype == torch.float32}
+        fused = fuse_modules(copy.deepcopy(model), groups)
+        certify(fused, calib + [test_x])  # the calibration forward runs the folded model
+        fused.qconfig = get_default_qconfig("x86")
+        prepared = prepare(fused)
+        with torch.no_grad():
+            for x in calib:
+                prepared(x)
+        q = convert(prepared)
+        with torch.no_grad():
+            y = q(test_x)
+        modules = {}
+        for n, mod in q.named_modules():
+            if hasattr(mod, "scale") and hasattr(mod, "zero_point") and n:
+                entry = {"type": type(mod).__name__, "scale": float(mod.scale), "zero_point": int(mod.zero_point)}
+                if hasattr(mod, "weight") and callable(mod.weight):
+                    w = mod.weight()
+                    entry["weight_ints"] = arr(w.int_repr().numpy())
+                    entry["weight_scales"] = arr(w.q_per_channel_scales().numpy())
+                modules[n] = entry
+        cases.append({"name": name, "state": state, "fuse": groups, "calibration": [arr(x.numpy()) for x in calib],
+                      "x": arr(test_x.numpy()), "y": arr(y.numpy()), "modules": modules})
+    return cases
+
+
 def same_padding(kernel, dilation):
     """PyTorch's padding='same': total d*(k-1), the extra one at the end."""
     total = [d * (k - 1) for k, d in zip(kernel, dilation)]
@@ -582,6 +1045,14 @@ if __name__ == "__main__":
         write("histogram_observer.json", histogram_list, {"inputs": histogram_inputs})
     if want("fusion"):
         write("fusion.json", fusion_cases())
+    if want("qops"):
+        write("qops.json", qops_cases())
+    if want("pools"):
+        write("pools.json", pool_cases())
+    if want("memory_formats"):
+        write("memory_formats.json", memory_format_cases())
+    if want("models"):
+        write("models.json", model_cases())
     if want("conv3d"):
         write("conv3d.json", conv_cases())
     if want("eager_flow"):

@@ -197,6 +197,39 @@ const OPTIONS_OBJECT = [
   ['an unknown option', { bogus: 1 }, TypeError],
 ];
 
+// A quint8 per-tensor QTensor argument (names are fixtures, see pick()).
+const QTENSOR_QUINT8 = [
+  ...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]),
+  ['a float tensor', tensor(new Float32Array(24), [2, 3, 4]), TypeError],
+  ['a qint8 tensor', 'i8', TypeError],
+  ['a per-channel tensor', 'pc', TypeError],
+  ['a disposed tensor', 'gone', Error],
+];
+
+// Fixture names in argument lists: the QTensors of beforeAll.
+function pick(f, v) {
+  if (typeof v !== 'string') return v;
+  return { a: f.q, q5: f.qx5, a4: f.qx4, i8: f.i8, pc: f.w, gone: f.gone, small: f.small }[v] ?? v;
+}
+
+// A float model prepare() can observe: stub, conv + relu, stub.
+function observedModel() {
+  class M extends nn.Module {
+    constructor() {
+      super();
+      this.quant = new quantization.QuantStub();
+      this.conv = new nn.Conv3d(2, 4, 1);
+      this.relu = new nn.ReLU();
+      this.dequant = new quantization.DeQuantStub();
+      this.qconfig = quantization.getDefaultQConfig('x86');
+    }
+    forward(x) {
+      return this.dequant.forward(this.relu.forward(this.conv.forward(this.quant.forward(x))));
+    }
+  }
+  return new M().eval();
+}
+
 let fixtures;
 beforeAll(() => {
   const x = tensor(
@@ -208,7 +241,12 @@ beforeAll(() => {
   const fconv = new nn.Conv3d(2, 4, 3, { padding: 1 });
   const q = qwasm.quantizePerTensor(x, 0.1, 3, 'quint8');
   const w = qconv.weight();
-  fixtures = { x, qx5, qconv, fconv, q, w };
+  const i8 = qwasm.quantizePerTensor(x, 0.1, 3, 'qint8');
+  const qx4 = qwasm.quantizePerTensor(tensor(new Float32Array(16), [1, 1, 4, 4]), 0.1, 3, 'quint8');
+  const small = qwasm.quantizePerTensor(tensor(new Float32Array(1), [1, 1, 1, 1, 1]), 0.1, 3, 'quint8');
+  const gone = qwasm.quantizePerTensor(x, 0.1, 3, 'quint8');
+  gone.dispose();
+  fixtures = { x, qx5, qconv, fconv, q, w, i8, qx4, small, gone };
 });
 afterAll(() => {
   for (const f of Object.values(fixtures)) if (f && typeof f.dispose === 'function') f.dispose();
@@ -612,6 +650,277 @@ const SITES = [
       ],
     ],
     (f, [c, r]) => new nn.intrinsic.ConvReLU3d(c === 'c' ? f.fconv : c, r === 'r' ? new nn.ReLU() : r),
+  ],
+  [
+    'nn.quantized.functional.add(a, b, scale, zeroPoint)',
+    [
+      [QTENSOR_QUINT8, 'a'],
+      [[...QTENSOR_QUINT8, ['a shape that does not broadcast', 'q5', RangeError]], 'a'],
+      [SCALE, 0.1],
+      [ZERO_POINT_QUINT8, 3],
+    ],
+    (f, [a, b, s, z]) => nn.quantized.functional.add(pick(f, a), pick(f, b), s, z),
+  ],
+  [
+    'nn.quantized.functional.cat(tensors, dim, scale, zeroPoint)',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.filter(([l]) => l !== 'an array').map(([l, v]) => [l, v, TypeError]),
+          ['an empty array', [], TypeError],
+          ['an array holding a number', [1], TypeError],
+          ['mismatched shapes', ['a', 'q5'], RangeError],
+          ['a qint8 tensor', ['a', 'i8'], TypeError],
+          ['a disposed tensor', ['a', 'gone'], Error],
+        ],
+        ['a', 'a'],
+      ],
+      [[...INDEX.filter(([l]) => l !== '-1'), ['-1', -1, 'ok'], ['-4', -4, RangeError]], 1],
+      [SCALE, 0.1],
+      [ZERO_POINT_QUINT8, 3],
+    ],
+    (f, [xs, d, s, z]) =>
+      nn.quantized.functional.cat(
+        Array.isArray(xs) ? xs.map((x) => (typeof x === 'string' ? pick(f, x) : x)) : xs,
+        d,
+        s,
+        z,
+      ),
+  ],
+  [
+    'nn.quantized.functional.addScalar(x, c)',
+    [
+      [QTENSOR_QUINT8, 'a'],
+      [
+        [
+          ...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]),
+          ['NaN', NaN, RangeError],
+          ['Infinity', Infinity, RangeError],
+          ['1e300', 1e300, RangeError],
+          ['-1e300', -1e300, RangeError],
+          ['1e9 (round(c / scale) past int32, as PyTorch refuses)', 1e9, RangeError],
+          ['1e8', 1e8, 'ok'],
+        ],
+        0.5,
+      ],
+    ],
+    (f, [x, c]) => nn.quantized.functional.addScalar(pick(f, x), c),
+  ],
+  [
+    'nn.quantized.functional.mulScalar(x, c)',
+    [
+      [QTENSOR_QUINT8, 'a'],
+      [
+        [
+          ...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]),
+          ['NaN', NaN, RangeError],
+          ['-Infinity', -Infinity, RangeError],
+          ['1e300 (a scale beyond float32)', 1e300, RangeError],
+          ['-0', -0, 'ok'],
+        ],
+        0.5,
+      ],
+    ],
+    (f, [x, c]) => nn.quantized.functional.mulScalar(pick(f, x), c),
+  ],
+  [
+    'nn.quantized.functional.hardtanh(x, minVal, maxVal)',
+    [
+      [QTENSOR_QUINT8, 'a'],
+      [
+        [
+          ...NOT_A_NUMBER.filter(([l]) => l !== 'undefined').map(([l, v]) => [l, v, TypeError]),
+          ['NaN', NaN, RangeError],
+        ],
+        -1,
+      ],
+      [
+        [
+          ['a string', '1', TypeError],
+          ['NaN', NaN, RangeError],
+          ['-1e300', -1e300, 'ok'],
+        ],
+        1,
+      ],
+    ],
+    (f, [x, lo, hi]) => nn.quantized.functional.hardtanh(pick(f, x), lo, hi),
+  ],
+  [
+    'new nn.MaxPool3d(kernelSize, options)',
+    [
+      [KERNEL_LIKE.map(([l, v, e]) => [l, v, l === 'an array of the wrong length' ? TypeError : e]), 2],
+      [
+        [
+          ...OPTIONS_OBJECT,
+          ['stride 0', { stride: 0 }, RangeError],
+          ['padding -1', { padding: -1 }, RangeError],
+          ['padding 2^31', { padding: 2 ** 31 }, RangeError],
+          ['dilation 1e300', { dilation: 1e300 }, RangeError],
+          ['ceilMode 1', { ceilMode: 1 }, TypeError],
+          ['returnIndices true', { returnIndices: true }, TypeError],
+          ['divisorOverride (an AvgPool option)', { divisorOverride: 2 }, TypeError],
+        ],
+        {},
+      ],
+    ],
+    (f, [k, o]) => new nn.MaxPool3d(k, o),
+  ],
+  [
+    'new nn.AvgPool2d(kernelSize, options)',
+    [
+      [[['a string', '2', TypeError]], 2],
+      [
+        [
+          ['divisorOverride 0', { divisorOverride: 0 }, RangeError],
+          ['divisorOverride 0.5', { divisorOverride: 0.5 }, TypeError],
+          ['countIncludePad "no"', { countIncludePad: 'no' }, TypeError],
+          ['dilation (a MaxPool option)', { dilation: 2 }, TypeError],
+        ],
+        {},
+      ],
+    ],
+    (f, [k, o]) => new nn.AvgPool2d(k, o),
+  ],
+  [
+    'nn.MaxPool3d.forward(x)',
+    [
+      [
+        [
+          ...QTENSOR_QUINT8.map(([l, v, e]) => [
+            l,
+            v,
+            l === 'a throwing Proxy' ? Boom : l === 'a float tensor' ? RangeError : e,
+          ]),
+          ['a 4-D QTensor (PyTorch takes 5-D only)', 'a4', RangeError],
+          ['a window larger than the padded input', 'small', RangeError],
+          ['a float tensor of rank 2', tensor(new Float32Array(4), [2, 2]), RangeError],
+          ['a float tensor with a 0 dimension', { data: new Float32Array(0), shape: [1, 1, 0, 2, 2] }, RangeError],
+          ['a float tensor', tensor(new Float32Array(64), [1, 1, 4, 4, 4]), 'ok'],
+        ],
+        'q5',
+      ],
+    ],
+    (f, [x]) => new nn.MaxPool3d(2).forward(pick(f, x)),
+  ],
+  [
+    'new nn.AdaptiveAvgPool3d(outputSize)',
+    [
+      [
+        [
+          ...KERNEL_LIKE.filter(([l]) => l !== 'an array with a hole' && l !== 'null'),
+          ['[null, 1, 1]', [null, 1, 1], 'ok'],
+          ['null (keep every size)', null, 'ok'],
+          ['[2^31 - 1, 1, 1]', [2 ** 31 - 1, 1, 1], 'ok'],
+        ],
+        1,
+      ],
+    ],
+    (f, [o]) => new nn.AdaptiveAvgPool3d(o),
+  ],
+  [
+    'nn.AdaptiveAvgPool3d([2^31 - 1, 1, 1]).forward(x)',
+    [
+      [
+        [
+          ['a QTensor', 'q5', RangeError],
+          ['a float tensor', tensor(new Float32Array(8), [1, 1, 2, 2, 2]), RangeError],
+        ],
+        'q5',
+      ],
+    ],
+    (f, [x]) => new nn.AdaptiveAvgPool3d([2 ** 31 - 1, 2 ** 31 - 1, 2]).forward(pick(f, x)),
+  ],
+  [
+    'nn.AdaptiveMaxPool2d.forward(x)',
+    [[[['a QTensor (PyTorch has no quantized kernel)', 'a4', TypeError]], tensor(new Float32Array(16), [1, 1, 4, 4])]],
+    (f, [x]) => new nn.AdaptiveMaxPool2d(2).forward(pick(f, x)),
+  ],
+  [
+    'QTensor.contiguous(options)',
+    [
+      [
+        [
+          ...OPTIONS_OBJECT,
+          ["memoryFormat 'nhwc'", { memoryFormat: 'nhwc' }, TypeError],
+          ['memoryFormat a number', { memoryFormat: 1 }, TypeError],
+          ["memoryFormat 'channels_last' on a 5-D tensor", { memoryFormat: 'channels_last' }, RangeError],
+          ["memoryFormat 'channels_last_3d'", { memoryFormat: 'channels_last_3d' }, 'ok'],
+        ],
+        {},
+      ],
+    ],
+    (f, [o]) => f.qx5.contiguous(o),
+  ],
+  [
+    'QTensor.isContiguous(memoryFormat)',
+    [
+      [
+        [
+          ['an unknown name', 'nchw', TypeError],
+          ['null', null, TypeError],
+          ['a Symbol', Symbol('m'), TypeError],
+          ["'__proto__'", '__proto__', TypeError],
+        ],
+        'contiguous',
+      ],
+    ],
+    (f, [m]) => f.qx5.isContiguous(m),
+  ],
+  [
+    'quantization.prepare(model, options)',
+    [
+      [[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['a model with nothing to observe', 'empty', Error]], 'm'],
+      [
+        [
+          ['inplace false', { inplace: false }, TypeError],
+          ['an unknown option', { bogus: 1 }, TypeError],
+        ],
+        undefined,
+      ],
+    ],
+    (f, [m, o]) => quantization.prepare(m === 'm' ? observedModel() : m === 'empty' ? new nn.Sequential() : m, o),
+  ],
+  [
+    'quantization.convert(model)',
+    [[[...NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), ['a model not prepared', 'raw', Error]], 'm']],
+    (f, [m]) => {
+      if (m === 'raw') return quantization.convert(observedModel());
+      if (m !== 'm') return quantization.convert(m);
+      const model = quantization.prepare(observedModel());
+      model.forward(tensor(new Float32Array(2 * 27).fill(0.5), [1, 2, 3, 3, 3]));
+      return quantization.convert(model);
+    },
+  ],
+  [
+    'quantization.fuseModules(model, modulesToFuse)',
+    [
+      [NOT_A_NUMBER.map(([l, v]) => [l, v, TypeError]), 'm'],
+      [
+        [
+          ...NOT_A_NUMBER.filter(([l]) => l !== 'an array').map(([l, v]) => [l, v, TypeError]),
+          ['a missing path', ['conv', 'nope'], Error],
+          ['an unsupported pair', ['relu', 'conv'], Error],
+        ],
+        ['conv', 'relu'],
+      ],
+    ],
+    (f, [m, names]) => quantization.fuseModules(m === 'm' ? observedModel() : m, names),
+  ],
+  [
+    'new nn.BatchNorm3d(numFeatures, options)',
+    [
+      [CHANNELS, 4],
+      [
+        [
+          ...OPTIONS_OBJECT,
+          ['eps -1', { eps: -1 }, RangeError],
+          ['eps NaN', { eps: NaN }, RangeError],
+          ['trackRunningStats false', { trackRunningStats: false }, RangeError],
+        ],
+        {},
+      ],
+    ],
+    (f, [n, o]) => new nn.BatchNorm3d(n, o),
   ],
   [
     'io.loadNpy(bytes)',

@@ -36,3 +36,13 @@ describe.each(['scalar', 'wasmsimd'])('%s kernels', (isa) => {
     expect(got[12]).toBe(10);
   });
 });
+
+test('float ReLU6 and Hardtanh clamp as PyTorch does: -0 and NaN come through', () => {
+  // torch 2.15: F.relu6 / F.hardtanh(x, 0, 6) of [-0, nan, -5, 7, 0.5] give [-0, nan, 0, 6, 0.5];
+  // F.hardtanh(x, -0.0, 1.0) gives [-0, nan, -0, 1, 0.5].
+  const x = { data: new Float32Array([-0, Number.NaN, -5, 7, 0.5]), shape: [5] };
+  const signs = (t) => Array.from(t.data, (v) => (Object.is(v, -0) ? '-0' : String(v)));
+  expect(signs(new qwasm.nn.ReLU6().forward(x))).toEqual(['-0', 'NaN', '0', '6', '0.5']);
+  expect(signs(new qwasm.nn.Hardtanh(0, 6).forward(x))).toEqual(['-0', 'NaN', '0', '6', '0.5']);
+  expect(signs(new qwasm.nn.Hardtanh(-0, 1).forward(x))).toEqual(['-0', 'NaN', '-0', '1', '0.5']);
+});

@@ -24,6 +24,20 @@ export function decode(a) {
   return a.dtype === 'int64' ? Float64Array.from(arr, Number) : arr;
 }
 
+/**
+ * count bytes from the LCG x = (1103515245 x + 12345) mod 2^31, byte = x >> 16:
+ * large golden inputs are stored as a seed (tests/golden/generate.py lcg_bytes).
+ */
+export function lcgBytes(seed, count) {
+  const out = new Uint8Array(count);
+  let x = seed;
+  for (let i = 0; i < count; i++) {
+    x = Number((1103515245n * BigInt(x) + 12345n) & 0x7fffffffn);
+    out[i] = (x >> 16) & 0xff;
+  }
+  return out;
+}
+
 /** First index where two float arrays differ in bits, or -1. NaN payloads count. */
 export function firstBitDifference(a, b) {
   if (a.length !== b.length) return -2;

@@ -68,4 +68,27 @@ export const members: true[] = [
     Declared.quantization.MovingAveragePerChannelMinMaxObserver,
     typeof impl.quantization.MovingAveragePerChannelMinMaxObserver
   >,
+  true as Members<Declared.nn.MaxPool3d, typeof n.MaxPool3d>,
+  true as Members<Declared.nn.AvgPool2d, typeof n.AvgPool2d>,
+  true as Members<Declared.nn.AdaptiveAvgPool3d, typeof n.AdaptiveAvgPool3d>,
+  true as Members<Declared.nn.AdaptiveMaxPool1d, typeof n.AdaptiveMaxPool1d>,
+  true as Members<Declared.nn.ReLU6, typeof n.ReLU6>,
+  true as Members<Declared.nn.Hardtanh, typeof n.Hardtanh>,
+  true as Members<Declared.nn.BatchNorm3d, typeof n.BatchNorm3d>,
+  true as Members<Declared.nn.Flatten, typeof n.Flatten>,
+  true as Members<Declared.nn.quantized.FloatFunctional, typeof n.quantized.FloatFunctional>,
+  true as Members<Declared.nn.quantized.QFunctional, typeof n.quantized.QFunctional>,
+  true as Statics<typeof Declared.nn.quantized.QFunctional, typeof n.quantized.QFunctional>,
+  true as Members<Declared.quantization.QConfig, typeof impl.quantization.QConfig>,
+];
+
+// The namespaces: every declared member exists, and nothing undeclared.
+type SameKeys<D, I> = Check<Exclude<keyof D, keyof I> | Exclude<keyof I, keyof D>>;
+export const namespaces: true[] = [
+  true as SameKeys<typeof Declared.nn, typeof n>,
+  true as SameKeys<typeof Declared.nn.intrinsic, typeof n.intrinsic>,
+  true as SameKeys<typeof Declared.nn.intrinsic.quantized, typeof n.intrinsic.quantized>,
+  true as SameKeys<typeof Declared.nn.quantized, typeof n.quantized>,
+  true as SameKeys<typeof Declared.nn.quantized.functional, typeof n.quantized.functional>,
+  true as SameKeys<typeof Declared.quantization, typeof impl.quantization>,
 ];

@@ -59,5 +59,19 @@ export async function cases(): Promise<unknown[]> {
     nn.intrinsic.FusedModule,
     // @ts-expect-error: kernelSize is read-only
     (conv3d.kernelSize = [1, 1, 1]),
+      // @ts-expect-error: PyTorch's quantized element-wise ops take quint8 tensors
+    nn.quantized.functional.add(i8, i8, 0.1, 0),
+    // @ts-expect-error: and need the output's qparams
+    nn.quantized.functional.mul(q8, q8),
+    // @ts-expect-error: PyTorch's memory format names only
+    q8.contiguous({ memoryFormat: 'nhwc' }),
+    // @ts-expect-error: PyTorch has no quantized adaptive max pooling
+    new nn.AdaptiveMaxPool3d(1).forward(q8),
+    // @ts-expect-error: a MaxPool2d's kernel has at most 2 entries
+    new nn.MaxPool2d([2, 2, 2]),
+    // @ts-expect-error: AvgPool1d has no divisorOverride (as in PyTorch)
+    new nn.AvgPool1d(2, { divisorOverride: 2 }),
+    // @ts-expect-error: prepare takes a module
+    quantization.prepare({}),
   ];
 }

@@ -55,6 +55,41 @@ async function main(): Promise<void> {
 
 void main();
 
+// The eager flow on a small model, and the quantized ops on its QTensors.
+export function eagerFlow(): number[] {
+  class Net extends nn.Module {
+    quant = new quantization.QuantStub();
+    conv = new nn.Conv3d(3, 8, 3, { padding: 1 });
+    bn = new nn.BatchNorm3d(8);
+    relu = new nn.ReLU();
+    pool = new nn.MaxPool3d(2);
+    gap = new nn.AdaptiveAvgPool3d(1);
+    skip = new nn.quantized.FloatFunctional();
+    dequant = new quantization.DeQuantStub();
+    forward(x: unknown): unknown {
+      return this.dequant.forward(this.gap.forward(this.pool.forward(this.relu.forward(this.bn.forward(x as never)))));
+    }
+  }
+  const model = new Net().eval();
+  quantization.fuseModules(model, [['conv', 'bn', 'relu']]);
+  model.qconfig = quantization.getDefaultQConfig('x86');
+  const prepared: Net = quantization.prepare(model);
+  const converted: Net = quantization.convert(prepared);
+  const q = quantizePerTensor(tensor(new Float32Array(2 * 8 * 4 * 4 * 4), [2, 8, 4, 4, 4]), 0.1, 3, 'quint8');
+  const cl: QTensor<'quint8'> = q.contiguous({ memoryFormat: 'channels_last_3d' });
+  const strides: number[] = cl.stride();
+  const isCl: boolean = cl.isContiguous('channels_last_3d');
+  const pooled: QTensor<'quint8'> = new nn.AvgPool3d(2, { countIncludePad: false }).forward(cl);
+  const sum = nn.quantized.functional.addRelu(pooled, pooled, 0.2, 0);
+  const joined = nn.quantized.functional.cat([sum, pooled], 1, 0.2, 0);
+  const qf = nn.quantized.QFunctional.fromFloat(converted.skip);
+  const six = new nn.ReLU6().forward(qf.add(joined, joined));
+  const floatMax: { data: Float32Array; shape: number[] } = new nn.AdaptiveMaxPool2d([2, null]).forward(
+    tensor(new Float32Array(16), [1, 1, 4, 4]),
+  );
+  return [...strides, Number(isCl), six.numel(), floatMax.data.length];
+}
+
 export function readWeights(bytes: Uint8Array): number[] {
   const npy = io.loadNpy(bytes);
   const st = io.loadSafetensors(new Uint8Array(bytes));

@@ -1,7 +1,7 @@
 // QTensor: the JavaScript face of a quantized tensor held in wasm memory.
 // Getters return JS-owned copies; dispose() frees the wasm memory (a
 // FinalizationRegistry frees forgotten tensors too, but only eventually).
-import { bytesOf, describe, lengthOf, MAX_NUMEL, MAX_RANK, typedArrayKind } from './args.mjs';
+import { bytesOf, describe, lengthOf, MAX_NUMEL, MAX_RANK, readOptions, typedArrayKind } from './args.mjs';
 import { DTYPE_NAMES, QSCHEME_NAMES } from './dtypes.mjs';
 import { checked } from './errors.mjs';
 import { copyView, noteOutOfMemory, streamFloatsOut } from './heap.mjs';
@@ -178,9 +178,64 @@ export class QTensor {
     return wrapHandle(viewOf(this, dims, ctx));
   }
 
+  /**
+   * The strides PyTorch's tensor would have, in elements (tensor.stride()).
+   * qwasm stores every tensor in logical order; the strides record the
+   * layout PyTorch would hold it in (a quantized convolution returns a
+   * channels-last tensor), because several PyTorch kernels round differently
+   * by layout and qwasm follows them.
+   */
+  stride() {
+    return live(this, 'stride()').strides();
+  }
+
+  /**
+   * tensor.is_contiguous(memory_format): 'contiguous' (the default),
+   * 'channels_last' (rank 4) or 'channels_last_3d' (rank 5).
+   */
+  isContiguous(memoryFormat = 'contiguous') {
+    const h = live(this, 'isContiguous(memoryFormat)');
+    const format = memoryFormatCode(memoryFormat, 'QTensor.isContiguous(memoryFormat)');
+    return format.rank === undefined || format.rank === this.#shape.length ? h.isContiguousIn(format.code) : false;
+  }
+
+  /**
+   * tensor.contiguous(memory_format=...): the same integers and qparams with
+   * the strides of that format, so that the ops after it compute what
+   * PyTorch's would on such a tensor. Returns a new QTensor sharing storage
+   * (dispose it like any tensor).
+   */
+  contiguous(options = undefined) {
+    const ctx = 'QTensor.contiguous({ memoryFormat })';
+    const h = live(this, 'contiguous({ memoryFormat })');
+    const o = readOptions(options, ['memoryFormat'], ctx);
+    const memoryFormat = o.has('memoryFormat') ? o.get('memoryFormat') : 'contiguous';
+    const format = memoryFormatCode(memoryFormat, ctx);
+    if (format.rank !== undefined && format.rank !== this.#shape.length) {
+      throw new RangeError(
+        `${ctx}: ${memoryFormat} needs a tensor of rank ${format.rank}, got rank ${this.#shape.length}`,
+      );
+    }
+    return wrapHandle(checked(wasm(ctx)._withMemoryFormat(h, format.code), ctx));
+  }
+
   dispose() {
     own(this, 'dispose()');
     release_(this);
+  }
+
+  /**
+   * `a + b` on QTensors would concatenate their descriptions: refuse it, and
+   * name what PyTorch offers instead (it has no + on quantized tensors either).
+   * Strings (template literals, String(q)) still get toString().
+   */
+  [Symbol.toPrimitive](hint) {
+    if (hint === 'string') return this.toString();
+    throw new TypeError(
+      'QTensors have no arithmetic operators (PyTorch refuses + on quantized tensors too): use ' +
+        'nn.quantized.functional.add(a, b, scale, zeroPoint) (or mul, cat), a FloatFunctional / QFunctional in a ' +
+        'model, or dequantize() and compute in float',
+    );
   }
 
   toString() {
@@ -236,6 +291,22 @@ export function viewOf(q, dims, ctx) {
   const h = handleOf(q, ctx);
   const axis = h.qschemeCode() === PER_TENSOR ? -1 : viewAxis(shapeOf(q), h.axis(), dims, ctx);
   return checked(wasm(ctx)._view(h, dims.slice(), axis), ctx);
+}
+
+const MEMORY_FORMATS = new Map([
+  ['contiguous', { code: 0 }],
+  ['channels_last', { code: 1, rank: 4 }],
+  ['channels_last_3d', { code: 1, rank: 5 }],
+]);
+
+function memoryFormatCode(name, ctx) {
+  const format = typeof name === 'string' ? MEMORY_FORMATS.get(name) : undefined;
+  if (!format) {
+    throw new TypeError(
+      `${ctx}: memoryFormat must be 'contiguous', 'channels_last' or 'channels_last_3d', got ${describe(name)}`,
+    );
+  }
+  return format;
 }
 
 // A view's shape: integers >= 0, one may be -1; the same element count.

@@ -8,6 +8,7 @@
 // scaled by powers of two, so that every engine builds the same floats: no
 // Math.log / Math.sin here, whose last bits differ between engines.
 import { mulberry32 } from '../../../demo/random.mjs';
+import { loadStateDict, MODELS } from '../../models/three-models.mjs';
 
 /** n floats in [lo, hi) from seed, identical in every engine. */
 function uniform(seed, n, lo = -1, hi = 1) {
@@ -212,6 +213,72 @@ function moduleChecks(Q) {
   return out;
 }
 
+// {dtype, shape, b64} of the goldens -> a typed array, in any engine.
+const ARRAYS = { float32: Float32Array, uint8: Uint8Array, int8: Int8Array };
+function decode(a) {
+  const bin = atob(a.b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return new ARRAYS[a.dtype](bytes.buffer);
+}
+
+/** The quantized ops on channels-last and contiguous QTensors: element-wise, cat, pools. */
+function quantizedOpChecks(Q) {
+  const { nn } = Q;
+  const F = nn.quantized.functional;
+  return Q.tidy(() => {
+    const a = Q.quantizePerTensor(Q.tensor(uniform(60, 2 * 40 * 27), [2, 40, 3, 3, 3]), 0.015625, 131, 'quint8');
+    const b = Q.quantizePerTensor(Q.tensor(uniform(61, 40), [1, 40, 1, 1, 1]), 0.0078125, 120, 'quint8');
+    const cl = a.contiguous({ memoryFormat: 'channels_last_3d' });
+    const runs = {};
+    for (const isa of ['wasmsimd', 'scalar']) {
+      Q.setKernelIsa(isa);
+      runs[isa] = [
+        F.add(a, b, 0.03125, 128),
+        F.addRelu(cl, b, 0.03125, 128),
+        F.mul(cl, a, 0.0625, 3),
+        F.cat([cl.view([2, 40, 9, 3]), cl.view([2, 40, 9, 3])], 2, 0.02, 130),
+        F.addScalar(cl, -3),
+        F.hardtanh(a, -0.25, 0.5),
+        new nn.AvgPool3d(2, { stride: 1, ceilMode: true }).forward(cl),
+        new nn.MaxPool3d(2, { padding: 1 }).forward(a),
+        new nn.AdaptiveAvgPool3d(1).forward(cl),
+        new nn.AdaptiveAvgPool3d([2, 1, 3]).forward(a),
+        new nn.AvgPool2d(2).forward(a.view([2, 40, 9, 3]).contiguous({ memoryFormat: 'channels_last' })),
+      ].map((q) => ({ strides: q.stride(), ...describeQ(q) }));
+    }
+    Q.setKernelIsa('auto');
+    return runs;
+  });
+}
+
+/** The three 3D CNNs of tests/golden/models.json through the whole eager flow. */
+function modelChecks(Q, golden) {
+  const out = {};
+  const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
+  for (const c of golden.cases) {
+    const model = MODELS[c.name](Q).eval();
+    loadStateDict(model, Object.fromEntries(Object.entries(c.state).map(([k, v]) => [k, tensorOf(v)])));
+    Q.quantization.fuseModules(model, c.fuse);
+    model.qconfig = Q.quantization.getDefaultQConfig('x86');
+    Q.quantization.prepare(model);
+    for (const x of c.calibration) model.forward(tensorOf(x));
+    Q.quantization.convert(model);
+    const y = Q.tidy(() => model.forward(tensorOf(c.x)));
+    const want = decode(c.y);
+    out[c.name] = {
+      output: y.data,
+      pytorchBits: y.data.length === want.length && hex(y.data) === hex(want),
+      qparams: Object.keys(c.modules).map((path) => {
+        const m = model.getSubmodule(path);
+        return [path, m.scale, m.zeroPoint];
+      }),
+    };
+    model.dispose();
+  }
+  return out;
+}
+
 function ioChecks(Q, fixtures) {
   const out = {};
   for (const [name, bytes] of Object.entries(fixtures)) {
@@ -245,14 +312,17 @@ function errorChecks(Q) {
 
 /**
  * Runs every check; returns { name: canonical result }. `fixtures` maps the
- * file names of tests/golden/fixtures to their bytes.
+ * file names of tests/golden/fixtures to their bytes; `models` is
+ * tests/golden/models.json, parsed.
  */
-export function runLibraryChecks(Q, fixtures) {
+export function runLibraryChecks(Q, fixtures, models) {
   const heapBefore = Q.heapInUse();
   const results = {
     ...quantizeChecks(Q),
     ...observerChecks(Q),
     ...moduleChecks(Q),
+    'quantized ops': quantizedOpChecks(Q),
+    models: modelChecks(Q, models),
     io: ioChecks(Q, fixtures),
     errors: errorChecks(Q),
     kernelIsa: Q.kernelIsa(),

@@ -28,7 +28,8 @@ async function fixtures() {
 export async function run(where) {
   try {
     await Q.init(await initOptions(params.get('load') ?? 'default'));
-    const results = runLibraryChecks(Q, await fixtures());
+    const models = await (await fetch('/tests/golden/models.json')).json();
+    const results = runLibraryChecks(Q, await fixtures(), models);
     if (params.get('growth') && where === 'page') results.growth = runGrowthCheck(Q);
     await report(where, { results });
   } catch (e) {

@@ -8,7 +8,9 @@ import { checked } from '../errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
 import { adopt, release } from '../owned.mjs';
+import { isQTensorInstance } from '../qtensor.mjs';
 import { wasm } from '../runtime.mjs';
+import { relu as qrelu } from './functional.mjs';
 import { Module } from './module.mjs';
 import { Parameter, parameterBytes, readTensorArg, sameBytes } from './parameter.mjs';
 import {
@@ -224,7 +226,9 @@ export class Linear extends FloatConvBase {
 }
 
 export class ReLU extends Module {
+  /** max(x, 0) on a float tensor; on a quint8 QTensor max(q, zeroPoint), the qparams kept (PyTorch's quantized relu). */
   forward(x) {
+    if (isQTensorInstance(x)) return qrelu(x);
     const ctx = 'nn.ReLU.forward(x)';
     const t = readFloatTensor(x, ctx);
     const data = new Float32Array(new Uint8Array(tensorBytes(t, ctx)).buffer);

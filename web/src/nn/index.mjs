@@ -1,9 +1,12 @@
 // PyTorch's module namespaces: nn, nn.intrinsic, nn.quantized, nn.intrinsic.quantized.
 
 import * as stubs from '../quantization/stubs.mjs';
+import * as act from './activation.mjs';
 import * as bn from './batchnorm.mjs';
 import * as f from './float.mjs';
+import * as fn from './functional.mjs';
 import * as m from './module.mjs';
+import * as pool from './pooling.mjs';
 import * as q from './quantized.mjs';
 
 export const nn = Object.freeze({
@@ -12,6 +15,18 @@ export const nn = Object.freeze({
   Identity: m.Identity,
   Flatten: m.Flatten,
   Dropout: m.Dropout,
+  MaxPool1d: pool.MaxPool1d,
+  MaxPool2d: pool.MaxPool2d,
+  MaxPool3d: pool.MaxPool3d,
+  AvgPool1d: pool.AvgPool1d,
+  AvgPool2d: pool.AvgPool2d,
+  AvgPool3d: pool.AvgPool3d,
+  AdaptiveAvgPool1d: pool.AdaptiveAvgPool1d,
+  AdaptiveAvgPool2d: pool.AdaptiveAvgPool2d,
+  AdaptiveAvgPool3d: pool.AdaptiveAvgPool3d,
+  AdaptiveMaxPool1d: pool.AdaptiveMaxPool1d,
+  AdaptiveMaxPool2d: pool.AdaptiveMaxPool2d,
+  AdaptiveMaxPool3d: pool.AdaptiveMaxPool3d,
   BatchNorm1d: bn.BatchNorm1d,
   BatchNorm2d: bn.BatchNorm2d,
   BatchNorm3d: bn.BatchNorm3d,
@@ -20,6 +35,8 @@ export const nn = Object.freeze({
   Conv3d: f.Conv3d,
   Linear: f.Linear,
   ReLU: f.ReLU,
+  ReLU6: act.ReLU6,
+  Hardtanh: act.Hardtanh,
   intrinsic: Object.freeze({
     ConvReLU1d: f.ConvReLU1d,
     ConvReLU2d: f.ConvReLU2d,
@@ -33,6 +50,21 @@ export const nn = Object.freeze({
     }),
   }),
   quantized: Object.freeze({
+    FloatFunctional: fn.FloatFunctional,
+    QFunctional: fn.QFunctional,
+    functional: Object.freeze({
+      add: fn.add,
+      addRelu: fn.addRelu,
+      mul: fn.mul,
+      mulRelu: fn.mulRelu,
+      addScalar: fn.addScalar,
+      mulScalar: fn.mulScalar,
+      cat: fn.cat,
+      relu: fn.relu,
+      relu6: fn.relu6,
+      hardtanh: fn.hardtanh,
+      clamp: fn.clamp,
+    }),
     Quantize: stubs.Quantize,
     DeQuantize: stubs.DeQuantize,
     Conv1d: q.Conv1d,

@@ -15,7 +15,12 @@ import { currentIsa } from '../isa.mjs';
 import { isObserver, PerChannelMinMaxObserver } from '../observer.mjs';
 import { adopt, release } from '../owned.mjs';
 import { qtensorHandle, qtensorShape, viewOf, wrapHandle } from '../qtensor.mjs';
-import { makePerTensorQuantizedTensor, quantizePerChannel, quantizePerTensor } from '../quantize.mjs';
+import {
+  makePerChannelQuantizedTensor,
+  makePerTensorQuantizedTensor,
+  quantizePerChannel,
+  quantizePerTensor,
+} from '../quantize.mjs';
 import { wasm } from '../runtime.mjs';
 import * as floatNN from './float.mjs';
 import { Module } from './module.mjs';
@@ -253,6 +258,28 @@ function step(ctx, what, fn) {
   }
 }
 
+// PyTorch's _clamp_weights: an observer with a range narrower than qint8's
+// (e.g. quantMin -127) has its weights clamped to that range after quantizing.
+function clampToObserverRange(qw, observer, axis, shape) {
+  const lo = observer.quantMin;
+  const hi = observer.quantMax;
+  if (lo <= -128 && hi >= 127) return qw;
+  try {
+    const data = qw.intRepr().map((v) => Math.min(Math.max(v, lo), hi));
+    return axis >= 0
+      ? makePerChannelQuantizedTensor(
+          { data, shape },
+          qw.qPerChannelScales(),
+          qw.qPerChannelZeroPoints(),
+          axis,
+          'qint8',
+        )
+      : makePerTensorQuantizedTensor({ data, shape }, qw.qScale(), qw.qZeroPoint(), 'qint8');
+  } finally {
+    qw.dispose();
+  }
+}
+
 /**
  * PyTorch from_float: quantizes a float module's weight with `weightObserver`
  * (default: PerChannelMinMaxObserver, qint8, per_channel_symmetric, chAxis 0)
@@ -302,9 +329,12 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
     weightObserver.observe(wt);
     const { scale, zeroPoint } = weightObserver.calculateQParams();
     const rank = wt.shape.length;
-    return weightObserver._perChannel
-      ? quantizePerChannel(wt, scale, zeroPoint, ((weightObserver.chAxis % rank) + rank) % rank, 'qint8')
-      : quantizePerTensor(wt, scale, zeroPoint, 'qint8');
+    const axis = weightObserver._perChannel ? ((weightObserver.chAxis % rank) + rank) % rank : -1;
+    const qw =
+      axis >= 0
+        ? quantizePerChannel(wt, scale, zeroPoint, axis, 'qint8')
+        : quantizePerTensor(wt, scale, zeroPoint, 'qint8');
+    return clampToObserverRange(qw, weightObserver, axis, wt.shape);
   });
   let q = null;
   try {

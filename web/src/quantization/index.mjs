@@ -8,6 +8,7 @@ import {
   PerChannelMinMaxObserver,
 } from '../observer.mjs';
 import { fuseModules } from './fuse.mjs';
+import { convert, prepare } from './prepare.mjs';
 import { getDefaultQConfig, QConfig } from './qconfig.mjs';
 import { DeQuantStub, QuantStub } from './stubs.mjs';
 
@@ -22,4 +23,6 @@ export const quantization = Object.freeze({
   QuantStub,
   DeQuantStub,
   fuseModules,
+  prepare,
+  convert,
 });

@@ -1,0 +1,130 @@
+// Pooling on QTensors and on float tensors. Geometry arrives as a flat JS
+// array of numbers the JS layer built: [dims, kernel x3, stride x3, padding x3,
+// dilation x3, ceilMode, countIncludePad, hasDivisor, divisor].
+#include "bindings/common.h"
+#include "qwasm/pool.h"
+
+namespace qwasm_bind {
+namespace {
+
+constexpr int64_t kMaxGeometry = 2147483647;
+
+Status read_params(const val& g, qwasm::PoolParams* p) {
+  if (g["length"].as<unsigned>() != 17) return Status::TypeError("pool geometry must have 17 entries");
+  auto num = [&](unsigned i, const char* name, int64_t lo, int64_t hi, int64_t* out) -> Status {
+    const val v = g[i];
+    if (!v.isNumber()) return Status::TypeError(std::string(name) + " must be a number");
+    return to_int(v.as<double>(), name, lo, hi, out);
+  };
+  int64_t dims = 0, flag = 0;
+  QWASM_RETURN_IF_ERROR(num(0, "dims", 1, 3, &dims));
+  p->dims = static_cast<int>(dims);
+  for (int d = 0; d < 3; ++d) {
+    QWASM_RETURN_IF_ERROR(num(1 + d, "kernelSize", 1, kMaxGeometry, &p->kernel[d]));
+    QWASM_RETURN_IF_ERROR(num(4 + d, "stride", 1, kMaxGeometry, &p->stride[d]));
+    QWASM_RETURN_IF_ERROR(num(7 + d, "padding", 0, kMaxGeometry, &p->padding[d]));
+    QWASM_RETURN_IF_ERROR(num(10 + d, "dilation", 1, kMaxGeometry, &p->dilation[d]));
+  }
+  QWASM_RETURN_IF_ERROR(num(13, "ceilMode", 0, 1, &flag));
+  p->ceil_mode = flag != 0;
+  QWASM_RETURN_IF_ERROR(num(14, "countIncludePad", 0, 1, &flag));
+  p->count_include_pad = flag != 0;
+  QWASM_RETURN_IF_ERROR(num(15, "hasDivisor", 0, 1, &flag));
+  p->has_divisor = flag != 0;
+  return num(16, "divisorOverride", -kMaxGeometry, kMaxGeometry, &p->divisor);
+}
+
+Status read_sizes(const val& sizes, int dims, int64_t* out) {
+  if (sizes["length"].as<int>() != dims) return Status::TypeError("outputSize must have one entry per dimension");
+  for (int d = 0; d < dims; ++d) {
+    const val v = sizes[d];
+    if (!v.isNumber()) return Status::TypeError("outputSize entries must be numbers");
+    QWASM_RETURN_IF_ERROR(to_int(v.as<double>(), "outputSize", 1, qwasm::kMaxNumel, &out[d]));
+  }
+  return Status::Ok();
+}
+
+val float_result(const Status& s, const qwasm::Buffer<float>& y, const qwasm::Shape& shape) {
+  if (!s.ok()) return error_value(s);
+  val o = val::object();
+  o.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(y.size(), y.data())));
+  o.set("shape", to_js_shape(shape));
+  return o;
+}
+
+// kind: 0 max, 1 avg.
+val qpool(const QTensor& x, double kind, val geometry, double isa) {
+  QWASM_BIND_ENTER();
+  qwasm::PoolParams p;
+  Isa i;
+  Status s = read_params(geometry, &p);
+  if (s.ok()) s = to_isa(isa, &i);
+  QTensor out;
+  if (s.ok()) s = kind == 0 ? qwasm::qmax_pool(x, p, &out, i) : qwasm::qavg_pool(x, p, &out, i);
+  return result(s, std::move(out));
+}
+
+val qadaptive_avg_pool(const QTensor& x, double dims, val sizes, double isa) {
+  QWASM_BIND_ENTER();
+  int64_t d = 0, out_size[3] = {1, 1, 1};
+  Isa i;
+  Status s = to_int(dims, "dims", 1, 3, &d);
+  if (s.ok()) s = read_sizes(sizes, static_cast<int>(d), out_size);
+  if (s.ok()) s = to_isa(isa, &i);
+  QTensor out;
+  if (s.ok()) s = qwasm::qadaptive_avg_pool(x, static_cast<int>(d), out_size, &out, i);
+  return result(s, std::move(out));
+}
+
+val fpool(uintptr_t x, double nbytes, val shape, double kind, val geometry) {
+  QWASM_BIND_ENTER();
+  qwasm::Shape dims;
+  size_t n = 0;
+  qwasm::PoolParams p;
+  Status s = to_shape(shape, &dims);
+  if (s.ok()) s = to_count(nbytes, "x.data.byteLength", &n);
+  if (s.ok()) s = read_params(geometry, &p);
+  int64_t numel = 0;
+  if (s.ok()) s = qwasm::validate_shape(dims, &numel);
+  if (s.ok() && static_cast<int64_t>(n) != numel * 4) s = Status::RangeError("the data does not match the shape");
+  qwasm::Buffer<float> y;
+  qwasm::Shape y_shape;
+  if (s.ok()) {
+    s = kind == 0 ? qwasm::fmax_pool(at<float>(x), dims, p, &y, &y_shape)
+                  : qwasm::favg_pool(at<float>(x), dims, p, &y, &y_shape);
+  }
+  return float_result(s, y, y_shape);
+}
+
+val fadaptive_pool(uintptr_t x, double nbytes, val shape, double kind, double dims, val sizes) {
+  QWASM_BIND_ENTER();
+  qwasm::Shape in_shape;
+  size_t n = 0;
+  int64_t d = 0, out_size[3] = {1, 1, 1};
+  Status s = to_shape(shape, &in_shape);
+  if (s.ok()) s = to_count(nbytes, "x.data.byteLength", &n);
+  if (s.ok()) s = to_int(dims, "dims", 1, 3, &d);
+  if (s.ok()) s = read_sizes(sizes, static_cast<int>(d), out_size);
+  int64_t numel = 0;
+  if (s.ok()) s = qwasm::validate_shape(in_shape, &numel);
+  if (s.ok() && static_cast<int64_t>(n) != numel * 4) s = Status::RangeError("the data does not match the shape");
+  qwasm::Buffer<float> y;
+  qwasm::Shape y_shape;
+  if (s.ok()) {
+    s = qwasm::fadaptive_pool(at<float>(x), in_shape, static_cast<int>(d), out_size,
+                              kind == 0 ? qwasm::PoolKind::kMax : qwasm::PoolKind::kAvg, &y, &y_shape);
+  }
+  return float_result(s, y, y_shape);
+}
+
+}  // namespace
+}  // namespace qwasm_bind
+
+EMSCRIPTEN_BINDINGS(qwasm_pool) {
+  using namespace emscripten;
+  using namespace qwasm_bind;
+  function("_qpool", &qpool);
+  function("_qadaptiveAvgPool", &qadaptive_avg_pool);
+  function("_fpool", &fpool);
+  function("_fadaptivePool", &fadaptive_pool);
+}

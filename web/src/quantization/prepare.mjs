@@ -1,0 +1,263 @@
+// quantization.prepare and quantization.convert: PyTorch 2.15's eager static
+// quantization (torch/ao/quantization/quantize.py), in place.
+//
+// prepare: each module's QConfig is the nearest one set on it or an ancestor
+// (model.qconfig = ..., null switches a subtree off). Observers go where
+// PyTorch puts them: on the output of QuantStub, Conv1d/2d/3d, Linear and the
+// fused nn.intrinsic modules (whose observer PyTorch updates twice per
+// forward: once inside the fused Sequential, once in the hook — qwasm does the
+// same, which matters for moving-average observers), and inside
+// FloatFunctional's ops. ReLU, pools, Flatten, Identity, Dropout and
+// DeQuantStub get none.
+//
+// convert: every observed module becomes its quantized twin through
+// fromFloat (the output qparams from its observer, the weight quantized by a
+// fresh weight observer from the QConfig); the others stay and run on
+// QTensors.
+import { describe, readOptions } from '../args.mjs';
+import { BatchNorm1d, BatchNorm2d, BatchNorm3d } from '../nn/batchnorm.mjs';
+import * as float from '../nn/float.mjs';
+import { FloatFunctional, QFunctional } from '../nn/functional.mjs';
+import { Dropout, Module } from '../nn/module.mjs';
+import * as quantized from '../nn/quantized.mjs';
+import { QConfig } from './qconfig.mjs';
+import { DeQuantize, DeQuantStub, Quantize, QuantStub } from './stubs.mjs';
+
+const FUSED = [float.ConvReLU1d, float.ConvReLU2d, float.ConvReLU3d, float.LinearReLU];
+const OBSERVED_LEAVES = [QuantStub, float.Conv1d, float.Conv2d, float.Conv3d, float.Linear];
+
+// The quantized twin of each observed class (exact classes, as PyTorch maps exact types).
+/** @type {Map<Function, any>} */
+const MAPPING = new Map(
+  /** @type {[Function, any][]} */ ([
+    [float.Conv1d, quantized.Conv1d],
+    [float.Conv2d, quantized.Conv2d],
+    [float.Conv3d, quantized.Conv3d],
+    [float.Linear, quantized.Linear],
+    [float.ConvReLU1d, quantized.ConvReLU1d],
+    [float.ConvReLU2d, quantized.ConvReLU2d],
+    [float.ConvReLU3d, quantized.ConvReLU3d],
+    [float.LinearReLU, quantized.LinearReLU],
+  ]),
+);
+
+const isExactly = (m, classes) => classes.some((C) => m.constructor === C);
+
+// module -> its resolved QConfig (null: not quantized), set by prepare().
+const resolved = new WeakMap();
+// module -> its activation observer, set by prepare().
+const observers = new WeakMap();
+// The models prepare() has seen.
+const preparedModels = new WeakSet();
+
+function checkInplace(options, ctx) {
+  const o = readOptions(options, ['inplace'], ctx);
+  if (o.has('inplace') && o.get('inplace') !== true) {
+    throw new TypeError(
+      `${ctx}: qwasm works in place only (a JavaScript module cannot be deep-copied); pass { inplace: true } or nothing`,
+    );
+  }
+}
+
+// propagate_qconfig_: the parent's QConfig, unless the module sets its own
+// (null included). Returns module -> QConfig; prepare() records it only once
+// everything else is checked.
+function propagate(model, ctx) {
+  const out = new Map();
+  const walk = (m, parentQConfig, path) => {
+    let q = parentQConfig;
+    if (Object.hasOwn(m, 'qconfig')) {
+      q = m.qconfig;
+      if (q !== null && !(q instanceof QConfig)) {
+        throw new TypeError(
+          `${ctx}: ${path || 'model'}.qconfig must be a quantization.QConfig or null, got ${describe(q)}`,
+        );
+      }
+    }
+    out.set(m, q);
+    for (const [name, child] of m.namedChildren()) walk(child, q, path ? `${path}.${name}` : name);
+  };
+  walk(model, null, '');
+  return out;
+}
+
+// Wraps m.forward so that its observer sees every output (twice for fused
+// modules, as PyTorch), and so that an error during calibration names the
+// module's path.
+function attachObserver(m, path, observer, times) {
+  const original = m.forward;
+  observers.set(m, observer);
+  Object.defineProperty(m, 'activationPostProcess', { value: observer, configurable: true, writable: false });
+  Object.defineProperty(m, 'forward', {
+    configurable: true,
+    writable: true,
+    value: function observedForward(x) {
+      try {
+        const y = original.call(this, x);
+        for (let i = 0; i < times; i++) observer.observe(y);
+        return y;
+      } catch (e) {
+        if (e instanceof Error && typeof e.message === 'string' && !e.message.startsWith(`${path}: `)) {
+          e.message = `${path}: ${e.message}`;
+        }
+        throw e;
+      }
+    },
+  });
+}
+
+// True when a qwasm observer has seen nothing (a user's own observer object
+// without minVal is taken at its word).
+function observedNothing(observer) {
+  const min = observer.minVal;
+  return min === Infinity || (min instanceof Float32Array && min.length === 0);
+}
+
+function makeObserver(qconfig, path, ctx) {
+  const o = qconfig.activation();
+  if (
+    o === null ||
+    typeof o !== 'object' ||
+    typeof o.observe !== 'function' ||
+    typeof o.calculateQParams !== 'function'
+  ) {
+    throw new TypeError(
+      `${ctx}: the activation factory of ${path}'s QConfig did not make an observer, got ${describe(o)}`,
+    );
+  }
+  return o;
+}
+
+/**
+ * quantization.prepare(model): attaches PyTorch's observers in place (see the
+ * file comment) and returns the model. Then run calibration data through
+ * model.forward(x), and call convert(model).
+ */
+export function prepare(model, options) {
+  const ctx = 'quantization.prepare(model)';
+  if (!(model instanceof Module)) throw new TypeError(`${ctx}: model must be an nn.Module, got ${describe(model)}`);
+  checkInplace(options, ctx);
+  const qconfigs = propagate(model, ctx);
+  // Where the observers go: [module, path, QConfig, how], 'functional' or
+  // the number of observe() calls per forward.
+  const plan = [];
+  const visit = (m, path) => {
+    for (const [name, child] of m.namedChildren()) {
+      const childPath = path ? `${path}.${name}` : name;
+      const q = qconfigs.get(child);
+      if (observers.has(child) || (child instanceof FloatFunctional && child.activationPostProcess)) {
+        throw new Error(`${ctx}: ${childPath} is already prepared`);
+      }
+      if (q && isExactly(child, [BatchNorm1d, BatchNorm2d, BatchNorm3d])) {
+        throw new Error(
+          `${ctx}: ${childPath} is a BatchNorm that is not fused: qwasm has no quantized BatchNorm; fold it into the conv before it with quantization.fuseModules(model, [['conv', 'bn']]) (or set its qconfig to null)`,
+        );
+      }
+      if (child.constructor === Dropout) continue;
+      if (child instanceof FloatFunctional) {
+        if (q) plan.push([child, childPath, q, 'functional']);
+        continue;
+      }
+      if (isExactly(child, FUSED)) {
+        if (q) plan.push([child, childPath, q, 2]);
+        continue;
+      }
+      visit(child, childPath);
+      if (q && child.namedChildren().length === 0 && isExactly(child, OBSERVED_LEAVES)) {
+        plan.push([child, childPath, q, 1]);
+      }
+    }
+  };
+  visit(model, '');
+  if (plan.length === 0) {
+    throw new Error(
+      `${ctx}: no module got a QConfig and an observer: set model.qconfig = quantization.getDefaultQConfig('x86') (or on the submodules to quantize) before prepare()`,
+    );
+  }
+  // Every observer is made before any is attached, and the QConfigs recorded
+  // last: an error leaves the model (and what convert() will see) as it was.
+  const made = plan.map(([, path, q]) => makeObserver(q, path, ctx));
+  for (const [m, q] of qconfigs) resolved.set(m, q);
+  plan.forEach(([child, , , how], i) => {
+    if (how === 'functional') child.activationPostProcess = made[i];
+    else attachObserver(child, plan[i][1], made[i], how);
+  });
+  preparedModels.add(model);
+  return model;
+}
+
+function swap(child, path, ctx) {
+  const q = resolved.get(child);
+  if (!q) return null;
+  const observer = observers.get(child);
+  if (child.constructor === QuantStub) {
+    const { scale, zeroPoint } = observer.calculateQParams();
+    return new Quantize(scale, zeroPoint, observer.dtype);
+  }
+  if (child.constructor === DeQuantStub) return new DeQuantize();
+  if (child instanceof FloatFunctional) return QFunctional.fromFloat(child);
+  const Twin = MAPPING.get(child.constructor);
+  if (!Twin) return null;
+  if (!observer) throw new Error(`${ctx}: ${path} has no observer: was the model prepared?`);
+  const weightObserver = q.weight();
+  return Twin.fromFloat(child, { activationObserver: observer, weightObserver });
+}
+
+/**
+ * quantization.convert(model): swaps every observed module for its quantized
+ * twin in place (PyTorch's default static mapping) and returns the model. Its
+ * forward(x) then takes the float input and runs on QTensors between the
+ * stubs. The float modules swapped out are disposed.
+ */
+export function convert(model, options) {
+  const ctx = 'quantization.convert(model)';
+  if (!(model instanceof Module)) throw new TypeError(`${ctx}: model must be an nn.Module, got ${describe(model)}`);
+  checkInplace(options, ctx);
+  if (!preparedModels.has(model)) {
+    throw new Error(
+      `${ctx}: the model was not prepared: call quantization.prepare(model), run calibration data through it, then convert`,
+    );
+  }
+  // Checked before anything is swapped: an error leaves the model as it was.
+  // (A FloatFunctional's observer is not checked: one used only for
+  // addScalar / mulScalar, which are not observed, sees nothing by design, and
+  // PyTorch converts it too.)
+  for (const [path, m] of model.namedModules()) {
+    const observer = observers.get(m);
+    if (observer && resolved.get(m) && observedNothing(observer)) {
+      throw new Error(
+        `${ctx}: ${path}'s observer has seen no data: run calibration batches through model.forward(x) between prepare() and convert() (or set ${path}.qconfig = null before prepare() if it never runs)`,
+      );
+    }
+  }
+  // Every twin is made before any is swapped in: an error disposes the twins
+  // made so far and leaves the model as it was.
+  const swaps = [];
+  const visit = (m, path) => {
+    for (const [name, child] of m.namedChildren()) {
+      const childPath = path ? `${path}.${name}` : name;
+      if (!isExactly(child, FUSED)) visit(child, childPath);
+      let twin;
+      try {
+        twin = swap(child, childPath, ctx);
+      } catch (e) {
+        if (e instanceof Error && typeof e.message === 'string' && !e.message.includes(childPath)) {
+          e.message = `${ctx}: ${childPath}: ${e.message}`;
+        }
+        throw e;
+      }
+      if (twin !== null) swaps.push([m, name, child, twin]);
+    }
+  };
+  try {
+    visit(model, '');
+  } catch (e) {
+    for (const [, , , twin] of swaps) twin.dispose();
+    throw e;
+  }
+  for (const [m, name, child, twin] of swaps) {
+    m[name] = twin;
+    child.dispose();
+  }
+  return model;
+}
