@@ -1,12 +1,13 @@
-// The demo page: two views behind accessible tabs, the qwasm module loaded once.
+// The demo page: three views behind accessible tabs, the qwasm module loaded once.
 import * as qwasm from 'qwasm';
 import { setupExplorer } from './explorer.mjs';
+import { setupModelView } from './model-view.mjs';
 import { setupPlayground } from './playground.mjs';
 
 const $ = (id) => document.getElementById(id);
 
 function setupTabs() {
-  const tabs = [$('tab-explorer'), $('tab-playground')];
+  const tabs = [$('tab-explorer'), $('tab-playground'), $('tab-model')];
   const select = (tab) => {
     for (const t of tabs) {
       const on = t === tab;
@@ -30,7 +31,8 @@ async function main() {
   await qwasm.init();
   const explorer = setupExplorer();
   setupPlayground();
-  window.qwasmDemo = explorer; // for the browser tests and the curious
+  const model = setupModelView();
+  window.qwasmDemo = { ...explorer, model }; // for the browser tests and the curious
   $('status').textContent = `Ready: qwasm ${qwasm.kernelIsa()} kernels.`;
   $('status').dataset.ready = 'true';
 }

@@ -1048,15 +1048,67 @@ export interface SafetensorsFile {
 }
 
 /**
- * Readers for tensors exported from numpy / PyTorch. Pure JavaScript (usable
- * before init()); the returned data is JS-owned. Malformed files throw an
- * Error that says what is wrong.
+ * Readers for tensors and models exported from numpy / PyTorch. loadNpy and
+ * loadSafetensors are pure JavaScript (usable before init()); the returned
+ * data is JS-owned. Malformed files throw an Error that says what is wrong.
  */
 export declare namespace io {
   /** .npy (versions 1-3), float32 / float64 / float16, C order, either byte order. */
   function loadNpy(bytes: ArrayBuffer | Uint8Array): NpyTensor;
   /** .safetensors. */
   function loadSafetensors(bytes: ArrayBuffer | Uint8Array): SafetensorsFile;
+  /**
+   * A model written by python/qwasm_export.py (a PyTorch model converted by
+   * the eager flow, or a float one), built into qwasm modules. The file is
+   * checked as untrusted input. Needs init(). The caller disposes the model.
+   * @throws Error naming what is wrong with the file (format version, a
+   * tensor's dtype or shape, a module's attributes, the graph).
+   */
+  function loadModel(bytes: ArrayBuffer | Uint8Array): GraphModule;
+
+  /**
+   * A loaded model (torch.fx's GraphModule): its modules at their PyTorch
+   * paths (namedModules(), getSubmodule('layer1.0.conv1.0')), and the
+   * exported graph, which forward() runs node by node. Intermediate
+   * QTensors are disposed as soon as they are last used.
+   */
+  class GraphModule extends nn.Module {
+    #private;
+    private constructor();
+    /** The shape of the example input the model was exported with (informative), or null. */
+    readonly inputShape: number[] | null;
+    /** The graph's nodes in execution order (op: placeholder, call_module, call_function, call_method, output). */
+    readonly nodes: { name: string; op: string; target: string | undefined }[];
+    /**
+     * The PyTorch model's forward: a float tensor in; out, a float tensor when
+     * the model ends with a DeQuantStub (or a QTensor the caller disposes when
+     * it does not).
+     */
+    forward(x: Tensor): Tensor | QTensor;
+    /**
+     * For pipelines: q enters where the QuantStub's output would, and the
+     * result is the QTensor the final DeQuantStub would have read (the caller
+     * disposes it). @throws Error if the input does not go through one QuantStub.
+     */
+    forwardQuantized(q: QTensor<'quint8'>): QTensor;
+    /**
+     * forward(x), timed node by node. heapBytes: the wasm heap after the node
+     * plus its convolution's scratch; peakHeapBytes: their maximum (one
+     * forward's high-water mark); outputBytes: the size of the node's output.
+     */
+    profile(x: Tensor): {
+      output: Tensor | QTensor;
+      layers: {
+        name: string;
+        op: string;
+        target: string | undefined;
+        ms: number;
+        heapBytes: number;
+        outputBytes: number;
+      }[];
+      peakHeapBytes: number;
+    };
+  }
 }
 
 // In a declaration file every top-level declaration is exported unless the

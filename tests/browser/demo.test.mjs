@@ -3,7 +3,9 @@
 // it shows equals what the API computes in Node for the same tensor; .npy and
 // .safetensors files load through the file input and by drag and drop; a
 // malformed file shows an error; the tabs work from the keyboard; the
-// ConvReLU3d playground runs in its worker and shows its timings.
+// ConvReLU3d playground runs in its worker and shows its timings; the model
+// view loads an exported model, charts a layer's scales as the API gives them
+// in Node, and times a forward.
 //
 // The page is driven through small scripts run in it (engine-neutral: the
 // same events a user's input fires), so the suite is written once for the
@@ -67,13 +69,13 @@ const files = (name, bytes) => `(() => {
   dt.items.add(new File([bytes], ${js(name)}));
   return dt;
 })()`;
-const chooseFile = (name, bytes) => `(() => {
-  const input = document.getElementById('file');
+const chooseFile = (name, bytes, id = 'file') => `(() => {
+  const input = document.getElementById(${js(id)});
   input.files = ${files(name, bytes)}.files;
   input.dispatchEvent(new Event('change', { bubbles: true }));
 })()`;
-const dropFile = (name, bytes) => `(() => {
-  const zone = document.getElementById('dropzone');
+const dropFile = (name, bytes, id = 'dropzone') => `(() => {
+  const zone = document.getElementById(${js(id)});
   zone.dispatchEvent(new DragEvent('drop', { dataTransfer: ${files(name, bytes)}, bubbles: true, cancelable: true }));
 })()`;
 const visible = (id) =>
@@ -266,6 +268,44 @@ describe.each(selectedEngines())('%s', (engineName) => {
     await tab.screenshot(fileURLToPath(new URL(`playground-${engineName}.png`, OUTPUT_DIR)));
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
+
+  it("the model view loads the built-in r3d_18, charts a layer's per-channel scales and times a forward", async () => {
+    const bytes = readFileSync(fileURLToPath(new URL('../golden/exported/r3d_18.qwasm.safetensors', import.meta.url)));
+    const model = qwasm.io.loadModel(new Uint8Array(bytes));
+    await tab.evaluate(click('tab-model'));
+    await tab.evaluate(click('m-builtin'));
+    await tab.waitFor(`${text('#m-status')} === 'Loaded r3d_18 (1/8 width).'`, 60_000);
+    const layers = await tab.evaluate(`[...document.querySelectorAll('#m-layer option')].map((o) => o.value)`);
+    const weighted = model
+      .namedModules()
+      .filter(([, m]) => typeof m.weight === 'function' && typeof m.scale === 'number');
+    expect(layers).toEqual(weighted.map(([path]) => path));
+    expect(await tab.evaluate(`document.querySelectorAll('#m-layers tbody tr').length`)).toBe(model.nodes.length - 2);
+    await tab.evaluate(select('m-layer', 'layer2.0.conv1.0'));
+    const w = model.getSubmodule('layer2.0.conv1.0').weight();
+    expect(await tab.evaluate('window.qwasmDemo.model.charts.scales.data.datasets[0].data')).toEqual(
+      Array.from(w.qPerChannelScales()),
+    );
+    w.dispose();
+    await tab.evaluate(click('m-run'));
+    await tab.waitFor(`${text('#m-status')} === 'Ran r3d_18 (1/8 width).'`, 120_000);
+    expect(await tab.evaluate('window.qwasmDemo.model.charts.times.data.datasets[0].data.length')).toBe(
+      model.nodes.length - 2,
+    );
+    expect(await tab.evaluate(text('#m-output'))).toMatch(
+      /^Input \[1, 3, 16, 112, 112\]: [\d.]+ ms in 70 nodes, heap high-water [\d.]+ MB; output \[400 values\], top-1 index \d+\.$/,
+    );
+    model.dispose();
+    await tab.screenshot(fileURLToPath(new URL(`model-${engineName}.png`, OUTPUT_DIR)));
+    expect(await problems()).toEqual({ inPage: [], missing: [] });
+  }, 150_000);
+
+  it('a dropped file that is not an exported model shows why in the model view', async () => {
+    await tab.evaluate(click('tab-model'));
+    await tab.evaluate(dropFile('model.safetensors', fixtureBytes('model.safetensors'), 'm-dropzone'));
+    await tab.waitFor(`!document.getElementById('m-error').hidden`);
+    expect(await tab.evaluate(text('#m-error'))).toMatch(/io\.loadModel\(bytes\): not a qwasm model/);
+  }, 90_000);
 
   it('bad playground settings are explained in the page', async () => {
     await tab.evaluate(click('tab-playground'));

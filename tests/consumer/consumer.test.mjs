@@ -84,7 +84,7 @@ afterAll(async () => {
   if (work && !process.env.QWASM_KEEP_CONSUMER) rmSync(work, { recursive: true, force: true });
 });
 
-test('the tarball: one wasm, both glues, the bundles, ESM and CJS declarations, LICENSE, README; no sources', () => {
+test('the tarball: one wasm, both glues, the bundles, ESM and CJS declarations, the exporter, LICENSE, README; no sources', () => {
   expect(packedFiles.filter((f) => f.endsWith('.wasm'))).toEqual(['dist/qwasm.wasm']);
   for (const f of [
     'LICENSE',
@@ -98,6 +98,9 @@ test('the tarball: one wasm, both glues, the bundles, ESM and CJS declarations, 
     'web/src/index.browser.mjs',
     'web/src/index.node.mjs',
     'web/src/api.mjs',
+    'web/src/model/load.mjs',
+    'python/qwasm_export.py',
+    'python/qwasm_video.py',
   ]) {
     expect([f, packedFiles.includes(f)]).toEqual([f, true]);
   }

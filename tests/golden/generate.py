@@ -1031,6 +1031,129 @@ def io_fixtures():
     write("fixtures/expected.json", [{"file": k, **v} for k, v in expected.items()])
 
 
+def video_resnet_cases():
+    """torchvision's r3d_18, mc3_18 and r2plus1d_18 at an eighth of their widths
+    (tests/models/video_resnets.py: QuantStub / DeQuantStub, FloatFunctional
+    residual adds, Conv + BN + ReLU fused), calibrated on two clips and
+    converted with get_default_qconfig('fbgemm'), exported with
+    python/qwasm_export.py to tests/golden/exported/<arch>.qwasm.safetensors,
+    then run on clips of batch 1 and 2, 8 and 16 frames, 112x112. Clips come
+    from the LCG both sides run (values (byte - 128) / 64); each case keeps
+    the logits' integers (the fc's quantized output) and the dequantized
+    floats."""
+    sys.path.insert(0, os.path.join(HERE, "..", "models"))
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+    from qwasm_export import export
+    from video_resnets import ARCHS, lcg_clip, quantized_model
+    torch.set_num_threads(1)
+    os.makedirs(os.path.join(HERE, "exported"), exist_ok=True)
+    cases = []
+    for a, arch in enumerate(ARCHS):
+        calibration = [lcg_clip(100 + 10 * a + k, (1, 3, 16, 112, 112)) for k in range(2)]
+        m = quantized_model(arch, width_div=8, num_classes=400, seed=SEED % 1000 + a, calibration=calibration)
+        fname = f"exported/{arch}.qwasm.safetensors"
+        export(m, calibration[0], os.path.join(HERE, fname))
+        logits = {}
+        m.fc.register_forward_hook(lambda mod, inp, out: logits.__setitem__("q", out))
+        for batch in (1, 2):
+            for frames in (8, 16):
+                seed = 1000 + 100 * a + 10 * batch + frames
+                shape = (batch, 3, frames, 112, 112)
+                with torch.no_grad():
+                    y = m(lcg_clip(seed, shape))
+                q = logits["q"]
+                cases.append({"name": f"{arch} batch {batch} frames {frames}", "arch": arch, "file": fname,
+                              "input": {"lcg": seed, "shape": list(shape)}, "y": arr(y.numpy()),
+                              "logits": {"ints": int_repr_bytes(q), "shape": list(q.shape), "scale": q.q_scale(),
+                                         "zero_point": q.q_zero_point()}})
+    return cases
+
+
+def export_zoo_cases():
+    """A small model that uses every node kind python/qwasm_export.py writes:
+    Conv3d / ConvReLU3d, max / average / adaptive pools, FloatFunctional add,
+    add_relu, mul, cat, add_scalar, mul_scalar, flatten (function and method),
+    reshape, ReLU, Linear / LinearReLU, stubs. Exported twice: quantized by
+    the eager flow (exported/zoo.qwasm.safetensors) and in float
+    (exported/zoo_float.qwasm.safetensors: Conv, BatchNorm, ReLU, pools,
+    operator add, flatten, Linear). The quantized file is also the loader
+    fuzzer's seed."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+    from qwasm_export import export
+    from torch.ao.quantization import DeQuantStub, QuantStub, convert, fuse_modules, get_default_qconfig, prepare
+    nn = torch.nn
+    torch.set_num_threads(1)
+    torch.manual_seed(SEED % 1000 + 50)
+
+    class Zoo(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.quant = QuantStub()
+            self.conv1 = nn.Sequential(nn.Conv3d(3, 6, 3, padding=1), nn.BatchNorm3d(6), nn.ReLU())
+            self.conv2 = nn.Conv3d(6, 6, 1)
+            self.ff = nn.ModuleList([nn.quantized.FloatFunctional() for _ in range(6)])
+            self.pool = nn.MaxPool3d(2)
+            self.avg = nn.AvgPool3d(2, stride=1, ceil_mode=True, count_include_pad=False)
+            self.adapt = nn.AdaptiveAvgPool3d((1, 2, 2))
+            self.relu = nn.ReLU()
+            self.fc1 = nn.Sequential(nn.Linear(48, 16), nn.ReLU())
+            self.fc2 = nn.Linear(16, 5)
+            self.dequant = DeQuantStub()
+
+        def forward(self, x):
+            a = self.conv1(self.quant(x))
+            b = self.ff[0].add_relu(a, self.conv2(a))
+            c = self.ff[1].cat([b, a], 1)
+            d = self.avg(self.pool(c))
+            e = self.ff[2].mul(d, d)
+            f = self.ff[3].add(self.ff[4].add_scalar(e, 0.25), self.ff[5].mul_scalar(d, -0.5))
+            g = self.relu(self.adapt(f))
+            h = torch.flatten(g, 1)
+            h = self.fc2(self.fc1(h.reshape(-1, 48)))
+            return self.dequant(h)
+
+    class FloatZoo(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv3d(3, 6, 3, padding=1)
+            self.bn = nn.BatchNorm3d(6)
+            self.relu = nn.ReLU()
+            self.conv2 = nn.Conv3d(6, 6, 1)
+            self.pool = nn.MaxPool3d(2)
+            self.adapt = nn.AdaptiveAvgPool3d(1)
+            self.fc = nn.Linear(6, 5)
+
+        def forward(self, x):
+            a = self.relu(self.bn(self.conv1(x)))
+            b = self.conv2(a) + a
+            return self.fc(self.adapt(self.pool(b)).flatten(1))
+
+    x = torch.from_numpy(np.random.default_rng(SEED + 50).uniform(-2, 2, (2, 3, 6, 8, 8)).astype(np.float32))
+    cases = []
+    m = Zoo().eval()
+    with torch.no_grad():
+        m.conv1[1].running_mean.uniform_(-0.2, 0.2)
+        m.conv1[1].running_var.uniform_(0.5, 2)
+    fuse_modules(m, [["conv1.0", "conv1.1", "conv1.2"], ["fc1.0", "fc1.1"]], inplace=True)
+    m.qconfig = get_default_qconfig("fbgemm")
+    prepare(m, inplace=True)
+    m(x)
+    convert(m, inplace=True)
+    export(m, x, os.path.join(HERE, "exported/zoo.qwasm.safetensors"))
+    cases.append({"name": "zoo (quantized)", "file": "exported/zoo.qwasm.safetensors", "x": arr(x.numpy()),
+                  "y": arr(m(x).numpy())})
+    f = FloatZoo().eval()
+    with torch.no_grad():
+        f.bn.running_mean.uniform_(-0.2, 0.2)
+        f.bn.running_var.uniform_(0.5, 2)
+        f.bn.weight.uniform_(0.5, 1.5)
+    export(f, x, os.path.join(HERE, "exported/zoo_float.qwasm.safetensors"))
+    with torch.no_grad():
+        cases.append({"name": "zoo (float)", "file": "exported/zoo_float.qwasm.safetensors", "x": arr(x.numpy()),
+                      "y": arr(f(x).numpy())})
+    return cases
+
+
 if __name__ == "__main__":
     # `generate.py histogram conv3d ...` writes only those files; no argument writes all.
     wanted = set(sys.argv[1:])
@@ -1057,5 +1180,9 @@ if __name__ == "__main__":
         write("conv3d.json", conv_cases())
     if want("eager_flow"):
         write("eager_flow.json", eager_flow_cases())
+    if want("video_resnets"):
+        write("video_resnets.json", video_resnet_cases())
+    if want("export_zoo"):
+        write("export_zoo.json", export_zoo_cases())
     if want("io"):
         io_fixtures()

@@ -3,13 +3,13 @@
 // exactly what their `// → ` comments say. The browser examples run in
 // tests/browser/readme.test.mjs; every block has a runner.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appWithQwasm, ROOT, readmeBlocks, removeApps } from './readme-blocks.mjs';
 
 const blocks = readmeBlocks();
 afterAll(removeApps);
-const RUNNERS = new Set(['node', 'cjs', 'tsc', 'browser', 'vite', 'esbuild']);
+const RUNNERS = new Set(['node', 'cjs', 'tsc', 'browser', 'vite', 'esbuild', 'run']);
 
 test('every code block in the README is run by a test (or is an install command)', () => {
   const unrun = blocks.filter((b) => !(b.lang === 'sh' || RUNNERS.has(b.runner)));
@@ -26,12 +26,28 @@ test.each(nodeBlocks.map((b, i) => [i + 1, b.runner, b]))(
     const dir = appWithQwasm('qwasm-readme-');
     const file = join(dir, `example${i}.${runner === 'cjs' ? 'cjs' : 'mjs'}`);
     writeFileSync(file, b.code);
+    // The file the README's Python block writes: the same export, at an eighth
+    // of the widths (tests/golden/exported; npm run verify:torch runs the
+    // Python block itself, full size, and this example on its output).
+    copyFileSync(join(ROOT, 'tests/golden/exported/r3d_18.qwasm.safetensors'), join(dir, 'r3d_18.qwasm.safetensors'));
     const r = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.stdout.trimEnd().split('\n')).toEqual(b.expected);
   },
   60_000,
 );
+
+test('the README Python block is valid Python that uses the shipped exporter', () => {
+  const py = blocks.filter((b) => b.lang === 'python');
+  expect(py.map((b) => b.runner)).toEqual(['run']);
+  expect(py[0].code).toContain('sys.path.insert(0, "node_modules/qwasm/python")');
+  const r = spawnSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], {
+    input: py[0].code,
+    encoding: 'utf8',
+  });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+});
 
 test('the README TypeScript example compiles under tsc --strict (nodenext)', () => {
   const ts = blocks.filter((b) => b.runner === 'tsc');

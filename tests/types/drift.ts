@@ -25,6 +25,7 @@ export const kernelIsa: Api['kernelIsa'] = impl.kernelIsa;
 export const heapInUse: Api['heapInUse'] = impl.heapInUse;
 export const loadNpy: Api['io']['loadNpy'] = impl.io.loadNpy;
 export const loadSafetensors: Api['io']['loadSafetensors'] = impl.io.loadSafetensors;
+export const loadModel: (bytes: Uint8Array) => InstanceType<typeof impl.io.GraphModule> = impl.io.loadModel;
 
 // Every declared export exists in the implementation, and nothing more.
 type Missing = Exclude<keyof Api, keyof typeof impl>;
@@ -46,6 +47,7 @@ type Members<D, I extends abstract new (...args: never) => unknown> = Check<Miss
 type Statics<D, I> = Check<MissingMembers<D, I>>;
 const n = impl.nn;
 export const members: true[] = [
+  true as Members<Declared.io.GraphModule, typeof impl.io.GraphModule>,
   true as Members<Declared.nn.Conv1d, typeof n.Conv1d>,
   true as Members<Declared.nn.Conv2d, typeof n.Conv2d>,
   true as Members<Declared.nn.Conv3d, typeof n.Conv3d>,
@@ -91,4 +93,5 @@ export const namespaces: true[] = [
   true as SameKeys<typeof Declared.nn.quantized, typeof n.quantized>,
   true as SameKeys<typeof Declared.nn.quantized.functional, typeof n.quantized.functional>,
   true as SameKeys<typeof Declared.quantization, typeof impl.quantization>,
+  true as SameKeys<typeof Declared.io, typeof impl.io>,
 ];

@@ -96,3 +96,18 @@ export function readWeights(bytes: Uint8Array): number[] {
   const first = st.get(st.tensors[0].name);
   return [...npy.shape, ...first.shape];
 }
+
+export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[] {
+  const model: io.GraphModule = io.loadModel(bytes);
+  const out = model.forward({ data: clip, shape: [1, 3, 16, 112, 112] });
+  const logits = 'data' in out ? out.data : out.dequantize().data;
+  const conv = model.getSubmodule('layer1.0.conv1.0');
+  const layers: string[] = model.namedModules().map(([path]) => path);
+  const quant = quantizePerTensor(tensor(clip, [1, 3, 16, 112, 112]), 0.02, 0, 'quint8');
+  const q: QTensor = model.forwardQuantized(quant);
+  const kinds: string[] = model.nodes.map((n) => n.op);
+  q.dispose();
+  quant.dispose();
+  model.dispose();
+  return [logits.length, layers.length, kinds.length, Number(conv instanceof nn.intrinsic.quantized.ConvReLU3d)];
+}

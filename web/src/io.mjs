@@ -3,21 +3,11 @@
 // float32 data in C (row-major) order and throw a clear error on a malformed
 // file: the bytes are untrusted, so every size is checked against the file
 // before anything is allocated. Pure JavaScript: they work before init().
-import { bytesOf, bytesOfBuffer, checkNotRevoked, describe, lengthOf, MAX_NUMEL, typedArrayKind } from './args.mjs';
+import { describe, lengthOf, MAX_NUMEL } from './args.mjs';
+import { bytesOfInput, numelOf, parseSafetensors } from './safetensors.mjs';
 
-function bytesOfInput(input, ctx) {
-  checkNotRevoked(input, 'bytes', ctx);
-  if (input instanceof ArrayBuffer) return bytesOfBuffer(input, 'bytes', ctx);
-  if (typedArrayKind(input) !== undefined) return bytesOf(input, 'bytes', ctx);
-  throw new TypeError(`${ctx}: expected an ArrayBuffer or a typed array of the file's bytes, got ${describe(input)}`);
-}
-
-// Element count of a shape of non-negative safe integers, or -1 if above MAX_NUMEL.
-function numelOf(shape) {
-  let n = 1;
-  for (const d of shape) n *= d;
-  return shape.includes(0) ? 0 : n > MAX_NUMEL ? -1 : n;
-}
+export { GraphModule } from './model/graph-module.mjs';
+export { loadModel } from './model/load.mjs';
 
 // float16 bits -> number
 function halfToFloat(h) {
@@ -107,27 +97,6 @@ const ST_FLOAT_TYPES = new Map([
   ['F16', { size: 2, read: (v, o) => halfToFloat(v.getUint16(o, true)) }],
   ['BF16', { size: 2, read: (v, o) => new Float32Array(new Uint32Array([v.getUint16(o, true) << 16]).buffer)[0] }],
 ]);
-// Every dtype safetensors defines, with its element size (checked against the offsets).
-const ST_SIZES = new Map([
-  ['BOOL', 1],
-  ['U8', 1],
-  ['I8', 1],
-  ['F8_E5M2', 1],
-  ['F8_E4M3', 1],
-  ['I16', 2],
-  ['U16', 2],
-  ['F16', 2],
-  ['BF16', 2],
-  ['I32', 4],
-  ['U32', 4],
-  ['F32', 4],
-  ['I64', 8],
-  ['U64', 8],
-  ['F64', 8],
-]);
-
-const isIndex = (d) => Number.isSafeInteger(d) && d >= 0;
-
 /**
  * Reads a .safetensors file. Returns {tensors: [{name, dtype, shape}],
  * metadata (string -> string), get(name) -> {data: Float32Array, shape}};
@@ -140,68 +109,7 @@ const isIndex = (d) => Number.isSafeInteger(d) && d >= 0;
  */
 export function loadSafetensors(input) {
   const ctx = 'io.loadSafetensors(bytes)';
-  const bytes = bytesOfInput(input, ctx);
-  if (bytes.length < 8)
-    throw new Error(`${ctx}: not a .safetensors file: ${bytes.length} bytes, the header size alone takes 8`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerSize = Number(view.getBigUint64(0, true));
-  if (headerSize > bytes.length - 8) {
-    throw new Error(
-      `${ctx}: malformed file: header size ${headerSize} exceeds the ${bytes.length - 8} bytes that follow`,
-    );
-  }
-  let header;
-  try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerSize)));
-  } catch (e) {
-    throw new Error(`${ctx}: malformed header (not JSON): ${e.message}`);
-  }
-  if (header === null || typeof header !== 'object' || Array.isArray(header)) {
-    throw new Error(`${ctx}: malformed header: expected a JSON object`);
-  }
-  const dataStart = 8 + headerSize;
-  const dataLength = bytes.length - dataStart;
-  const tensors = new Map();
-  /** @type {Record<string, string>} */
-  let metadata = {};
-  for (const [name, info] of Object.entries(header)) {
-    if (name === '__metadata__') {
-      const ok =
-        info !== null &&
-        typeof info === 'object' &&
-        !Array.isArray(info) &&
-        Object.values(info).every((v) => typeof v === 'string');
-      if (!ok) throw new Error(`${ctx}: malformed __metadata__: expected an object of strings`);
-      metadata = Object.assign(Object.create(null), info);
-      continue;
-    }
-    const ok =
-      info !== null &&
-      typeof info === 'object' &&
-      typeof info.dtype === 'string' &&
-      Array.isArray(info.shape) &&
-      Array.isArray(info.data_offsets) &&
-      info.shape.length <= 64 &&
-      info.shape.every(isIndex) &&
-      info.data_offsets.length === 2 &&
-      info.data_offsets.every(isIndex);
-    if (!ok) throw new Error(`${ctx}: malformed entry for tensor '${name}': ${JSON.stringify(info).slice(0, 200)}`);
-    // A dtype newer than this reader is listed (get() refuses it); its size is unknown.
-    const size = ST_SIZES.get(info.dtype);
-    const [begin, end] = info.data_offsets;
-    if (begin > end || end > dataLength) {
-      throw new Error(
-        `${ctx}: tensor '${name}' has data_offsets [${begin}, ${end}] outside the ${dataLength} data bytes`,
-      );
-    }
-    const n = numelOf(info.shape);
-    if (n < 0 || (size !== undefined && end - begin !== n * size)) {
-      throw new Error(
-        `${ctx}: tensor '${name}' (${info.dtype} [${info.shape.join(', ')}]) needs ${n < 0 ? 'too many' : n * size} bytes, its offsets span ${end - begin}`,
-      );
-    }
-    tensors.set(name, { dtype: info.dtype, shape: info.shape.slice(), begin, end });
-  }
+  const { bytes, view, dataStart, tensors, metadata } = parseSafetensors(bytesOfInput(input, ctx), ctx);
   const fileLength = bytes.byteLength;
   return {
     tensors: [...tensors].map(([name, { dtype, shape }]) => ({ name, dtype, shape: shape.slice() })),

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Prepares bench/model.bench.mjs's inputs (needs torch, torchvision,
+safetensors, onnx, onnxruntime; writes bench/output/models/, not committed):
+for torchvision's r3d_18 and r2plus1d_18 (random init, fixed seed):
+
+- <arch>.qwasm.safetensors: quantized by PyTorch's eager flow
+  (python/qwasm_video.py, get_default_qconfig('fbgemm')) on the calibration
+  clips, exported by python/qwasm_export.py;
+- <arch>.float.onnx: the same float model, torch.onnx.export (opset 17);
+- <arch>.int8.onnx: that ONNX model quantized by onnxruntime's own static
+  quantization (QDQ, per-channel qint8 weights, quint8 activations) on the
+  same calibration clips;
+- clips.bin (float32 benchmark clips) and <arch>.json (PyTorch's float and
+  int8 logits on them, and the float checkpoint's size).
+
+Clips are the tests' LCG clips ((byte - 128) / 64), 1x3x16x112x112.
+"""
+import json
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "bench", "output", "models")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
+warnings.filterwarnings("ignore")
+
+ARCHS = ("r3d_18", "r2plus1d_18")
+SHAPE = (1, 3, 16, 112, 112)
+CALIBRATION_SEEDS = (500, 501, 502, 503)
+BENCH_SEEDS = (600, 601, 602, 603, 604, 605, 606, 607)
+
+
+def main():
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    from torch.ao.quantization import convert, get_default_qconfig, prepare
+    from torchvision.models.video import resnet as tv
+
+    from qwasm_export import export
+    from qwasm_video import quantizable_video_resnet
+    from video_resnets import lcg_clip
+
+    torch.backends.quantized.engine = "fbgemm"
+    torch.set_num_threads(1)
+    os.makedirs(OUT, exist_ok=True)
+    calibration = [lcg_clip(s, SHAPE) for s in CALIBRATION_SEEDS]
+    clips = [lcg_clip(s, SHAPE) for s in BENCH_SEEDS]
+    np.concatenate([c.numpy().reshape(-1) for c in clips]).astype("<f4").tofile(os.path.join(OUT, "clips.bin"))
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter([{"x": c.numpy()} for c in calibration])
+
+        def get_next(self):
+            return next(self.it, None)
+
+    for a, arch in enumerate(ARCHS):
+        t0 = time.time()
+        torch.manual_seed(a)
+        net = getattr(tv, arch)().eval()
+        checkpoint = os.path.join(OUT, f"{arch}.pt")
+        torch.save(net.state_dict(), checkpoint)
+        with torch.no_grad():
+            float_logits = [net(c).numpy().reshape(-1).tolist() for c in clips]
+        fpath = os.path.join(OUT, f"{arch}.float.onnx")
+        torch.onnx.export(net, (calibration[0],), fpath, dynamo=False, opset_version=17, input_names=["x"],
+                          output_names=["y"])
+        prepped = os.path.join(OUT, f"{arch}.prep.onnx")
+        quant_pre_process(fpath, prepped)
+        quantize_static(prepped, os.path.join(OUT, f"{arch}.int8.onnx"), Reader(), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+        os.remove(prepped)
+        model = quantizable_video_resnet(net)
+        model.qconfig = get_default_qconfig("fbgemm")
+        prepare(model, inplace=True)
+        with torch.no_grad():
+            for c in calibration:
+                model(c)
+        convert(model, inplace=True)
+        qpath = os.path.join(OUT, f"{arch}.qwasm.safetensors")
+        export(model, calibration[0], qpath)
+        with torch.no_grad():
+            int8_logits = [model(c).numpy().reshape(-1).tolist() for c in clips]
+        meta = {"arch": arch, "shape": list(SHAPE), "clips": len(clips), "float_logits": float_logits,
+                "int8_logits": int8_logits, "checkpoint_bytes": os.path.getsize(checkpoint),
+                "qwasm_bytes": os.path.getsize(qpath), "float_onnx_bytes": os.path.getsize(fpath),
+                "int8_onnx_bytes": os.path.getsize(os.path.join(OUT, f"{arch}.int8.onnx")),
+                "torch": torch.__version__}
+        with open(os.path.join(OUT, f"{arch}.json"), "w") as f:
+            json.dump(meta, f)
+        os.remove(checkpoint)
+        print(f"{arch}: prepared in {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

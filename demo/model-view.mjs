@@ -1,0 +1,195 @@
+// The model view: an exported model (the built-in r3d_18 at an eighth of its
+// widths, or a dropped .qwasm.safetensors) loaded with io.loadModel; a table
+// of its layers, the per-channel weight scales of the one picked, and a
+// forward on a synthetic clip timed node by node (GraphModule.profile).
+import { Chart } from 'chart.js';
+import * as qwasm from 'qwasm';
+
+const $ = (id) => document.getElementById(id);
+const BLUE = '#2f6fdb';
+const BUILTIN = new URL('../tests/golden/exported/r3d_18.qwasm.safetensors', import.meta.url);
+
+const state = { model: null, name: '', layers: [], last: null };
+let charts = null;
+
+function barChart(id, xTitle, yTitle) {
+  return new Chart($(id), {
+    type: 'bar',
+    data: { labels: [], datasets: [{ label: yTitle, data: [], backgroundColor: BLUE }] },
+    options: {
+      animation: false,
+      maintainAspectRatio: false,
+      plugins: { legend: { display: false } },
+      scales: { x: { title: { display: true, text: xTitle } }, y: { title: { display: true, text: yTitle } } },
+    },
+  });
+}
+
+function showError(message) {
+  $('m-error').textContent = message;
+  $('m-error').hidden = message === '';
+}
+
+// The layers with a quantized weight (conv / linear), as [path, module].
+function weightedLayers(model) {
+  return model.namedModules().filter(([, m]) => typeof m.weight === 'function' && typeof m.scale === 'number');
+}
+
+function describeWeight(m) {
+  const w = m.weight();
+  try {
+    const shape = `[${w.shape.join(', ')}] ${w.dtype}`;
+    return w.qscheme() === 'per_tensor_affine'
+      ? `${shape}, per tensor`
+      : `${shape}, per channel (axis ${w.qPerChannelAxis()})`;
+  } finally {
+    w.dispose();
+  }
+}
+
+function renderTable() {
+  const model = state.model;
+  const times = new Map((state.last?.layers ?? []).map((l) => [l.name, l.ms]));
+  const body = $('m-layers').tBodies[0];
+  body.replaceChildren();
+  for (const node of model.nodes.slice(1, -1)) {
+    const mod = node.op === 'call_module' ? model.getSubmodule(node.target) : null;
+    const quantized = mod !== null && typeof mod.scale === 'number' && typeof mod.weight === 'function';
+    const cells = [
+      node.name,
+      node.target,
+      mod ? mod.constructor.name : node.op.replace('call_', ''),
+      quantized ? describeWeight(mod) : '',
+      quantized ? mod.scale.toPrecision(6) : '',
+      quantized ? String(mod.zeroPoint) : '',
+      times.has(node.name) ? times.get(node.name).toFixed(2) : '',
+    ];
+    const tr = body.insertRow();
+    for (const c of cells) tr.insertCell().textContent = c;
+  }
+}
+
+function renderScales() {
+  const path = $('m-layer').value;
+  if (!state.model || path === '') return;
+  const w = state.model.getSubmodule(path).weight();
+  try {
+    const perChannel = w.qscheme() !== 'per_tensor_affine';
+    const scales = perChannel ? Array.from(w.qPerChannelScales()) : [w.qScale()];
+    charts.scales.data.labels = scales.map((_, i) => String(i));
+    charts.scales.data.datasets[0].data = scales;
+    charts.scales.update();
+    $('m-scales-caption').textContent = perChannel
+      ? `${path}: ${scales.length} per-channel weight scales along qPerChannelAxis() = ${w.qPerChannelAxis()}.`
+      : `${path}: one per-tensor weight scale.`;
+  } finally {
+    w.dispose();
+  }
+}
+
+function setModel(model, name) {
+  state.model?.dispose();
+  state.model = model;
+  state.name = name;
+  state.last = null;
+  state.layers = weightedLayers(model).map(([path]) => path);
+  $('m-layer').replaceChildren(...state.layers.map((p) => new Option(p, p)));
+  $('m-title').textContent = `${name}: ${model.nodes.length} graph nodes, ${state.layers.length} quantized layers`;
+  $('m-results').hidden = false;
+  $('m-run').disabled = false;
+  $('m-output').textContent = '';
+  charts.times.data.labels = [];
+  charts.times.data.datasets[0].data = [];
+  charts.times.update();
+  renderTable();
+  renderScales();
+  $('m-status').textContent = `Loaded ${name}.`;
+}
+
+function load(bytes, name) {
+  showError('');
+  try {
+    setModel(qwasm.io.loadModel(bytes), name);
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+// A bright blob moving through the frames of a dim noisy clip, every channel alike.
+function syntheticClip(shape) {
+  const [n, c, d, h, w] = shape;
+  const data = new Float32Array(n * c * d * h * w);
+  let seed = 7;
+  const noise = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32 - 0.5) * 0.2;
+  for (let b = 0; b < n * c; b++)
+    for (let z = 0; z < d; z++) {
+      const cy = h / 2 + (h / 4) * Math.sin(z / 3);
+      const cx = w / 2 + (w / 4) * Math.cos(z / 3);
+      for (let y = 0; y < h; y++)
+        for (let x = 0; x < w; x++) {
+          const r2 = ((y - cy) ** 2 + (x - cx) ** 2) / (h * w * 0.01);
+          data[((b * d + z) * h + y) * w + x] = Math.exp(-r2) + noise();
+        }
+    }
+  return { data, shape };
+}
+
+function run() {
+  showError('');
+  const model = state.model;
+  const shape = model.inputShape ?? [1, 3, 16, 112, 112];
+  try {
+    const { output, layers, peakHeapBytes } = model.profile(syntheticClip(shape));
+    state.last = { layers, output };
+    charts.times.data.labels = layers.map((l) => l.name);
+    charts.times.data.datasets[0].data = layers.map((l) => l.ms);
+    charts.times.update();
+    renderTable();
+    const logits = 'data' in output ? output.data : output.dequantize().data;
+    if (!('data' in output)) output.dispose();
+    const top = logits.reduce((best, v, i) => (v > logits[best] ? i : best), 0);
+    const total = layers.reduce((a, l) => a + l.ms, 0);
+    $('m-output').textContent =
+      `Input [${shape.join(', ')}]: ${total.toFixed(1)} ms in ${layers.length} nodes, heap high-water ${(peakHeapBytes / 1e6).toFixed(1)} MB; output [${logits.length} values], top-1 index ${top}.`;
+    $('m-status').textContent = `Ran ${state.name}.`;
+  } catch (e) {
+    showError(e.message);
+  }
+}
+
+export function setupModelView() {
+  charts = {
+    scales: barChart('chart-m-scales', 'output channel', 'weight scale'),
+    times: barChart('chart-m-times', 'graph node', 'ms'),
+  };
+  $('m-builtin').addEventListener('click', async () => {
+    $('m-status').textContent = 'Loading…';
+    try {
+      const r = await fetch(BUILTIN);
+      if (!r.ok) throw new Error(`${BUILTIN.pathname}: HTTP ${r.status}`);
+      load(new Uint8Array(await r.arrayBuffer()), 'r3d_18 (1/8 width)');
+    } catch (e) {
+      showError(e.message);
+    }
+  });
+  $('m-layer').addEventListener('change', renderScales);
+  $('m-run').addEventListener('click', run);
+  const fromFile = async (file) => load(new Uint8Array(await file.arrayBuffer()), file.name);
+  $('m-file').addEventListener('change', (e) => {
+    const file = e.target.files?.[0];
+    if (file) fromFile(file);
+  });
+  const zone = $('m-dropzone');
+  zone.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    zone.classList.add('over');
+  });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('over');
+    const file = e.dataTransfer?.files?.[0];
+    if (file) fromFile(file);
+  });
+  return { state, charts };
+}

@@ -1,0 +1,268 @@
+"""Export a PyTorch model to one .safetensors file that qwasm's io.loadModel runs.
+
+    from qwasm_export import export
+    export(model, example_input, "model.qwasm.safetensors")
+
+`model` is a model converted by PyTorch's eager flow
+(torch.ao.quantization.convert), or a float model made of the modules below.
+It is traced with torch.fx (symbolic tracing; PyTorch's quantized modules are
+leaves), and every node is written down: quantized weights as I8 tensors with
+their per-channel scales (F64) and zero points (I64) or their per-tensor
+qparams, float biases and weights as F32, and the graph, each module's
+attributes and the format version as JSON in the file's metadata. An
+unsupported module, function or method raises ExportError naming it and the
+module path; nothing is dropped silently.
+
+Command line, for a model saved whole with torch.save(model):
+
+    python qwasm_export.py model.pt out.qwasm.safetensors --input-shape 1,3,16,112,112
+
+Depends only on torch and safetensors.
+"""
+
+import argparse
+import json
+import operator
+
+import torch
+import torch.fx
+
+FORMAT = "qwasm-model"
+FORMAT_VERSION = 1
+
+nn = torch.nn
+nnq = torch.ao.nn.quantized
+nniq = torch.ao.nn.intrinsic.quantized
+nni = torch.ao.nn.intrinsic
+
+
+class ExportError(Exception):
+    """A model qwasm cannot run: the message names the op and where it is."""
+
+
+def _qconv_types():
+    return {
+        nnq.Conv1d: ("QuantizedConv", 1, False), nnq.Conv2d: ("QuantizedConv", 2, False),
+        nnq.Conv3d: ("QuantizedConv", 3, False), nniq.ConvReLU1d: ("QuantizedConv", 1, True),
+        nniq.ConvReLU2d: ("QuantizedConv", 2, True), nniq.ConvReLU3d: ("QuantizedConv", 3, True),
+    }
+
+
+def _fconv_types():
+    return {nn.Conv1d: 1, nn.Conv2d: 2, nn.Conv3d: 3}
+
+
+def _ints(v, dims=None):
+    """A list of ints; a single int repeated `dims` times (PyTorch's _triple / _pair)."""
+    if isinstance(v, (tuple, list)):
+        return [int(x) for x in v]
+    return [int(v)] * (dims or 1)
+
+
+class _Writer:
+    def __init__(self):
+        self.tensors = {}
+
+    def add(self, name, tensor):
+        if name in self.tensors:
+            raise ExportError(f"two tensors named '{name}'")
+        self.tensors[name] = tensor.detach().contiguous().cpu()
+        return name
+
+    def qweight(self, path, w):
+        """A quantized weight: its integers, and its qparams (tensors for per channel)."""
+        if w.dtype != torch.qint8:
+            raise ExportError(f"{path}: weight dtype {w.dtype} is not supported (qint8 only)")
+        entry = {"ints": self.add(f"{path}.weight", w.int_repr())}
+        if w.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric):
+            entry["qscheme"] = "per_channel_affine"
+            entry["axis"] = int(w.q_per_channel_axis())
+            entry["scales"] = self.add(f"{path}.weight.scales", w.q_per_channel_scales().to(torch.float64))
+            entry["zero_points"] = self.add(f"{path}.weight.zero_points", w.q_per_channel_zero_points().to(torch.int64))
+        elif w.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+            entry["qscheme"] = "per_tensor_affine"
+            entry["scale"] = float(w.q_scale())
+            entry["zero_point"] = int(w.q_zero_point())
+        else:
+            raise ExportError(f"{path}: weight qscheme {w.qscheme()} is not supported")
+        return entry
+
+    def bias(self, path, b):
+        return None if b is None else self.add(f"{path}.bias", b.detach().to(torch.float32))
+
+
+def _module_entry(path, m, w):
+    """The JSON description of one leaf module (tensors go to the writer)."""
+    t = type(m)
+    if t in _qconv_types():
+        _, dims, relu = _qconv_types()[t]
+        if m.padding_mode != "zeros":
+            raise ExportError(f"{path}: {t.__name__} with padding_mode '{m.padding_mode}' is not supported")
+        return {"type": "QuantizedConv", "dims": dims, "relu": relu, "in_channels": m.in_channels,
+                "out_channels": m.out_channels, "kernel_size": _ints(m.kernel_size), "stride": _ints(m.stride),
+                "padding": _ints(m.padding), "dilation": _ints(m.dilation), "groups": int(m.groups),
+                "scale": float(m.scale), "zero_point": int(m.zero_point), "weight": w.qweight(path, m.weight()),
+                "bias": w.bias(path, m.bias())}
+    if t in (nnq.Linear, nniq.LinearReLU):
+        return {"type": "QuantizedLinear", "relu": t is nniq.LinearReLU, "in_features": m.in_features,
+                "out_features": m.out_features, "scale": float(m.scale), "zero_point": int(m.zero_point),
+                "weight": w.qweight(path, m.weight()), "bias": w.bias(path, m.bias())}
+    if t is nnq.Quantize:
+        if m.dtype != torch.quint8:
+            raise ExportError(f"{path}: Quantize to {m.dtype} is not supported (quint8 activations only)")
+        return {"type": "Quantize", "scale": float(m.scale), "zero_point": int(m.zero_point), "dtype": "quint8"}
+    if t is nnq.DeQuantize:
+        return {"type": "DeQuantize"}
+    if t in (nn.Identity, nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d):
+        return {"type": "Identity"}
+    if t in (nn.ReLU, nnq.ReLU6, nn.ReLU6):
+        return {"type": "ReLU6" if t is not nn.ReLU else "ReLU"}
+    if t is nn.Flatten:
+        return {"type": "Flatten", "start_dim": int(m.start_dim), "end_dim": int(m.end_dim)}
+    for dims, (mx, avg, adaptive) in {1: (nn.MaxPool1d, nn.AvgPool1d, nn.AdaptiveAvgPool1d),
+                                      2: (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d),
+                                      3: (nn.MaxPool3d, nn.AvgPool3d, nn.AdaptiveAvgPool3d)}.items():
+        if t is mx:
+            if m.return_indices:
+                raise ExportError(f"{path}: MaxPool{dims}d with return_indices is not supported")
+            return {"type": "MaxPool", "dims": dims, "kernel_size": _ints(m.kernel_size, dims),
+                    "stride": _ints(m.stride if m.stride is not None else m.kernel_size, dims), "padding": _ints(m.padding, dims),
+                    "dilation": _ints(m.dilation, dims), "ceil_mode": bool(m.ceil_mode)}
+        if t is avg:
+            return {"type": "AvgPool", "dims": dims, "kernel_size": _ints(m.kernel_size, dims),
+                    "stride": _ints(m.stride if m.stride is not None else m.kernel_size, dims), "padding": _ints(m.padding, dims),
+                    "ceil_mode": bool(m.ceil_mode), "count_include_pad": bool(m.count_include_pad),
+                    "divisor_override": None if getattr(m, "divisor_override", None) is None else int(m.divisor_override)}
+        if t is adaptive:
+            size = m.output_size
+            size = [size] * dims if isinstance(size, int) else list(size)
+            if any(s is None for s in size):
+                raise ExportError(f"{path}: AdaptiveAvgPool{dims}d with a None output size is not supported")
+            return {"type": "AdaptiveAvgPool", "dims": dims, "output_size": [int(s) for s in size]}
+    if t in _fconv_types() or t in (nni.ConvReLU1d, nni.ConvReLU2d, nni.ConvReLU3d):
+        conv, relu = (m[0], True) if isinstance(m, nn.Sequential) else (m, False)
+        if type(conv) not in _fconv_types():
+            raise ExportError(f"{path}: {type(conv).__name__} inside {t.__name__} is not supported")
+        if conv.padding_mode != "zeros" or isinstance(conv.padding, str):
+            raise ExportError(f"{path}: {t.__name__} with padding {conv.padding!r} / padding_mode "
+                              f"'{conv.padding_mode}' is not supported")
+        return {"type": "Conv", "dims": _fconv_types()[type(conv)], "relu": relu, "in_channels": conv.in_channels,
+                "out_channels": conv.out_channels, "kernel_size": _ints(conv.kernel_size),
+                "stride": _ints(conv.stride), "padding": _ints(conv.padding), "dilation": _ints(conv.dilation),
+                "groups": int(conv.groups), "weight": w.add(f"{path}.weight", conv.weight.to(torch.float32)),
+                "bias": w.bias(path, conv.bias)}
+    if t in (nn.Linear, nni.LinearReLU):
+        lin, relu = (m[0], True) if isinstance(m, nn.Sequential) else (m, False)
+        return {"type": "Linear", "relu": relu, "in_features": lin.in_features, "out_features": lin.out_features,
+                "weight": w.add(f"{path}.weight", lin.weight.to(torch.float32)), "bias": w.bias(path, lin.bias)}
+    if t in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d):
+        if m.training or not m.track_running_stats or m.running_mean is None:
+            raise ExportError(f"{path}: {t.__name__} must be in eval mode with running statistics")
+        return {"type": "BatchNorm", "dims": {nn.BatchNorm1d: 1, nn.BatchNorm2d: 2, nn.BatchNorm3d: 3}[t],
+                "num_features": m.num_features, "eps": float(m.eps),
+                "weight": None if m.weight is None else w.add(f"{path}.weight", m.weight.to(torch.float32)),
+                "bias": None if m.bias is None else w.add(f"{path}.bias", m.bias.to(torch.float32)),
+                "running_mean": w.add(f"{path}.running_mean", m.running_mean.to(torch.float32)),
+                "running_var": w.add(f"{path}.running_var", m.running_var.to(torch.float32))}
+    raise ExportError(f"unsupported module {t.__module__}.{t.__qualname__} at '{path}'")
+
+
+# call_function / call_method targets and the name the graph records.
+_FUNCTIONS = {
+    torch.ops.quantized.add: "quantized.add", torch.ops.quantized.add_relu: "quantized.add_relu",
+    torch.ops.quantized.mul: "quantized.mul", torch.ops.quantized.mul_relu: "quantized.mul_relu",
+    torch.ops.quantized.add_scalar: "quantized.add_scalar", torch.ops.quantized.mul_scalar: "quantized.mul_scalar",
+    torch.ops.quantized.cat: "quantized.cat", torch.flatten: "flatten", torch.relu: "relu",
+    torch.nn.functional.relu: "relu", operator.add: "add", operator.iadd: "add", torch.add: "add",
+}
+_METHODS = {"flatten": "flatten", "view": "reshape", "reshape": "reshape", "relu": "relu",
+            "dequantize": "dequantize", "contiguous": "contiguous"}
+
+
+def _encode_arg(a, where):
+    if isinstance(a, torch.fx.Node):
+        return {"node": a.name}
+    if a is None or isinstance(a, (bool, int, float, str)):
+        return a
+    if isinstance(a, (tuple, list)):
+        return [_encode_arg(x, where) for x in a]
+    raise ExportError(f"{where}: argument {a!r} of type {type(a).__name__} is not supported")
+
+
+def export(model, example_input, path, metadata=None):
+    """Traces `model` and writes `path` (.safetensors). `example_input` runs the
+    traced graph once against the model, so a tracing error shows here and not
+    in the browser. Returns the graph description that was written."""
+    from safetensors.torch import save_file
+
+    model = model.eval()
+    try:
+        gm = torch.fx.symbolic_trace(model)
+    except Exception as e:  # noqa: BLE001 - the user needs the tracer's reason
+        raise ExportError(f"torch.fx could not trace the model: {e}") from e
+    with torch.no_grad():
+        want, got = model(example_input), gm(example_input)
+    if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
+        raise ExportError("the model must return one tensor")
+    same = torch.equal(want.int_repr(), got.int_repr()) if want.is_quantized else torch.equal(want, got)
+    if not same:
+        raise ExportError("the traced graph does not reproduce the model's output on example_input")
+
+    w = _Writer()
+    modules = {}
+    nodes = []
+    placeholders = 0
+    for node in gm.graph.nodes:
+        where = f"node '{node.name}'"
+        entry = {"name": node.name, "op": node.op}
+        if node.op == "placeholder":
+            placeholders += 1
+            if placeholders > 1:
+                raise ExportError("models with more than one input are not supported")
+        elif node.op == "call_module":
+            target = str(node.target)
+            if target not in modules:
+                modules[target] = _module_entry(target, gm.get_submodule(target), w)
+            entry["target"] = target
+        elif node.op == "call_function":
+            name = _FUNCTIONS.get(node.target)
+            if name is None:
+                raise ExportError(f"unsupported function {getattr(node.target, '__name__', node.target)} at {where} "
+                                  f"(from: {node.format_node()})")
+            entry["target"] = name
+        elif node.op == "call_method":
+            name = _METHODS.get(node.target)
+            if name is None:
+                raise ExportError(f"unsupported method .{node.target}() at {where} (from: {node.format_node()})")
+            entry["target"] = name
+        elif node.op == "output":
+            if not isinstance(node.args[0], torch.fx.Node):
+                raise ExportError("the model must return one tensor")
+        else:
+            raise ExportError(f"unsupported graph node {node.op} '{node.target}' at {where}")
+        entry["args"] = _encode_arg(list(node.args), where)
+        entry["kwargs"] = {k: _encode_arg(v, where) for k, v in node.kwargs.items()}
+        nodes.append(entry)
+    graph = {"format": FORMAT, "version": FORMAT_VERSION, "torch": torch.__version__,
+             "input_shape": list(example_input.shape), "modules": modules, "nodes": nodes}
+    meta = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "graph": json.dumps(graph)}
+    meta.update(metadata or {})
+    save_file(w.tensors, path, metadata=meta)
+    return graph
+
+
+def main():
+    p = argparse.ArgumentParser(description="Export a PyTorch model saved whole (torch.save) for qwasm's io.loadModel.")
+    p.add_argument("model", help="a file written by torch.save(model) (a converted or a float model)")
+    p.add_argument("out", help="the .safetensors file to write")
+    p.add_argument("--input-shape", required=True, help="the example input's shape, e.g. 1,3,16,112,112")
+    a = p.parse_args()
+    torch.backends.quantized.engine = "fbgemm"
+    model = torch.load(a.model, weights_only=False)
+    shape = [int(s) for s in a.input_shape.split(",")]
+    graph = export(model, torch.zeros(shape), a.out)
+    print(f"wrote {a.out}: {len(graph['modules'])} modules, {len(graph['nodes'])} nodes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,294 @@
+// io.loadModel on the export "zoo" (tests/golden/export_zoo.json: every node
+// kind python/qwasm_export.py writes, quantized and float), then the loader
+// as an attack surface: each malformed part of a file is a clear Error, and a
+// seeded fuzzer (byte flips, truncations, header edits) never crashes, hangs
+// or leaks.
+import { readFileSync } from 'node:fs';
+import * as qwasm from '../../web/src/index.node.mjs';
+import { decode, firstBitDifference, loadGolden, seed as pickSeed, rng } from './util.mjs';
+
+const golden = loadGolden('export_zoo.json');
+const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../golden/${name}`, import.meta.url)));
+const ZOO = fileOf('exported/zoo.qwasm.safetensors');
+const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
+
+beforeAll(() => qwasm.init());
+afterEach(() => qwasm.setKernelIsa('auto'));
+
+describe('the export zoo against PyTorch', () => {
+  test.each(['wasmsimd', 'scalar'])('quantized: every node kind, bit for bit (%s kernels)', (isa) => {
+    qwasm.setKernelIsa(isa);
+    const c = golden.cases[0];
+    const heap = qwasm.heapInUse();
+    const model = qwasm.io.loadModel(fileOf(c.file));
+    const y = model.forward(tensorOf(c.x));
+    model.dispose();
+    expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y)) }).toEqual({
+      shape: c.y.shape,
+      firstBitDifference: -1,
+    });
+    expect(qwasm.heapInUse()).toBe(heap);
+  });
+
+  test('float: Conv, BatchNorm, ReLU, pools, add, flatten, Linear agree to float rounding', () => {
+    const c = golden.cases[1];
+    const model = qwasm.io.loadModel(fileOf(c.file));
+    const y = model.forward(tensorOf(c.x));
+    model.dispose();
+    const want = decode(c.y);
+    let worst = 0;
+    for (let i = 0; i < want.length; i++)
+      worst = Math.max(worst, Math.abs(y.data[i] - want[i]) / Math.max(1, Math.abs(want[i])));
+    expect(y.shape).toEqual(c.y.shape);
+    expect(worst).toBeLessThan(1e-5);
+  });
+});
+
+// The file's parts, to edit and put back together.
+function split(bytes) {
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  return { header, data: bytes.subarray(8 + n) };
+}
+function join(header, data) {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + json.length + data.length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  out.set(data, 8 + json.length);
+  return out;
+}
+// The zoo with its header (and so its graph) edited by f.
+function edited(f) {
+  const { header, data } = split(ZOO);
+  const graph = JSON.parse(header.__metadata__.graph);
+  f(header, graph);
+  header.__metadata__.graph = JSON.stringify(graph);
+  return join(header, data);
+}
+const firstConv = (g) => Object.values(g.modules).find((m) => m.type === 'QuantizedConv');
+
+const BAD = [
+  ['not bytes', () => 'zoo', TypeError, /expected an ArrayBuffer or a typed array/],
+  ['too short', () => new Uint8Array(3), Error, /not a \.safetensors file/],
+  [
+    'a safetensors file without the format',
+    () => edited((h) => delete h.__metadata__.format),
+    Error,
+    /not a qwasm model/,
+  ],
+  [
+    'a newer format version',
+    () => edited((h) => (h.__metadata__.format_version = '2')),
+    Error,
+    /this qwasm reads version 1/,
+  ],
+  [
+    'a graph that is not JSON',
+    () => {
+      const { header, data } = split(ZOO);
+      header.__metadata__.graph = '{"modules": ';
+      return join(header, data);
+    },
+    Error,
+    /the graph is not JSON/,
+  ],
+  [
+    'an unknown module type',
+    () => edited((_, g) => (firstConv(g).type = 'Transformer')),
+    Error,
+    /is not a module type/,
+  ],
+  [
+    'a weight of the wrong shape',
+    () => edited((_, g) => (firstConv(g).out_channels = 7)),
+    Error,
+    /has shape \[6\], expected \[7\]/,
+  ],
+  [
+    'a missing tensor',
+    () => edited((_, g) => (firstConv(g).weight.ints = 'nope')),
+    Error,
+    /the file has no tensor 'nope'/,
+  ],
+  [
+    'a weight of the wrong dtype',
+    () => edited((_, g) => (firstConv(g).weight.scales = firstConv(g).bias)),
+    Error,
+    /is F32, expected F64/,
+  ],
+  [
+    'a huge kernel without its bytes',
+    () => edited((_, g) => (firstConv(g).kernel_size = [1024, 1024, 1024])),
+    Error,
+    /expected \[6, 3, 1024, 1024, 1024\]/,
+  ],
+  [
+    'a negative stride',
+    () => edited((_, g) => (firstConv(g).stride = [1, -1, 1])),
+    Error,
+    /stride\[1\] must be an integer in 1\.\./,
+  ],
+  [
+    'a zero point outside quint8',
+    () => edited((_, g) => (firstConv(g).zero_point = 300)),
+    Error,
+    /zero_point must be an integer in 0\.\.255/,
+  ],
+  [
+    'an argument that is a later node',
+    () => edited((_, g) => (g.nodes[1].args = [{ node: g.nodes[3].name }])),
+    Error,
+    /is not an earlier node/,
+  ],
+  [
+    'a node calling an undefined module',
+    () => edited((_, g) => (g.nodes[1].target = 'ghost')),
+    Error,
+    /calls module 'ghost'/,
+  ],
+  [
+    'an unknown function',
+    () => edited((_, g) => (g.nodes.find((n) => n.op === 'call_function').target = 'os.system')),
+    Error,
+    /unknown function 'os\.system'/,
+  ],
+  [
+    'a module path that shadows a method',
+    () =>
+      edited((_, g) => {
+        g.modules.forward = g.modules.quant;
+        delete g.modules.quant;
+        for (const n of g.nodes) if (n.target === 'quant') n.target = 'forward';
+      }),
+    Error,
+    /reserved name 'forward'/,
+  ],
+  [
+    'a __proto__ path',
+    () =>
+      edited((_, g) => {
+        g.modules['a.__proto__'] = { type: 'Identity' };
+      }),
+    Error,
+    /reserved name '__proto__'|not a dotted name/,
+  ],
+  [
+    'a tensor no module uses',
+    () => {
+      const { header, data } = split(ZOO);
+      const [name, info] = Object.entries(header).find(([k]) => k !== '__metadata__');
+      header[`${name}.extra`] = info;
+      return join(header, data);
+    },
+    Error,
+    /is not used by any module/,
+  ],
+  [
+    'a second output',
+    () =>
+      edited((_, g) =>
+        g.nodes.splice(2, 0, { name: 'o2', op: 'output', args: [{ node: g.nodes[0].name }], kwargs: {} }),
+      ),
+    Error,
+    /only it, is the output/,
+  ],
+  ['a truncated file', () => ZOO.subarray(0, ZOO.length - 100), Error, /outside the \d+ data bytes/],
+];
+
+describe('io.loadModel refuses a malformed file with a clear error, and allocates nothing', () => {
+  test.each(BAD)('%s', (name, make, Type, message) => {
+    const heap = qwasm.heapInUse();
+    let error;
+    try {
+      qwasm.io.loadModel(make()).dispose();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(Type);
+    expect(error.message).toMatch(/^io\.loadModel\(bytes\): /);
+    expect(error.message).toMatch(message);
+    expect(qwasm.heapInUse()).toBe(heap);
+  });
+});
+
+test('forward refuses a wrong input and disposes what the run made', () => {
+  const model = qwasm.io.loadModel(ZOO);
+  const heap = qwasm.heapInUse();
+  expect(() => model.forward({ data: new Float32Array(3 * 8), shape: [1, 3, 2, 2, 2] })).toThrow(
+    /GraphModule\.forward\(x\): node '.*': .*MaxPool3d|GraphModule\.forward\(x\): node/,
+  );
+  expect(() => model.forward('clip')).toThrow(/GraphModule\.forward\(x\): node 'quant'/);
+  expect(qwasm.heapInUse()).toBe(heap);
+  model.dispose();
+});
+
+test('fuzz: 400 corrupted files load or fail with an Error; none crashes, hangs or leaks', () => {
+  const seed = pickSeed();
+  console.log(`[load-model fuzz] seed ${seed} (replay with QWASM_SEED=${seed})`);
+  const r = rng(seed);
+  const x = tensorOf(golden.cases[0].x);
+  const headerEnd = 8 + Number(new DataView(ZOO.buffer, ZOO.byteOffset).getBigUint64(0, true));
+  const heap = qwasm.heapInUse();
+  const outcomes = { loaded: 0, refused: 0, ran: 0 };
+  for (let i = 0; i < 400; i++) {
+    let bytes;
+    const kind = i % 4;
+    if (kind === 0) {
+      bytes = ZOO.slice(); // flip bytes in the header (JSON) region
+      for (let k = 0; k < 1 + Math.floor(r() * 4); k++)
+        bytes[8 + Math.floor(r() * (headerEnd - 8))] = Math.floor(r() * 256);
+    } else if (kind === 1) {
+      bytes = ZOO.slice(); // flip bytes in the data (weights, scales: NaN, huge, negative)
+      for (let k = 0; k < 1 + Math.floor(r() * 16); k++)
+        bytes[headerEnd + Math.floor(r() * (ZOO.length - headerEnd))] = Math.floor(r() * 256);
+    } else if (kind === 2) {
+      bytes = ZOO.subarray(0, Math.floor(r() * ZOO.length));
+    } else {
+      bytes = edited((_, g) => {
+        // a random module attribute set to a hostile value
+        const mods = Object.values(g.modules);
+        const m = mods[Math.floor(r() * mods.length)];
+        const keys = Object.keys(m);
+        const k = keys[Math.floor(r() * keys.length)];
+        const values = [0, -1, 2 ** 31, 2 ** 53, 1e308, Number.NaN, null, 'x', [], [1, 2], {}, true, [2 ** 31, 1, 1]];
+        m[k] = values[Math.floor(r() * values.length)];
+      });
+    }
+    let model;
+    try {
+      model = qwasm.io.loadModel(bytes);
+      outcomes.loaded++;
+    } catch (e) {
+      expect(e).toBeInstanceOf(Error);
+      expect(e.message).toMatch(/^io\.loadModel\(bytes\): /);
+      outcomes.refused++;
+      continue;
+    }
+    try {
+      const y = model.forward(x);
+      if (y instanceof qwasm.QTensor) y.dispose(); // an edited graph can end before its DeQuantStub
+      outcomes.ran++;
+    } catch (e) {
+      expect(e).toBeInstanceOf(Error);
+    } finally {
+      model.dispose();
+    }
+  }
+  expect(qwasm.heapInUse()).toBe(heap);
+  expect(outcomes.refused).toBeGreaterThan(100);
+  expect(outcomes.loaded).toBeGreaterThan(10);
+});
+
+test('profile(x) times every node and bounds the heap of one forward', () => {
+  const c = golden.cases[0];
+  const model = qwasm.io.loadModel(fileOf(c.file));
+  const before = qwasm.heapInUse();
+  const { output, layers, peakHeapBytes } = model.profile(tensorOf(c.x));
+  expect(firstBitDifference(output.data, decode(c.y))).toBe(-1);
+  expect(layers.map((l) => l.name)).toEqual(model.nodes.slice(1, -1).map((n) => n.name));
+  expect(layers.every((l) => l.ms >= 0 && l.heapBytes > before && l.outputBytes > 0)).toBe(true);
+  expect(peakHeapBytes).toBe(Math.max(before, ...layers.map((l) => l.heapBytes)));
+  expect(qwasm.heapInUse()).toBe(before);
+  model.dispose();
+});

@@ -1,0 +1,366 @@
+// A loaded model: the exported graph (torch.fx's nodes, in order) over qwasm
+// modules. forward(x) runs the nodes one by one; every intermediate QTensor is
+// disposed right after its last use, so one forward holds only the live
+// activations, and an error part-way disposes what the run made.
+import { describe } from '../args.mjs';
+import { heapInUse } from '../diagnostics.mjs';
+import { nn } from '../nn/index.mjs';
+import { Module } from '../nn/module.mjs';
+import { isQTensorInstance } from '../qtensor.mjs';
+
+const F = nn.quantized.functional;
+
+class NodeError extends Error {}
+
+const isQ = (v) => isQTensorInstance(v);
+const isFloat = (v) =>
+  v !== null && typeof v === 'object' && !isQ(v) && v.data instanceof Float32Array && Array.isArray(v.shape);
+
+// Positional argument i or keyword `name` (PyTorch's call conventions), else the default.
+function param(args, kwargs, i, name, fallback) {
+  if (i < args.length) return args[i];
+  if (Object.hasOwn(kwargs, name)) return kwargs[name];
+  if (fallback === undefined) throw new NodeError(`missing argument '${name}'`);
+  return fallback;
+}
+
+function wantQ(v, what) {
+  if (!isQ(v)) throw new NodeError(`${what} must be a quantized tensor, got ${describe(v)}`);
+  return v;
+}
+
+function wantInt(v, what) {
+  if (!Number.isSafeInteger(v)) throw new NodeError(`${what} must be an integer, got ${describe(v)}`);
+  return v;
+}
+
+function wantNumber(v, what) {
+  if (typeof v !== 'number') throw new NodeError(`${what} must be a number, got ${describe(v)}`);
+  return v;
+}
+
+function shapeOf(v, what) {
+  if (isQ(v)) return [...v.shape];
+  if (isFloat(v)) return v.shape;
+  throw new NodeError(`${what} must be a tensor, got ${describe(v)}`);
+}
+
+function withShape(v, shape) {
+  return isQ(v) ? v.view(shape) : { data: v.data, shape };
+}
+
+// torch.flatten(x, start_dim, end_dim)
+function flatten(x, start, end) {
+  const shape = shapeOf(x, 'flatten: x');
+  const rank = Math.max(shape.length, 1);
+  const s = wantInt(start, 'flatten: start_dim');
+  const e = wantInt(end, 'flatten: end_dim');
+  const s0 = s < 0 ? s + rank : s;
+  const e0 = e < 0 ? e + rank : e;
+  if (s0 < 0 || s0 >= rank || e0 < 0 || e0 >= rank || s0 > e0) {
+    throw new NodeError(`flatten: dims ${s}..${e} are out of range for rank ${shape.length}`);
+  }
+  if (shape.length === 0) return withShape(x, [1]);
+  const merged = shape.slice(s0, e0 + 1).reduce((a, b) => a * b, 1);
+  return withShape(x, [...shape.slice(0, s0), merged, ...shape.slice(e0 + 1)]);
+}
+
+function relu(x) {
+  if (isQ(x)) return F.relu(x);
+  if (!isFloat(x)) throw new NodeError(`relu: x must be a tensor, got ${describe(x)}`);
+  const data = new Float32Array(x.data.length);
+  for (let i = 0; i < data.length; i++) data[i] = x.data[i] > 0 || Number.isNaN(x.data[i]) ? x.data[i] : 0;
+  return { data, shape: x.shape.slice() };
+}
+
+// a + b for float tensors of one shape (the residual add of a float model).
+function floatAdd(a, b) {
+  if (!isFloat(a) || !isFloat(b))
+    throw new NodeError('add: both operands must be float tensors (quantized adds are quantized.add)');
+  if (a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) {
+    throw new NodeError(
+      `add: shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}] differ (broadcasting is not supported)`,
+    );
+  }
+  const data = new Float32Array(a.data.length);
+  for (let i = 0; i < data.length; i++) data[i] = a.data[i] + b.data[i];
+  return { data, shape: a.shape.slice() };
+}
+
+const binary = (op) => (args, kwargs) =>
+  op(
+    wantQ(param(args, kwargs, 0, 'qa'), 'qa'),
+    wantQ(param(args, kwargs, 1, 'qb'), 'qb'),
+    wantNumber(param(args, kwargs, 2, 'scale'), 'scale'),
+    wantInt(param(args, kwargs, 3, 'zero_point'), 'zero_point'),
+  );
+
+/** The functions an exported graph may call (python/qwasm_export.py's names). */
+export const NODE_FUNCTIONS = Object.freeze({
+  'quantized.add': binary(F.add),
+  'quantized.add_relu': binary(F.addRelu),
+  'quantized.mul': binary(F.mul),
+  'quantized.mul_relu': binary(F.mulRelu),
+  'quantized.add_scalar': (args, kwargs) =>
+    F.addScalar(wantQ(param(args, kwargs, 0, 'qa'), 'qa'), wantNumber(param(args, kwargs, 1, 'b'), 'b')),
+  'quantized.mul_scalar': (args, kwargs) =>
+    F.mulScalar(wantQ(param(args, kwargs, 0, 'qa'), 'qa'), wantNumber(param(args, kwargs, 1, 'b'), 'b')),
+  'quantized.cat': (args, kwargs) => {
+    const xs = param(args, kwargs, 0, 'qx');
+    if (!Array.isArray(xs)) throw new NodeError(`cat: qx must be a list of tensors, got ${describe(xs)}`);
+    return F.cat(
+      xs.map((x, i) => wantQ(x, `qx[${i}]`)),
+      wantInt(param(args, kwargs, 1, 'dim'), 'dim'),
+      wantNumber(param(args, kwargs, 2, 'scale'), 'scale'),
+      wantInt(param(args, kwargs, 3, 'zero_point'), 'zero_point'),
+    );
+  },
+  flatten: (args, kwargs) =>
+    flatten(
+      param(args, kwargs, 0, 'input'),
+      param(args, kwargs, 1, 'start_dim', 0),
+      param(args, kwargs, 2, 'end_dim', -1),
+    ),
+  relu: (args, kwargs) => relu(param(args, kwargs, 0, 'input')),
+  add: (args, kwargs) => floatAdd(param(args, kwargs, 0, 'input'), param(args, kwargs, 1, 'other')),
+});
+
+/** The tensor methods an exported graph may call (x is args[0]). */
+export const NODE_METHODS = Object.freeze({
+  flatten: (args, kwargs) =>
+    flatten(
+      param(args, kwargs, 0, 'self'),
+      param(args, kwargs, 1, 'start_dim', 0),
+      param(args, kwargs, 2, 'end_dim', -1),
+    ),
+  reshape: (args) => {
+    const x = args[0];
+    const dims = args.length === 2 && Array.isArray(args[1]) ? args[1] : args.slice(1);
+    const shape = shapeOf(x, 'reshape: x');
+    const dimsChecked = dims.map((d, i) => wantInt(d, `reshape: shape[${i}]`));
+    if (isQ(x)) return x.view(dimsChecked);
+    const known = dimsChecked.filter((d) => d !== -1).reduce((a, b) => a * b, 1);
+    const numel = shape.reduce((a, b) => a * b, 1);
+    const inferred = dimsChecked.map((d) => (d === -1 ? numel / known : d));
+    if (inferred.some((d) => !Number.isSafeInteger(d) || d < 0) || inferred.reduce((a, b) => a * b, 1) !== numel) {
+      throw new NodeError(`reshape: shape [${dimsChecked.join(', ')}] is invalid for ${numel} elements`);
+    }
+    return { data: x.data, shape: inferred };
+  },
+  relu: (args) => relu(args[0]),
+  dequantize: (args) => wantQ(args[0], 'dequantize: x').dequantize(),
+  contiguous: (args) => {
+    const x = args[0];
+    return isQ(x) ? x.contiguous() : x;
+  },
+});
+
+// Each name a node's arguments refer to, once per reference.
+function references(value, out) {
+  if (Array.isArray(value)) for (const v of value) references(v, out);
+  else if (value !== null && typeof value === 'object') out.push(value.node);
+  return out;
+}
+
+// A node output's size: a QTensor's integers, a float tensor's float32s.
+function bytesOf(v) {
+  if (isQ(v)) return v.numel() * (v.dtype === 'qint32' ? 4 : 1);
+  return isFloat(v) ? v.data.byteLength : 0;
+}
+
+const RESERVED = new Set(Object.getOwnPropertyNames(Module.prototype));
+
+/**
+ * A model loaded by io.loadModel: its modules at their PyTorch paths
+ * (namedModules(), getSubmodule('layer1.0.conv1.0')) and the graph that runs them.
+ */
+export class GraphModule extends Module {
+  #nodes;
+  #modules;
+  #uses; // per node: how many later references it has
+  #inputShape;
+
+  /** @internal Built by io.loadModel. */
+  constructor(modules, nodes, inputShape = null) {
+    super();
+    this.#inputShape = inputShape === null ? null : Object.freeze([...inputShape]);
+    this.#modules = modules;
+    this.#nodes = nodes.map((n) => ({ ...n, refs: references([n.args, Object.values(n.kwargs)], []) }));
+    const uses = new Map();
+    for (const n of this.#nodes) for (const r of n.refs) uses.set(r, (uses.get(r) ?? 0) + 1);
+    this.#uses = uses;
+    /** @type {Set<Module>} */
+    const containers = new Set([this]);
+    for (const [path, mod] of modules) {
+      const parts = path.split('.');
+      /** @type {Module} */
+      let at = this;
+      parts.forEach((part, i) => {
+        const leaf = i === parts.length - 1;
+        if (RESERVED.has(part) || part in GraphModule.prototype || part === '__proto__') {
+          throw new Error(`module path '${path}' uses the reserved name '${part}'`);
+        }
+        const existing = Object.hasOwn(at, part) ? at[part] : undefined;
+        if (leaf) {
+          if (existing !== undefined) throw new Error(`module path '${path}' is defined twice, or is also a parent`);
+          Object.defineProperty(at, part, { value: mod, enumerable: true, writable: false, configurable: false });
+          return;
+        }
+        if (existing === undefined) {
+          const c = new Module();
+          containers.add(c);
+          Object.defineProperty(at, part, { value: c, enumerable: true, writable: false, configurable: false });
+          at = c;
+        } else if (containers.has(existing)) {
+          at = existing;
+        } else {
+          throw new Error(`module path '${path}' runs through the module '${parts.slice(0, i + 1).join('.')}'`);
+        }
+      });
+    }
+    this.eval();
+  }
+
+  /** The shape of the example input the model was exported with, or null. */
+  get inputShape() {
+    return this.#inputShape === null ? null : [...this.#inputShape];
+  }
+
+  /** The graph's nodes as exported: [{name, op, target}], in execution order. */
+  get nodes() {
+    return this.#nodes.map((n) => ({ name: n.name, op: n.op, target: n.target }));
+  }
+
+  /**
+   * Runs the model: x is a float tensor {data, shape} (the PyTorch model's
+   * input); returns its output, a float tensor when the model ends with
+   * DeQuantStub (or a QTensor when it does not).
+   */
+  forward(x) {
+    return this.#run(x, false, 'GraphModule.forward(x)');
+  }
+
+  /**
+   * The same graph from and to quantized tensors, for pipelines: q (quint8)
+   * enters where the model's QuantStub would have put its output, and the
+   * result is the QTensor its DeQuantStub would have read. The caller
+   * disposes it.
+   */
+  forwardQuantized(q) {
+    return this.#run(q, true, 'GraphModule.forwardQuantized(q)');
+  }
+
+  /**
+   * forward(x), timed node by node: {output, layers: [{name, op, target, ms,
+   * heapBytes, outputBytes}], peakHeapBytes}. heapBytes is the wasm heap in
+   * use after the node plus the scratch its convolution used
+   * (lastScratchBytes()), so peakHeapBytes bounds one forward's high-water
+   * mark; outputBytes is the size of the node's output.
+   */
+  profile(x) {
+    const layers = [];
+    let peak = heapInUse();
+    const output = this.#run(x, false, 'GraphModule.profile(x)', (node, ms, value) => {
+      const mod = node.op === 'call_module' ? this.#modules.get(node.target) : null;
+      const scratch = mod !== null && typeof mod.lastScratchBytes === 'function' ? mod.lastScratchBytes() : 0;
+      const heapBytes = heapInUse() + scratch;
+      peak = Math.max(peak, heapBytes);
+      layers.push({ name: node.name, op: node.op, target: node.target, ms, heapBytes, outputBytes: bytesOf(value) });
+    });
+    return { output, layers, peakHeapBytes: peak };
+  }
+
+  #run(x, quantized, ctx, onNode = null) {
+    const nodes = this.#nodes;
+    const env = new Map();
+    const live = new Map(); // QTensor -> references still to come
+    let skipFirst = null;
+    let stopAt = nodes[nodes.length - 1];
+    if (quantized) {
+      if (!isQ(x)) throw new TypeError(`${ctx}: q must be a QTensor, got ${describe(x)}`);
+      const users = nodes.filter((n) => n.refs.includes(nodes[0].name));
+      const quant = users.length === 1 ? users[0] : null;
+      if (
+        quant === null ||
+        quant.op !== 'call_module' ||
+        !(this.#modules.get(quant.target) instanceof nn.quantized.Quantize)
+      ) {
+        throw new Error(`${ctx}: the model's input does not go through one QuantStub`);
+      }
+      skipFirst = quant;
+    }
+    const store = (node, value) => {
+      env.set(node.name, value);
+      if (isQ(value) && value !== x) live.set(value, (live.get(value) ?? 0) + (this.#uses.get(node.name) ?? 0));
+    };
+    const release = (name) => {
+      const v = env.get(name);
+      if (!isQ(v) || v === x) return;
+      const left = live.get(v) - 1;
+      if (left > 0) live.set(v, left);
+      else {
+        live.delete(v);
+        v.dispose();
+      }
+    };
+    const resolve = (a) =>
+      Array.isArray(a) ? a.map(resolve) : a !== null && typeof a === 'object' ? env.get(a.node) : a;
+    let current = nodes[0];
+    try {
+      env.set(nodes[0].name, x);
+      if (quantized) {
+        // The QTensor stands for the QuantStub's output; a final DeQuantStub is skipped.
+        store(skipFirst, x);
+        const last = nodes[nodes.length - 1];
+        const producer = nodes.find((n) => n.name === last.args[0].node);
+        if (producer?.op === 'call_module' && this.#modules.get(producer.target) instanceof nn.quantized.DeQuantize) {
+          stopAt = producer;
+        }
+      }
+      for (let i = 1; i < nodes.length; i++) {
+        const node = nodes[i];
+        current = node;
+        if (node === skipFirst) continue;
+        if (node === stopAt) {
+          const v = resolve(node.args[0]); // the output's value, or the final DeQuantStub's input
+          // The result leaves the run: no longer counted, never disposed here.
+          // Anything else still live was for nodes after the stop (a graph
+          // that goes on past its final DeQuantStub): freed.
+          live.delete(v);
+          for (const other of live.keys()) if (other !== v) other.dispose();
+          return v;
+        }
+        const args = resolve(node.args);
+        const kwargs = Object.fromEntries(Object.entries(node.kwargs).map(([k, v]) => [k, resolve(v)]));
+        let value;
+        const start = onNode === null ? 0 : performance.now();
+        if (node.op === 'call_module') value = this.#modules.get(node.target).forward(args[0]);
+        else if (node.op === 'call_function') value = NODE_FUNCTIONS[node.target](args, kwargs);
+        else value = NODE_METHODS[node.target](args, kwargs);
+        store(node, value);
+        if (onNode !== null) onNode(node, performance.now() - start, value);
+        for (const r of node.refs) release(r);
+        if ((this.#uses.get(node.name) ?? 0) === 0 && isQ(value)) {
+          live.delete(value);
+          value.dispose();
+        }
+      }
+      throw new Error(`${ctx}: the graph has no output`);
+    } catch (e) {
+      for (const v of live.keys()) v.dispose();
+      const where = `node '${current.name}' (${current.op} ${current.target ?? ''})`.replace(' )', ')');
+      if (e instanceof NodeError) throw new Error(`${ctx}: ${where}: ${e.message}`);
+      if (e instanceof Error) e.message = `${ctx}: ${where}: ${e.message}`;
+      throw e;
+    }
+  }
+
+  /** Frees every module's wasm memory; idempotent. */
+  dispose() {
+    for (const m of this.#modules.values()) m.dispose();
+  }
+
+  toString() {
+    return `GraphModule(${this.#modules.size} modules, ${this.#nodes.length} nodes)`;
+  }
+}

@@ -1,0 +1,425 @@
+// io.loadModel(bytes): a model exported by python/qwasm_export.py (one
+// .safetensors file: the tensors, and the graph as JSON in its metadata),
+// built into qwasm modules and a GraphModule that runs the graph.
+//
+// The file is untrusted. Everything is checked before it is used: the format
+// and version, the JSON's shape (types, sizes, names), each module's
+// attributes (by the module constructors, which check geometry in 64-bit
+// arithmetic), each tensor's dtype and shape against the module that uses it,
+// and the graph (every argument names an earlier node, so it has no cycle).
+// Allocation is bounded by the file: weights are copied from it, and modules
+// without weights allocate nothing until forward().
+import { describe } from '../args.mjs';
+import { nn } from '../nn/index.mjs';
+import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
+import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
+import { GraphModule, NODE_FUNCTIONS, NODE_METHODS } from './graph-module.mjs';
+
+export const FORMAT = 'qwasm-model';
+export const FORMAT_VERSION = 1;
+const MAX_NODES = 100000;
+const MAX_NAME = 1000;
+
+class FormatError extends Error {}
+
+const fail = (msg) => {
+  throw new FormatError(msg);
+};
+
+// A name from the file, quoted (and cut short) for a message.
+const quote = (v) => (typeof v === 'string' ? `'${v.length > 100 ? `${v.slice(0, 100)}...` : v}'` : describe(v));
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isName = (v) => typeof v === 'string' && v.length > 0 && v.length <= MAX_NAME;
+
+function readInt(v, what, lo, hi) {
+  if (!Number.isSafeInteger(v) || v < lo || v > hi)
+    fail(`${what} must be an integer in ${lo}..${hi}, got ${describe(v)}`);
+  return v;
+}
+
+function readInts(v, what, length, lo, hi) {
+  if (!Array.isArray(v) || v.length !== length)
+    fail(`${what} must be a list of ${length} integers, got ${describe(v)}`);
+  return v.map((x, i) => readInt(x, `${what}[${i}]`, lo, hi));
+}
+
+function readFloat(v, what) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${what} must be a finite number, got ${describe(v)}`);
+  return v;
+}
+
+function readBool(v, what) {
+  if (typeof v !== 'boolean') fail(`${what} must be true or false, got ${describe(v)}`);
+  return v;
+}
+
+// Tensor readers: the entry must exist with this dtype and shape.
+function tensorReader(file) {
+  const { view, dataStart, tensors } = file;
+  const used = new Set();
+  const entry = (name, dtype, shape, what) => {
+    if (!isName(name)) fail(`${what} must name a tensor, got ${describe(name)}`);
+    const t = tensors.get(name);
+    if (t === undefined) fail(`${what}: the file has no tensor '${name}'`);
+    if (t.dtype !== dtype) fail(`${what}: tensor '${name}' is ${t.dtype}, expected ${dtype}`);
+    if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
+      fail(`${what}: tensor '${name}' has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`);
+    }
+    used.add(name);
+    return t;
+  };
+  return {
+    used,
+    int8(name, shape, what) {
+      const t = entry(name, 'I8', shape, what);
+      return new Int8Array(
+        view.buffer.slice(view.byteOffset + dataStart + t.begin, view.byteOffset + dataStart + t.end),
+      );
+    },
+    float32(name, shape, what) {
+      const t = entry(name, 'F32', shape, what);
+      const out = new Float32Array((t.end - t.begin) / 4);
+      for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(dataStart + t.begin + 4 * i, true);
+      return out;
+    },
+    float64(name, shape, what) {
+      const t = entry(name, 'F64', shape, what);
+      const out = new Float64Array((t.end - t.begin) / 8);
+      for (let i = 0; i < out.length; i++) out[i] = view.getFloat64(dataStart + t.begin + 8 * i, true);
+      return out;
+    },
+    int64(name, shape, what) {
+      const t = entry(name, 'I64', shape, what);
+      const out = new Array((t.end - t.begin) / 8);
+      for (let i = 0; i < out.length; i++) {
+        const v = view.getBigInt64(dataStart + t.begin + 8 * i, true);
+        if (v < -(2n ** 31n) || v >= 2n ** 31n) fail(`${what}: tensor '${name}' holds ${v}, outside int32`);
+        out[i] = Number(v);
+      }
+      return out;
+    },
+  };
+}
+
+// The quantized weight of a conv / linear module: per channel (axis 0) or per tensor.
+function quantizedWeight(spec, shape, read, what) {
+  if (!isObject(spec)) fail(`${what} must be an object`);
+  const data = read.int8(spec.ints, shape, `${what}.ints`);
+  if (spec.qscheme === 'per_channel_affine') {
+    const axis = readInt(spec.axis, `${what}.axis`, 0, 0);
+    const scales = read.float64(spec.scales, [shape[axis]], `${what}.scales`);
+    const zeroPoints = read.int64(spec.zero_points, [shape[axis]], `${what}.zero_points`);
+    return makePerChannelQuantizedTensor({ data, shape }, scales, zeroPoints, axis, 'qint8');
+  }
+  if (spec.qscheme === 'per_tensor_affine') {
+    const scale = readFloat(spec.scale, `${what}.scale`);
+    const zeroPoint = readInt(spec.zero_point, `${what}.zero_point`, -128, 127);
+    return makePerTensorQuantizedTensor({ data, shape }, scale, zeroPoint, 'qint8');
+  }
+  return fail(`${what}.qscheme must be 'per_channel_affine' or 'per_tensor_affine', got ${describe(spec.qscheme)}`);
+}
+
+const CONV_GEOMETRY = 2 ** 31 - 1;
+
+function convArgs(m, dims, what) {
+  const inChannels = readInt(m.in_channels, `${what}.in_channels`, 1, CONV_GEOMETRY);
+  const outChannels = readInt(m.out_channels, `${what}.out_channels`, 1, CONV_GEOMETRY);
+  const groups = readInt(m.groups, `${what}.groups`, 1, CONV_GEOMETRY);
+  if (inChannels % groups !== 0 || outChannels % groups !== 0) {
+    fail(`${what}: in_channels ${inChannels} and out_channels ${outChannels} must be multiples of groups ${groups}`);
+  }
+  const kernel = readInts(m.kernel_size, `${what}.kernel_size`, dims, 1, CONV_GEOMETRY);
+  const options = {
+    stride: readInts(m.stride, `${what}.stride`, dims, 1, CONV_GEOMETRY),
+    padding: readInts(m.padding, `${what}.padding`, dims, 0, CONV_GEOMETRY),
+    dilation: readInts(m.dilation, `${what}.dilation`, dims, 1, CONV_GEOMETRY),
+    groups,
+    bias: m.bias !== null,
+  };
+  if (m.bias !== null && !isName(m.bias)) fail(`${what}.bias must name a tensor or be null`);
+  return { inChannels, outChannels, kernel, options, weightShape: [outChannels, inChannels / groups, ...kernel] };
+}
+
+const QCONV = {
+  false: [null, nn.quantized.Conv1d, nn.quantized.Conv2d, nn.quantized.Conv3d],
+  true: [null, nn.intrinsic.quantized.ConvReLU1d, nn.intrinsic.quantized.ConvReLU2d, nn.intrinsic.quantized.ConvReLU3d],
+};
+const FCONV = [null, nn.Conv1d, nn.Conv2d, nn.Conv3d];
+const FCONV_RELU = [null, nn.intrinsic.ConvReLU1d, nn.intrinsic.ConvReLU2d, nn.intrinsic.ConvReLU3d];
+const POOLS = {
+  MaxPool: [null, nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d],
+  AvgPool: [null, nn.AvgPool1d, nn.AvgPool2d, nn.AvgPool3d],
+  AdaptiveAvgPool: [null, nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool3d],
+};
+const BATCHNORM = [null, nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d];
+
+// Output qparams of a quantized module (PyTorch keeps the scale as a double).
+function setOutputQParams(mod, m, what) {
+  mod.scale = readFloat(m.scale, `${what}.scale`);
+  mod.zeroPoint = readInt(m.zero_point, `${what}.zero_point`, 0, 255);
+}
+
+/** One module of the file, built and loaded; its weights checked against its geometry. */
+function buildModule(m, read, what) {
+  if (!isObject(m)) fail(`${what} must be an object`);
+  const dims = () => readInt(m.dims, `${what}.dims`, 1, 3);
+  switch (m.type) {
+    case 'QuantizedConv': {
+      const d = dims();
+      const relu = readBool(m.relu, `${what}.relu`);
+      const a = convArgs(m, d, what);
+      // The weight is read (and so checked against the file) before the
+      // module allocates anything of the geometry's size.
+      const bias = m.bias === null ? null : read.float32(m.bias, [a.outChannels], `${what}.bias`);
+      const w = quantizedWeight(m.weight, a.weightShape, read, `${what}.weight`);
+      let mod = null;
+      try {
+        mod = new QCONV[relu][d](a.inChannels, a.outChannels, a.kernel, a.options);
+        mod.setWeightBias(w, bias);
+        setOutputQParams(mod, m, what);
+      } catch (e) {
+        mod?.dispose();
+        throw e;
+      } finally {
+        w.dispose();
+      }
+      return mod;
+    }
+    case 'QuantizedLinear': {
+      const relu = readBool(m.relu, `${what}.relu`);
+      const inF = readInt(m.in_features, `${what}.in_features`, 1, CONV_GEOMETRY);
+      const outF = readInt(m.out_features, `${what}.out_features`, 1, CONV_GEOMETRY);
+      if (m.bias !== null && !isName(m.bias)) fail(`${what}.bias must name a tensor or be null`);
+      const Cls = relu ? nn.intrinsic.quantized.LinearReLU : nn.quantized.Linear;
+      const bias = m.bias === null ? null : read.float32(m.bias, [outF], `${what}.bias`);
+      const w = quantizedWeight(m.weight, [outF, inF], read, `${what}.weight`);
+      let mod = null;
+      try {
+        mod = new Cls(inF, outF, { bias: m.bias !== null });
+        mod.setWeightBias(w, bias);
+        setOutputQParams(mod, m, what);
+      } catch (e) {
+        mod?.dispose();
+        throw e;
+      } finally {
+        w.dispose();
+      }
+      return mod;
+    }
+    case 'Quantize': {
+      if (m.dtype !== 'quint8') fail(`${what}.dtype must be 'quint8', got ${describe(m.dtype)}`);
+      return new nn.quantized.Quantize(
+        readFloat(m.scale, `${what}.scale`),
+        readInt(m.zero_point, `${what}.zero_point`, 0, 255),
+        'quint8',
+      );
+    }
+    case 'DeQuantize':
+      return new nn.quantized.DeQuantize();
+    case 'Identity':
+      return new nn.Identity();
+    case 'ReLU':
+      return new nn.ReLU();
+    case 'ReLU6':
+      return new nn.ReLU6();
+    case 'Flatten':
+      return new nn.Flatten(
+        readInt(m.start_dim, `${what}.start_dim`, -64, 63),
+        readInt(m.end_dim, `${what}.end_dim`, -64, 63),
+      );
+    case 'MaxPool':
+    case 'AvgPool': {
+      const d = dims();
+      const options = {
+        stride: readInts(m.stride, `${what}.stride`, d, 1, CONV_GEOMETRY),
+        padding: readInts(m.padding, `${what}.padding`, d, 0, CONV_GEOMETRY),
+        ceilMode: readBool(m.ceil_mode, `${what}.ceil_mode`),
+      };
+      if (m.type === 'MaxPool') options.dilation = readInts(m.dilation, `${what}.dilation`, d, 1, CONV_GEOMETRY);
+      else {
+        options.countIncludePad = readBool(m.count_include_pad, `${what}.count_include_pad`);
+        if (m.divisor_override !== null) {
+          if (d === 1) fail(`${what}: AvgPool1d has no divisor_override`);
+          options.divisorOverride = readInt(
+            m.divisor_override,
+            `${what}.divisor_override`,
+            -CONV_GEOMETRY,
+            CONV_GEOMETRY,
+          );
+        }
+      }
+      return new POOLS[m.type][d](readInts(m.kernel_size, `${what}.kernel_size`, d, 1, CONV_GEOMETRY), options);
+    }
+    case 'AdaptiveAvgPool': {
+      const d = dims();
+      const size = readInts(m.output_size, `${what}.output_size`, d, 1, CONV_GEOMETRY);
+      return new POOLS.AdaptiveAvgPool[d](d === 1 ? size[0] : size);
+    }
+    case 'Conv': {
+      const d = dims();
+      const relu = readBool(m.relu, `${what}.relu`);
+      const a = convArgs(m, d, what);
+      const weight = read.float32(m.weight, a.weightShape, `${what}.weight`);
+      const bias = m.bias === null ? null : read.float32(m.bias, [a.outChannels], `${what}.bias`);
+      const conv = new FCONV[d](a.inChannels, a.outChannels, a.kernel, a.options);
+      try {
+        conv.weight.data = weight;
+        if (bias !== null) conv.bias.data = bias;
+        return relu ? new FCONV_RELU[d](conv) : conv;
+      } catch (e) {
+        conv.dispose();
+        throw e;
+      }
+    }
+    case 'Linear': {
+      const relu = readBool(m.relu, `${what}.relu`);
+      const inF = readInt(m.in_features, `${what}.in_features`, 1, CONV_GEOMETRY);
+      const outF = readInt(m.out_features, `${what}.out_features`, 1, CONV_GEOMETRY);
+      if (m.bias !== null && !isName(m.bias)) fail(`${what}.bias must name a tensor or be null`);
+      const weight = read.float32(m.weight, [outF, inF], `${what}.weight`);
+      const bias = m.bias === null ? null : read.float32(m.bias, [outF], `${what}.bias`);
+      const lin = new nn.Linear(inF, outF, { bias: m.bias !== null });
+      try {
+        lin.weight.data = weight;
+        if (bias !== null) lin.bias.data = bias;
+        return relu ? new nn.intrinsic.LinearReLU(lin) : lin;
+      } catch (e) {
+        lin.dispose();
+        throw e;
+      }
+    }
+    case 'BatchNorm': {
+      const d = dims();
+      const n = readInt(m.num_features, `${what}.num_features`, 1, 2 ** 24);
+      const affine = m.weight !== null;
+      if ((m.bias !== null) !== affine) fail(`${what}: weight and bias must both be tensors or both null`);
+      const bn = new BATCHNORM[d](n, { eps: readFloat(m.eps, `${what}.eps`), affine });
+      const vector = (key) => read.float32(m[key], [n], `${what}.${key}`);
+      if (affine) {
+        bn.weight.data = vector('weight');
+        bn.bias.data = vector('bias');
+      }
+      bn.runningMean.data = vector('running_mean');
+      bn.runningVar.data = vector('running_var');
+      return bn.eval();
+    }
+    default:
+      return fail(`${what}.type ${quote(m.type)} is not a module type this qwasm knows`);
+  }
+}
+
+// A graph argument: a reference to an earlier node, or a constant (number,
+// boolean, null, string, or a list of those).
+function checkArg(a, known, what, depth = 0) {
+  if (depth > 8) fail(`${what}: arguments nest too deeply`);
+  if (a === null || typeof a === 'number' || typeof a === 'boolean' || typeof a === 'string') return;
+  if (Array.isArray(a)) {
+    if (a.length > 4096) fail(`${what}: a list of ${a.length} arguments`);
+    for (const x of a) checkArg(x, known, what, depth + 1);
+    return;
+  }
+  if (isObject(a) && Object.keys(a).length === 1 && isName(a.node)) {
+    if (!known.has(a.node)) fail(`${what}: argument '${a.node}' is not an earlier node`);
+    return;
+  }
+  fail(`${what}: argument ${describe(a)} is not a node reference or a constant`);
+}
+
+function checkGraph(graph, modules) {
+  if (!Array.isArray(graph.nodes)) fail('graph.nodes must be a list');
+  if (graph.nodes.length < 2 || graph.nodes.length > MAX_NODES) {
+    fail(`graph.nodes must hold 2..${MAX_NODES} nodes, got ${graph.nodes.length}`);
+  }
+  const known = new Set();
+  graph.nodes.forEach((n, i) => {
+    const what = `graph.nodes[${i}]`;
+    if (!isObject(n) || !isName(n.name)) fail(`${what} must be an object with a name`);
+    if (known.has(n.name)) fail(`${what}: two nodes are named '${n.name}'`);
+    if (!Array.isArray(n.args) || !isObject(n.kwargs)) fail(`${what} ('${n.name}') must have args (a list) and kwargs`);
+    const first = i === 0;
+    const last = i === graph.nodes.length - 1;
+    if (first !== (n.op === 'placeholder')) fail(`${what} ('${n.name}'): the first node, and only it, is the input`);
+    if (last !== (n.op === 'output')) fail(`${what} ('${n.name}'): the last node, and only it, is the output`);
+    switch (n.op) {
+      case 'placeholder':
+      case 'output':
+        break;
+      case 'call_module':
+        if (!isName(n.target) || !Object.hasOwn(modules, n.target)) {
+          fail(`${what} ('${n.name}') calls module ${quote(n.target)}, which the file does not define`);
+        }
+        break;
+      case 'call_function':
+        if (!Object.hasOwn(NODE_FUNCTIONS, n.target))
+          fail(`${what} ('${n.name}'): unknown function ${quote(n.target)}`);
+        break;
+      case 'call_method':
+        if (!Object.hasOwn(NODE_METHODS, n.target)) fail(`${what} ('${n.name}'): unknown method ${quote(n.target)}`);
+        break;
+      default:
+        fail(`${what} ('${n.name}'): unknown op ${quote(n.op)}`);
+    }
+    checkArg(n.args, known, `${what} ('${n.name}')`);
+    checkArg(Object.values(n.kwargs), known, `${what} ('${n.name}')`);
+    if (n.op === 'output' && !(n.args.length === 1 && isObject(n.args[0]))) {
+      fail(`${what}: the output must be one node`);
+    }
+    known.add(n.name);
+  });
+}
+
+/**
+ * Reads a model written by python/qwasm_export.py and builds it: a
+ * GraphModule whose forward(x) runs the exported graph.
+ * @param {ArrayBuffer | ArrayBufferView} input
+ */
+export function loadModel(input) {
+  const ctx = 'io.loadModel(bytes)';
+  const file = parseSafetensors(bytesOfInput(input, ctx), ctx);
+  const built = [];
+  try {
+    const meta = file.metadata;
+    if (meta.format !== FORMAT) {
+      fail(
+        `not a qwasm model: its metadata has format ${describe(meta.format)}, expected '${FORMAT}' (write it with python/qwasm_export.py)`,
+      );
+    }
+    if (meta.format_version !== String(FORMAT_VERSION)) {
+      fail(`format version ${describe(meta.format_version)}: this qwasm reads version ${FORMAT_VERSION}`);
+    }
+    let graph;
+    try {
+      graph = JSON.parse(meta.graph);
+    } catch (e) {
+      fail(`the graph is not JSON: ${e.message}`);
+    }
+    if (!isObject(graph) || !isObject(graph.modules)) fail('the graph must be an object with modules');
+    checkGraph(graph, graph.modules);
+    // The example input's shape the exporter traced with (informative: forward takes any shape the layers accept).
+    const inputShape =
+      graph.input_shape === undefined || graph.input_shape === null
+        ? null
+        : Array.isArray(graph.input_shape) && graph.input_shape.length <= 16
+          ? graph.input_shape.map((d, i) => readInt(d, `input_shape[${i}]`, 0, CONV_GEOMETRY))
+          : fail(`input_shape must be a list of at most 16 integers, got ${describe(graph.input_shape)}`);
+    const read = tensorReader(file);
+    /** @type {Map<string, import('../nn/module.mjs').Module>} */
+    const modules = new Map();
+    for (const [path, m] of Object.entries(graph.modules)) {
+      if (!/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/.test(path) || path.length > MAX_NAME) {
+        fail(`module path ${quote(path)} is not a dotted name`);
+      }
+      const mod = buildModule(m, read, `module '${path}'`);
+      built.push(mod);
+      modules.set(path, mod);
+    }
+    const unused = [...file.tensors.keys()].filter((k) => !read.used.has(k));
+    if (unused.length > 0) fail(`tensor '${unused[0]}' is not used by any module (${unused.length} unused)`);
+    return new GraphModule(modules, graph.nodes, inputShape);
+  } catch (e) {
+    for (const m of built) m.dispose();
+    if (e instanceof FormatError) throw new Error(`${ctx}: ${e.message}`);
+    if (e instanceof Error) e.message = `${ctx}: ${e.message}`;
+    throw e;
+  }
+}
