@@ -70,6 +70,14 @@ val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, double bias_
   return s.ok() ? val(std::move(m)) : error_value(s);
 }
 
+// The module's weight, rebuilt from the packed layout (a new QTensor).
+val qconv_weight(const QConvModule& m) {
+  QWASM_BIND_ENTER();
+  QTensor q;
+  Status s = qwasm::unpack_qconv_weight(m.packed, &q);
+  return result(s, std::move(q));
+}
+
 val qconv_forward(QConvModule& m, const QTensor& input, double out_scale, double out_zp, bool relu, double isa) {
   QWASM_BIND_ENTER();
   Isa i;
@@ -164,6 +172,7 @@ EMSCRIPTEN_BINDINGS(qwasm_conv) {
   using namespace qwasm_bind;
   class_<QConvModule>("_QConvModule")
       .function("forward", &qconv_forward)
+      .function("weight", &qconv_weight)
       .function("packedBytes", &qconv_packed_bytes)
       .function("scratchBytes", &qconv_scratch_bytes)
       .function("lastKernel", &qconv_last_kernel);

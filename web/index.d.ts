@@ -535,11 +535,15 @@ declare abstract class QuantizedModule extends nn.Module {
   readonly disposed: boolean;
   /**
    * PyTorch set_weight_bias: qint8 weight of the module's weight shape, per
-   * tensor or per channel on axis 0, and a float bias (or null). The weight's
-   * integers are shared (the module keeps them alive), the bias copied.
+   * tensor or per channel on axis 0, and a float bias (or null). Both are
+   * copied (the weight into the kernel's packed layout): the caller still
+   * owns and disposes `weight`.
    */
   setWeightBias(weight: QTensor<'qint8'>, bias: Float32Array | Tensor | null): void;
-  /** The quantized weight: a view of the module's integers; the caller disposes it. */
+  /**
+   * The quantized weight: a new QTensor with the module's integers and qparams
+   * (rebuilt from the packed weights); the caller disposes it.
+   */
   weight(): QTensor<'qint8'>;
   /** A copy of the bias, or null. */
   bias(): Float32Array | null;

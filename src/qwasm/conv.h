@@ -73,6 +73,12 @@ struct PackedQConv {
   Buffer<float> weight_scales;  // per output channel (float, as FBGEMM keeps them)
   Buffer<float> bias;           // per output channel, 0 when there is no bias
   bool has_bias = false;
+  // The weight's shape and qparams as given (double, as the QTensor kept
+  // them): with the layouts (which hold w - zero point) they rebuild the
+  // weight (unpack_qconv_weight), so no int8 copy is kept beside them.
+  Shape weight_shape;
+  QScheme weight_scheme = QScheme::kPerTensorAffine;
+  Buffer<double> weight_qscales, weight_qzero_points;  // one per tensor, or one per output channel
   size_t bytes() const;
   // The layout packed for a tile, or nullptr.
   const QConvLayout* layout(size_t nr, size_t kr) const;
@@ -83,6 +89,10 @@ struct PackedQConv {
 // finite floats, or nullptr.
 Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count,
                   PackedQConv* out);
+
+// The weight pack_qconv was given: a new qint8 QTensor with its shape,
+// qscheme, qparams and integers (read back from the packed layout).
+Status unpack_qconv_weight(const PackedQConv& packed, QTensor* out);
 
 struct ConvRunInfo {
   size_t scratch_bytes = 0;  // extra memory of the call beyond input, output and weights

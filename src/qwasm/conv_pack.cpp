@@ -2,6 +2,7 @@
 // build lists (kernels/conv_kernels.h). A second tile in a list means a second
 // packed copy, made here without any other change.
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -145,6 +146,15 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
     zps[oc] = static_cast<int32_t>(weight.zero_points()[per_channel ? oc : 0]);
     if (bias) out->bias[oc] = bias[oc];
   }
+  const size_t nq = per_channel ? static_cast<size_t>(g.out_channels) : 1;
+  QWASM_RETURN_IF_ERROR(out->weight_qscales.allocate(nq, "the weight's qparams", false));
+  QWASM_RETURN_IF_ERROR(out->weight_qzero_points.allocate(nq, "the weight's qparams", false));
+  for (size_t i = 0; i < nq; ++i) {
+    out->weight_qscales[i] = weight.scales()[i];
+    out->weight_qzero_points[i] = weight.zero_points()[i];
+  }
+  out->weight_shape = weight.shape();
+  out->weight_scheme = weight.qscheme();
   const int8_t* w = reinterpret_cast<const int8_t*>(weight.data());
   if (out->depthwise) {
     return for_each_tile_kind(
@@ -154,6 +164,45 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
   return for_each_tile_kind(
       kernels::qconv_kernels(), [](const kernels::QConvKernel& k) { return std::make_pair(k.nr, k.kr); },
       [&](size_t nr, size_t kr) { return pack_generic(g, w, zps.data(), nr, kr, &out->layouts[out->nlayouts++]); });
+}
+
+Status unpack_qconv_weight(const PackedQConv& p, QTensor* out) {
+  const ConvGeometry& g = p.geometry;
+  assert(p.nlayouts >= 1);
+  QTensor q;
+  QWASM_RETURN_IF_ERROR(make_qtensor(p.weight_shape, DType::kQInt8, p.weight_scheme, 0, p.weight_qscales.data(),
+                                     p.weight_qzero_points.data(), p.weight_qscales.size(), &q));
+  int8_t* w = reinterpret_cast<int8_t*>(q.mutable_data());
+  const bool per_channel = p.weight_qscales.size() > 1 || p.weight_scheme == QScheme::kPerChannelAffine;
+  const auto zp = [&](int64_t oc) {
+    return static_cast<int32_t>(p.weight_qzero_points[per_channel ? static_cast<size_t>(oc) : 0]);
+  };
+  const QConvLayout& l = p.layouts[0];
+  const int16_t* src = l.weights.data();
+  if (p.depthwise) {  // the inverse of pack_depthwise
+    const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    const int64_t cpad = ceil_div(g.out_channels, static_cast<int64_t>(l.nr)) * static_cast<int64_t>(l.nr);
+    for (int64_t c = 0; c < g.out_channels; ++c)
+      for (int64_t t = 0; t < taps; ++t) w[c * taps + t] = static_cast<int8_t>(src[t * cpad + c] + zp(c));
+  } else {  // the inverse of pack_generic
+    const Reduction r = reduction_of(g, static_cast<int64_t>(l.nr), static_cast<int64_t>(l.kr));
+    for (int64_t grp = 0; grp < g.groups; ++grp)
+      for (int64_t b = 0; b < r.blocks; ++b)
+        for (int64_t s = 0; s < r.nseg; ++s)
+          for (int64_t k = 0; k < r.kblocks; ++k)
+            for (int64_t j = 0; j < static_cast<int64_t>(l.nr); ++j)
+              for (int64_t e = 0; e < static_cast<int64_t>(l.kr); ++e, ++src) {
+                const int64_t idx = static_cast<int64_t>(l.kr) * k + e, ocl = b * static_cast<int64_t>(l.nr) + j;
+                if (idx >= r.seg_len || ocl >= r.og) continue;
+                int64_t kd, kh, kw, c;
+                tap_of(g, r, s, idx, &kd, &kh, &kw, &c);
+                const int64_t oc = grp * r.og + ocl;
+                const int64_t wi = (((oc * r.cg + c) * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw;
+                w[wi] = static_cast<int8_t>(*src + zp(oc));
+              }
+  }
+  *out = std::move(q);
+  return Status::Ok();
 }
 
 const FConvLayout* PackedFConv::layout(size_t nr) const {

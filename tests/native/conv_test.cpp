@@ -108,6 +108,18 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
   PackedQConv packed;
   s = pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, cc.cout, &packed);
   ASSERT_TRUE(s.ok()) << s.message;
+  // The module keeps only the packed weights: they give back the weight exactly.
+  QTensor unpacked;
+  ASSERT_TRUE(unpack_qconv_weight(packed, &unpacked).ok());
+  EXPECT_EQ(unpacked.shape(), weight.shape()) << describe(cc);
+  EXPECT_EQ(unpacked.qscheme(), weight.qscheme()) << describe(cc);
+  EXPECT_EQ(std::vector<uint8_t>(unpacked.data(), unpacked.data() + unpacked.nbytes()),
+            std::vector<uint8_t>(weight.data(), weight.data() + weight.nbytes()))
+      << describe(cc) << " per_channel=" << per_channel;
+  for (size_t i = 0; i < weight.scales().size(); ++i) {
+    EXPECT_EQ(unpacked.scales()[i], weight.scales()[i]);
+    EXPECT_EQ(unpacked.zero_points()[i], weight.zero_points()[i]);
+  }
   // An output scale that puts the typical accumulator near the middle of the range.
   const double out_scale =
       0.05 * 0.01 * std::sqrt(static_cast<double>(cg * cc.kernel[0] * cc.kernel[1] * cc.kernel[2])) * 40;

@@ -58,7 +58,6 @@ class QuantizedConvBase extends Module {
   #name;
   #geometry;
   #packed = null;
-  #weight = null; // a view of the weight QTensor (shared storage)
   #bias = null; // Float32Array | null
   #scale = 1.0;
   #zeroPoint = 0;
@@ -150,7 +149,6 @@ class QuantizedConvBase extends Module {
     const M = wasm(ctx);
     const geometry = flatGeometry(this.#geometry);
     let packed = null;
-    let view = null;
     try {
       packed =
         b === null
@@ -158,23 +156,29 @@ class QuantizedConvBase extends Module {
           : withHeapCopy(M, new Uint8Array(b.buffer), 'the bias', ctx, (address) =>
               checked(M._makeQConv(geometry, h, address, b.length, true), ctx),
             );
-      view = wrapHandle(viewOf(weight, qtensorShape(weight, ctx), ctx));
     } catch (e) {
       if (packed && !packed.isDeleted()) packed.delete();
       throw noteOutOfMemory(e);
     }
-    // Nothing can fail from here on: swap in the new state.
+    // Nothing can fail from here on: swap in the new state. The packed
+    // weights are all the module keeps (weight() rebuilds the integers).
     this.#packed = adopt(this, packed, this.#packed, packed.packedBytes());
-    if (this.#weight) this.#weight.dispose();
-    this.#weight = view;
     this.#bias = b;
   }
 
-  /** The quantized weight: a QTensor sharing the module's integers; the caller disposes it. */
+  /**
+   * The quantized weight: a new QTensor with the module's integers and qparams
+   * (rebuilt from the packed weights, which are all the module keeps); the
+   * caller disposes it.
+   */
   weight() {
     const ctx = `${this.#name}.weight()`;
-    this.#live('weight()');
-    return wrapHandle(viewOf(this.#weight, qtensorShape(this.#weight, ctx), ctx));
+    const packed = this.#live('weight()');
+    try {
+      return wrapHandle(checked(packed.weight(), ctx));
+    } catch (e) {
+      throw noteOutOfMemory(e);
+    }
   }
 
   /** A copy of the float bias, or null. */
@@ -232,8 +236,6 @@ class QuantizedConvBase extends Module {
 
   dispose() {
     this.#packed = release(this, this.#packed);
-    if (this.#weight) this.#weight.dispose();
-    this.#weight = null;
   }
 
   toString() {
