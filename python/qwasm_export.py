@@ -177,6 +177,26 @@ _FUNCTIONS = {
 }
 _METHODS = {"flatten": "flatten", "view": "reshape", "reshape": "reshape", "relu": "relu",
             "dequantize": "dequantize", "contiguous": "contiguous"}
+# The keyword arguments each recorded target may carry (anything else, e.g.
+# add's alpha or contiguous's memory_format, is an ExportError: dropping it
+# would change the result).
+_KWARGS = {
+    "quantized.add": {"scale", "zero_point"}, "quantized.add_relu": {"scale", "zero_point"},
+    "quantized.mul": {"scale", "zero_point"}, "quantized.mul_relu": {"scale", "zero_point"},
+    "quantized.add_scalar": set(), "quantized.mul_scalar": set(),
+    "quantized.cat": {"scale", "zero_point", "dim"}, "flatten": {"start_dim", "end_dim"},
+    "relu": set(), "add": set(), "reshape": set(), "dequantize": set(), "contiguous": set(),
+}
+_INPLACE_FUNCTIONS = {operator.iadd}
+
+
+def _check_inplace(node, mutated, where):
+    """An in-place op writes its input: PyTorch's later readers of that input see
+    the new values, qwasm's would not. Refuse it unless the op is the input's
+    only reader."""
+    if isinstance(mutated, torch.fx.Node) and len(mutated.users) > 1:
+        raise ExportError(f"{where}: an in-place op on '{mutated.name}', which other nodes also read "
+                          f"({', '.join(u.name for u in mutated.users)}); use the out-of-place form")
 
 
 def _encode_arg(a, where):
@@ -221,8 +241,11 @@ def export(model, example_input, path, metadata=None):
                 raise ExportError("models with more than one input are not supported")
         elif node.op == "call_module":
             target = str(node.target)
+            module = gm.get_submodule(target)
             if target not in modules:
-                modules[target] = _module_entry(target, gm.get_submodule(target), w)
+                modules[target] = _module_entry(target, module, w)
+            if getattr(module, "inplace", False) and node.args:
+                _check_inplace(node, node.args[0], where)
             entry["target"] = target
         elif node.op == "call_function":
             name = _FUNCTIONS.get(node.target)
@@ -230,18 +253,29 @@ def export(model, example_input, path, metadata=None):
                 raise ExportError(f"unsupported function {getattr(node.target, '__name__', node.target)} at {where} "
                                   f"(from: {node.format_node()})")
             entry["target"] = name
+            kwargs = dict(node.kwargs)
+            if name == "add" and kwargs.pop("alpha", 1) != 1:
+                raise ExportError(f"{where}: add with alpha != 1 is not supported")
+            if name == "relu" and kwargs.pop("inplace", False) or node.target in _INPLACE_FUNCTIONS:
+                _check_inplace(node, node.args[0] if node.args else None, where)
         elif node.op == "call_method":
             name = _METHODS.get(node.target)
             if name is None:
                 raise ExportError(f"unsupported method .{node.target}() at {where} (from: {node.format_node()})")
             entry["target"] = name
+            kwargs = dict(node.kwargs)
         elif node.op == "output":
             if not isinstance(node.args[0], torch.fx.Node):
                 raise ExportError("the model must return one tensor")
         else:
             raise ExportError(f"unsupported graph node {node.op} '{node.target}' at {where}")
+        if node.op not in ("call_function", "call_method"):
+            kwargs = dict(node.kwargs)
+        elif set(kwargs) - _KWARGS[entry["target"]]:
+            raise ExportError(f"{where}: keyword argument(s) {sorted(set(kwargs) - _KWARGS[entry['target']])} "
+                              f"of {entry['target']} are not supported (from: {node.format_node()})")
         entry["args"] = _encode_arg(list(node.args), where)
-        entry["kwargs"] = {k: _encode_arg(v, where) for k, v in node.kwargs.items()}
+        entry["kwargs"] = {k: _encode_arg(v, where) for k, v in kwargs.items()}
         nodes.append(entry)
     graph = {"format": FORMAT, "version": FORMAT_VERSION, "torch": torch.__version__,
              "input_shape": list(example_input.shape), "modules": modules, "nodes": nodes}

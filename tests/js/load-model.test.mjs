@@ -113,7 +113,12 @@ const BAD = [
   ],
   [
     'a weight of the wrong dtype',
-    () => edited((_, g) => (firstConv(g).weight.scales = firstConv(g).bias)),
+    () =>
+      edited((_, g) => {
+        const conv = firstConv(g);
+        conv.weight.scales = conv.bias; // the F32 bias, which the module then does not read itself
+        conv.bias = null;
+      }),
     Error,
     /is F32, expected F64/,
   ],
@@ -169,9 +174,16 @@ const BAD = [
     () =>
       edited((_, g) => {
         g.modules['a.__proto__'] = { type: 'Identity' };
+        g.nodes.splice(2, 0, {
+          name: 'proto',
+          op: 'call_module',
+          target: 'a.__proto__',
+          args: [{ node: 'quant' }],
+          kwargs: {},
+        });
       }),
     Error,
-    /reserved name '__proto__'|not a dotted name/,
+    /reserved name '__proto__'/,
   ],
   [
     'a tensor no module uses',
@@ -291,4 +303,84 @@ test('profile(x) times every node and bounds the heap of one forward', () => {
   expect(peakHeapBytes).toBe(Math.max(before, ...layers.map((l) => l.heapBytes)));
   expect(qwasm.heapInUse()).toBe(before);
   model.dispose();
+});
+
+// A file of no tensors whose graph is `nodes` over `modules` (all tensor-free).
+function graphFile(modules, nodes) {
+  const graph = { format: 'qwasm-model', version: 1, modules, nodes };
+  return join(
+    { __metadata__: { format: 'qwasm-model', format_version: '1', graph: JSON.stringify(graph) } },
+    new Uint8Array(0),
+  );
+}
+const node = (name, op, target, args, kwargs = {}) => ({ name, op, target, args, kwargs });
+const ref = (name) => ({ node: name });
+const STUBS = {
+  quant: { type: 'Quantize', scale: 0.1, zero_point: 3, dtype: 'quint8' },
+  id_a: { type: 'Identity' },
+  id_b: { type: 'Identity' },
+};
+const clip = { data: Float32Array.from({ length: 8 }, (_, i) => i / 10), shape: [1, 8] };
+
+describe("outputs that alias their inputs are freed once, and never the caller's", () => {
+  test('an unused Identity of a value another node still reads frees nothing early', () => {
+    const heap = qwasm.heapInUse();
+    const model = qwasm.io.loadModel(
+      graphFile(STUBS, [
+        node('x', 'placeholder', 'x', []),
+        node('q', 'call_module', 'quant', [ref('x')]),
+        node('dead', 'call_module', 'id_a', [ref('q')]),
+        node('out', 'call_module', 'id_b', [ref('q')]),
+        node('output', 'output', 'output', [ref('out')]),
+      ]),
+    );
+    const y = model.forward(clip);
+    expect(Array.from(y.intRepr())).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+    y.dispose();
+    // The quantized path: the caller's q is neither disposed nor returned as itself.
+    const q = qwasm.quantizePerTensor(qwasm.tensor(clip.data, clip.shape), 0.1, 3, 'quint8');
+    const r = model.forwardQuantized(q);
+    expect(r).not.toBe(q);
+    r.dispose();
+    expect(Array.from(q.intRepr())).toEqual([3, 4, 5, 6, 7, 8, 9, 10]);
+    q.dispose();
+    model.dispose();
+    expect(qwasm.heapInUse()).toBe(heap);
+  });
+
+  test('a module no node calls, or a tensor two modules share, is refused before anything is built', () => {
+    expect(() =>
+      qwasm.io.loadModel(
+        graphFile(STUBS, [
+          node('x', 'placeholder', 'x', []),
+          node('q', 'call_module', 'quant', [ref('x')]),
+          node('output', 'output', 'output', [ref('q')]),
+        ]),
+      ),
+    ).toThrow(/^io\.loadModel\(bytes\): module 'id_a' is not called by any node \(2 uncalled\)/);
+    const shared = edited((_, g) => {
+      const convs = Object.values(g.modules).filter((m) => m.type === 'QuantizedConv');
+      convs[1].bias = convs[0].bias;
+    });
+    expect(() => qwasm.io.loadModel(shared)).toThrow(/is already used by another module/);
+  });
+
+  test('a keyword argument the op would ignore (alpha) is refused', () => {
+    const bytes = edited((_, g) => {
+      g.nodes.find((n) => n.target === 'quantized.add_relu').kwargs.alpha = 2;
+    });
+    expect(() => qwasm.io.loadModel(bytes)).toThrow(/keyword argument 'alpha' is not supported here/);
+  });
+
+  test('a header nested past the stack is a clear error', () => {
+    const { header, data } = split(ZOO);
+    // A tensor entry whose dtype nests 20000 lists deep, then the real header.
+    const json = `{"zz":{"dtype":${'['.repeat(20000)}1${']'.repeat(20000)}},${JSON.stringify(header).slice(1)}`;
+    const encoded = new TextEncoder().encode(json);
+    const out = new Uint8Array(8 + encoded.length + data.length);
+    new DataView(out.buffer).setBigUint64(0, BigInt(encoded.length), true);
+    out.set(encoded, 8);
+    out.set(data, 8 + encoded.length);
+    expect(() => qwasm.io.loadModel(out)).toThrow(/^io\.loadModel\(bytes\): malformed entry for tensor 'zz'/);
+  });
 });

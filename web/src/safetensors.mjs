@@ -38,6 +38,16 @@ const ST_SIZES = new Map([
   ['F64', 8],
 ]);
 
+// The start of a JSON value for a message (a value nested past the stack's
+// depth cannot be printed: its type is named instead).
+function preview(v) {
+  try {
+    return JSON.stringify(v).slice(0, 200);
+  } catch {
+    return describe(v);
+  }
+}
+
 const isIndex = (d) => Number.isSafeInteger(d) && d >= 0;
 
 /**
@@ -92,7 +102,7 @@ export function parseSafetensors(bytes, ctx) {
       info.shape.every(isIndex) &&
       info.data_offsets.length === 2 &&
       info.data_offsets.every(isIndex);
-    if (!ok) throw new Error(`${ctx}: malformed entry for tensor '${name}': ${JSON.stringify(info).slice(0, 200)}`);
+    if (!ok) throw new Error(`${ctx}: malformed entry for tensor '${name.slice(0, 100)}': ${preview(info)}`);
     // A dtype newer than this reader is listed (get() refuses it); its size is unknown.
     const size = ST_SIZES.get(info.dtype);
     const [begin, end] = info.data_offsets;

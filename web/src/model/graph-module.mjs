@@ -155,6 +155,26 @@ export const NODE_METHODS = Object.freeze({
   },
 });
 
+/**
+ * The keyword arguments each function / method may carry (the exporter
+ * refuses others, such as add's alpha: ignoring one would change the result).
+ */
+export const NODE_KWARGS = Object.freeze({
+  function: {
+    'quantized.add': ['scale', 'zero_point'],
+    'quantized.add_relu': ['scale', 'zero_point'],
+    'quantized.mul': ['scale', 'zero_point'],
+    'quantized.mul_relu': ['scale', 'zero_point'],
+    'quantized.add_scalar': [],
+    'quantized.mul_scalar': [],
+    'quantized.cat': ['scale', 'zero_point', 'dim'],
+    flatten: ['start_dim', 'end_dim'],
+    relu: [],
+    add: [],
+  },
+  method: { flatten: ['start_dim', 'end_dim'], reshape: [], relu: [], dequantize: [], contiguous: [] },
+});
+
 // Each name a node's arguments refer to, once per reference.
 function references(value, out) {
   if (Array.isArray(value)) for (const v of value) references(v, out);
@@ -328,7 +348,10 @@ export class GraphModule extends Module {
           // that goes on past its final DeQuantStub): freed.
           live.delete(v);
           for (const other of live.keys()) if (other !== v) other.dispose();
-          return v;
+          // The caller's own QTensor coming back (a graph that only passes it
+          // through) is returned as a new view, so that disposing the result
+          // leaves the input alone.
+          return v === x && isQ(v) ? v.view([...v.shape]) : v;
         }
         const args = resolve(node.args);
         const kwargs = Object.fromEntries(Object.entries(node.kwargs).map(([k, v]) => [k, resolve(v)]));
@@ -340,7 +363,10 @@ export class GraphModule extends Module {
         store(node, value);
         if (onNode !== null) onNode(node, performance.now() - start, value);
         for (const r of node.refs) release(r);
-        if ((this.#uses.get(node.name) ?? 0) === 0 && isQ(value)) {
+        // An output no later node reads is freed now, unless it is the
+        // caller's input or another node's value still to be read (a node
+        // like Identity returns its input).
+        if (isQ(value) && value !== x && (live.get(value) ?? 0) === 0 && live.has(value)) {
           live.delete(value);
           value.dispose();
         }

@@ -13,7 +13,7 @@ import { describe } from '../args.mjs';
 import { nn } from '../nn/index.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
 import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
-import { GraphModule, NODE_FUNCTIONS, NODE_METHODS } from './graph-module.mjs';
+import { GraphModule, NODE_FUNCTIONS, NODE_KWARGS, NODE_METHODS } from './graph-module.mjs';
 
 export const FORMAT = 'qwasm-model';
 export const FORMAT_VERSION = 1;
@@ -61,6 +61,9 @@ function tensorReader(file) {
     if (!isName(name)) fail(`${what} must name a tensor, got ${describe(name)}`);
     const t = tensors.get(name);
     if (t === undefined) fail(`${what}: the file has no tensor '${name}'`);
+    // Each tensor belongs to one module (as the exporter writes them): a file
+    // cannot make many modules copy one tensor, so memory stays bounded by it.
+    if (used.has(name)) fail(`${what}: tensor '${name}' is already used by another module`);
     if (t.dtype !== dtype) fail(`${what}: tensor '${name}' is ${t.dtype}, expected ${dtype}`);
     if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
       fail(`${what}: tensor '${name}' has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`);
@@ -293,14 +296,19 @@ function buildModule(m, read, what) {
       const n = readInt(m.num_features, `${what}.num_features`, 1, 2 ** 24);
       const affine = m.weight !== null;
       if ((m.bias !== null) !== affine) fail(`${what}: weight and bias must both be tensors or both null`);
-      const bn = new BATCHNORM[d](n, { eps: readFloat(m.eps, `${what}.eps`), affine });
+      // The tensors are read (and so checked against the file) before the module allocates.
       const vector = (key) => read.float32(m[key], [n], `${what}.${key}`);
+      const weight = affine ? vector('weight') : null;
+      const bias = affine ? vector('bias') : null;
+      const mean = vector('running_mean');
+      const variance = vector('running_var');
+      const bn = new BATCHNORM[d](n, { eps: readFloat(m.eps, `${what}.eps`), affine });
       if (affine) {
-        bn.weight.data = vector('weight');
-        bn.bias.data = vector('bias');
+        bn.weight.data = weight;
+        bn.bias.data = bias;
       }
-      bn.runningMean.data = vector('running_mean');
-      bn.runningVar.data = vector('running_var');
+      bn.runningMean.data = mean;
+      bn.runningVar.data = variance;
       return bn.eval();
     }
     default:
@@ -359,6 +367,14 @@ function checkGraph(graph, modules) {
       default:
         fail(`${what} ('${n.name}'): unknown op ${quote(n.op)}`);
     }
+    const allowed =
+      n.op === 'call_function'
+        ? NODE_KWARGS.function[n.target]
+        : n.op === 'call_method'
+          ? NODE_KWARGS.method[n.target]
+          : [];
+    const extra = Object.keys(n.kwargs).filter((k) => !allowed.includes(k));
+    if (extra.length > 0) fail(`${what} ('${n.name}'): keyword argument ${quote(extra[0])} is not supported here`);
     checkArg(n.args, known, `${what} ('${n.name}')`);
     checkArg(Object.values(n.kwargs), known, `${what} ('${n.name}')`);
     if (n.op === 'output' && !(n.args.length === 1 && isObject(n.args[0]))) {
@@ -405,6 +421,10 @@ export function loadModel(input) {
     const read = tensorReader(file);
     /** @type {Map<string, import('../nn/module.mjs').Module>} */
     const modules = new Map();
+    // Every module is called by a node (nothing is built that does not run).
+    const called = new Set(graph.nodes.filter((n) => n.op === 'call_module').map((n) => n.target));
+    const uncalled = Object.keys(graph.modules).filter((p) => !called.has(p));
+    if (uncalled.length > 0) fail(`module '${uncalled[0]}' is not called by any node (${uncalled.length} uncalled)`);
     for (const [path, m] of Object.entries(graph.modules)) {
       if (!/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/.test(path) || path.length > MAX_NAME) {
         fail(`module path ${quote(path)} is not a dotted name`);
