@@ -52,7 +52,8 @@ using QConvFn = void (*)(size_t mr, size_t nc, size_t nseg, size_t kblocks, cons
                          const ConvRequantParams* params);
 
 // Depthwise: one output pixel, `channels` (a multiple of cr) channels of which
-// `valid` are stored; w is [ntaps][channels].
+// `valid` are stored; ntaps is a multiple of kr (padded with zero-weight
+// taps); w is [ntaps / kr][channels][kr].
 using QDwConvFn = void (*)(size_t channels, size_t valid, size_t ntaps, const int16_t* a, const ptrdiff_t* tap_offsets,
                            const int16_t* w, uint8_t* c, size_t c_stride, const ConvRequantParams* params);
 
@@ -71,7 +72,7 @@ struct QConvKernel {
 struct QDwConvKernel {
   const char* name;
   Isa isa;
-  size_t cr;
+  size_t cr, kr;
   QDwConvFn fn;
 };
 
@@ -85,7 +86,7 @@ struct FConvKernel {
 #define QWASM_QCONV(name, isa, mr, nr, kr)                                                                             \
   void name(size_t mr_, size_t nc, size_t nseg, size_t kblocks, const int16_t* const* a, const ptrdiff_t* seg_offsets, \
             const int16_t* w, uint8_t* const* c, size_t c_stride, const ConvRequantParams* params);
-#define QWASM_QDWCONV(name, isa, cr)                                                                     \
+#define QWASM_QDWCONV(name, isa, cr, kr)                                                                 \
   void name(size_t channels, size_t valid, size_t ntaps, const int16_t* a, const ptrdiff_t* tap_offsets, \
             const int16_t* w, uint8_t* c, size_t c_stride, const ConvRequantParams* params);
 #define QWASM_FCONV(name, isa, mr, nr)                                                                               \

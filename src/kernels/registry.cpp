@@ -47,7 +47,7 @@ const QConvKernel kQConv[] = {
 };
 #undef QWASM_QCONV
 
-#define QWASM_QDWCONV(name, isa, cr) {#name, Isa::isa, cr, &name},
+#define QWASM_QDWCONV(name, isa, cr, kr) {#name, Isa::isa, cr, kr, &name},
 const QDwConvKernel kQDwConv[] = {
 #include "kernels/qdwconv.inc"
 };

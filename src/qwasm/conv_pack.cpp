@@ -85,15 +85,21 @@ Status pack_generic(const ConvGeometry& g, const int8_t* w, const int32_t* zps, 
   return Status::Ok();
 }
 
-// [tap][channel padded to a multiple of cr].
-Status pack_depthwise(const ConvGeometry& g, const int8_t* w, const int32_t* zps, size_t cr, QConvLayout* out) {
+// [tap / kr][channel padded to a multiple of cr][kr] (kr 0 or 1: [tap][channel]);
+// a last group short of kr taps is padded with zero weights.
+Status pack_depthwise(const ConvGeometry& g, const int8_t* w, const int32_t* zps, size_t cr, size_t kr,
+                      QConvLayout* out) {
   const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+  const int64_t group = static_cast<int64_t>(std::max<size_t>(kr, 1));
+  const int64_t padded_taps = ceil_div(taps, group) * group;
   const int64_t cpad = ceil_div(g.out_channels, static_cast<int64_t>(cr)) * static_cast<int64_t>(cr);
-  QWASM_RETURN_IF_ERROR(out->weights.allocate(CheckedSize(taps) * cpad, "the packed weights"));
+  QWASM_RETURN_IF_ERROR(out->weights.allocate(CheckedSize(padded_taps) * cpad, "the packed weights"));
   out->nr = cr;
-  out->kr = 0;
-  for (int64_t c = 0; c < g.out_channels; ++c) {
-    for (int64_t t = 0; t < taps; ++t) out->weights[t * cpad + c] = static_cast<int16_t>(w[c * taps + t] - zps[c]);
+  out->kr = kr;
+  for (int64_t ch = 0; ch < g.out_channels; ++ch) {
+    for (int64_t t = 0; t < taps; ++t) {
+      out->weights[((t / group) * cpad + ch) * group + t % group] = static_cast<int16_t>(w[ch * taps + t] - zps[ch]);
+    }
   }
   return Status::Ok();
 }
@@ -158,8 +164,8 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
   const int8_t* w = reinterpret_cast<const int8_t*>(weight.data());
   if (out->depthwise) {
     return for_each_tile_kind(
-        kernels::qdwconv_kernels(), [](const kernels::QDwConvKernel& k) { return std::make_pair(k.cr, size_t{0}); },
-        [&](size_t cr, size_t) { return pack_depthwise(g, w, zps.data(), cr, &out->layouts[out->nlayouts++]); });
+        kernels::qdwconv_kernels(), [](const kernels::QDwConvKernel& k) { return std::make_pair(k.cr, k.kr); },
+        [&](size_t cr, size_t kr) { return pack_depthwise(g, w, zps.data(), cr, kr, &out->layouts[out->nlayouts++]); });
   }
   return for_each_tile_kind(
       kernels::qconv_kernels(), [](const kernels::QConvKernel& k) { return std::make_pair(k.nr, k.kr); },
@@ -181,9 +187,11 @@ Status unpack_qconv_weight(const PackedQConv& p, QTensor* out) {
   const int16_t* src = l.weights.data();
   if (p.depthwise) {  // the inverse of pack_depthwise
     const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    const int64_t group = static_cast<int64_t>(std::max<size_t>(l.kr, 1));
     const int64_t cpad = ceil_div(g.out_channels, static_cast<int64_t>(l.nr)) * static_cast<int64_t>(l.nr);
     for (int64_t c = 0; c < g.out_channels; ++c)
-      for (int64_t t = 0; t < taps; ++t) w[c * taps + t] = static_cast<int8_t>(src[t * cpad + c] + zp(c));
+      for (int64_t t = 0; t < taps; ++t)
+        w[c * taps + t] = static_cast<int8_t>(src[((t / group) * cpad + c) * group + t % group] + zp(c));
   } else {  // the inverse of pack_generic
     const Reduction r = reduction_of(g, static_cast<int64_t>(l.nr), static_cast<int64_t>(l.kr));
     for (int64_t grp = 0; grp < g.groups; ++grp)

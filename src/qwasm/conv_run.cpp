@@ -144,14 +144,16 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
   const ConvGeometry& g = pw.geometry;
   const kernels::QDwConvKernel* k = kernels::find_qdwconv(isa);
   Status st;
-  const QConvLayout* layout = packed_for(pw, k->cr, 0, &st);
+  const QConvLayout* layout = packed_for(pw, k->cr, k->kr, &st);
   if (!layout) return st;
   const int64_t cpad = ceil_div(g.in_channels, static_cast<int64_t>(k->cr)) * static_cast<int64_t>(k->cr);
   Buffer<int16_t> buffer;
   QWASM_RETURN_IF_ERROR(buffer.allocate(padded_buffer_elements(s, cpad, 1, 0), "the conv's padded input"));
   const int64_t ntaps = g.kernel[0] * g.kernel[1] * g.kernel[2];  // bounded: the weight exists
+  // Padded to the kernel's tap group: the extra taps read tap 0 with zero weights.
+  const int64_t group = static_cast<int64_t>(std::max<size_t>(k->kr, 1));
   Buffer<ptrdiff_t> taps;
-  QWASM_RETURN_IF_ERROR(taps.allocate(ntaps, "the conv's tap offsets", false));
+  QWASM_RETURN_IF_ERROR(taps.allocate(ceil_div(ntaps, group) * group, "the conv's tap offsets", false));
   const double zp_d = static_cast<double>(out_zp);
   QWASM_RETURN_IF_ERROR(
       make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
@@ -164,6 +166,7 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
       for (int64_t kw = 0; kw < g.kernel[2]; ++kw)
         taps[t++] = static_cast<ptrdiff_t>(
             ((kd * g.dilation[0] * s.Hp + kh * g.dilation[1]) * s.Wp + kw * g.dilation[2]) * cpad);
+  for (; t < taps.size(); ++t) taps[t] = taps[0];
   if (info) {
     info->scratch_bytes =
         buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + taps.size() * sizeof(ptrdiff_t);

@@ -502,18 +502,25 @@ class QDwConvKernelTest : public ::testing::TestWithParam<const QDwConvKernel*> 
     const uint64_t seed = qwasm_test::test_seed();
     std::mt19937_64 g(seed ^ (channels * 31 + valid * 7 + ntaps));
     std::uniform_int_distribution<int> v(-255, 255);
-    std::vector<ptrdiff_t> taps(ntaps);
+    // The kernel's layout: taps in groups of kr ([group][channel][kr]), the
+    // last group padded with taps that read tap 0 with zero weights.
+    const size_t group = std::max<size_t>(k().kr, 1);
+    const size_t padded = (ntaps + group - 1) / group * group;
+    std::vector<ptrdiff_t> taps(padded, 0);
     for (size_t t = 0; t < ntaps; ++t) taps[t] = static_cast<ptrdiff_t>(t * (channels + 5));
-    std::vector<int16_t> a(ntaps * (channels + 5) + channels), w(ntaps * channels);
+    std::vector<int16_t> a(ntaps * (channels + 5) + channels), w(ntaps * channels), packed(padded * channels, 0);
     for (auto& x : a) x = static_cast<int16_t>(v(g));
-    for (auto& x : w) x = static_cast<int16_t>(v(g));
+    for (auto& x : w) x = static_cast<int16_t>(v(g));  // [tap][channel], what the reference reads
+    for (size_t t = 0; t < ntaps; ++t)
+      for (size_t ch = 0; ch < channels; ++ch)
+        packed[((t / group) * channels + ch) * group + t % group] = w[t * channels + ch];
     std::vector<float> bias_div(channels + 8), multiplier(channels + 8);
     std::uniform_real_distribution<float> bd(-100.f, 100.f), mu(0.0005f, 0.004f);
     for (size_t j = 0; j < bias_div.size(); ++j) bias_div[j] = bd(g) + shift, multiplier[j] = mu(g);
     const ConvRequantParams params{bias_div.data(), multiplier.data(), zp, relu ? zp : 0, 255};
     const size_t stride = 2;
     std::vector<uint8_t> out(channels * stride + 4, 0xEE);
-    k().fn(channels, valid, ntaps, a.data(), taps.data(), w.data(), out.data(), stride, &params);
+    k().fn(channels, valid, padded, a.data(), taps.data(), packed.data(), out.data(), stride, &params);
     for (size_t ch = 0; ch < channels; ++ch) {
       if (ch >= valid) {
         EXPECT_EQ(out[ch * stride], 0xEE) << k().name << " wrote channel " << ch << " past valid=" << valid;
@@ -536,8 +543,8 @@ TEST_P(QDwConvKernelTest, channels_gt_cr) {
   check(3 * k().cr, 3 * k().cr, 27);
   check(3 * k().cr, 2 * k().cr + 1, 27);
 }
-TEST_P(QDwConvKernelTest, taps) {
-  for (size_t ntaps : {1, 2, 3, 8, 27, 125}) check(k().cr, k().cr, ntaps);
+TEST_P(QDwConvKernelTest, taps) {  // odd counts take the zero-weight padding tap
+  for (size_t ntaps : {1, 2, 3, 8, 9, 27, 125}) check(k().cr, k().cr, ntaps);
 }
 TEST_P(QDwConvKernelTest, qmin) { EXPECT_EQ(check(k().cr, k().cr, 9, false, -1e6f)[0], 0); }
 TEST_P(QDwConvKernelTest, qmax) { EXPECT_EQ(check(k().cr, k().cr, 9, false, 1e6f)[0], 255); }

@@ -1,0 +1,25 @@
+// Scalar twin of dwconv3d_qu8_qs8w_8c2_wasmsimd: the same paired weight layout.
+#include <cassert>
+
+#include "kernels/conv_kernels.h"
+#include "kernels/requantize.h"
+
+namespace qwasm {
+namespace kernels {
+
+void dwconv3d_qu8_qs8w_8c2_scalar(size_t channels, size_t valid, size_t ntaps, const int16_t* a,
+                                  const ptrdiff_t* tap_offsets, const int16_t* w, uint8_t* c, size_t c_stride,
+                                  const ConvRequantParams* params) {
+  assert(channels % 8 == 0 && valid <= channels && ntaps % 2 == 0);
+  for (size_t ch = 0; ch < valid; ++ch) {
+    int32_t acc = 0;
+    for (size_t t = 0; t < ntaps; t += 2) {
+      const int16_t* wp = w + ((t / 2) * channels + ch) * 2;
+      acc += int32_t{a[tap_offsets[t] + ch]} * wp[0] + int32_t{a[tap_offsets[t + 1] + ch]} * wp[1];
+    }
+    c[ch * c_stride] = requantize(acc, params->bias_div[ch], params->multiplier[ch], *params);
+  }
+}
+
+}  // namespace kernels
+}  // namespace qwasm
