@@ -463,13 +463,15 @@ TEST_P(QConvKernelTest, segments) {
 }
 TEST_P(QConvKernelTest, qmin) {
   QConvCall t{k().mr, k().nr, 2, 5};
-  t.bias_shift = -1e6f;  // every output far below: 0
+  // Far past any accumulator (|acc| <= 10 * 255 * 255) even at the smallest
+  // multiplier (1e-4): every output 0. (-1e6 left some seeds short of it.)
+  t.bias_shift = -1e8f;
   const auto out = check(t);
   EXPECT_EQ(out[0], 0);
 }
 TEST_P(QConvKernelTest, qmax) {
   QConvCall t{k().mr, k().nr, 2, 5};
-  t.bias_shift = 1e6f;
+  t.bias_shift = 1e8f;  // past any accumulator: every output 255
   const auto out = check(t);
   EXPECT_EQ(out[0], 255);
 }
@@ -477,7 +479,7 @@ TEST_P(QConvKernelTest, relu_floor) {
   QConvCall t{k().mr, k().nr, 2, 5};
   t.relu = true;
   t.zp = 77;
-  t.bias_shift = -1e6f;  // below the zero point: the ReLU floor
+  t.bias_shift = -1e8f;  // far below the zero point: the ReLU floor
   const auto out = check(t);
   EXPECT_EQ(out[0], 77);
   t.bias_shift = 0;
@@ -546,9 +548,9 @@ TEST_P(QDwConvKernelTest, channels_gt_cr) {
 TEST_P(QDwConvKernelTest, taps) {  // odd counts take the zero-weight padding tap
   for (size_t ntaps : {1, 2, 3, 8, 9, 27, 125}) check(k().cr, k().cr, ntaps);
 }
-TEST_P(QDwConvKernelTest, qmin) { EXPECT_EQ(check(k().cr, k().cr, 9, false, -1e6f)[0], 0); }
-TEST_P(QDwConvKernelTest, qmax) { EXPECT_EQ(check(k().cr, k().cr, 9, false, 1e6f)[0], 255); }
-TEST_P(QDwConvKernelTest, relu_floor) { EXPECT_EQ(check(k().cr, k().cr, 9, true, -1e6f, 61)[0], 61); }
+TEST_P(QDwConvKernelTest, qmin) { EXPECT_EQ(check(k().cr, k().cr, 9, false, -1e8f)[0], 0); }
+TEST_P(QDwConvKernelTest, qmax) { EXPECT_EQ(check(k().cr, k().cr, 9, false, 1e8f)[0], 255); }
+TEST_P(QDwConvKernelTest, relu_floor) { EXPECT_EQ(check(k().cr, k().cr, 9, true, -1e8f, 61)[0], 61); }
 
 INSTANTIATE_TEST_SUITE_P(Registry, QDwConvKernelTest, ::testing::ValuesIn(all(qdwconv_kernels())),
                          kernel_name<QDwConvKernel>);
