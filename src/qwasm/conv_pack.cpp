@@ -179,7 +179,7 @@ Status unpack_qconv_weight(const PackedQConv& p, QTensor* out) {
   QWASM_RETURN_IF_ERROR(make_qtensor(p.weight_shape, DType::kQInt8, p.weight_scheme, 0, p.weight_qscales.data(),
                                      p.weight_qzero_points.data(), p.weight_qscales.size(), &q));
   int8_t* w = reinterpret_cast<int8_t*>(q.mutable_data());
-  const bool per_channel = p.weight_qscales.size() > 1 || p.weight_scheme == QScheme::kPerChannelAffine;
+  const bool per_channel = p.weight_scheme == QScheme::kPerChannelAffine;
   const auto zp = [&](int64_t oc) {
     return static_cast<int32_t>(p.weight_qzero_points[per_channel ? static_cast<size_t>(oc) : 0]);
   };

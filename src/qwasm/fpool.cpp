@@ -71,20 +71,18 @@ Status favg_pool(const float* x, const Shape& shape, const PoolParams& p, Buffer
     for (int64_t od = 0; od < l.out[0]; ++od)
       for (int64_t oh = 0; oh < l.out[1]; ++oh)
         for (int64_t ow = 0; ow < l.out[2]; ++ow) {
-          int64_t start[3], end[3], pool = 1, size = 1;
           const int64_t o[3] = {od, oh, ow};
+          pool_internal::AvgWindow win[3];
+          int64_t pool = 1, size = 1;
           for (int d = 0; d < 3; ++d) {
-            start[d] = o[d] * q.stride[d] - q.padding[d];
-            end[d] = std::min(start[d] + q.kernel[d], l.in[d] + q.padding[d]);
-            pool *= end[d] - start[d];
-            start[d] = std::max<int64_t>(start[d], 0);
-            end[d] = std::min(end[d], l.in[d]);
-            size *= end[d] - start[d];
+            win[d] = pool_internal::avg_window(o[d], l.in[d], q.kernel[d], q.stride[d], q.padding[d]);
+            pool *= win[d].pool;
+            size *= win[d].end - win[d].start;
           }
           float sum = 0.0f;
-          for (int64_t id = start[0]; id < end[0]; ++id)
-            for (int64_t ih = start[1]; ih < end[1]; ++ih)
-              for (int64_t iw = start[2]; iw < end[2]; ++iw) sum += in[(id * l.in[1] + ih) * l.in[2] + iw];
+          for (int64_t id = win[0].start; id < win[0].end; ++id)
+            for (int64_t ih = win[1].start; ih < win[1].end; ++ih)
+              for (int64_t iw = win[2].start; iw < win[2].end; ++iw) sum += in[(id * l.in[1] + ih) * l.in[2] + iw];
           const int64_t divisor = p.has_divisor ? p.divisor : p.count_include_pad ? pool : size;
           *dst++ = sum / static_cast<float>(divisor);
         }

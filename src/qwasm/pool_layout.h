@@ -48,6 +48,20 @@ inline void adaptive_window(int64_t o, int64_t in, int64_t out, int64_t* start, 
   *start = std::min(*start, *end);
 }
 
+// One dimension's average window: real [start, end) and the extent counted
+// with count_include_pad (clipped to the padded input).
+struct AvgWindow {
+  int64_t start, end, pool;
+};
+inline AvgWindow avg_window(int64_t o, int64_t in, int64_t k, int64_t s, int64_t pad) {
+  int64_t start = o * s - pad;
+  int64_t end = std::min(start + k, in + pad);
+  const int64_t pool = end - start;
+  start = std::max<int64_t>(start, 0);
+  end = std::min(end, in);
+  return {start, end, pool};
+}
+
 // The taps [*k0, *k1) of a window starting at `start` (kernel taps,
 // `dilation` apart) that fall inside [0, in): the loops visit only those, so
 // a huge kernel over a small input costs nothing.

@@ -17,6 +17,8 @@
 namespace qwasm {
 namespace {
 
+using pool_internal::avg_window;
+using pool_internal::AvgWindow;
 using pool_internal::Layout;
 
 Status require_quint8(const QTensor& x, const char* op) {
@@ -80,20 +82,6 @@ inline int64_t rne(float v) {
 inline uint8_t round_add_clamp(float t, int32_t zp) {
   const float c = t < -1073741824.0f ? -1073741824.0f : t > 1073741824.0f ? 1073741824.0f : t;
   return clamp_u8(int64_t{static_cast<int32_t>(std::nearbyint(c))} + zp);
-}
-
-// One dimension's average window: real [start, end) and the extent counted
-// with count_include_pad (clipped to the padded input).
-struct AvgWindow {
-  int64_t start, end, pool;
-};
-inline AvgWindow avg_window(int64_t o, int64_t in, int64_t k, int64_t s, int64_t pad) {
-  int64_t start = o * s - pad;
-  int64_t end = std::min(start + k, in + pad);
-  const int64_t pool = end - start;
-  start = std::max<int64_t>(start, 0);
-  end = std::min(end, in);
-  return {start, end, pool};
 }
 
 // quantized mean over D, H, W of a channels-last 5-D tensor, as PyTorch's

@@ -16,6 +16,7 @@
 
 #include "fuzz_input.h"
 #include "kernels/ref/conv3d_ref.h"
+#include "qwasm/checked_size.h"
 #include "qwasm/conv.h"
 #include "qwasm/observer.h"
 #include "qwasm/pool.h"
@@ -61,11 +62,6 @@ int64_t size_value(qwasm_fuzz::Input& in) {
     default:
       return in.range(1, 4);
   }
-}
-
-int64_t mul_sat(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
 void check(const Status& s) {
@@ -123,8 +119,8 @@ void fuzz_conv(qwasm_fuzz::Input& in) {
   ConvGeometry g;
   g.spatial_dims = static_cast<int>(in.range(0, 3));
   g.groups = in.flag() ? 1 : size_value(in);
-  g.in_channels = in.flag() ? mul_sat(g.groups, in.range(1, 3)) : size_value(in);
-  g.out_channels = in.flag() ? mul_sat(g.groups, in.range(1, 3)) : size_value(in);
+  g.in_channels = in.flag() ? mul_saturating(g.groups, in.range(1, 3)) : size_value(in);
+  g.out_channels = in.flag() ? mul_saturating(g.groups, in.range(1, 3)) : size_value(in);
   for (int d = 0; d < 3; ++d) {
     g.kernel[d] = in.flag() ? in.range(1, 3) : size_value(in);
     g.stride[d] = in.flag() ? in.range(1, 2) : size_value(in);
@@ -245,7 +241,7 @@ void set_layout(qwasm_fuzz::Input& in, QTensor* q) {
     return;
   }
   int64_t numel = 1;
-  for (int64_t d : q->shape()) numel = mul_sat(numel, d);
+  for (int64_t d : q->shape()) numel = mul_saturating(numel, d);
   if (numel == 0 || rank == 0) return;  // an empty tensor's strides are whatever its op made
   std::vector<size_t> order(rank);
   for (size_t i = 0; i < rank; ++i) order[i] = i;
@@ -329,7 +325,7 @@ void fuzz_qops(qwasm_fuzz::Input& in) {
     if (in.flag() && sa.size() >= 2) {
       other = sa;
       const size_t d = static_cast<size_t>(in.range(0, static_cast<int64_t>(sa.size()) - 2));
-      other[d] = mul_sat(other[d], other[d + 1]);
+      other[d] = mul_saturating(other[d], other[d + 1]);
       other.erase(other.begin() + static_cast<std::ptrdiff_t>(d) + 1);
     } else {
       other = fuzz_shape(in, 6);

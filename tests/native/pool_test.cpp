@@ -13,23 +13,21 @@
 #include <string>
 #include <vector>
 
+#include "quint8_test_util.h"
 #include "qwasm/pool.h"
 #include "qwasm/qtensor.h"
 #include "qwasm/torch_float.h"
 
 using namespace qwasm;
+using qwasm_test::as_channels_last;
+using qwasm_test::expect_error;
+using qwasm_test::ints;
+using qwasm_test::q8;
 
 namespace {
 
 constexpr int64_t kBig = (int64_t{1} << 31) - 1;
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-QTensor q8(const std::vector<uint8_t>& ints, const Shape& shape, double scale = 1.0, double zp = 0) {
-  QTensor q;
-  const Status s = make_per_tensor_quantized(ints.data(), ints.size(), shape, scale, zp, DType::kQUInt8, &q);
-  EXPECT_TRUE(s.ok()) << s.message;
-  return q;
-}
 
 QTensor iota(const Shape& shape, double scale = 1.0, double zp = 0) {
   int64_t n = 1;
@@ -37,19 +35,6 @@ QTensor iota(const Shape& shape, double scale = 1.0, double zp = 0) {
   std::vector<uint8_t> v(static_cast<size_t>(n));
   for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>(i);
   return q8(v, shape, scale, zp);
-}
-
-QTensor as_channels_last(const QTensor& x) {
-  QTensor y;
-  EXPECT_TRUE(as_memory_format(x, MemoryFormat::kChannelsLast, &y).ok());
-  return y;
-}
-
-std::vector<uint8_t> ints(const QTensor& q) { return std::vector<uint8_t>(q.data(), q.data() + q.nbytes()); }
-
-void expect_error(const Status& s, StatusCode code, const std::string& text) {
-  EXPECT_EQ(s.code, code) << s.message;
-  EXPECT_NE(s.message.find(text), std::string::npos) << "message: " << s.message << "\nexpected: " << text;
 }
 
 // 1d / 2d / 3d parameters, outermost dimension first.

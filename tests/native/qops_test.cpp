@@ -9,22 +9,20 @@
 #include <string>
 #include <vector>
 
+#include "quint8_test_util.h"
 #include "qwasm/binary_iteration.h"
 #include "qwasm/qelementwise.h"
 #include "qwasm/qtensor.h"
 
 using namespace qwasm;
+using qwasm_test::as_channels_last;
+using qwasm_test::expect_error;
+using qwasm_test::ints;
+using qwasm_test::q8;
 
 namespace {
 
 constexpr int64_t kBig = (int64_t{1} << 31) - 1;
-
-QTensor q8(const std::vector<uint8_t>& ints, const Shape& shape, double scale, double zp) {
-  QTensor q;
-  const Status s = make_per_tensor_quantized(ints.data(), ints.size(), shape, scale, zp, DType::kQUInt8, &q);
-  EXPECT_TRUE(s.ok()) << s.message;
-  return q;
-}
 
 // A quint8 tensor of `shape` filled with v.
 QTensor filled(const Shape& shape, uint8_t v, double scale, double zp) {
@@ -35,19 +33,6 @@ QTensor filled(const Shape& shape, uint8_t v, double scale, double zp) {
 
 // An empty quint8 tensor (any dimensions, one of them 0).
 QTensor empty(const Shape& shape) { return q8({}, shape, 0.5, 0); }
-
-QTensor as_channels_last(const QTensor& x) {
-  QTensor y;
-  EXPECT_TRUE(as_memory_format(x, MemoryFormat::kChannelsLast, &y).ok());
-  return y;
-}
-
-std::vector<uint8_t> ints(const QTensor& q) { return std::vector<uint8_t>(q.data(), q.data() + q.nbytes()); }
-
-void expect_error(const Status& s, StatusCode code, const std::string& text) {
-  EXPECT_EQ(s.code, code) << s.message;
-  EXPECT_NE(s.message.find(text), std::string::npos) << "message: " << s.message << "\nexpected: " << text;
-}
 
 }  // namespace
 

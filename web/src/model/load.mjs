@@ -75,9 +75,8 @@ function tensorReader(file) {
     used,
     int8(name, shape, what) {
       const t = entry(name, 'I8', shape, what);
-      return new Int8Array(
-        view.buffer.slice(view.byteOffset + dataStart + t.begin, view.byteOffset + dataStart + t.end),
-      );
+      // A view of the file's bytes: the QTensor made from it copies them once, into wasm memory.
+      return new Int8Array(view.buffer, view.byteOffset + dataStart + t.begin, t.end - t.begin);
     },
     float32(name, shape, what) {
       const t = entry(name, 'F32', shape, what);
@@ -162,6 +161,26 @@ function setOutputQParams(mod, m, what) {
   mod.zeroPoint = readInt(m.zero_point, `${what}.zero_point`, 0, 255);
 }
 
+// A quantized conv / linear module: its weight and bias are read (and so
+// checked against the file) before make() allocates anything of the
+// geometry's size; then the module takes them and its output qparams.
+function quantizedModule(m, read, what, weightShape, make) {
+  const bias = m.bias === null ? null : read.float32(m.bias, [weightShape[0]], `${what}.bias`);
+  const w = quantizedWeight(m.weight, weightShape, read, `${what}.weight`);
+  let mod = null;
+  try {
+    mod = make();
+    mod.setWeightBias(w, bias);
+    setOutputQParams(mod, m, what);
+    return mod;
+  } catch (e) {
+    mod?.dispose();
+    throw e;
+  } finally {
+    w.dispose();
+  }
+}
+
 /** One module of the file, built and loaded; its weights checked against its geometry. */
 function buildModule(m, read, what) {
   if (!isObject(m)) fail(`${what} must be an object`);
@@ -171,22 +190,13 @@ function buildModule(m, read, what) {
       const d = dims();
       const relu = readBool(m.relu, `${what}.relu`);
       const a = convArgs(m, d, what);
-      // The weight is read (and so checked against the file) before the
-      // module allocates anything of the geometry's size.
-      const bias = m.bias === null ? null : read.float32(m.bias, [a.outChannels], `${what}.bias`);
-      const w = quantizedWeight(m.weight, a.weightShape, read, `${what}.weight`);
-      let mod = null;
-      try {
-        mod = new QCONV[relu][d](a.inChannels, a.outChannels, a.kernel, a.options);
-        mod.setWeightBias(w, bias);
-        setOutputQParams(mod, m, what);
-      } catch (e) {
-        mod?.dispose();
-        throw e;
-      } finally {
-        w.dispose();
-      }
-      return mod;
+      return quantizedModule(
+        m,
+        read,
+        what,
+        a.weightShape,
+        () => new QCONV[relu][d](a.inChannels, a.outChannels, a.kernel, a.options),
+      );
     }
     case 'QuantizedLinear': {
       const relu = readBool(m.relu, `${what}.relu`);
@@ -194,20 +204,7 @@ function buildModule(m, read, what) {
       const outF = readInt(m.out_features, `${what}.out_features`, 1, CONV_GEOMETRY);
       if (m.bias !== null && !isName(m.bias)) fail(`${what}.bias must name a tensor or be null`);
       const Cls = relu ? nn.intrinsic.quantized.LinearReLU : nn.quantized.Linear;
-      const bias = m.bias === null ? null : read.float32(m.bias, [outF], `${what}.bias`);
-      const w = quantizedWeight(m.weight, [outF, inF], read, `${what}.weight`);
-      let mod = null;
-      try {
-        mod = new Cls(inF, outF, { bias: m.bias !== null });
-        mod.setWeightBias(w, bias);
-        setOutputQParams(mod, m, what);
-      } catch (e) {
-        mod?.dispose();
-        throw e;
-      } finally {
-        w.dispose();
-      }
-      return mod;
+      return quantizedModule(m, read, what, [outF, inF], () => new Cls(inF, outF, { bias: m.bias !== null }));
     }
     case 'Quantize': {
       if (m.dtype !== 'quint8') fail(`${what}.dtype must be 'quint8', got ${describe(m.dtype)}`);
