@@ -231,6 +231,10 @@ test('forward refuses a wrong input and disposes what the run made', () => {
     /GraphModule\.forward\(x\): node '.*': .*MaxPool3d|GraphModule\.forward\(x\): node/,
   );
   expect(() => model.forward('clip')).toThrow(/GraphModule\.forward\(x\): node 'quant'/);
+  expect(() => model.forwardQuantized({ data: new Float32Array(8), shape: [8] })).toThrow(
+    new TypeError('GraphModule.forwardQuantized(q): q must be a QTensor, got an object'),
+  );
+  expect(() => model.profile(null)).toThrow(/^GraphModule\.profile\(x\): node 'quant'/);
   expect(qwasm.heapInUse()).toBe(heap);
   model.dispose();
 });

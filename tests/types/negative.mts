@@ -2,7 +2,7 @@
 // `@ts-expect-error` is an error, or tsc reports the directive as unused and
 // the types test fails. Each case is a lie the declarations used to tell.
 // (Biome leaves this file alone: sorting or wrapping would move the lines.)
-import { init, makePerTensorQuantizedTensor, nn, quantization, quantizePerTensor, tensor } from 'qwasm';
+import { init, io, makePerTensorQuantizedTensor, nn, quantization, quantizePerTensor, tensor } from 'qwasm';
 // @ts-expect-error: the package has no default export (ESM and CJS alike)
 import qwasmDefault from 'qwasm';
 // @ts-expect-error: internal declarations are not importable
@@ -59,7 +59,7 @@ export async function cases(): Promise<unknown[]> {
     nn.intrinsic.FusedModule,
     // @ts-expect-error: kernelSize is read-only
     (conv3d.kernelSize = [1, 1, 1]),
-      // @ts-expect-error: PyTorch's quantized element-wise ops take quint8 tensors
+    // @ts-expect-error: PyTorch's quantized element-wise ops take quint8 tensors
     nn.quantized.functional.add(i8, i8, 0.1, 0),
     // @ts-expect-error: and need the output's qparams
     nn.quantized.functional.mul(q8, q8),
@@ -73,5 +73,13 @@ export async function cases(): Promise<unknown[]> {
     new nn.AvgPool1d(2, { divisorOverride: 2 }),
     // @ts-expect-error: prepare takes a module
     quantization.prepare({}),
+    // @ts-expect-error: loadModel takes the file's bytes, not a path
+    io.loadModel('r3d_18.qwasm.safetensors'),
+    // @ts-expect-error: forwardQuantized takes a quint8 QTensor
+    io.loadModel(new Uint8Array(0)).forwardQuantized(x),
+    // @ts-expect-error: a model's graph is read-only
+    (io.loadModel(new Uint8Array(0)).nodes = []),
+    // @ts-expect-error: GraphModule is made by loadModel, not constructed
+    new io.GraphModule(),
   ];
 }
