@@ -1,7 +1,10 @@
-// Diagnostics: heap use (leak tests and users' own accounting) and the kernel family.
+// Diagnostics and runtime settings: heap use (leak tests and users' own
+// accounting), the kernel family, and the thread pool.
 #include "bindings/common.h"
 
 #include <malloc.h>
+
+#include "qwasm/thread_pool.h"
 
 namespace qwasm_bind {
 namespace {
@@ -18,6 +21,26 @@ double heap_in_use() {
 // 1: scalar, 2: wasmsimd.
 int best_isa() { return qwasm::kernels::best_isa() == Isa::kScalar ? 1 : 2; }
 
+// init() starts the pool once, with numThreads threads (1 starts none).
+val start_threads(double n) {
+  QWASM_BIND_ENTER();
+  int64_t threads = 0;
+  Status s = to_int(n, "numThreads", 1, static_cast<int64_t>(qwasm::kMaxThreads), &threads);
+  if (s.ok()) s = qwasm::start_threads(static_cast<size_t>(threads));
+  return s.ok() ? val(true) : error_value(s);
+}
+
+val set_num_threads(double n) {
+  QWASM_BIND_ENTER();
+  int64_t threads = 0;
+  Status s = to_int(n, "numThreads", 1, static_cast<int64_t>(qwasm::max_threads()), &threads);
+  if (s.ok()) s = qwasm::set_num_threads(static_cast<size_t>(threads));
+  return s.ok() ? val(true) : error_value(s);
+}
+
+double num_threads() { return static_cast<double>(qwasm::num_threads()); }
+double max_threads() { return static_cast<double>(qwasm::max_threads()); }
+
 }  // namespace
 }  // namespace qwasm_bind
 
@@ -26,4 +49,8 @@ EMSCRIPTEN_BINDINGS(qwasm_diagnostics) {
   using namespace qwasm_bind;
   function("_heapInUse", &heap_in_use);
   function("_bestIsa", &best_isa);
+  function("_startThreads", &start_threads);
+  function("_setNumThreads", &set_num_threads);
+  function("_numThreads", &num_threads);
+  function("_maxThreads", &max_threads);
 }

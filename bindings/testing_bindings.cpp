@@ -8,6 +8,7 @@
 #include "kernels/pool_kernels.h"
 #include "kernels/ref/quantize_ref.h"
 #include "qwasm/build_info.h"
+#include "qwasm/thread_pool.h"
 
 namespace qwasm_bind {
 namespace {
@@ -58,6 +59,16 @@ val kernel_names() {
   return o;
 }
 
+// Tasks each thread ran in the last parallel loop on more than one thread
+// (index 0: the calling thread): the benchmarks' balance measurement.
+val last_loop_shares() {
+  val a = val::array();
+  for (int64_t n : qwasm::last_loop_shares()) a.call<void>("push", static_cast<double>(n));
+  return a;
+}
+
+void set_fine_grained_tasks(bool on) { qwasm::testing::set_fine_grained_tasks(on); }
+
 }  // namespace
 }  // namespace qwasm_bind
 
@@ -71,4 +82,6 @@ EMSCRIPTEN_BINDINGS(qwasm_testing) {
   function("_peakDot16", &peak_dot16);
   function("_assertsEnabled", &asserts_enabled);
   function("_kernelNames", &kernel_names);
+  function("_lastLoopShares", &last_loop_shares);
+  function("_setFineGrainedTasks", &set_fine_grained_tasks);
 }

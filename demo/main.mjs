@@ -33,7 +33,13 @@ async function main() {
   setupPlayground();
   const model = setupModelView();
   window.qwasmDemo = { ...explorer, model }; // for the browser tests and the curious
-  $('status').textContent = `Ready: qwasm ${qwasm.kernelIsa()} kernels.`;
+  const info = qwasm.runtimeInfo();
+  const threads =
+    info.variant === 'threads'
+      ? `${info.numThreads} threads`
+      : `1 thread${info.threadsUnavailable ? ` (${info.threadsUnavailable})` : ''}`;
+  $('status').textContent = `Ready: qwasm ${qwasm.kernelIsa()} kernels, ${threads}.`;
+  $('status').dataset.threads = String(info.numThreads);
   $('status').dataset.ready = 'true';
 }
 

@@ -7,6 +7,12 @@ import { fileURLToPath } from 'node:url';
 //                         checked here, and the build fails if they ever differ)
 //   dist/qwasm.node.cjs   Emscripten's glue for Node.js (CommonJS)
 //   dist/qwasm.web.mjs    Emscripten's glue for browsers and workers (ES module)
+//   dist/qwasm.mt.wasm    the threaded variant's module (shared memory; both
+//                         of its glues link the same bytes, checked as above)
+//   dist/qwasm.mt.node.cjs + qwasm.mt.node.worker.js   its Node.js glue and the
+//                         script each pool worker starts from
+//   dist/qwasm.mt.mjs + qwasm.mt.worker.js   its browser glue and worker script
+//                         (names as linked: the glues name their worker files)
 //   dist/qwasm.cjs        web/src bundled for Node.js (CommonJS: `require` loads
 //                         it synchronously; the ES module entry re-exports it)
 //   dist/qwasm.d.mts / .d.cts   web/index.d.ts, as ESM and as CJS declarations
@@ -27,6 +33,31 @@ writeFileSync(`${out}qwasm.wasm`, nodeWasm);
 copyFileSync(`${root}build/wasm/qwasm.node.js`, `${out}qwasm.node.cjs`);
 copyFileSync(`${root}build/wasm/qwasm.mjs`, `${out}qwasm.web.mjs`);
 
+const mtNodeWasm = readFileSync(`${root}build/wasm/qwasm.mt.node.wasm`);
+if (!mtNodeWasm.equals(readFileSync(`${root}build/wasm/qwasm.mt.wasm`))) {
+  console.error('[package] the threaded Node and browser links produced different wasm');
+  process.exit(1);
+}
+writeFileSync(`${out}qwasm.mt.wasm`, mtNodeWasm);
+copyFileSync(`${root}build/wasm/qwasm.mt.node.js`, `${out}qwasm.mt.node.cjs`);
+// Emscripten's Node.js worker script loads the glue with eval(readFileSync());
+// qwasm uses no eval anywhere (it runs under --disallow-code-generation-from-strings),
+// so the worker requires the glue (CommonJS) instead.
+const EVAL_LOADER = 'importScripts:function(f){(0,eval)(fs.readFileSync(f,"utf8"))}';
+const nodeWorker = readFileSync(`${root}build/wasm/qwasm.mt.node.worker.js`, 'utf8');
+if (!nodeWorker.includes(EVAL_LOADER)) {
+  console.error(
+    "[package] Emscripten's Node.js worker script no longer loads the glue as expected; update package.mjs",
+  );
+  process.exit(1);
+}
+writeFileSync(
+  `${out}qwasm.mt.node.worker.js`,
+  nodeWorker.replace(EVAL_LOADER, 'importScripts:function(f){global.createQwasmModule=require(f)}'),
+);
+copyFileSync(`${root}build/wasm/qwasm.mt.mjs`, `${out}qwasm.mt.mjs`);
+copyFileSync(`${root}build/wasm/qwasm.mt.worker.js`, `${out}qwasm.mt.worker.js`);
+
 await build({
   entryPoints: [`${root}web/src/node-entry.mjs`],
   outfile: `${out}qwasm.cjs`,
@@ -34,7 +65,7 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node18',
-  external: ['./qwasm.node.cjs'],
+  external: ['./qwasm.node.cjs', './qwasm.mt.node.cjs'],
   keepNames: true, // class names are part of the API (constructor.name, messages)
   banner: { js: '// qwasm for Node.js, bundled from web/src by scripts/package.mjs. Do not edit.' },
   logLevel: 'warning',

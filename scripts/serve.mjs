@@ -84,7 +84,10 @@ export function startServer(
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const i = process.argv.indexOf('--port');
   const port = Number(i > 0 ? process.argv[i + 1] : (process.env.PORT ?? 8080));
-  startServer(port).then(
+  // Cross-origin isolation (COOP/COEP): the demo may then use qwasm's threaded
+  // variant (SharedArrayBuffer); every file it loads is same-origin.
+  const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+  startServer(port, '127.0.0.1', { headers }).then(
     (server) => {
       console.log(`qwasm demo: http://localhost:${server.address().port}/demo/`);
       console.log('(Ctrl+C to stop)');

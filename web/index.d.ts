@@ -44,6 +44,31 @@ export interface InitOptions {
    * URL to read (Node.js). Default: dist/qwasm.wasm beside the package's code.
    */
   locateFile?: (path: string, prefix: string) => string | URL;
+  /**
+   * Threads for parallel loops (1..64), the calling thread included. More
+   * than 1 loads the threaded variant (qwasm.mt.wasm, with its glue and
+   * worker script from dist/) where threads can run: always in Node.js; in
+   * browsers only on cross-origin isolated pages and workers (COOP/COEP).
+   * Elsewhere qwasm runs single-threaded, without error, and runtimeInfo()
+   * says why. Default: Node.js, the cores (os.availableParallelism()) up to 8;
+   * browsers, navigator.hardwareConcurrency up to 8 when cross-origin
+   * isolated, else 1. With wasmBinary, the bytes decide the variant.
+   */
+  numThreads?: number;
+}
+
+/** What init() loaded (runtimeInfo()). */
+export interface RuntimeInfo {
+  /** 'threads': qwasm.mt.wasm with a thread pool; 'single-thread': qwasm.wasm. */
+  variant: 'threads' | 'single-thread';
+  /** Threads each parallel loop uses (setNumThreads). */
+  numThreads: number;
+  /** Threads init() started (the most setNumThreads accepts). */
+  maxThreads: number;
+  /** The kernel family in use by default. */
+  isa: 'scalar' | 'wasmsimd';
+  /** Present when more than one thread was asked for but none run: why. */
+  threadsUnavailable?: string;
 }
 
 /**
@@ -57,6 +82,19 @@ export declare function init(options?: InitOptions): Promise<void>;
 
 /** True once init() has resolved. */
 export declare function isInitialized(): boolean;
+
+/** What init() loaded: the variant, the threads and the kernel family (and why not threads, if so). */
+export declare function runtimeInfo(): RuntimeInfo;
+
+/** Threads each parallel loop uses (like torch.get_num_threads()). */
+export declare function getNumThreads(): number;
+
+/**
+ * Threads each parallel loop uses from now on, 1..runtimeInfo().maxThreads
+ * (like torch.set_num_threads(), but it cannot start more threads than init()
+ * did). Results are bit-identical for every thread count.
+ */
+export declare function setNumThreads(n: number): void;
 
 /**
  * Builds a float tensor, checking that `shape` (default `[data.length]`) holds

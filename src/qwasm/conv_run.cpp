@@ -10,6 +10,7 @@
 
 #include "qwasm/conv.h"
 #include "qwasm/conv_layout.h"
+#include "qwasm/thread_pool.h"
 
 namespace qwasm {
 
@@ -54,25 +55,43 @@ const QConvLayout* packed_for(const PackedQConv& pw, size_t nr, size_t kr, Statu
 // then tiles of up to mr output pixels by nr output channels are handed to
 // tile(mr, nc, a, c, c_stride, group, block, first_output_channel). Outputs are
 // NCDHW planes, or channels-last rows for a linear layer.
+//
+// Threads: a unit of work is one pixel tile of one group across a run of
+// channel blocks (all of them, unless the pixel tiles are too few to share:
+// a linear layer over a few rows). Units are grouped into tasks of at least
+// ~128 K multiply-adds; the split depends only on the shapes, and each output
+// value is computed by the same kernel call whatever thread runs it.
 template <typename Buf, typename Out, typename Fill, typename Tile>
 void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, int64_t batch, size_t mr_max, size_t nr,
                    const Buf* base, bool channels_last, Out* y, Fill fill, Tile tile) {
   assert(mr_max >= 1 && mr_max <= kMaxMR);
   const int64_t plane = s.padded_size() * r.cg;
   const int64_t out_size = s.out_size();
-  const Buf* a[kMaxMR];
-  Out* c[kMaxMR];
+  const int64_t mr64 = static_cast<int64_t>(mr_max), nr64 = static_cast<int64_t>(nr);
+  const int64_t ptiles = ceil_div(out_size, mr64);
+  const int64_t tiles = g.groups * ptiles;
+  constexpr int64_t kShareable = 64;  // fewer pixel tiles than this: split the channel blocks as well
+  const int64_t bchunks = tiles >= kShareable ? 1 : std::min<int64_t>(r.blocks, ceil_div(kShareable, tiles));
+  const int64_t blocks_per_unit = ceil_div(r.blocks, bchunks);
+  const int64_t unit_macs = std::max<int64_t>(1, mr64 * nr64 * blocks_per_unit * r.nseg * r.seg_len);
+  const Split split = split_work(tiles * bchunks, ceil_div(int64_t{1} << 17, unit_macs));
   for (int64_t n = 0; n < batch; ++n) {
     fill(n);
-    for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const Buf* planes = base + grp * plane;
-      for (int64_t p0 = 0; p0 < out_size; p0 += static_cast<int64_t>(mr_max)) {
-        const size_t mr = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(mr_max), out_size - p0));
+    parallel_for(split.tasks, [&](int64_t task) {
+      const Buf* a[kMaxMR];
+      Out* c[kMaxMR];
+      const int64_t unit_end = std::min(tiles * bchunks, (task + 1) * split.per_task);
+      for (int64_t unit = task * split.per_task; unit < unit_end; ++unit) {
+        const int64_t grp = unit / (ptiles * bchunks);
+        const int64_t p0 = (unit / bchunks) % ptiles * mr64;
+        const int64_t b_begin = unit % bchunks * blocks_per_unit;
+        const int64_t b_end = std::min(r.blocks, b_begin + blocks_per_unit);
+        const Buf* planes = base + grp * plane;
+        const size_t mr = static_cast<size_t>(std::min(mr64, out_size - p0));
         for (size_t m = 0; m < mr; ++m) a[m] = planes + pixel_offset(g, s, p0 + static_cast<int64_t>(m), r.cg);
-        for (int64_t b = 0; b < r.blocks; ++b) {
-          const int64_t oc0 = grp * r.og + b * static_cast<int64_t>(nr);
-          const size_t nc =
-              static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(nr), r.og - b * static_cast<int64_t>(nr)));
+        for (int64_t b = b_begin; b < b_end; ++b) {
+          const int64_t oc0 = grp * r.og + b * nr64;
+          const size_t nc = static_cast<size_t>(std::min(nr64, r.og - b * nr64));
           for (size_t m = 0; m < mr; ++m) {
             const int64_t p = p0 + static_cast<int64_t>(m);
             c[m] = channels_last ? y + (n * out_size + p) * g.out_channels + oc0
@@ -81,7 +100,7 @@ void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, 
           tile(mr, nc, a, c, channels_last ? 1 : static_cast<size_t>(out_size), grp, b, oc0);
         }
       }
-    }
+    });
   }
 }
 
@@ -112,8 +131,8 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
         buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + offsets.size() * sizeof(ptrdiff_t);
     info->kernel = k->name;
   }
-  kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
-                                    relu ? static_cast<int32_t>(out_zp) : 0, 255};
+  const kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
+                                          relu ? static_cast<int32_t>(out_zp) : 0, 255};
   const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
   auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
   const uint8_t* x = input.data();
@@ -123,7 +142,11 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
       g, r, s, batch, k->mr, k->nr, buffer.data(), channels_last, out->mutable_data(),
       [&](int64_t n) {
         if (channels_last) {  // a linear layer's rows are channels-last already: no transpose, no padding
-          for (int64_t i = 0; i < in_item; ++i) buffer[i] = centered(x[i]);
+          const Split split = split_work(in_item, 16384);
+          parallel_for(split.tasks, [&](int64_t task) {
+            const int64_t end = std::min(in_item, (task + 1) * split.per_task);
+            for (int64_t i = task * split.per_task; i < end; ++i) buffer[i] = centered(x[i]);
+          });
           return;
         }
         if (n > 0) buffer.fill(0);
@@ -131,10 +154,11 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
       },
       [&](size_t mr, size_t nc, const int16_t* const* a, uint8_t* const* c, size_t c_stride, int64_t grp, int64_t b,
           int64_t oc0) {
-        params.bias_div = bias_div.data() + oc0;
-        params.multiplier = multiplier.data() + oc0;
+        kernels::ConvRequantParams tile_params = params;  // per call: tiles run on several threads
+        tile_params.bias_div = bias_div.data() + oc0;
+        tile_params.multiplier = multiplier.data() + oc0;
         k->fn(mr, nc, static_cast<size_t>(r.nseg), static_cast<size_t>(r.kblocks), a, offsets.data(),
-              layout->weights.data() + (grp * r.blocks + b) * block_weights, c, c_stride, &params);
+              layout->weights.data() + (grp * r.blocks + b) * block_weights, c, c_stride, &tile_params);
       });
   return Status::Ok();
 }
@@ -178,15 +202,20 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
   auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
   const int64_t out_size = s.out_size();
   const int64_t in_item = g.in_channels * s.D * s.H * s.W;
+  // Threads: tasks of whole output pixels (all channels), ~64 K multiply-adds or more.
+  const Split split = split_work(out_size, ceil_div(int64_t{1} << 16, std::max<int64_t>(1, cpad * ntaps)));
   for (int64_t n = 0; n < input.shape()[0]; ++n) {
     if (n > 0) buffer.fill(0);
     to_padded_channels_last(input.data() + n * in_item, g.in_channels, cpad, cpad, g, s, buffer.data(), centered);
     uint8_t* yn = out->mutable_data() + n * g.out_channels * out_size;
-    for (int64_t p = 0; p < out_size; ++p) {
-      k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), taps.size(),
-            buffer.data() + pixel_offset(g, s, p, cpad), taps.data(), layout->weights.data(), yn + p,
-            static_cast<size_t>(out_size), &params);
-    }
+    parallel_for(split.tasks, [&](int64_t task) {
+      const int64_t end = std::min(out_size, (task + 1) * split.per_task);
+      for (int64_t p = task * split.per_task; p < end; ++p) {
+        k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), taps.size(),
+              buffer.data() + pixel_offset(g, s, p, cpad), taps.data(), layout->weights.data(), yn + p,
+              static_cast<size_t>(out_size), &params);
+      }
+    });
   }
   return Status::Ok();
 }

@@ -8,6 +8,7 @@
 
 #include "qwasm/format.h"
 #include "qwasm/limits.h"
+#include "qwasm/thread_pool.h"
 
 namespace qwasm {
 namespace {
@@ -205,13 +206,23 @@ Status quantize_into(const float* x, Isa isa, QTensor* q) {
         }));
   } else {
     const auto fn = kernels::find_quantize(isa, storage, mode)->fn;
-    for (int64_t c = 0; c < l.channels; ++c) {
-      const auto p = params_of(c);
-      for (int64_t o = 0; o < l.outer; ++o) {
-        const int64_t start = (o * l.channels + c) * l.inner;
-        fn(static_cast<size_t>(l.inner), x + start, dst + start * esize, &p);
+    // Threads: runs of `inner` elements (one per (outer, channel) pair), cut
+    // into pieces of at most 64 K elements; tasks of at least 64 K elements.
+    constexpr int64_t kPiece = 65536;
+    const int64_t pieces_per_run = (l.inner + kPiece - 1) / kPiece;
+    const int64_t piece_len = (l.inner + pieces_per_run - 1) / pieces_per_run;
+    const int64_t pieces = l.outer * l.channels * pieces_per_run;
+    const Split split = split_work(pieces, std::max<int64_t>(1, kPiece / piece_len));
+    parallel_for(split.tasks, [&](int64_t task) {
+      const int64_t end = std::min(pieces, (task + 1) * split.per_task);
+      for (int64_t piece = task * split.per_task; piece < end; ++piece) {
+        const int64_t run = piece / pieces_per_run;  // o * channels + c
+        const int64_t from = piece % pieces_per_run * piece_len;
+        const int64_t start = run * l.inner + from;
+        const auto p = params_of(run % l.channels);
+        fn(static_cast<size_t>(std::min(piece_len, l.inner - from)), x + start, dst + start * esize, &p);
       }
-    }
+    });
   }
   if (packed) pack_nibbles(unpacked.data(), q->numel(), q->mutable_data());
   return Status::Ok();
@@ -382,7 +393,18 @@ Status make_per_channel_quantized(const uint8_t* bytes, size_t nbytes, const Sha
   return copy_storage(bytes, nbytes, out);
 }
 
-Status dequantize(const QTensor& q, Isa isa, float* y) { return dequantize_range(q, isa, 0, q.numel(), y); }
+Status dequantize(const QTensor& q, Isa isa, float* y) {
+  // Threads: element ranges of at least 64 K (dequantize_range starts anywhere).
+  const Split split = split_work(q.numel(), 65536);
+  if (split.tasks <= 1) return dequantize_range(q, isa, 0, q.numel(), y);
+  Status statuses[kMaxSplitTasks];
+  parallel_for(split.tasks, [&](int64_t task) {
+    const int64_t begin = task * split.per_task, end = std::min(q.numel(), begin + split.per_task);
+    statuses[task] = dequantize_range(q, isa, begin, end, y + begin);
+  });
+  for (int64_t t = 0; t < split.tasks; ++t) QWASM_RETURN_IF_ERROR(statuses[t]);
+  return Status::Ok();
+}
 
 Status dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, float* y) {
   assert(0 <= begin && begin <= end && end <= q.numel());

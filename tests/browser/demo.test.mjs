@@ -113,7 +113,11 @@ describe.each(selectedEngines())('%s', (engineName) => {
 
   beforeAll(async () => {
     if (engineSkipReason(engineName)) return;
-    server = await startTestServer({ capture: true });
+    // The headers `npm start` serves the demo with (scripts/serve.mjs): cross-origin isolated.
+    server = await startTestServer({
+      capture: true,
+      headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
+    });
     engine = await launchEngine(engineName);
   }, 60_000);
 
@@ -148,6 +152,16 @@ describe.each(selectedEngines())('%s', (engineName) => {
   it('the page loads the wasm module with SIMD and logs no errors or warnings', async () => {
     expect(await tab.evaluate(text('#status'))).toContain('wasmsimd');
     expect(await problems()).toEqual({ inPage: [], missing: [] });
+  }, 90_000);
+
+  it('the page is cross-origin isolated and says how many threads qwasm uses (threads in Chromium)', async () => {
+    const status = await tab.evaluate(text('#status'));
+    console.log(`${engineName}: ${status}`);
+    expect(await tab.evaluate('crossOriginIsolated')).toBe(true);
+    const cores = await tab.evaluate('navigator.hardwareConcurrency');
+    const threads = Number(await tab.evaluate(`document.getElementById('status').dataset.threads`));
+    expect(status).toContain(threads === 1 ? '1 thread' : `${threads} threads`);
+    if (engineName === 'chromium' && cores > 1) expect(threads).toBe(Math.min(8, cores));
   }, 90_000);
 
   it('switching the axis makes one bar per entry of that axis', async () => {

@@ -2,7 +2,9 @@
 // init() in a page and in a module worker, under a strict CSP, with the wasm
 // found by default, through locateFile and from wasmBinary; every public
 // function on small inputs; the three 3D CNNs of the model goldens through
-// the whole eager flow (PyTorch's bits); memory growth past 1 GiB. Every result must equal
+// the whole eager flow (PyTorch's bits); memory growth past 1 GiB; and the
+// threaded variant on a cross-origin isolated page (COOP/COEP): loaded in
+// Chromium, its results the same bits. Every result must equal
 // Node's bit for bit: the wasm is the same, so any difference is a bug (an
 // engine's SIMD lowering, a float corner, a JS-side difference) to find.
 import { readFileSync } from 'node:fs';
@@ -53,6 +55,36 @@ describe.each(selectedEngines())('%s', (engineName) => {
     await engine?.close();
     await server?.close();
   });
+
+  // COOP/COEP make the page and its workers cross-origin isolated, so the
+  // threaded variant can load; a page and a module worker each start 4 threads.
+  it("on a cross-origin isolated page, 4 threads give Node's bits (threaded variant in Chromium)", async () => {
+    const isolated = await startTestServer({
+      headers: {
+        'Content-Security-Policy': STRICT_CSP,
+        'Cross-Origin-Opener-Policy': 'same-origin',
+        'Cross-Origin-Embedder-Policy': 'require-corp',
+      },
+    });
+    const tab = await engine.open(`${isolated.base}/tests/browser/library/index.html?load=default&threads=4`);
+    try {
+      const [page, worker] = await Promise.all([isolated.report('page'), isolated.report('worker')]);
+      console.log(
+        `${engineName} threads: page ${JSON.stringify(page.runtime)}, worker ${JSON.stringify(worker.runtime)}`,
+      );
+      expectSameAsNode('page', page, false);
+      expectSameAsNode('worker', worker, false);
+      if (engineName === 'chromium') {
+        for (const r of [page.runtime, worker.runtime]) {
+          expect(r).toEqual({ variant: 'threads', numThreads: 4, maxThreads: 4, isa: 'wasmsimd' });
+        }
+      }
+      expect(isolated.notFound).toEqual([]);
+    } finally {
+      await tab.close();
+      await isolated.close();
+    }
+  }, 180_000);
 
   it.each([
     ['default', true],

@@ -2,12 +2,12 @@
 // every output integer equal, for both kernel families; the float ConvReLU3d
 // within a stated tolerance.
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstDifference, loadGolden } from './util.mjs';
+import { decode, firstDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('conv3d.json');
 const { nn } = qwasm;
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 function quantizedModule(c) {

@@ -4,12 +4,12 @@
 // qwasm repeats the flow with its own observers and fromFloat: same input and
 // output qparams, same weight integers, same output integers.
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstDifference, loadGolden } from './util.mjs';
+import { decode, firstDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('eager_flow.json');
 const { nn, quantization } = qwasm;
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 
 function floatModule(c) {
   const opts = { stride: c.stride, padding: c.padding, dilation: c.dilation, groups: c.groups };

@@ -3,12 +3,12 @@
 // BatchNorm1d in eval mode; the folded weight and bias equal PyTorch's bit
 // for bit, the result is the module PyTorch makes, the other slots Identity.
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstBitDifference, loadGolden } from './util.mjs';
+import { decode, firstBitDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('fusion.json');
 const { nn, quantization } = qwasm;
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 
 function build(c) {
   const dims = c.kind === 'linear' ? 0 : Number(c.kind[4]);

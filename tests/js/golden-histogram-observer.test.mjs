@@ -5,11 +5,11 @@
 // (first batch, same range, growing range with re-binning, a constant batch,
 // infinities) and every dtype, qscheme, reduceRange and bins setting.
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstBitDifference, loadGolden } from './util.mjs';
+import { decode, firstBitDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('histogram_observer.json');
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 
 test.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
   const o = new qwasm.quantization.HistogramObserver(c.options);

@@ -4,13 +4,13 @@
 // integers and qparams bit for bit, and their outputs carry PyTorch's strides.
 // The large element-wise cases take qwasm's table path (qelementwise.cpp).
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstDifference, lcgBytes, loadGolden } from './util.mjs';
+import { decode, firstDifference, initGolden, lcgBytes, loadGolden } from './util.mjs';
 
 const golden = loadGolden('memory_formats.json');
 const { nn, tidy } = qwasm;
 const F = nn.quantized.functional;
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 
 // The input as the golden describes it: integers in logical order, then the layout.
 function input(e) {

@@ -8,12 +8,12 @@
 // any summation order: see generate.py.)
 import * as qwasm from '../../web/src/index.node.mjs';
 import { loadStateDict, MODELS } from '../models/three-models.mjs';
-import { decode, firstBitDifference, firstDifference, loadGolden } from './util.mjs';
+import { decode, firstBitDifference, firstDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('models.json');
 const { quantization, tidy } = qwasm;
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 const tensorOf = (a) => ({ data: decode(a), shape: a.shape });

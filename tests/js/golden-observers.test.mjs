@@ -1,11 +1,11 @@
 // PyTorch's observers (tests/golden/observers.json): after every observe() the
 // running min/max and calculateQParams() equal PyTorch's, bit for bit.
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstBitDifference, loadGolden } from './util.mjs';
+import { decode, firstBitDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('observers.json');
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 
 function asArray(v) {
   return typeof v === 'number' ? Float32Array.of(v) : Float32Array.from(v);

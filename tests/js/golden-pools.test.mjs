@@ -5,12 +5,12 @@
 // sums may run in another order). The quantized pools run with both row-kernel
 // families (kernels/pool_rows.inc).
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstDifference, loadGolden } from './util.mjs';
+import { decode, firstDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('pools.json');
 const { nn } = qwasm;
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 function build(c) {

@@ -4,12 +4,12 @@
 // the same integers and output qparams, bit for bit, including the elements
 // PyTorch's 64-element vector steps compute with a fused multiply-add.
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstDifference, loadGolden } from './util.mjs';
+import { decode, firstDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('qops.json');
 const F = qwasm.nn.quantized.functional;
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 
 const make = (t) =>
   qwasm.makePerTensorQuantizedTensor({ data: decode(t.ints), shape: t.shape }, t.scale, t.zero_point, 'quint8');

@@ -2,11 +2,11 @@
 // dequantized floats bit-exact as float32, per-channel scales as float64
 // (float32 for float qparams), for both kernel families.
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstBitDifference, firstDifference, loadGolden } from './util.mjs';
+import { decode, firstBitDifference, firstDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('quantize.json');
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 function quantize(c) {

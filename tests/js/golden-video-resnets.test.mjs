@@ -6,11 +6,11 @@
 // bit, with both kernel families. Nothing leaks.
 import { readFileSync } from 'node:fs';
 import * as qwasm from '../../web/src/index.node.mjs';
-import { decode, firstBitDifference, firstDifference, lcgBytes, loadGolden } from './util.mjs';
+import { decode, firstBitDifference, firstDifference, initGolden, lcgBytes, loadGolden } from './util.mjs';
 
 const golden = loadGolden('video_resnets.json');
 
-beforeAll(() => qwasm.init());
+beforeAll(() => initGolden(qwasm));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 const files = new Map();

@@ -1,6 +1,7 @@
 // Shared by the Jest suites: golden file decoding, bit-exact comparisons and a
 // seeded generator (seed printed; replay with QWASM_SEED=<n>).
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const ARRAYS = {
   float32: Float32Array,
@@ -84,4 +85,36 @@ export function runAll(cases) {
       // expected
     }
   }
+}
+
+/**
+ * init() for the golden suites. By default the package as users get it (in
+ * Node.js: the threaded variant with the default thread count). With
+ * QWASM_TEST_THREADS=n (scripts/test-all runs the goldens with 1, 3 and 4),
+ * the threaded testing build at n threads with fine-grained tasks, so that
+ * even small cases are split among the threads: every golden must then give
+ * the same bits at every thread count.
+ */
+export function initGolden(qwasm) {
+  const threads = process.env.QWASM_TEST_THREADS;
+  if (!threads) return qwasm.init();
+  const require = createRequire(import.meta.url);
+  const factory = require('../../build/wasm/qwasm.testing.mt.js');
+  return qwasm
+    .init({
+      numThreads: Number(threads),
+      wasmBinary: readFileSync(new URL('../../build/wasm/qwasm.testing.mt.wasm', import.meta.url)),
+      _moduleFactory: (moduleArg) =>
+        factory(moduleArg).then((M) => {
+          M._setFineGrainedTasks(true);
+          return M;
+        }),
+    })
+    .then(() => {
+      const info = qwasm.runtimeInfo();
+      if (info.variant !== 'threads' || info.numThreads !== Number(threads)) {
+        throw new Error(`QWASM_TEST_THREADS=${threads} but qwasm runs ${JSON.stringify(info)}`);
+      }
+      console.log(`[qwasm] golden suite at ${threads} threads, fine-grained tasks`);
+    });
 }

@@ -20,6 +20,7 @@
 #include "kernels/isa.h"
 #include "kernels/ref/conv3d_ref.h"
 #include "qwasm/conv.h"
+#include "qwasm/thread_pool.h"
 #include "test_util.h"
 
 using namespace qwasm;
@@ -59,6 +60,16 @@ ConvGeometry geometry(const ConvCase& c) {
   g.pad_begin = c.pad_begin;
   g.pad_end = c.pad_end;
   return g;
+}
+
+// Every ISA of this build, each at every thread count of qwasm_test::thread_counts().
+std::vector<std::pair<Isa, size_t>> isa_thread_runs() {
+  std::vector<std::pair<Isa, size_t>> runs;
+  for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+    if (!kernels::isa_available(isa)) continue;
+    for (size_t threads : qwasm_test::thread_counts()) runs.emplace_back(isa, threads);
+  }
+  return runs;
 }
 
 struct Coverage {
@@ -149,8 +160,8 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
     coverage->at_relu_floor += relu && v == out_zp;
   }
 
-  for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
-    if (!kernels::isa_available(isa)) continue;
+  for (const auto& [isa, threads] : isa_thread_runs()) {
+    ASSERT_TRUE(set_num_threads(threads).ok());
     QTensor out;
     s = qconv3d(packed, input, out_scale, out_zp, relu, isa, &out);
     ASSERT_TRUE(s.ok()) << s.message;
@@ -159,7 +170,7 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
       ASSERT_EQ(out.data()[i], expected[i])
           << kernels::isa_name(isa) << " index " << i << " " << describe(cc) << " per_channel=" << per_channel
           << " bias=" << bias_on << " relu=" << relu << " a_zp=" << a_zp << " out_scale=" << out_scale
-          << " depthwise=" << packed.depthwise << " seed " << seed;
+          << " depthwise=" << packed.depthwise << " threads " << threads << " seed " << seed;
     }
   }
 }
@@ -255,8 +266,8 @@ TEST(FConv, MatchesReferenceOverTheSweep) {
       std::vector<float> expected(
           static_cast<size_t>(out_shape[0] * out_shape[1] * out_shape[2] * out_shape[3] * out_shape[4]));
       ref::fconv3d(geo, x.data(), in_shape, w.data(), bias.data(), relu, expected.data());
-      for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
-        if (!kernels::isa_available(isa)) continue;
+      for (const auto& [isa, threads] : isa_thread_runs()) {
+        ASSERT_TRUE(set_num_threads(threads).ok());
         Buffer<float> got;
         Shape got_shape;
         ASSERT_TRUE(fconv3d(packed, x.data(), in_shape, relu, isa, &got, &got_shape).ok());
@@ -264,7 +275,7 @@ TEST(FConv, MatchesReferenceOverTheSweep) {
         for (size_t i = 0; i < expected.size(); ++i) {
           ASSERT_EQ(std::memcmp(&got[i], &expected[i], 4), 0)
               << kernels::isa_name(isa) << " float index " << i << " expected " << expected[i] << " got " << got[i]
-              << " relu=" << relu << " " << describe(cc) << " seed " << seed;
+              << " relu=" << relu << " " << describe(cc) << " threads " << threads << " seed " << seed;
         }
       }
     }
@@ -348,8 +359,8 @@ TEST(QLinear, MatchesTheReferenceAsA1x1x1Convolution) {
           ConvGeometry as_conv = geo;
           as_conv.spatial_dims = 3;
           ref::qconv3d(as_conv, args, expected.data());
-          for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
-            if (!kernels::isa_available(isa)) continue;
+          for (const auto& [isa, threads] : isa_thread_runs()) {
+            ASSERT_TRUE(set_num_threads(threads).ok());
             const Status s = qlinear(packed, input, out_scale, 90, relu, isa, &out);
             ASSERT_TRUE(s.ok()) << s.message;
             Shape want_shape = in_shape;
@@ -358,7 +369,7 @@ TEST(QLinear, MatchesTheReferenceAsA1x1x1Convolution) {
             for (size_t i = 0; i < expected.size(); ++i) {
               ASSERT_EQ(out.data()[i], expected[i])
                   << kernels::isa_name(isa) << " rows " << rows << " in " << in << " out " << out_f << " variant "
-                  << variant << " index " << i << " seed " << seed;
+                  << variant << " index " << i << " threads " << threads << " seed " << seed;
             }
           }
         }
@@ -389,15 +400,15 @@ TEST(FLinear, MatchesTheReferenceAsA1x1x1Convolution) {
         for (bool relu : {false, true}) {
           std::vector<float> expected(static_cast<size_t>(rows * out_f));
           ref::fconv3d(as_conv, x.data(), {rows, in, 1, 1, 1}, w.data(), bias.data(), relu, expected.data());
-          for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
-            if (!kernels::isa_available(isa)) continue;
+          for (const auto& [isa, threads] : isa_thread_runs()) {
+            ASSERT_TRUE(set_num_threads(threads).ok());
             Buffer<float> got;
             Shape got_shape;
             ASSERT_TRUE(flinear(packed, x.data(), {rows, in}, relu, isa, &got, &got_shape).ok());
             ASSERT_EQ(got_shape, (Shape{rows, out_f}));
             for (size_t i = 0; i < expected.size(); ++i) {
               ASSERT_EQ(std::memcmp(&got[i], &expected[i], 4), 0)
-                  << kernels::isa_name(isa) << " index " << i << " seed " << seed;
+                  << kernels::isa_name(isa) << " index " << i << " threads " << threads << " seed " << seed;
             }
           }
         }

@@ -12,6 +12,7 @@
 #include "kernels/quantize_kernels.h"
 #include "kernels/ref/quantize_ref.h"
 #include "qwasm/qtensor.h"
+#include "qwasm/thread_pool.h"
 #include "test_util.h"
 
 using namespace qwasm;
@@ -143,41 +144,78 @@ TEST_P(KernelsMatchReference, OverShapeSweep) {
   const QRange range = dtype_range(c.dtype);
   for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
     if (!kernels::isa_available(isa)) continue;
-    for (int64_t channels : {1, 3, 5}) {
-      // Scales that are float32 values take the float-multiply dequantize paths.
-      const bool float_exact = channels == 5;
-      for (int64_t inner = 0; inner <= 37; ++inner) {
-        const Shape shape = per_tensor ? Shape{channels * inner} : Shape{2, channels, inner};
-        const int64_t numel = per_tensor ? channels * inner : 2 * channels * inner;
-        const std::vector<float> x = sweep_values(static_cast<size_t>(numel), g);
-        std::vector<double> scales, zps;
-        for (int64_t ch = 0; ch < (per_tensor ? 1 : channels); ++ch) {
-          scales.push_back(ch == 0 ? 1.0 : float_exact ? 0.375 * (ch + 1) : 0.37 * (ch + 1));
-          const double mid = std::floor((static_cast<double>(range.qmin) + range.qmax) / 2);
-          zps.push_back(float_zp ? 2.5 + ch : mid + ch);
-        }
-        QTensor q;
-        Status s = per_tensor ? quantize_per_tensor(x.data(), shape, scales[0], zps[0], c.dtype, isa, &q)
-                              : quantize_per_channel(x.data(), shape, scales.data(), zps.data(), scales.size(), 1,
-                                                     float_zp, c.dtype, isa, &q);
-        ASSERT_TRUE(s.ok()) << s.message;
-        const ref::QParamsView qp{c.scheme, 1, q.scales().data(), q.zero_points().data()};
-        std::vector<uint8_t> expected(q.nbytes());
-        ref::quantize(x.data(), shape, qp, c.dtype, expected.data());
-        for (size_t b = 0; b < expected.size(); ++b) {
-          ASSERT_EQ(q.data()[b], expected[b])
-              << kernels::isa_name(isa) << " " << dtype_name(c.dtype) << " " << qscheme_name(c.scheme) << " byte " << b
-              << " channels " << channels << " inner " << inner << " seed " << seed;
-        }
-        std::vector<float> y(static_cast<size_t>(numel)), y_ref(static_cast<size_t>(numel));
-        ASSERT_TRUE(dequantize(q, isa, y.data()).ok());
-        ref::dequantize(q.data(), shape, qp, c.dtype, y_ref.data());
-        for (int64_t i = 0; i < numel; ++i) {
-          ASSERT_EQ(std::memcmp(&y[i], &y_ref[i], 4), 0)
-              << kernels::isa_name(isa) << " dequantize " << dtype_name(c.dtype) << " " << qscheme_name(c.scheme)
-              << " index " << i << " expected " << y_ref[i] << " got " << y[i] << " seed " << seed;
+    for (size_t threads : qwasm_test::thread_counts()) {
+      ASSERT_TRUE(set_num_threads(threads).ok());
+      for (int64_t channels : {1, 3, 5}) {
+        // Scales that are float32 values take the float-multiply dequantize paths.
+        const bool float_exact = channels == 5;
+        for (int64_t inner = 0; inner <= 37; ++inner) {
+          const Shape shape = per_tensor ? Shape{channels * inner} : Shape{2, channels, inner};
+          const int64_t numel = per_tensor ? channels * inner : 2 * channels * inner;
+          const std::vector<float> x = sweep_values(static_cast<size_t>(numel), g);
+          std::vector<double> scales, zps;
+          for (int64_t ch = 0; ch < (per_tensor ? 1 : channels); ++ch) {
+            scales.push_back(ch == 0 ? 1.0 : float_exact ? 0.375 * (ch + 1) : 0.37 * (ch + 1));
+            const double mid = std::floor((static_cast<double>(range.qmin) + range.qmax) / 2);
+            zps.push_back(float_zp ? 2.5 + ch : mid + ch);
+          }
+          QTensor q;
+          Status s = per_tensor ? quantize_per_tensor(x.data(), shape, scales[0], zps[0], c.dtype, isa, &q)
+                                : quantize_per_channel(x.data(), shape, scales.data(), zps.data(), scales.size(), 1,
+                                                       float_zp, c.dtype, isa, &q);
+          ASSERT_TRUE(s.ok()) << s.message;
+          const ref::QParamsView qp{c.scheme, 1, q.scales().data(), q.zero_points().data()};
+          std::vector<uint8_t> expected(q.nbytes());
+          ref::quantize(x.data(), shape, qp, c.dtype, expected.data());
+          for (size_t b = 0; b < expected.size(); ++b) {
+            ASSERT_EQ(q.data()[b], expected[b])
+                << kernels::isa_name(isa) << " " << dtype_name(c.dtype) << " " << qscheme_name(c.scheme) << " byte "
+                << b << " channels " << channels << " inner " << inner << " seed " << seed;
+          }
+          std::vector<float> y(static_cast<size_t>(numel)), y_ref(static_cast<size_t>(numel));
+          ASSERT_TRUE(dequantize(q, isa, y.data()).ok());
+          ref::dequantize(q.data(), shape, qp, c.dtype, y_ref.data());
+          for (int64_t i = 0; i < numel; ++i) {
+            ASSERT_EQ(std::memcmp(&y[i], &y_ref[i], 4), 0)
+                << kernels::isa_name(isa) << " dequantize " << dtype_name(c.dtype) << " " << qscheme_name(c.scheme)
+                << " index " << i << " expected " << y_ref[i] << " got " << y[i] << " threads " << threads << " seed "
+                << seed;
+          }
         }
       }
+    }
+  }
+}
+
+// Large tensors are cut into 64 K-element pieces shared among the threads
+// (per tensor: one run cut into pieces; per channel: runs longer than a piece
+// cut too). Every thread count gives the reference's bytes and floats.
+TEST(QuantizeThreads, LargeTensorsInPiecesEqualTheReference) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 g(seed ^ 0x7);
+  for (const bool per_tensor : {true, false}) {
+    const Shape shape = per_tensor ? Shape{210003} : Shape{3, 70001};
+    const std::vector<float> x = sweep_values(210003, g);
+    const double scales[3] = {0.37, 0.5, 0.11};
+    const double zps[3] = {3, -7, 0};
+    const ref::QParamsView qp{per_tensor ? QScheme::kPerTensorAffine : QScheme::kPerChannelAffine, 0, scales, zps};
+    std::vector<uint8_t> expected(210003);
+    ref::quantize(x.data(), shape, qp, DType::kQInt8, expected.data());
+    std::vector<float> y_ref(210003);
+    ref::dequantize(expected.data(), shape, qp, DType::kQInt8, y_ref.data());
+    for (size_t threads : qwasm_test::thread_counts()) {
+      ASSERT_TRUE(set_num_threads(threads).ok());
+      QTensor q;
+      ASSERT_TRUE((per_tensor ? quantize_per_tensor(x.data(), shape, scales[0], zps[0], DType::kQInt8, Isa::kScalar, &q)
+                              : quantize_per_channel(x.data(), shape, scales, zps, 3, 0, false, DType::kQInt8,
+                                                     Isa::kScalar, &q))
+                      .ok());
+      ASSERT_EQ(std::memcmp(q.data(), expected.data(), expected.size()), 0)
+          << "per_tensor " << per_tensor << " threads " << threads << " seed " << seed;
+      std::vector<float> y(210003);
+      ASSERT_TRUE(dequantize(q, Isa::kScalar, y.data()).ok());
+      ASSERT_EQ(std::memcmp(y.data(), y_ref.data(), y.size() * 4), 0)
+          << "per_tensor " << per_tensor << " threads " << threads << " seed " << seed;
     }
   }
 }

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <vector>
+
+#include "qwasm/thread_pool.h"
 
 namespace qwasm_test {
 
@@ -21,6 +24,19 @@ inline uint64_t test_seed() {
 inline std::mt19937_64& rng() {
   static std::mt19937_64 g(test_seed());
   return g;
+}
+
+// The thread counts a threaded test runs with: 1, 2, 3 and 4 where the build
+// has threads (native), else 1 (the wasm build of this suite). The first call
+// starts the pool and makes tasks fine-grained, so that small cases are split
+// among the threads as large ones are.
+inline std::vector<size_t> thread_counts() {
+  static const std::vector<size_t> counts = [] {
+    if (!qwasm::start_threads(4).ok()) return std::vector<size_t>{1};
+    qwasm::testing::set_fine_grained_tasks(true);
+    return std::vector<size_t>{1, 2, 3, 4};
+  }();
+  return counts;
 }
 
 }  // namespace qwasm_test

@@ -20,5 +20,5 @@ export {
   quantizePerChannel,
   quantizePerTensor,
 } from './quantize.mjs';
-export { init, isInitialized } from './runtime.mjs';
+export { getNumThreads, init, isInitialized, runtimeInfo, setNumThreads } from './runtime.mjs';
 export { tensor } from './tensor.mjs';

@@ -5,6 +5,9 @@ import qwasm from '../../dist/qwasm.cjs';
 export const {
   init,
   isInitialized,
+  runtimeInfo,
+  getNumThreads,
+  setNumThreads,
   tensor,
   QTensor,
   tidy,

@@ -3,17 +3,37 @@
 // ES module entry (index.node.mjs) re-exports, so that import and require
 // share one instance.
 
-import { loadGlue, readWasm } from './platform.node.cjs';
+import {
+  defaultThreads,
+  loadGlue,
+  loadThreadedGlue,
+  MT_WASM,
+  readWasm,
+  threadedFilesMissing,
+} from './platform.node.cjs';
 import { setPlatform } from './runtime.mjs';
-import { compileWasm, instantiateGlue, requireWasmSimd } from './wasm-loader.mjs';
+import { compileWasm, instantiateGlue, isThreadedWasm, requireWasmSimd, threadsUnavailable } from './wasm-loader.mjs';
 
-setPlatform(async (options, factory) => {
+// Node.js always has threads; the threaded variant is loaded when more than
+// one thread is asked for (the default: the cores, at most 8) and its files
+// are in place. With wasmBinary, the bytes decide the variant.
+setPlatform(async (options, factory, threads) => {
   requireWasmSimd();
+  let reason = threads > 1 ? threadsUnavailable() || (factory ? '' : threadedFilesMissing()) : '';
+  const wantThreaded = threads > 1 && !reason;
   const { bytes, source, remedy } = options.wasmBinary
     ? { bytes: options.wasmBinary, source: 'the wasmBinary passed to init()', remedy: '' }
-    : readWasm(options.locateFile);
+    : readWasm(options.locateFile, wantThreaded ? MT_WASM : undefined);
   const compiled = await compileWasm(bytes, source, remedy);
-  return instantiateGlue(factory ?? loadGlue(), compiled);
-});
+  const threaded = isThreadedWasm(compiled);
+  if (threads > 1 && !threaded && !reason) {
+    reason = `${source} is the single-thread build (qwasm.wasm); threads need ${MT_WASM}`;
+  }
+  if (!threaded) return { module: await instantiateGlue(factory ?? loadGlue(), compiled), threaded, reason };
+  const module = await instantiateGlue(factory ?? loadThreadedGlue(), compiled, {
+    qwasmWorkers: Math.max(1, threads - 1), // the glue's pool: a worker per thread besides the caller
+  });
+  return { module, threaded, reason };
+}, defaultThreads);
 
 export * from './api.mjs';

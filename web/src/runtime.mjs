@@ -1,21 +1,32 @@
 // The one wasm module instance: an idempotent init() (memoized promise) and the
 // accessor every API function uses, which throws a clear error before init().
-// The platform entry (platform.node.cjs / index.browser.mjs) supplies `instantiate`.
-import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, readOptions, typedArrayKind } from './args.mjs';
+// The platform entry (node-entry.mjs / index.browser.mjs) supplies
+// `instantiate`, which loads the single-thread or the threaded variant, and
+// `defaultThreads`.
+import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, readInteger, readOptions, typedArrayKind } from './args.mjs';
+import { checked } from './errors.mjs';
 
-let platformInstantiate = null;
+let platform = null;
 let initPromise = null;
 let initOptions = null;
 let wasmModule = null;
+let loaded = null; // { threaded, reason }: what init() loaded, and why not threads
 
-/** @internal */
-export function setPlatform(instantiate) {
-  platformInstantiate = instantiate;
+/** Most threads init({ numThreads }) accepts (src/qwasm/thread_pool.h). */
+export const MAX_THREADS = 64;
+
+/**
+ * @internal
+ * @param {(moduleOptions: object, factory: any, threads: number) => Promise<{module: any, threaded: boolean, reason: string}>} instantiate
+ * @param {() => number} defaultThreads
+ */
+export function setPlatform(instantiate, defaultThreads) {
+  platform = { instantiate, defaultThreads };
 }
 
-// _moduleFactory: the test suites load the testing build (asserts, test-only
+// _moduleFactory: the test suites load the testing builds (asserts, test-only
 // entry points) through it; it is not part of the API.
-const INIT_OPTIONS = ['wasmBinary', 'locateFile', '_moduleFactory'];
+const INIT_OPTIONS = ['wasmBinary', 'locateFile', 'numThreads', '_moduleFactory'];
 
 function readInitOptions(options) {
   const ctx = 'init(options)';
@@ -31,6 +42,10 @@ function readInitOptions(options) {
   const factory = o.get('_moduleFactory');
   if (factory !== undefined && typeof factory !== 'function')
     throw new TypeError(`${ctx}: _moduleFactory must be a function`);
+  if (o.has('numThreads')) {
+    const n = readInteger(o.get('numThreads'), 'numThreads', ctx);
+    if (n < 1 || n > MAX_THREADS) throw new RangeError(`${ctx}: numThreads must be 1..${MAX_THREADS}, got ${n}`);
+  }
   return o;
 }
 
@@ -66,11 +81,16 @@ export function init(options) {
   }
   if (o.has('locateFile')) moduleOptions.locateFile = o.get('locateFile');
   initOptions = o;
+  const threads = o.has('numThreads') ? o.get('numThreads') : platform.defaultThreads();
   initPromise = Promise.resolve()
-    .then(() => platformInstantiate(moduleOptions, o.get('_moduleFactory')))
+    .then(() => platform.instantiate(moduleOptions, o.get('_moduleFactory'), threads))
     .then(
-      (m) => {
-        wasmModule = m;
+      ({ module, threaded, reason }) => {
+        // The threaded variant's glue created threads - 1 pool workers; the
+        // core's thread pool now takes them (src/qwasm/thread_pool.h).
+        if (threaded) checked(module._startThreads(threads), 'init(options)');
+        wasmModule = module;
+        loaded = { threaded, reason };
       },
       (err) => {
         initPromise = null; // a failed load may be retried, e.g. with another wasmBinary
@@ -94,4 +114,38 @@ export function wasm(ctx = 'qwasm') {
     throw new Error(`${ctx}: qwasm is not initialized: call \`await init()\` before using the API`);
   }
   return wasmModule;
+}
+
+/**
+ * What init() loaded: the variant ('threads' or 'single-thread'), the threads
+ * parallel loops use and the most they may use (setNumThreads), the kernel
+ * family, and, when threads were asked for but are not in use, why.
+ */
+export function runtimeInfo() {
+  const M = wasm('runtimeInfo()');
+  /** @type {{variant: 'threads' | 'single-thread', numThreads: number, maxThreads: number, isa: 'scalar' | 'wasmsimd', threadsUnavailable?: string}} */
+  const info = {
+    variant: loaded.threaded ? 'threads' : 'single-thread',
+    numThreads: M._numThreads(),
+    maxThreads: M._maxThreads(),
+    isa: M._bestIsa() === 1 ? 'scalar' : 'wasmsimd',
+  };
+  if (loaded.reason) info.threadsUnavailable = loaded.reason;
+  return info;
+}
+
+/** The threads each parallel loop uses (torch.get_num_threads()). */
+export function getNumThreads() {
+  return wasm('getNumThreads()')._numThreads();
+}
+
+/**
+ * Sets the threads each parallel loop uses, 1..runtimeInfo().maxThreads (the
+ * threads init() started; like torch.set_num_threads, but it cannot add threads).
+ */
+export function setNumThreads(n) {
+  const ctx = 'setNumThreads(n)';
+  const M = wasm(ctx);
+  const threads = readInteger(n, 'n', ctx);
+  checked(M._setNumThreads(threads), ctx);
 }

@@ -60,18 +60,44 @@ export async function compileWasm(bytes, source, remedy) {
   }
 }
 
+/** True when `compiled` is the threaded variant (it imports its shared memory; the single-thread one owns its memory). */
+export function isThreadedWasm(compiled) {
+  return WebAssembly.Module.imports(compiled).some((i) => i.kind === 'memory');
+}
+
+/**
+ * Why this engine cannot run the threaded variant, or '' when it can:
+ * threads need SharedArrayBuffer and shared WebAssembly memory, which
+ * browsers give only to cross-origin isolated pages and workers (COOP/COEP).
+ */
+export function threadsUnavailable() {
+  if (globalThis.crossOriginIsolated === false) {
+    return 'the page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)';
+  }
+  if (typeof SharedArrayBuffer !== 'function') return 'this engine has no SharedArrayBuffer';
+  try {
+    new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
+  } catch {
+    return 'this engine has no shared WebAssembly memory';
+  }
+  return '';
+}
+
 /**
  * Runs Emscripten's glue on an already compiled module; resolves to the
- * glue's Module once its runtime is initialized.
+ * glue's Module once its runtime is initialized. `moduleArg` adds settings
+ * (the threaded variant's pool size and script locations).
  * @param {(moduleArg: object) => Promise<any>} createModule
  * @param {WebAssembly.Module} compiled
+ * @param {object} [moduleArg]
  */
-export function instantiateGlue(createModule, compiled) {
+export function instantiateGlue(createModule, compiled, moduleArg = {}) {
   let fail = (_err) => {};
   const failed = new Promise((_resolve, reject) => {
     fail = reject;
   });
   const ready = createModule({
+    ...moduleArg,
     instantiateWasm(imports, receiveInstance) {
       WebAssembly.instantiate(compiled, imports).then(
         (instance) => receiveInstance(instance, compiled),

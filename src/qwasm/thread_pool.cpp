@@ -1,0 +1,221 @@
+// The pool: workers sleep on a condition variable until a loop is published
+// (a new generation), then take task indices from one atomic counter until
+// none are left, as the caller does; the caller returns once every worker
+// taking part has left the loop. Dynamic hand-out keeps threads busy when a
+// task's cost varies (edge tiles, a core shared with another process).
+#include "qwasm/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <string>
+
+#ifdef QWASM_THREADS
+#include <pthread.h>
+
+#include <condition_variable>
+#include <mutex>
+#endif
+
+namespace qwasm {
+
+namespace {
+std::atomic<bool> g_fine_grained_tasks{false};  // tests only
+}  // namespace
+
+void testing::set_fine_grained_tasks(bool on) { g_fine_grained_tasks.store(on); }
+
+Split split_work(int64_t items, int64_t min_per_task) {
+  assert(items >= 0 && min_per_task >= 1);
+  if (g_fine_grained_tasks.load(std::memory_order_relaxed)) min_per_task = 1;
+  // Up to 256 tasks: several per thread for 16 threads, independent of how
+  // many threads run them.
+  const int64_t per_task = std::max(min_per_task, (items + kMaxSplitTasks - 1) / kMaxSplitTasks);
+  return {items == 0 ? 0 : (items + per_task - 1) / per_task, per_task};
+}
+
+#ifdef QWASM_THREADS
+
+namespace {
+
+class Pool {
+ public:
+  ~Pool() { stop(); }
+
+  Status start(size_t threads) {
+    std::lock_guard<std::mutex> lock(start_mutex_);
+    if (threads < 1 || threads > kMaxThreads) {
+      return Status::RangeError("numThreads must be 1.." + std::to_string(kMaxThreads) + ", got " +
+                                std::to_string(threads));
+    }
+    if (started_) {
+      if (threads == workers_.size() + 1) return Status::Ok();
+      return Status::Error("the thread pool already has " + std::to_string(workers_.size() + 1) +
+                           " threads; it starts once per process");
+    }
+    workers_.reserve(threads - 1);
+    for (size_t i = 0; i + 1 < threads; ++i) {
+      pthread_t t;
+      Worker* w = new Worker{this, i + 1};
+      if (pthread_create(&t, nullptr, &Pool::worker_main, w) != 0) {
+        delete w;
+        stop();
+        return Status::Error("could not start thread " + std::to_string(i + 1) + " of " + std::to_string(threads));
+      }
+      workers_.push_back(t);
+    }
+    started_ = true;
+    in_use_ = threads;
+    // One loop now, so that whatever a thread allocates the first time it
+    // runs a loop (its runtime's lazy per-thread state) is allocated here,
+    // not inside the user's first call, where it would look like a leak.
+    run(
+        static_cast<int64_t>(threads), [](void*, int64_t) {}, nullptr);
+    return Status::Ok();
+  }
+
+  size_t max_threads() const { return workers_.size() + 1; }
+  size_t in_use() const { return in_use_.load(); }
+  Status set_in_use(size_t n) {
+    if (n < 1 || n > max_threads()) {
+      return Status::RangeError("numThreads must be 1.." + std::to_string(max_threads()) +
+                                " (the threads started by init), got " + std::to_string(n));
+    }
+    in_use_ = n;
+    return Status::Ok();
+  }
+
+  std::vector<int64_t> shares() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_shares_;
+  }
+
+  void run(int64_t tasks, pool_internal::TaskFn fn, void* ctx) {
+    const size_t helpers = std::min<int64_t>(static_cast<int64_t>(in_use_.load()) - 1, tasks - 1);
+    // One loop at a time: a loop started inside a task, or while another
+    // thread's loop runs, runs on its own thread.
+    if (helpers == 0 || busy_.exchange(true)) {
+      for (int64_t t = 0; t < tasks; ++t) fn(ctx, t);
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      fn_ = fn;
+      ctx_ = ctx;
+      tasks_ = tasks;
+      next_.store(0, std::memory_order_relaxed);
+      helpers_ = helpers;
+      pending_ = helpers;
+      std::fill(shares_, shares_ + kMaxThreads, 0);
+      ++generation_;
+    }
+    wake_.notify_all();
+    work(0);
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [this] { return pending_ == 0; });
+      last_shares_.assign(shares_, shares_ + helpers + 1);
+    }
+    busy_.store(false);
+  }
+
+ private:
+  struct Worker {
+    Pool* pool;
+    size_t slot;
+  };
+
+  static void* worker_main(void* arg) {
+    Worker* w = static_cast<Worker*>(arg);
+    w->pool->worker_loop(w->slot);
+    delete w;
+    return nullptr;
+  }
+
+  void worker_loop(size_t slot) {
+    uint64_t seen = 0;
+    for (;;) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      if (stopping_) return;
+      seen = generation_;
+      if (slot > helpers_) continue;  // this loop uses fewer threads
+      lock.unlock();
+      work(slot);
+      lock.lock();
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  void work(size_t slot) {
+    int64_t done = 0;
+    for (int64_t t; (t = next_.fetch_add(1, std::memory_order_relaxed)) < tasks_; ++done) fn_(ctx_, t);
+    shares_[slot] = done;  // each slot written by its thread only; read after the loop
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (pthread_t t : workers_) pthread_join(t, nullptr);
+    workers_.clear();
+    stopping_ = false;
+  }
+
+  std::mutex start_mutex_;
+  bool started_ = false;
+  std::vector<pthread_t> workers_;
+  std::atomic<size_t> in_use_{1};
+  std::atomic<bool> busy_{false};
+
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  pool_internal::TaskFn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  int64_t tasks_ = 0;
+  std::atomic<int64_t> next_{0};
+  size_t helpers_ = 0, pending_ = 0;
+  int64_t shares_[kMaxThreads] = {};
+  std::vector<int64_t> last_shares_;
+};
+
+Pool& pool() {
+  static Pool p;
+  return p;
+}
+
+}  // namespace
+
+Status start_threads(size_t threads) { return pool().start(threads); }
+size_t max_threads() { return pool().max_threads(); }
+Status set_num_threads(size_t threads) { return pool().set_in_use(threads); }
+size_t num_threads() { return pool().in_use(); }
+std::vector<int64_t> last_loop_shares() { return pool().shares(); }
+
+void pool_internal::run(int64_t tasks, TaskFn fn, void* ctx) { pool().run(tasks, fn, ctx); }
+
+#else  // no threads in this build: every loop runs on the caller
+
+Status start_threads(size_t threads) {
+  if (threads == 1) return Status::Ok();
+  return Status::Error("this build of qwasm has no threads; numThreads must be 1, got " + std::to_string(threads));
+}
+size_t max_threads() { return 1; }
+Status set_num_threads(size_t threads) {
+  if (threads == 1) return Status::Ok();
+  return Status::RangeError("numThreads must be 1 (this build has no threads), got " + std::to_string(threads));
+}
+size_t num_threads() { return 1; }
+std::vector<int64_t> last_loop_shares() { return {}; }
+
+void pool_internal::run(int64_t tasks, TaskFn fn, void* ctx) {
+  for (int64_t t = 0; t < tasks; ++t) fn(ctx, t);
+}
+
+#endif
+
+}  // namespace qwasm
