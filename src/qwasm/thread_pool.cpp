@@ -201,6 +201,10 @@ void pool_internal::run(int64_t tasks, TaskFn fn, void* ctx) { pool().run(tasks,
 #else  // no threads in this build: every loop runs on the caller
 
 Status start_threads(size_t threads) {
+  if (threads < 1 || threads > kMaxThreads) {
+    return Status::RangeError("numThreads must be 1.." + std::to_string(kMaxThreads) + ", got " +
+                              std::to_string(threads));
+  }
   if (threads == 1) return Status::Ok();
   return Status::Error("this build of qwasm has no threads; numThreads must be 1, got " + std::to_string(threads));
 }
