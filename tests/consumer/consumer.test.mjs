@@ -84,8 +84,8 @@ afterAll(async () => {
   if (work && !process.env.QWASM_KEEP_CONSUMER) rmSync(work, { recursive: true, force: true });
 });
 
-test('the tarball: one wasm, both glues, the bundles, ESM and CJS declarations, the exporter, LICENSE, README; no sources', () => {
-  expect(packedFiles.filter((f) => f.endsWith('.wasm'))).toEqual(['dist/qwasm.wasm']);
+test('the tarball: the wasm of each variant, their glues, the bundles, ESM and CJS declarations, the exporter, LICENSE, README; no sources', () => {
+  expect(packedFiles.filter((f) => f.endsWith('.wasm')).sort()).toEqual(['dist/qwasm.mt.wasm', 'dist/qwasm.wasm']);
   for (const f of [
     'LICENSE',
     'README.md',
@@ -93,6 +93,10 @@ test('the tarball: one wasm, both glues, the bundles, ESM and CJS declarations, 
     'dist/qwasm.cjs',
     'dist/qwasm.node.cjs',
     'dist/qwasm.web.mjs',
+    'dist/qwasm.mt.node.cjs',
+    'dist/qwasm.mt.node.worker.js',
+    'dist/qwasm.mt.mjs',
+    'dist/qwasm.mt.worker.js',
     'dist/qwasm.d.mts',
     'dist/qwasm.d.cts',
     'web/src/index.browser.mjs',
@@ -118,7 +122,15 @@ test('publint finds nothing to report (errors, warnings or suggestions)', () => 
 });
 
 test('are-the-types-wrong: no problem under node10, node16 (CJS and ESM) and bundler', () => {
-  const r = run(process.execPath, [bin('attw'), tarball, '--exclude-entrypoints', './qwasm.wasm', '--format', 'json']);
+  const r = run(process.execPath, [
+    bin('attw'),
+    tarball,
+    '--exclude-entrypoints',
+    './qwasm.wasm',
+    './qwasm.mt.wasm',
+    '--format',
+    'json',
+  ]);
   const report = JSON.parse(r.stdout);
   expect({ problems: report.analysis.problems, byEntrypoint: report.problems, status: r.status }).toEqual({
     problems: [],

@@ -30,7 +30,8 @@ function locate(locateFile, name) {
 }
 
 function wasmUrl(locateFile) {
-  if (!locateFile) return new URL(`../../dist/${WASM}`, import.meta.url).href;
+  // A literal file name: with a template, Vite would copy every file of dist/ it matches.
+  if (!locateFile) return new URL('../../dist/qwasm.wasm', import.meta.url).href;
   return locate(locateFile, WASM);
 }
 
