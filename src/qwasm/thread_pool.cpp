@@ -108,9 +108,12 @@ class Pool {
       pending_ = helpers;
       std::fill(shares_, shares_ + kMaxThreads, 0);
       ++generation_;
+      published_.store(generation_, std::memory_order_release);
+      unfinished_.store(helpers, std::memory_order_relaxed);
     }
     wake_.notify_all();
     work(0);
+    spin_until([this] { return unfinished_.load(std::memory_order_acquire) == 0; });
     {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [this] { return pending_ == 0; });
@@ -132,9 +135,20 @@ class Pool {
     return nullptr;
   }
 
+  // Spins briefly before a thread sleeps: a model's layers (and a layer's
+  // input conversion and its tiles) follow each other within microseconds,
+  // and a futex wake-up costs far more than that. The spin is bounded, so an
+  // idle pool sleeps.
+  template <typename Ready>
+  static void spin_until(Ready ready) {
+    for (int i = 0; i < kSpins && !ready(); ++i) {
+    }
+  }
+
   void worker_loop(size_t slot) {
     uint64_t seen = 0;
     for (;;) {
+      spin_until([&] { return published_.load(std::memory_order_acquire) != seen; });
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
       if (stopping_) return;
@@ -142,6 +156,7 @@ class Pool {
       if (slot > helpers_) continue;  // this loop uses fewer threads
       lock.unlock();
       work(slot);
+      unfinished_.fetch_sub(1, std::memory_order_release);
       lock.lock();
       if (--pending_ == 0) done_.notify_one();
     }
@@ -173,6 +188,9 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   uint64_t generation_ = 0;
+  static constexpr int kSpins = 1 << 15;
+  std::atomic<uint64_t> published_{0};  // generation_, readable without the mutex (spinning)
+  std::atomic<size_t> unfinished_{0};   // helpers still in the loop, ditto
   bool stopping_ = false;
   pool_internal::TaskFn fn_ = nullptr;
   void* ctx_ = nullptr;
