@@ -38,6 +38,9 @@ double peak_dot16(double reps, double pairs) {
   return qwasm::kernels::peak_dot16_wasmsimd(static_cast<size_t>(reps), static_cast<size_t>(pairs));
 }
 
+// The depthwise kernel on L1-resident operands: reps * 64 * 27 MACs.
+double peak_dwconv(double reps) { return qwasm::kernels::peak_dwconv_wasmsimd(static_cast<size_t>(reps)); }
+
 // Whether the core this was linked with has its asserts (the testing build does).
 bool asserts_enabled() { return qwasm::asserts_enabled(); }
 
@@ -80,6 +83,7 @@ EMSCRIPTEN_BINDINGS(qwasm_testing) {
   function("_failAllocationsAfter", &fail_allocations_after);
   function("_allocationCount", &allocation_count);
   function("_peakDot16", &peak_dot16);
+  function("_peakDwconv", &peak_dwconv);
   function("_assertsEnabled", &asserts_enabled);
   function("_kernelNames", &kernel_names);
   function("_lastLoopShares", &last_loop_shares);

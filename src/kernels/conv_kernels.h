@@ -62,6 +62,17 @@ using FConvFn = void (*)(size_t mr, size_t nc, size_t nseg, size_t seg_len, cons
                          const ptrdiff_t* seg_offsets, const float* w, const float* bias, float* const* c,
                          size_t c_stride, bool relu);
 
+// One input row: for c < channels and w < width,
+// dst[w * slots + c] = x[c * x_stride + w] - zero_point (slots >= channels).
+using ToChannelsLastFn = void (*)(size_t channels, size_t width, const uint8_t* x, size_t x_stride, int32_t zero_point,
+                                  int16_t* dst, size_t slots);
+
+struct ToChannelsLastKernel {
+  const char* name;
+  Isa isa;
+  ToChannelsLastFn fn;
+};
+
 struct QConvKernel {
   const char* name;
   Isa isa;
@@ -92,26 +103,35 @@ struct FConvKernel {
 #define QWASM_FCONV(name, isa, mr, nr)                                                                               \
   void name(size_t mr_, size_t nc, size_t nseg, size_t seg_len, const float* const* a, const ptrdiff_t* seg_offsets, \
             const float* w, const float* bias, float* const* c, size_t c_stride, bool relu);
+#define QWASM_TO_CHANNELS_LAST(name, isa)                                                                       \
+  void name(size_t channels, size_t width, const uint8_t* x, size_t x_stride, int32_t zero_point, int16_t* dst, \
+            size_t slots);
 #include "kernels/fconv.inc"
 #include "kernels/qconv.inc"
 #include "kernels/qdwconv.inc"
+#include "kernels/to_channels_last.inc"
 #undef QWASM_QCONV
 #undef QWASM_QDWCONV
 #undef QWASM_FCONV
+#undef QWASM_TO_CHANNELS_LAST
 
 KernelTable<QConvKernel> qconv_kernels();
 KernelTable<QDwConvKernel> qdwconv_kernels();
+KernelTable<ToChannelsLastKernel> to_channels_last_kernels();
 KernelTable<FConvKernel> fconv_kernels();
 
 #if QWASM_HAVE_WASMSIMD
 // Benchmark only: the inner loop of conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16 on
 // L1-resident operands; reps * pairs * 64 MACs. Returns a checksum.
 int32_t peak_dot16_wasmsimd(size_t reps, size_t pairs);
+// The depthwise kernel on L1-resident data (64 channels, 27 taps): reps * 64 * 27 MACs.
+int32_t peak_dwconv_wasmsimd(size_t reps);
 #endif
 
 // The dispatcher: the first listed kernel of `isa` (scalar when this build lacks it).
 const QConvKernel* find_qconv(Isa isa);
 const QDwConvKernel* find_qdwconv(Isa isa);
+const ToChannelsLastKernel* find_to_channels_last(Isa isa);
 const FConvKernel* find_fconv(Isa isa);
 
 }  // namespace kernels

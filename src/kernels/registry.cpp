@@ -53,6 +53,12 @@ const QDwConvKernel kQDwConv[] = {
 };
 #undef QWASM_QDWCONV
 
+#define QWASM_TO_CHANNELS_LAST(name, isa) {#name, Isa::isa, &name},
+const ToChannelsLastKernel kToChannelsLast[] = {
+#include "kernels/to_channels_last.inc"
+};
+#undef QWASM_TO_CHANNELS_LAST
+
 #define QWASM_FCONV(name, isa, mr, nr) {#name, Isa::isa, mr, nr, &name},
 const FConvKernel kFConv[] = {
 #include "kernels/fconv.inc"
@@ -98,6 +104,7 @@ KernelTable<QuantizeRowKernel> quantize_row_kernels() { return table(kQuantizeRo
 KernelTable<DequantizeRowKernel> dequantize_row_kernels() { return table(kDequantizeRow); }
 KernelTable<QConvKernel> qconv_kernels() { return table(kQConv); }
 KernelTable<QDwConvKernel> qdwconv_kernels() { return table(kQDwConv); }
+KernelTable<ToChannelsLastKernel> to_channels_last_kernels() { return table(kToChannelsLast); }
 KernelTable<FConvKernel> fconv_kernels() { return table(kFConv); }
 KernelTable<RowMaxKernel> rowmax_kernels() { return table(kRowMax); }
 KernelTable<RowSumKernel> rowsum_kernels() { return table(kRowSum); }
@@ -119,6 +126,9 @@ const QConvKernel* find_qconv(Isa isa) {
 }
 const QDwConvKernel* find_qdwconv(Isa isa) {
   return first(kQDwConv, isa, [](const QDwConvKernel&) { return true; });
+}
+const ToChannelsLastKernel* find_to_channels_last(Isa isa) {
+  return first(kToChannelsLast, isa, [](const ToChannelsLastKernel&) { return true; });
 }
 const FConvKernel* find_fconv(Isa isa) {
   return first(kFConv, isa, [](const FConvKernel&) { return true; });

@@ -50,6 +50,26 @@ const QConvLayout* packed_for(const PackedQConv& pw, size_t nr, size_t kr, Statu
   return l;
 }
 
+// The quantized input conversion for convolutions whose channels share one
+// plane (groups == 1, and depthwise): batch item x (NCDHW quint8) into the
+// padded channels-last buffer through the ISA's to_channels_last kernel, the
+// (d, h) rows split among the threads. Padding stays zero.
+void to_padded_channels_last_q(const kernels::ToChannelsLastKernel* k, const uint8_t* x, int64_t channels,
+                               int64_t slots, int32_t zero_point, const ConvGeometry& g, const Spatial& s,
+                               int16_t* planes) {
+  const int64_t rows = s.D * s.H;
+  const Split split = split_work(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, s.W * channels)));
+  parallel_for(split.tasks, [&](int64_t task) {
+    const int64_t end = std::min(rows, (task + 1) * split.per_task);
+    for (int64_t dh = task * split.per_task; dh < end; ++dh) {
+      const int64_t d = dh / s.H, h = dh % s.H;
+      const int64_t row_offset = (((d + g.pad_begin[0]) * s.Hp + h + g.pad_begin[1]) * s.Wp + g.pad_begin[2]) * slots;
+      k->fn(static_cast<size_t>(channels), static_cast<size_t>(s.W), x + dh * s.W, static_cast<size_t>(s.D * s.H * s.W),
+            zero_point, planes + row_offset, static_cast<size_t>(slots));
+    }
+  });
+}
+
 // The generic driver, for the quantized and the float kernels. For each batch
 // item, fill(n) puts its input into the padded channels-last planes at `base`;
 // then tiles of up to mr output pixels by nr output channels are handed to
@@ -135,6 +155,7 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
                                           relu ? static_cast<int32_t>(out_zp) : 0, 255};
   const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
   auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
+  const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(isa);
   const uint8_t* x = input.data();
   const int64_t in_item = g.in_channels * s.D * s.H * s.W;
   const size_t block_weights = static_cast<size_t>(r.nseg * r.kblocks) * k->kr * k->nr;
@@ -150,7 +171,11 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
           return;
         }
         if (n > 0) buffer.fill(0);
-        to_padded_channels_last(x + n * in_item, g.in_channels, r.cg, r.cg, g, s, buffer.data(), centered);
+        if (g.groups == 1) {
+          to_padded_channels_last_q(to_cl, x + n * in_item, g.in_channels, r.cg, a_zp, g, s, buffer.data());
+        } else {
+          to_padded_channels_last(x + n * in_item, g.in_channels, r.cg, r.cg, g, s, buffer.data(), centered);
+        }
       },
       [&](size_t mr, size_t nc, const int16_t* const* a, uint8_t* const* c, size_t c_stride, int64_t grp, int64_t b,
           int64_t oc0) {
@@ -199,14 +224,14 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
   const kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
                                           relu ? static_cast<int32_t>(out_zp) : 0, 255};
   const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
-  auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
+  const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(isa);
   const int64_t out_size = s.out_size();
   const int64_t in_item = g.in_channels * s.D * s.H * s.W;
   // Threads: tasks of whole output pixels (all channels), ~64 K multiply-adds or more.
   const Split split = split_work(out_size, ceil_div(int64_t{1} << 16, std::max<int64_t>(1, cpad * ntaps)));
   for (int64_t n = 0; n < input.shape()[0]; ++n) {
     if (n > 0) buffer.fill(0);
-    to_padded_channels_last(input.data() + n * in_item, g.in_channels, cpad, cpad, g, s, buffer.data(), centered);
+    to_padded_channels_last_q(to_cl, input.data() + n * in_item, g.in_channels, cpad, a_zp, g, s, buffer.data());
     uint8_t* yn = out->mutable_data() + n * g.out_channels * out_size;
     parallel_for(split.tasks, [&](int64_t task) {
       const int64_t end = std::min(out_size, (task + 1) * split.per_task);

@@ -85,5 +85,14 @@ void fconv3d(const ConvGeometry& g, const float* x, const Shape& input_shape, co
   });
 }
 
+void to_channels_last(size_t channels, size_t width, const uint8_t* x, size_t x_stride, int32_t zero_point,
+                      int16_t* dst, size_t slots) {
+  for (size_t w = 0; w < width; ++w) {
+    for (size_t c = 0; c < channels; ++c) {
+      dst[w * slots + c] = static_cast<int16_t>(static_cast<int32_t>(x[c * x_stride + w]) - zero_point);
+    }
+  }
+}
+
 }  // namespace ref
 }  // namespace qwasm

@@ -4,6 +4,7 @@
 // value, one requantization per output, written here separately from the
 // kernels' (docs/numerics.md).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,11 @@ void qconv3d(const ConvGeometry& g, const QConvArgs& args, uint8_t* y);
 // and add rounded to float32; ReLU as x < 0 ? 0 : x (keeping -0 and NaN).
 void fconv3d(const ConvGeometry& g, const float* x, const Shape& input_shape, const float* w, const float* bias,
              bool relu, float* y);
+
+// The quantized convolutions' input conversion, one (d, h) row:
+// dst[w * slots + c] = x[c * x_stride + w] - zero_point for c < channels, w < width.
+void to_channels_last(size_t channels, size_t width, const uint8_t* x, size_t x_stride, int32_t zero_point,
+                      int16_t* dst, size_t slots);
 
 }  // namespace ref
 }  // namespace qwasm
