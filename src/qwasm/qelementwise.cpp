@@ -8,6 +8,7 @@
 #include "qwasm/binary_iteration.h"
 #include "qwasm/buffer.h"
 #include "qwasm/format.h"
+#include "qwasm/thread_pool.h"
 
 namespace qwasm {
 namespace {
@@ -97,20 +98,32 @@ Status binary_by_table(const BinaryIteration& it, const Op& op, const uint8_t* x
   const int64_t vector_end = it.vectorizable ? it.row / 64 * 64 : 0;
   Buffer<uint8_t> table;
   QWASM_RETURN_IF_ERROR(table.allocate(65536, "the element-wise table", false));
+  // Threads: the table's 256 rows, then ranges of elements, then ranges of
+  // rows' tails, each written by one task.
   const auto fill = [&](bool vec) {
-    for (int i = 0; i < 256; ++i)
+    parallel_for(256, [&](int64_t i) {
       for (int j = 0; j < 256; ++j) table[(i << 8) | j] = op(static_cast<uint8_t>(i), static_cast<uint8_t>(j), vec);
+    });
   };
   fill(vector_end > 0);
-  for (int64_t i = 0; i < numel; ++i) y[i] = table[(x[i] << 8) | w[i]];
+  const Split split = split_work(numel, 65536);
+  parallel_for(split.tasks, [&](int64_t task) {
+    const int64_t end = std::min(numel, (task + 1) * split.per_task);
+    for (int64_t i = task * split.per_task; i < end; ++i) y[i] = table[(x[i] << 8) | w[i]];
+  });
   if (vector_end == 0 || vector_end == it.row) return Status::Ok();
   fill(false);
   const Strides strides = contiguous_strides(it.shape);
-  for (int64_t start = 0; start < numel; start += it.row)
-    for (int64_t pos = start + vector_end; pos < start + it.row; ++pos) {
-      const int64_t i = storage_index(it, strides, pos);
-      y[i] = table[(x[i] << 8) | w[i]];
-    }
+  const int64_t rows = numel / it.row;
+  const Split row_split = split_work(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, it.row - vector_end)));
+  parallel_for(row_split.tasks, [&](int64_t task) {
+    const int64_t end = std::min(rows, (task + 1) * row_split.per_task);
+    for (int64_t r = task * row_split.per_task; r < end; ++r)
+      for (int64_t pos = r * it.row + vector_end; pos < (r + 1) * it.row; ++pos) {
+        const int64_t i = storage_index(it, strides, pos);
+        y[i] = table[(x[i] << 8) | w[i]];
+      }
+  });
   return Status::Ok();
 }
 
@@ -328,8 +341,12 @@ Status qcat(const std::vector<const QTensor*>& xs, int64_t dim, double scale, do
                           : quantize_vec(dequantize_scalar(b, s, z), inv, zo);
       scalar_table[q] = quantize_scalar(dequantize_scalar(b, s, z), inv, zo);
     }
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t c = 0; c < len; ++c) {
+    // Threads: the (outer, c) slices of `inner` elements, in tasks of at least ~64 K.
+    const Split split = split_work(outer * len, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, inner)));
+    parallel_for(split.tasks, [&](int64_t task) {
+      const int64_t end = std::min(outer * len, (task + 1) * split.per_task);
+      for (int64_t slice = task * split.per_task; slice < end; ++slice) {
+        const int64_t o = slice / len, c = slice % len;
         const uint8_t* src = x->data() + (o * len + c) * inner;
         uint8_t* dst = y + (o * shape[d] + offset + c) * inner;
         if (copy) {
@@ -339,7 +356,7 @@ Status qcat(const std::vector<const QTensor*>& xs, int64_t dim, double scale, do
         const uint8_t* table = !nhwc || c < vec_channels ? vec_table : scalar_table;
         for (int64_t i = 0; i < inner; ++i) dst[i] = table[src[i]];
       }
-    }
+    });
     offset += len;
   }
   *out = std::move(result);

@@ -12,6 +12,7 @@
 #include "qwasm/checked_size.h"
 #include "qwasm/pool.h"
 #include "qwasm/pool_layout.h"
+#include "qwasm/thread_pool.h"
 #include "qwasm/torch_float.h"
 
 namespace qwasm {
@@ -186,6 +187,26 @@ class RowCombiner {
   Buffer<int64_t> sums_;
 };
 
+// Runs body(rows, plane) for every plane (N * C of them), the planes split
+// among the pool's threads in tasks of at least ~64 K input bytes, each task
+// with a RowCombiner of its own. Every plane's outputs depend on that plane
+// only, so any split gives the same bytes. Returns the first failure (a
+// combiner's allocation).
+template <typename Body>
+Status for_each_plane(const Layout& l, kernels::Isa isa, Body body) {
+  const Split split = split_work(l.planes, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, l.in_plane())));
+  Status statuses[kMaxSplitTasks];
+  parallel_for(split.tasks, [&](int64_t task) {
+    RowCombiner rows;
+    statuses[task] = rows.init(l.in[2], isa);
+    if (!statuses[task].ok()) return;
+    const int64_t end = std::min(l.planes, (task + 1) * split.per_task);
+    for (int64_t plane = task * split.per_task; plane < end; ++plane) body(rows, plane);
+  });
+  for (int64_t t = 0; t < split.tasks; ++t) QWASM_RETURN_IF_ERROR(statuses[t]);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status qmax_pool(const QTensor& x, const PoolParams& p, QTensor* out, kernels::Isa isa) {
@@ -199,10 +220,8 @@ Status qmax_pool(const QTensor& x, const PoolParams& p, QTensor* out, kernels::I
   const PoolParams q = pool_internal::padded(p);
   // Each output's W taps inside the input, [first, end) in input columns.
   Buffer<int64_t> w_first, w_end;
-  RowCombiner rows;
   QWASM_RETURN_IF_ERROR(w_first.allocate(l.out[2], "the pool's column table", false));
   QWASM_RETURN_IF_ERROR(w_end.allocate(l.out[2], "the pool's column table", false));
-  QWASM_RETURN_IF_ERROR(rows.init(l.in[2], isa));
   for (int64_t ow = 0; ow < l.out[2]; ++ow) {
     const int64_t w0 = ow * q.stride[2] - q.padding[2];
     int64_t kw0, kw1;
@@ -212,9 +231,9 @@ Status qmax_pool(const QTensor& x, const PoolParams& p, QTensor* out, kernels::I
   }
   const int64_t dw = q.dilation[2];
   const uint8_t* src = x.data();
-  uint8_t* dst = y.mutable_data();
-  for (int64_t plane = 0; plane < l.planes; ++plane) {
+  QWASM_RETURN_IF_ERROR(for_each_plane(l, isa, [&](RowCombiner& rows, int64_t plane) {
     const uint8_t* in = src + plane * l.in_plane();
+    uint8_t* dst = y.mutable_data() + plane * l.out_plane();
     for (int64_t od = 0; od < l.out[0]; ++od) {
       const int64_t d0 = od * q.stride[0] - q.padding[0];
       int64_t kd0, kd1;
@@ -233,7 +252,7 @@ Status qmax_pool(const QTensor& x, const PoolParams& p, QTensor* out, kernels::I
         }
       }
     }
-  }
+  }));
   y.set_strides(output_strides(l.out_shape, p.dims, suggested(kernel_view(x, p.dims))));
   *out = std::move(y);
   return Status::Ok();
@@ -260,22 +279,20 @@ Status qavg_pool(const QTensor& x, const PoolParams& p, QTensor* out, kernels::I
   y.set_strides(output_strides(l.out_shape, p.dims,
                                p.dims == 3 && !input_channels_last ? MemoryFormat::kChannelsLast : suggested(view)));
   const int32_t zp = static_cast<int32_t>(x.q_zero_point());
-  RowCombiner rows;
-  QWASM_RETURN_IF_ERROR(rows.init(l.in[2], isa));
   Buffer<AvgWindow> w_windows;
   QWASM_RETURN_IF_ERROR(w_windows.allocate(l.out[2], "the pool's column table", false));
   for (int64_t ow = 0; ow < l.out[2]; ++ow) {
     w_windows[ow] = avg_window(ow, l.in[2], q.kernel[2], q.stride[2], q.padding[2]);
   }
-  // Divisors repeat (every interior window has the same): the reciprocal is
-  // recomputed only when the divisor changes.
-  int64_t last_divisor = 0;
-  float reciprocal = 0.0f;
   const bool has_divisor = p.has_divisor, count_include_pad = p.count_include_pad;
   const uint8_t* src = x.data();
-  uint8_t* dst = y.mutable_data();
-  for (int64_t plane = 0; plane < l.planes; ++plane) {
+  QWASM_RETURN_IF_ERROR(for_each_plane(l, isa, [&](RowCombiner& rows, int64_t plane) {
     const uint8_t* in = src + plane * l.in_plane();
+    uint8_t* dst = y.mutable_data() + plane * l.out_plane();
+    // Divisors repeat (every interior window has the same): the reciprocal is
+    // recomputed only when the divisor changes.
+    int64_t last_divisor = 0;
+    float reciprocal = 0.0f;
     for (int64_t od = 0; od < l.out[0]; ++od) {
       const AvgWindow wd = avg_window(od, l.in[0], q.kernel[0], q.stride[0], q.padding[0]);
       for (int64_t oh = 0; oh < l.out[1]; ++oh) {
@@ -301,7 +318,7 @@ Status qavg_pool(const QTensor& x, const PoolParams& p, QTensor* out, kernels::I
         }
       }
     }
-  }
+  }));
   *out = std::move(y);
   return Status::Ok();
 }
@@ -338,12 +355,10 @@ Status qadaptive_avg_pool(const QTensor& x, int dims, const int64_t* output_size
   // 4-D input to the 3d op is tested as if it were [N, C, H, W]).
   const bool channels_last = !mean && is_channels_last_contiguous(view.shape, view.strides);
   y.set_strides(mean ? contiguous_strides(l.out_shape) : output_strides(l.out_shape, dims, suggested(view)));
-  RowCombiner rows;
-  QWASM_RETURN_IF_ERROR(rows.init(l.in[2], isa));
   const uint8_t* src = x.data();
-  uint8_t* dst = y.mutable_data();
-  for (int64_t plane = 0; plane < l.planes; ++plane) {
+  QWASM_RETURN_IF_ERROR(for_each_plane(l, isa, [&](RowCombiner& rows, int64_t plane) {
     const uint8_t* in = src + plane * l.in_plane();
+    uint8_t* dst = y.mutable_data() + plane * l.out_plane();
     for (int64_t od = 0; od < l.out[0]; ++od) {
       int64_t d0, d1;
       pool_internal::adaptive_window(od, l.in[0], l.out[0], &d0, &d1);
@@ -371,7 +386,7 @@ Status qadaptive_avg_pool(const QTensor& x, int dims, const int64_t* output_size
         }
       }
     }
-  }
+  }));
   *out = std::move(y);
   return Status::Ok();
 }

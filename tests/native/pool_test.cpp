@@ -16,7 +16,9 @@
 #include "quint8_test_util.h"
 #include "qwasm/pool.h"
 #include "qwasm/qtensor.h"
+#include "qwasm/thread_pool.h"
 #include "qwasm/torch_float.h"
+#include "test_util.h"
 
 using namespace qwasm;
 using qwasm_test::as_channels_last;
@@ -602,5 +604,33 @@ TEST(QPoolRowTables, WindowsTallerThanOneTable) {
     for (uint8_t b : v) sum += b;
     const float r = (static_cast<float>(1.0 / rows) / 3.0f) / 1.0f;
     EXPECT_EQ(ints(y), (std::vector<uint8_t>{static_cast<uint8_t>(std::nearbyint(static_cast<float>(sum) * r))}));
+  }
+}
+
+// The pools split their planes (N * C) among the threads: at 1, 2, 3 and 4
+// threads (fine-grained tasks: every plane its own task) max, average and
+// adaptive average give the bytes they give on one thread, for a batch of
+// planes and for a single plane.
+TEST(QPoolThreads, EveryThreadCountGivesTheSameBytes) {
+  const uint64_t seed = qwasm_test::test_seed();
+  for (const Shape& shape : {Shape{2, 13, 5, 9, 11}, Shape{1, 1, 5, 9, 11}}) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::vector<uint8_t> v(static_cast<size_t>(n));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>((i * 2654435761u + seed) >> 7);
+    const QTensor x = q8(v, shape, 0.1, 17);
+    PoolParams avg = pool_nd(3, 3, 2, 1);
+    const int64_t adaptive[3] = {2, 4, 3};
+    std::vector<std::vector<uint8_t>> first;
+    for (size_t threads : qwasm_test::thread_counts()) {
+      ASSERT_TRUE(set_num_threads(threads).ok());
+      QTensor a, b, c;
+      ASSERT_TRUE(qmax_pool(x, pool_nd(3, 3, 2, 1), &a).ok());
+      ASSERT_TRUE(qavg_pool(x, avg, &b).ok());
+      ASSERT_TRUE(qadaptive_avg_pool(x, 3, adaptive, &c).ok());
+      const std::vector<std::vector<uint8_t>> got = {ints(a), ints(b), ints(c)};
+      if (first.empty()) first = got;
+      EXPECT_EQ(got, first) << "threads " << threads << " seed " << seed;
+    }
   }
 }

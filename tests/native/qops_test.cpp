@@ -13,6 +13,8 @@
 #include "qwasm/binary_iteration.h"
 #include "qwasm/qelementwise.h"
 #include "qwasm/qtensor.h"
+#include "qwasm/thread_pool.h"
+#include "test_util.h"
 
 using namespace qwasm;
 using qwasm_test::as_channels_last;
@@ -574,4 +576,32 @@ TEST(QClamp, BoundsWithAnInfiniteReciprocal) {
   EXPECT_EQ(ints(y), (std::vector<uint8_t>{5, 10, 200}));
   ASSERT_TRUE(qclamp(x, true, -1, true, 1, &y).ok());  // -inf -> 0, +inf -> 255
   EXPECT_EQ(ints(y), (std::vector<uint8_t>{5, 10, 200}));
+}
+
+// add (the 64 K-pair table path; channels-last operands make rows of 70
+// channels whose last 6 take the scalar table) and cat (re-quantized slices,
+// and copies when the qparams agree) split their work among the threads: 1,
+// 2, 3 and 4 threads (fine-grained tasks) give the bytes 1 thread gives.
+TEST(QOpsThreads, AddAndCatAtEveryThreadCount) {
+  const uint64_t seed = qwasm_test::test_seed();
+  const Shape shape{4, 70, 33, 17};
+  std::vector<uint8_t> va(4 * 70 * 33 * 17), vb(va.size());
+  for (size_t i = 0; i < va.size(); ++i) {
+    va[i] = static_cast<uint8_t>((i * 2654435761u + seed) >> 9);
+    vb[i] = static_cast<uint8_t>((i * 40503u + seed * 7) >> 5);
+  }
+  const QTensor a = q8(va, shape, 0.05, 120), b = q8(vb, shape, 0.07, 99);
+  const QTensor a_cl = as_channels_last(a), b_cl = as_channels_last(b);
+  std::vector<std::vector<uint8_t>> first;
+  for (size_t threads : qwasm_test::thread_counts()) {
+    ASSERT_TRUE(set_num_threads(threads).ok());
+    QTensor sum, sum_cl, cat, cat_copy;
+    ASSERT_TRUE(qadd(a, b, 0.1, 64, false, &sum).ok());
+    ASSERT_TRUE(qadd(a_cl, b_cl, 0.1, 64, true, &sum_cl).ok());
+    ASSERT_TRUE(qcat({&a, &b}, 1, 0.06, 110, &cat).ok());
+    ASSERT_TRUE(qcat({&a, &a}, 1, 0.05, 120, &cat_copy).ok());
+    const std::vector<std::vector<uint8_t>> got = {ints(sum), ints(sum_cl), ints(cat), ints(cat_copy)};
+    if (first.empty()) first = got;
+    EXPECT_EQ(got, first) << "threads " << threads << " seed " << seed;
+  }
 }
