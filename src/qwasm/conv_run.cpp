@@ -94,7 +94,10 @@ void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, 
   const int64_t bchunks = tiles >= kShareable ? 1 : std::min<int64_t>(r.blocks, ceil_div(kShareable, tiles));
   const int64_t blocks_per_unit = ceil_div(r.blocks, bchunks);
   const int64_t unit_macs = std::max<int64_t>(1, mr64 * nr64 * blocks_per_unit * r.nseg * r.seg_len);
-  const Split split = split_work(tiles * bchunks, ceil_div(int64_t{1} << 17, unit_macs));
+  // NCDHW output: a task's pixels are a multiple of 64, so that two threads
+  // never write the same cache line of an output plane.
+  const int64_t align = !channels_last && bchunks == 1 ? std::max<int64_t>(1, 64 / mr64) : 1;
+  const Split split = split_work(tiles * bchunks, ceil_div(int64_t{1} << 17, unit_macs), align);
   for (int64_t n = 0; n < batch; ++n) {
     fill(n);
     parallel_for(split.tasks, [&](int64_t task) {
@@ -227,8 +230,10 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
   const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(isa);
   const int64_t out_size = s.out_size();
   const int64_t in_item = g.in_channels * s.D * s.H * s.W;
-  // Threads: tasks of whole output pixels (all channels), ~64 K multiply-adds or more.
-  const Split split = split_work(out_size, ceil_div(int64_t{1} << 16, std::max<int64_t>(1, cpad * ntaps)));
+  // Threads: tasks of whole output pixels (all channels), ~64 K multiply-adds
+  // or more, a multiple of 64 pixels: the output planes are bytes, and two
+  // threads writing the same cache line of every plane would slow both.
+  const Split split = split_work(out_size, ceil_div(int64_t{1} << 16, std::max<int64_t>(1, cpad * ntaps)), 64);
   for (int64_t n = 0; n < input.shape()[0]; ++n) {
     if (n > 0) buffer.fill(0);
     to_padded_channels_last_q(to_cl, input.data() + n * in_item, g.in_channels, cpad, a_zp, g, s, buffer.data());

@@ -1,5 +1,6 @@
-// The pool: workers sleep on a condition variable until a loop is published
-// (a new generation), then take task indices from one atomic counter until
+// The pool: each worker sleeps on its own condition variable until it gets a
+// ticket for a loop (the loop's generation in its slot; only the workers a
+// loop uses get one), then takes task indices from one atomic counter until
 // none are left, as the caller does; the caller returns once every worker
 // taking part has left the loop. Dynamic hand-out keeps threads busy when a
 // task's cost varies (edge tiles, a core shared with another process).
@@ -25,12 +26,13 @@ std::atomic<bool> g_fine_grained_tasks{false};  // tests only
 
 void testing::set_fine_grained_tasks(bool on) { g_fine_grained_tasks.store(on); }
 
-Split split_work(int64_t items, int64_t min_per_task) {
-  assert(items >= 0 && min_per_task >= 1);
+Split split_work(int64_t items, int64_t min_per_task, int64_t align) {
+  assert(items >= 0 && min_per_task >= 1 && align >= 1);
   if (g_fine_grained_tasks.load(std::memory_order_relaxed)) min_per_task = 1;
   // Up to 256 tasks: several per thread for 16 threads, independent of how
   // many threads run them.
-  const int64_t per_task = std::max(min_per_task, (items + kMaxSplitTasks - 1) / kMaxSplitTasks);
+  int64_t per_task = std::max(min_per_task, (items + kMaxSplitTasks - 1) / kMaxSplitTasks);
+  per_task = (per_task + align - 1) / align * align;
   return {items == 0 ? 0 : (items + per_task - 1) / per_task, per_task};
 }
 
@@ -104,14 +106,15 @@ class Pool {
       ctx_ = ctx;
       tasks_ = tasks;
       next_.store(0, std::memory_order_relaxed);
-      helpers_ = helpers;
       pending_ = helpers;
       std::fill(shares_, shares_ + kMaxThreads, 0);
       ++generation_;
-      published_.store(generation_, std::memory_order_release);
       unfinished_.store(helpers, std::memory_order_relaxed);
+      // Only the workers this loop uses get a ticket (and a wake-up): with
+      // setNumThreads(k) below the pool's size the others stay asleep.
+      for (size_t slot = 1; slot <= helpers; ++slot) ticket_[slot].store(generation_, std::memory_order_release);
     }
-    wake_.notify_all();
+    for (size_t slot = 1; slot <= helpers; ++slot) wake_[slot].notify_one();
     work(0);
     spin_until([this] { return unfinished_.load(std::memory_order_acquire) == 0; });
     {
@@ -145,15 +148,17 @@ class Pool {
     }
   }
 
+  // A worker runs the loops it gets a ticket for (a new generation in its
+  // slot). A slot's next ticket is only given once this loop has finished,
+  // so no ticket is missed.
   void worker_loop(size_t slot) {
     uint64_t seen = 0;
     for (;;) {
-      spin_until([&] { return published_.load(std::memory_order_acquire) != seen; });
+      spin_until([&] { return ticket_[slot].load(std::memory_order_acquire) != seen; });
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      wake_[slot].wait(lock, [&] { return stopping_ || ticket_[slot].load(std::memory_order_relaxed) != seen; });
       if (stopping_) return;
-      seen = generation_;
-      if (slot > helpers_) continue;  // this loop uses fewer threads
+      seen = ticket_[slot].load(std::memory_order_relaxed);
       lock.unlock();
       work(slot);
       unfinished_.fetch_sub(1, std::memory_order_release);
@@ -173,7 +178,7 @@ class Pool {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
     }
-    wake_.notify_all();
+    for (auto& w : wake_) w.notify_all();
     for (pthread_t t : workers_) pthread_join(t, nullptr);
     workers_.clear();
     stopping_ = false;
@@ -186,17 +191,17 @@ class Pool {
   std::atomic<bool> busy_{false};
 
   std::mutex mutex_;
-  std::condition_variable wake_, done_;
+  std::condition_variable wake_[kMaxThreads], done_;
   uint64_t generation_ = 0;
   static constexpr int kSpins = 1 << 15;
-  std::atomic<uint64_t> published_{0};  // generation_, readable without the mutex (spinning)
-  std::atomic<size_t> unfinished_{0};   // helpers still in the loop, ditto
+  std::atomic<uint64_t> ticket_[kMaxThreads] = {};  // per slot: the generation it is to run
+  std::atomic<size_t> unfinished_{0};               // helpers still in the loop (read while spinning)
   bool stopping_ = false;
   pool_internal::TaskFn fn_ = nullptr;
   void* ctx_ = nullptr;
   int64_t tasks_ = 0;
   std::atomic<int64_t> next_{0};
-  size_t helpers_ = 0, pending_ = 0;
+  size_t pending_ = 0;
   int64_t shares_[kMaxThreads] = {};
   std::vector<int64_t> last_shares_;
 };

@@ -58,7 +58,9 @@ struct Split {
   int64_t tasks, per_task;
 };
 constexpr int64_t kMaxSplitTasks = 256;  // split_work never makes more tasks
-Split split_work(int64_t items, int64_t min_per_task);
+// `align`: items per task are a multiple of it (e.g. so that tasks writing
+// byte planes start on a new cache line: no two threads share a line).
+Split split_work(int64_t items, int64_t min_per_task, int64_t align = 1);
 
 namespace testing {
 // Tests: split_work ignores min_per_task (tiny shapes then make many tasks),

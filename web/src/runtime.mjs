@@ -88,7 +88,15 @@ export function init(options) {
       ({ module, threaded, reason }) => {
         // The threaded variant's glue created threads - 1 pool workers; the
         // core's thread pool now takes them (src/qwasm/thread_pool.h).
-        if (threaded) checked(module._startThreads(threads), 'init(options)');
+        if (threaded) {
+          try {
+            checked(module._startThreads(threads), 'init(options)');
+          } catch (err) {
+            initPromise = null; // as for any failed load: init() may be retried
+            initOptions = null;
+            throw err;
+          }
+        }
         wasmModule = module;
         loaded = { threaded, reason };
       },
