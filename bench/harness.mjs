@@ -47,7 +47,7 @@ export function time(fn, { warmup = 3, runs = 9 } = {}) {
  * runs each contestant once, in an order rotated from round to round, so that
  * all of them see the same moments of a shared, noisy machine. A contestant
  * ({name, fn, rounds?, warmup?}) may take fewer rounds (slow ones). Returns
- * {name: {medianMs, minMs, runs}}.
+ * {name: {medianMs, minMs, runs, all}} (all: every time, in ms).
  */
 export async function interleave(contestants, { warmup = 2, rounds = 7 } = {}) {
   for (const c of contestants) for (let i = 0; i < (c.warmup ?? warmup); i++) await c.fn();
@@ -62,7 +62,10 @@ export async function interleave(contestants, { warmup = 2, rounds = 7 } = {}) {
     }
   }
   return Object.fromEntries(
-    contestants.map((c, i) => [c.name, { medianMs: median(ms[i]), minMs: Math.min(...ms[i]), runs: ms[i].length }]),
+    contestants.map((c, i) => [
+      c.name,
+      { medianMs: median(ms[i]), minMs: Math.min(...ms[i]), runs: ms[i].length, all: ms[i] },
+    ]),
   );
 }
 

@@ -1,9 +1,9 @@
 // Threads: S1-S6 (ConvReLU3d, batch 1, k3 p1) and nn.quantized.Linear at 1, 2
 // and 4 threads, against onnxruntime-web at the same numThreads, same data.
 // onnxruntime-web fixes its thread count when its wasm starts, so each thread
-// count runs in a child process of its own; inside a child every contestant
-// (qwasm at 1 thread, qwasm at t threads, onnxruntime-web at t threads) is
-// timed in the same interleaved rounds. qwasm runs the threaded benchmark
+// count runs in a child process of its own; inside a child, qwasm at 1 and at
+// t threads are timed in interleaved rounds before and after
+// onnxruntime-web's rounds at t threads (see timeBoth). qwasm runs the threaded benchmark
 // build (build/wasm/qwasm.testing.mt.*: the release core + test entry points)
 // with a pool of 4 threads and setNumThreads(t). The share of tiles each
 // thread ran in the conv's last loop is recorded (the pool's balance).
@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { interleave, saveResult } from './harness.mjs';
+import { interleave, median, saveResult } from './harness.mjs';
 import { qlinearConvModel, qlinearMatMulModel } from './onnx-models.mjs';
 
 const THREADS = [1, 2, 4];
@@ -42,6 +42,24 @@ const macsOf = (c) =>
   c.spatial.map((d, i) => Math.floor((d + 2 * c.pad[i] - c.kernel[i]) / c.stride[i]) + 1).reduce((a, b) => a * b, 1) *
   (c.cin / c.groups) *
   27;
+
+// qwasm's two contestants interleaved, then onnxruntime-web's rounds, and
+// qwasm's again: onnxruntime-web's threads keep the cores busy for a while
+// after a run (even with spinning turned off, on this 2-core machine), which
+// slowed whichever qwasm contestant came next by up to 3x when all three were
+// interleaved. Each side's median is over both of its blocks, so both see the
+// machine at the same moments of the run.
+async function timeBoth(ours, theirs) {
+  const a = await interleave(ours, { warmup: 2, rounds: Math.ceil(RUNS / 2) });
+  const o = await interleave([theirs], { warmup: 2, rounds: RUNS });
+  const b = await interleave(ours, { warmup: 1, rounds: Math.ceil(RUNS / 2) });
+  const merged = {};
+  for (const { name } of ours) {
+    const ms = [...a[name].all, ...b[name].all];
+    merged[name] = { medianMs: median(ms), minMs: Math.min(...ms), runs: ms.length };
+  }
+  return { ...merged, [theirs.name]: o[theirs.name] };
+}
 
 async function child(threads) {
   const ort = await import('onnxruntime-web');
@@ -106,13 +124,12 @@ async function child(threads) {
     const same = one.intRepr().every((v, i) => v === manyInts[i]);
     one.dispose();
     many.dispose();
-    const t = await interleave(
+    const t = await timeBoth(
       [
         { name: 'qwasm1', fn: at(1, () => qmod.forward(qx).dispose()) },
         { name: 'qwasm', fn: at(threads, () => qmod.forward(qx).dispose()) },
-        { name: 'ort', fn: () => session.run({ x: xq }) },
       ],
-      { warmup: 2, rounds: RUNS },
+      { name: 'ort', fn: () => session.run({ x: xq }) },
     );
     rows.push({ id: c.id, macs: macsOf(c), same, shares, ...t });
     await session.release();
@@ -145,13 +162,12 @@ async function child(threads) {
   qwasm.setNumThreads(threads);
   qlin.forward(qx).dispose();
   const shares = M._lastLoopShares();
-  const t = await interleave(
+  const t = await timeBoth(
     [
       { name: 'qwasm1', fn: at(1, () => qlin.forward(qx).dispose()) },
       { name: 'qwasm', fn: at(threads, () => qlin.forward(qx).dispose()) },
-      { name: 'ort', fn: () => session.run({ x: xq }) },
     ],
-    { warmup: 2, rounds: RUNS },
+    { name: 'ort', fn: () => session.run({ x: xq }) },
   );
   rows.push({ id: 'Linear', macs: R * I * O, same: true, shares, ...t });
   await session.release();
@@ -197,7 +213,7 @@ if (process.argv[2] === '--child') {
   );
   const markdown = `## Threads: qwasm and onnxruntime-web at 1, 2 and 4 threads
 
-S1-S6 as above (ConvReLU3d, batch 1, k3 p1; S6 depthwise) and \`nn.quantized.Linear(512, 512)\` on [1024, 512]. Each thread count runs in its own process (onnxruntime-web fixes its threads when its wasm starts); within it, qwasm at 1 thread, qwasm at t threads and onnxruntime-web (\`env.wasm.numThreads = t\`) are timed in the same interleaved rounds, medians of ${RUNS}. (onnxruntime-web's threads spin for a while after a run, which slows whatever runs next on a 2-core machine, qwasm included; qwasm's workers sleep when idle.) Cells: qwasm ms / onnxruntime-web ms (onnxruntime time / qwasm time). "Scaling": qwasm at 1 thread / qwasm at t threads, same rounds. "Shares": the tiles each thread ran in the conv's (Linear's) last parallel loop, caller first. qwasm: the threaded build (pool of 4 threads, \`setNumThreads(t)\`). This machine has ${cpus().length} cores, so 4 threads show the pool's overhead, not a speed-up. Results at t threads equal those at 1 thread bit for bit: ${allSame ? 'yes, every row' : '**NO**'}. ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${date}.
+S1-S6 as above (ConvReLU3d, batch 1, k3 p1; S6 depthwise) and \`nn.quantized.Linear(512, 512)\` on [1024, 512]. Each thread count runs in its own process (onnxruntime-web fixes its threads when its wasm starts); within it, qwasm at 1 thread and qwasm at t threads are timed in interleaved rounds, then onnxruntime-web (\`env.wasm.numThreads = t\`, spinning off) in rounds of its own, then qwasm again (onnxruntime-web's threads keep this 2-core machine busy for a while after a run: interleaved with it, qwasm's next call ran up to 3x slower), medians of ${RUNS} per contestant. Cells: qwasm ms / onnxruntime-web ms (onnxruntime time / qwasm time). "Scaling": qwasm at 1 thread / qwasm at t threads, same rounds. "Shares": the tiles each thread ran in the conv's (Linear's) last parallel loop, caller first. qwasm: the threaded build (pool of 4 threads, \`setNumThreads(t)\`). This machine has ${cpus().length} cores, so 4 threads show the pool's overhead, not a speed-up. Results at t threads equal those at 1 thread bit for bit: ${allSame ? 'yes, every row' : '**NO**'}. ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${date}.
 
 | shape | 1 thread | 2 threads | scaling | 4 threads | scaling | shares at 2 | shares at 4 |
 |---|---|---|---|---|---|---|---|
