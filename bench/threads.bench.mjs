@@ -5,7 +5,7 @@
 // t threads are timed in interleaved rounds before and after
 // onnxruntime-web's rounds at t threads (see timeBoth). qwasm runs the threaded benchmark
 // build (build/wasm/qwasm.testing.mt.*: the release core + test entry points)
-// with a pool of 4 threads and setNumThreads(t). The share of tiles each
+// with a pool of t threads (its 1-thread column: setNumThreads(1)). The share of tiles each
 // thread ran in the conv's last loop is recorded (the pool's balance).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -69,7 +69,7 @@ async function child(threads) {
   const qwasm = await import('../web/src/node-entry.mjs');
   const { wasm } = await import('../web/src/runtime.mjs');
   await qwasm.init({
-    numThreads: 4,
+    numThreads: Math.max(threads, 1),
     _moduleFactory: require('../build/wasm/qwasm.testing.mt.js'),
     wasmBinary: readFileSync(new URL('../build/wasm/qwasm.testing.mt.wasm', import.meta.url)),
   });
@@ -213,7 +213,7 @@ if (process.argv[2] === '--child') {
   );
   const markdown = `## Threads: qwasm and onnxruntime-web at 1, 2 and 4 threads
 
-S1-S6 as above (ConvReLU3d, batch 1, k3 p1; S6 depthwise) and \`nn.quantized.Linear(512, 512)\` on [1024, 512]. Each thread count runs in its own process (onnxruntime-web fixes its threads when its wasm starts); within it, qwasm at 1 thread and qwasm at t threads are timed in interleaved rounds, then onnxruntime-web (\`env.wasm.numThreads = t\`, spinning off) in rounds of its own, then qwasm again (onnxruntime-web's threads keep this 2-core machine busy for a while after a run: interleaved with it, qwasm's next call ran up to 3x slower), medians of ${RUNS} per contestant. Cells: qwasm ms / onnxruntime-web ms (onnxruntime time / qwasm time). "Scaling": qwasm at 1 thread / qwasm at t threads, same rounds. "Shares": the tiles each thread ran in the conv's (Linear's) last parallel loop, caller first. qwasm: the threaded build (pool of 4 threads, \`setNumThreads(t)\`). This machine has ${cpus().length} cores, so 4 threads show the pool's overhead, not a speed-up. Results at t threads equal those at 1 thread bit for bit: ${allSame ? 'yes, every row' : '**NO**'}. ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${date}.
+S1-S6 as above (ConvReLU3d, batch 1, k3 p1; S6 depthwise) and \`nn.quantized.Linear(512, 512)\` on [1024, 512]. Each thread count runs in its own process (onnxruntime-web fixes its threads when its wasm starts); within it, qwasm at 1 thread and qwasm at t threads are timed in interleaved rounds, then onnxruntime-web (\`env.wasm.numThreads = t\`, spinning off) in rounds of its own, then qwasm again (onnxruntime-web's threads keep this 2-core machine busy for a while after a run: interleaved with it, qwasm's next call ran up to 3x slower), medians of ${RUNS} per contestant. Cells: qwasm ms / onnxruntime-web ms (onnxruntime time / qwasm time). "Scaling": qwasm at 1 thread / qwasm at t threads, same rounds. "Shares": the tiles each thread ran in the conv's (Linear's) last parallel loop, caller first. qwasm: the threaded build with a pool of t threads (\`init({ numThreads: t })\`; its 1-thread column is \`setNumThreads(1)\`). This machine has ${cpus().length} cores, so 4 threads show the pool's overhead, not a speed-up. Results at t threads equal those at 1 thread bit for bit: ${allSame ? 'yes, every row' : '**NO**'}. ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${date}.
 
 | shape | 1 thread | 2 threads | scaling | 4 threads | scaling | shares at 2 | shares at 4 |
 |---|---|---|---|---|---|---|---|

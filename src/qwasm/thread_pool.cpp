@@ -1,8 +1,8 @@
-// The pool: each worker sleeps on its own condition variable until it gets a
-// ticket for a loop (the loop's generation in its slot; only the workers a
-// loop uses get one), then takes task indices from one atomic counter until
-// none are left, as the caller does; the caller returns once every worker
-// taking part has left the loop. Dynamic hand-out keeps threads busy when a
+// The pool: each worker sleeps on its own condition variable until it is
+// assigned a loop (only the workers a loop uses are), then takes task indices
+// from one atomic counter until none are left, as the caller does; the caller
+// withdraws the assignments of workers that have not woken by the time the
+// tasks are all taken, and returns once the running ones have left the loop. Dynamic hand-out keeps threads busy when a
 // task's cost varies (edge tiles, a core shared with another process).
 #include "qwasm/thread_pool.h"
 
@@ -68,11 +68,12 @@ class Pool {
     }
     started_ = true;
     in_use_ = threads;
-    // One loop now, so that whatever a thread allocates the first time it
-    // runs a loop (its runtime's lazy per-thread state) is allocated here,
-    // not inside the user's first call, where it would look like a leak.
+    // One loop now, waited for by every worker (none withdrawn), so that
+    // whatever a thread allocates the first time it waits and runs a loop
+    // (its runtime's lazy per-thread state) is allocated here, not inside the
+    // user's first call, where it would look like a leak.
     run(
-        static_cast<int64_t>(threads), [](void*, int64_t) {}, nullptr);
+        static_cast<int64_t>(threads), [](void*, int64_t) {}, nullptr, /*wait_for_all=*/true);
     return Status::Ok();
   }
 
@@ -92,7 +93,7 @@ class Pool {
     return last_shares_;
   }
 
-  void run(int64_t tasks, pool_internal::TaskFn fn, void* ctx) {
+  void run(int64_t tasks, pool_internal::TaskFn fn, void* ctx, bool wait_for_all = false) {
     const size_t helpers = std::min<int64_t>(static_cast<int64_t>(in_use_.load()) - 1, tasks - 1);
     // One loop at a time: a loop started inside a task, or while another
     // thread's loop runs, runs on its own thread.
@@ -106,20 +107,27 @@ class Pool {
       ctx_ = ctx;
       tasks_ = tasks;
       next_.store(0, std::memory_order_relaxed);
-      pending_ = helpers;
       std::fill(shares_, shares_ + kMaxThreads, 0);
-      ++generation_;
       unfinished_.store(helpers, std::memory_order_relaxed);
-      // Only the workers this loop uses get a ticket (and a wake-up): with
+      // Only the workers this loop uses are assigned (and woken): with
       // setNumThreads(k) below the pool's size the others stay asleep.
-      for (size_t slot = 1; slot <= helpers; ++slot) ticket_[slot].store(generation_, std::memory_order_release);
+      for (size_t slot = 1; slot <= helpers; ++slot) state_[slot].store(kAssigned, std::memory_order_release);
     }
     for (size_t slot = 1; slot <= helpers; ++slot) wake_[slot].notify_one();
     work(0);
+    // The tasks are all taken: a worker that has not woken up yet is not
+    // waited for (a wake-up can take longer than a short loop); its
+    // assignment is withdrawn. Only workers already running are waited for.
+    for (size_t slot = 1; slot <= helpers && !wait_for_all; ++slot) {
+      int expected = kAssigned;
+      if (state_[slot].compare_exchange_strong(expected, kIdle, std::memory_order_acq_rel)) {
+        unfinished_.fetch_sub(1, std::memory_order_acq_rel);
+      }
+    }
     spin_until([this] { return unfinished_.load(std::memory_order_acquire) == 0; });
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [this] { return pending_ == 0; });
+      done_.wait(lock, [this] { return unfinished_.load(std::memory_order_acquire) == 0; });
       last_shares_.assign(shares_, shares_ + helpers + 1);
     }
     busy_.store(false);
@@ -148,22 +156,25 @@ class Pool {
     }
   }
 
-  // A worker runs the loops it gets a ticket for (a new generation in its
-  // slot). A slot's next ticket is only given once this loop has finished,
-  // so no ticket is missed.
+  // A worker runs the loops it is assigned: it claims the assignment
+  // (assigned -> running) unless the caller withdrew it first (the loop
+  // finished before this worker woke), runs tasks, and goes back to idle.
   void worker_loop(size_t slot) {
-    uint64_t seen = 0;
     for (;;) {
-      spin_until([&] { return ticket_[slot].load(std::memory_order_acquire) != seen; });
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_[slot].wait(lock, [&] { return stopping_ || ticket_[slot].load(std::memory_order_relaxed) != seen; });
-      if (stopping_) return;
-      seen = ticket_[slot].load(std::memory_order_relaxed);
-      lock.unlock();
+      spin_until([&] { return state_[slot].load(std::memory_order_acquire) == kAssigned; });
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_[slot].wait(lock, [&] { return stopping_ || state_[slot].load(std::memory_order_acquire) == kAssigned; });
+        if (stopping_) return;
+      }
+      int expected = kAssigned;
+      if (!state_[slot].compare_exchange_strong(expected, kRunning, std::memory_order_acq_rel)) continue;
       work(slot);
-      unfinished_.fetch_sub(1, std::memory_order_release);
-      lock.lock();
-      if (--pending_ == 0) done_.notify_one();
+      state_[slot].store(kIdle, std::memory_order_release);
+      if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);  // the caller may be waiting on done_
+        done_.notify_one();
+      }
     }
   }
 
@@ -192,16 +203,15 @@ class Pool {
 
   std::mutex mutex_;
   std::condition_variable wake_[kMaxThreads], done_;
-  uint64_t generation_ = 0;
-  static constexpr int kSpins = 1 << 15;
-  std::atomic<uint64_t> ticket_[kMaxThreads] = {};  // per slot: the generation it is to run
-  std::atomic<size_t> unfinished_{0};               // helpers still in the loop (read while spinning)
+  static constexpr int kSpins = 1 << 12;
+  enum : int { kIdle = 0, kAssigned = 1, kRunning = 2 };
+  std::atomic<int> state_[kMaxThreads] = {};  // per worker slot
+  std::atomic<size_t> unfinished_{0};         // assigned workers not yet done or withdrawn
   bool stopping_ = false;
   pool_internal::TaskFn fn_ = nullptr;
   void* ctx_ = nullptr;
   int64_t tasks_ = 0;
   std::atomic<int64_t> next_{0};
-  size_t pending_ = 0;
   int64_t shares_[kMaxThreads] = {};
   std::vector<int64_t> last_shares_;
 };
