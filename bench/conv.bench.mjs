@@ -5,40 +5,10 @@
 import * as ort from 'onnxruntime-web';
 import { initBench, interleave, machine, median, saveResult } from './harness.mjs';
 import { floatConvReluModel, qlinearConvModel, qlinearMatMulModel } from './onnx-models.mjs';
-
-const SHAPES = [
-  { id: 'S1', cin: 16, cout: 32, spatial: [8, 32, 32] },
-  { id: 'S2', cin: 64, cout: 64, spatial: [16, 28, 28] },
-  { id: 'S3', cin: 3, cout: 64, spatial: [16, 56, 56] },
-  { id: 'S4', cin: 128, cout: 128, spatial: [8, 14, 14] },
-  { id: 'S5', cin: 64, cout: 128, spatial: [16, 28, 28], stride: 2 },
-  { id: 'S6', cin: 64, cout: 64, spatial: [16, 28, 28], groups: 64, note: 'depthwise' },
-].map((s) => ({
-  n: 1,
-  ...s,
-  kernel: [3, 3, 3],
-  stride: Array(3).fill(s.stride ?? 1),
-  pad: [1, 1, 1],
-  groups: s.groups ?? 1,
-}));
+import { buildConvReLU3d, buildLinear, macs, SHAPES } from './workloads.mjs';
 
 const only = process.env.QWASM_BENCH_SHAPES?.split(',');
 const RUNS = Number(process.env.QWASM_BENCH_RUNS ?? 7);
-
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
-
-function outSpatial(c) {
-  return c.spatial.map((d, i) => Math.floor((d + 2 * c.pad[i] - c.kernel[i]) / c.stride[i]) + 1);
-}
-
-function macs(c) {
-  return (
-    c.n * c.cout * outSpatial(c).reduce((a, b) => a * b, 1) * (c.cin / c.groups) * c.kernel.reduce((a, b) => a * b, 1)
-  );
-}
 
 // Peak of the int8 kernel's instruction mix: timed in the same rounds as the
 // shape it is compared with, so both see the same machine.
@@ -53,30 +23,9 @@ const dwPeakContestant = (M) => ({ name: 'dwPeak', fn: () => M._peakDwconv(DW_PE
 const dwPeakGmacsOf = (t) => (DW_PEAK_REPS * 64 * 27) / (t.medianMs * 1e6);
 
 async function benchShape(c) {
-  const next = rng(7 + c.cin * 131 + c.cout);
-  const inNumel = c.n * c.cin * c.spatial.reduce((a, b) => a * b, 1);
-  const x = new Float32Array(inNumel).map(() => next() * 4 - 1);
-  const fconv = new qwasm.nn.Conv3d(c.cin, c.cout, c.kernel, { stride: c.stride, padding: c.pad, groups: c.groups });
-  const fmod = new qwasm.nn.intrinsic.ConvReLU3d(fconv, new qwasm.nn.ReLU());
-  const xt = { data: x, shape: [c.n, c.cin, ...c.spatial] };
-
-  // Calibrate like PyTorch's eager flow: observe input and float output, then fromFloat.
-  const inObs = new qwasm.quantization.MinMaxObserver();
-  inObs.observe(xt);
-  const outObs = new qwasm.quantization.MinMaxObserver();
-  outObs.observe(fmod.forward(xt));
-  const qmod = qwasm.nn.intrinsic.quantized.ConvReLU3d.fromFloat(fmod, { activationObserver: outObs });
-  const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
-  const qx = qwasm.quantizePerTensor(xt, aScale, aZp, 'quint8');
-
-  // onnxruntime-web on the same integers and floats.
-  const w = qmod.weight();
-  const wScales = Float32Array.from(w.qPerChannelScales());
-  const wInt8 = w.intRepr();
-  w.dispose();
+  // Calibrated like PyTorch's eager flow (bench/workloads.mjs); onnxruntime-web on the same integers and floats.
+  const { x, xt, fconv, fmod, qmod, qx, ortParams: q } = buildConvReLU3d(qwasm, c);
   const bias = fconv.bias.data;
-  const biasInt32 = Int32Array.from(bias, (b, oc) => Math.round(b / (Math.fround(aScale) * wScales[oc])));
-  const q = { wInt8, wScales, biasInt32, aScale, aZp, outScale: qmod.scale, outZp: qmod.zeroPoint };
   const opts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
   const qsession = await ort.InferenceSession.create(qlinearConvModel(c, q), opts);
   const fsession = await ort.InferenceSession.create(floatConvReluModel(c, fconv.weight.data, bias), opts);
@@ -133,16 +82,7 @@ async function benchShape(c) {
 // nn.quantized.Linear as a GEMM (rows as pixels), against the same MACs as a
 // 1x1x1 convolution and onnxruntime-web's QLinearMatMul, same data.
 async function benchLinear(rows, inF, outF) {
-  const next = rng(99);
-  const x = { data: new Float32Array(rows * inF).map(() => next() * 2 - 1), shape: [rows, inF] };
-  const flin = new qwasm.nn.Linear(inF, outF, { bias: false });
-  const inObs = new qwasm.quantization.MinMaxObserver();
-  inObs.observe(x);
-  const outObs = new qwasm.quantization.MinMaxObserver();
-  outObs.observe(flin.forward(x));
-  const qlin = qwasm.nn.quantized.Linear.fromFloat(flin, { activationObserver: outObs });
-  const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
-  const qx = qwasm.quantizePerTensor(x, aScale, aZp, 'quint8');
+  const { x, flin, qlin, qx, ortParams: q } = buildLinear(qwasm, rows, inF, outF);
   // The same MACs as a pointwise convolution over [1, in, 1, 1, rows].
   const conv = new qwasm.nn.quantized.Conv3d(inF, outF, 1, { bias: false });
   const wq = qlin.weight();
@@ -150,15 +90,7 @@ async function benchLinear(rows, inF, outF) {
   conv.setWeightBias(w5, null);
   conv.scale = qlin.scale;
   conv.zeroPoint = qlin.zeroPoint;
-  const qx5 = qwasm.quantizePerTensor({ data: x.data, shape: [1, inF, 1, 1, rows] }, aScale, aZp, 'quint8');
-  const q = {
-    wInt8: wq.intRepr(),
-    wScales: Float32Array.from(wq.qPerChannelScales()),
-    aScale,
-    aZp,
-    outScale: qlin.scale,
-    outZp: qlin.zeroPoint,
-  };
+  const qx5 = qwasm.quantizePerTensor({ data: x.data, shape: [1, inF, 1, 1, rows] }, q.aScale, q.aZp, 'quint8');
   w5.dispose();
   wq.dispose();
   const session = await ort.InferenceSession.create(qlinearMatMulModel(rows, inF, outF, q), {

@@ -14,35 +14,10 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { interleave, median, saveResult } from './harness.mjs';
 import { qlinearConvModel, qlinearMatMulModel } from './onnx-models.mjs';
+import { buildConvReLU3d, buildLinear, macs, SHAPES } from './workloads.mjs';
 
 const THREADS = [1, 2, 4];
 const RUNS = Number(process.env.QWASM_BENCH_RUNS ?? 7);
-const SHAPES = [
-  { id: 'S1', cin: 16, cout: 32, spatial: [8, 32, 32] },
-  { id: 'S2', cin: 64, cout: 64, spatial: [16, 28, 28] },
-  { id: 'S3', cin: 3, cout: 64, spatial: [16, 56, 56] },
-  { id: 'S4', cin: 128, cout: 128, spatial: [8, 14, 14] },
-  { id: 'S5', cin: 64, cout: 128, spatial: [16, 28, 28], stride: 2 },
-  { id: 'S6', cin: 64, cout: 64, spatial: [16, 28, 28], groups: 64 },
-].map((s) => ({
-  n: 1,
-  ...s,
-  kernel: [3, 3, 3],
-  stride: Array(3).fill(s.stride ?? 1),
-  pad: [1, 1, 1],
-  groups: s.groups ?? 1,
-}));
-
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
-}
-const macsOf = (c) =>
-  c.cout *
-  c.spatial.map((d, i) => Math.floor((d + 2 * c.pad[i] - c.kernel[i]) / c.stride[i]) + 1).reduce((a, b) => a * b, 1) *
-  (c.cin / c.groups) *
-  27;
-
 // qwasm's two contestants interleaved, then onnxruntime-web's rounds, and
 // qwasm's again: onnxruntime-web's threads keep the cores busy for a while
 // after a run (even with spinning turned off, on this 2-core machine), which
@@ -88,30 +63,7 @@ async function child(threads) {
   const rows = [];
   for (const c of SHAPES) {
     process.stderr.write(`  ${c.id} at ${threads}\n`);
-    const next = rng(7 + c.cin * 131 + c.cout);
-    const x = new Float32Array(c.cin * c.spatial.reduce((a, b) => a * b, 1)).map(() => next() * 4 - 1);
-    const xt = { data: x, shape: [1, c.cin, ...c.spatial] };
-    const fconv = new qwasm.nn.Conv3d(c.cin, c.cout, 3, { stride: c.stride, padding: 1, groups: c.groups });
-    const fmod = new qwasm.nn.intrinsic.ConvReLU3d(fconv, new qwasm.nn.ReLU());
-    const inObs = new qwasm.quantization.MinMaxObserver();
-    inObs.observe(xt);
-    const outObs = new qwasm.quantization.MinMaxObserver();
-    outObs.observe(fmod.forward(xt));
-    const qmod = qwasm.nn.intrinsic.quantized.ConvReLU3d.fromFloat(fmod, { activationObserver: outObs });
-    const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
-    const qx = qwasm.quantizePerTensor(xt, aScale, aZp, 'quint8');
-    const w = qmod.weight();
-    const wScales = Float32Array.from(w.qPerChannelScales());
-    const q = {
-      wInt8: w.intRepr(),
-      wScales,
-      biasInt32: Int32Array.from(fconv.bias.data, (b, oc) => Math.round(b / (Math.fround(aScale) * wScales[oc]))),
-      aScale,
-      aZp,
-      outScale: qmod.scale,
-      outZp: qmod.zeroPoint,
-    };
-    w.dispose();
+    const { qmod, qx, fmod, ortParams: q } = buildConvReLU3d(qwasm, c);
     const session = await ort.InferenceSession.create(qlinearConvModel(c, q), opts);
     const xq = new ort.Tensor('uint8', qx.intRepr(), [1, c.cin, ...c.spatial]);
     // Same bits at every thread count (the benchmark's own sanity check).
@@ -131,32 +83,13 @@ async function child(threads) {
       ],
       { name: 'ort', fn: () => session.run({ x: xq }) },
     );
-    rows.push({ id: c.id, macs: macsOf(c), same, shares, ...t });
+    rows.push({ id: c.id, macs: macs(c), same, shares, ...t });
     await session.release();
     for (const d of [qx, qmod, fmod]) d.dispose();
   }
   // nn.quantized.Linear(512, 512) on [1024, 512].
   const [R, I, O] = [1024, 512, 512];
-  const next = rng(99);
-  const x = { data: new Float32Array(R * I).map(() => next() * 2 - 1), shape: [R, I] };
-  const flin = new qwasm.nn.Linear(I, O, { bias: false });
-  const inObs = new qwasm.quantization.MinMaxObserver();
-  inObs.observe(x);
-  const outObs = new qwasm.quantization.MinMaxObserver();
-  outObs.observe(flin.forward(x));
-  const qlin = qwasm.nn.quantized.Linear.fromFloat(flin, { activationObserver: outObs });
-  const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
-  const qx = qwasm.quantizePerTensor(x, aScale, aZp, 'quint8');
-  const wq = qlin.weight();
-  const q = {
-    wInt8: wq.intRepr(),
-    wScales: Float32Array.from(wq.qPerChannelScales()),
-    aScale,
-    aZp,
-    outScale: qlin.scale,
-    outZp: qlin.zeroPoint,
-  };
-  wq.dispose();
+  const { qlin, qx, ortParams: q } = buildLinear(qwasm, R, I, O);
   const session = await ort.InferenceSession.create(qlinearMatMulModel(R, I, O, q), opts);
   const xq = new ort.Tensor('uint8', qx.intRepr(), [R, I]);
   qwasm.setNumThreads(threads);
