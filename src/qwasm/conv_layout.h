@@ -103,28 +103,36 @@ inline Status segment_offsets(const ConvGeometry& g, const Reduction& r, const S
   return Status::Ok();
 }
 
+// Calls row(dh, offset) for every (d, h) row of an NCDHW input (dh = d * H + h),
+// offset being where that row starts in a padded channels-last plane with
+// `slots` values per position. The rows are split among the pool's threads,
+// at least ~16 K values (`channels` per position) per task: below that a
+// thread's wake-up costs more than it saves.
+template <typename Row>
+void for_each_padded_row(const ConvGeometry& g, const Spatial& s, int64_t channels, int64_t slots, Row row) {
+  parallel_for_ranges(s.D * s.H, items_for_work(16384, s.W * channels), [&](int64_t begin, int64_t end) {
+    for (int64_t dh = begin; dh < end; ++dh) {
+      const int64_t d = dh / s.H, h = dh % s.H;
+      row(dh, (((d + g.pad_begin[0]) * s.Hp + h + g.pad_begin[1]) * s.Wp + g.pad_begin[2]) * slots);
+    }
+  });
+}
+
 // Copies batch item n of an NCDHW tensor into padded channels-last planes:
 // value (c, d, h, w) goes to plane c / per_plane, position (d, h, w) shifted by
-// the front padding, slot c % per_plane of `slots`. Padding stays zero. The
-// D x H input rows are split among the pool's threads; each writes its own rows.
+// the front padding, slot c % per_plane of `slots`. Padding stays zero. Each
+// thread writes its own rows.
 template <typename Out, typename In, typename Convert>
 void to_padded_channels_last(const In* x, int64_t channels, int64_t per_plane, int64_t slots, const ConvGeometry& g,
                              const Spatial& s, Out* planes, Convert convert) {
   const int64_t plane_size = s.padded_size() * slots;
-  // At least ~16 K values per task: below that a thread's wake-up costs more.
-  const Split split = split_work(s.D * s.H, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, s.W * channels)));
-  parallel_for(split.tasks, [&](int64_t task) {
-    const int64_t end = std::min(s.D * s.H, (task + 1) * split.per_task);
-    // Row by row, all channels: the output row (W * slots values) stays in L1
-    // while every channel writes its slot.
-    for (int64_t dh = task * split.per_task; dh < end; ++dh) {
-      const int64_t d = dh / s.H, h = dh % s.H;
-      const int64_t row_offset = (((d + g.pad_begin[0]) * s.Hp + h + g.pad_begin[1]) * s.Wp + g.pad_begin[2]) * slots;
-      for (int64_t c = 0; c < channels; ++c) {
-        const In* row = x + ((c * s.D + d) * s.H + h) * s.W;
-        Out* dst = planes + (c / per_plane) * plane_size + c % per_plane + row_offset;
-        for (int64_t w = 0; w < s.W; ++w) dst[w * slots] = convert(row[w]);
-      }
+  // Row by row, all channels: the output row (W * slots values) stays in L1
+  // while every channel writes its slot.
+  for_each_padded_row(g, s, channels, slots, [&](int64_t dh, int64_t row_offset) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const In* row = x + (c * s.D * s.H + dh) * s.W;
+      Out* dst = planes + (c / per_plane) * plane_size + c % per_plane + row_offset;
+      for (int64_t w = 0; w < s.W; ++w) dst[w * slots] = convert(row[w]);
     }
   });
 }

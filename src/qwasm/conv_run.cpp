@@ -57,16 +57,9 @@ const QConvLayout* packed_for(const PackedQConv& pw, size_t nr, size_t kr, Statu
 void to_padded_channels_last_q(const kernels::ToChannelsLastKernel* k, const uint8_t* x, int64_t channels,
                                int64_t slots, int32_t zero_point, const ConvGeometry& g, const Spatial& s,
                                int16_t* planes) {
-  const int64_t rows = s.D * s.H;
-  const Split split = split_work(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, s.W * channels)));
-  parallel_for(split.tasks, [&](int64_t task) {
-    const int64_t end = std::min(rows, (task + 1) * split.per_task);
-    for (int64_t dh = task * split.per_task; dh < end; ++dh) {
-      const int64_t d = dh / s.H, h = dh % s.H;
-      const int64_t row_offset = (((d + g.pad_begin[0]) * s.Hp + h + g.pad_begin[1]) * s.Wp + g.pad_begin[2]) * slots;
-      k->fn(static_cast<size_t>(channels), static_cast<size_t>(s.W), x + dh * s.W, static_cast<size_t>(s.D * s.H * s.W),
-            zero_point, planes + row_offset, static_cast<size_t>(slots));
-    }
+  for_each_padded_row(g, s, channels, slots, [&](int64_t dh, int64_t row_offset) {
+    k->fn(static_cast<size_t>(channels), static_cast<size_t>(s.W), x + dh * s.W, static_cast<size_t>(s.D * s.H * s.W),
+          zero_point, planes + row_offset, static_cast<size_t>(slots));
   });
 }
 
@@ -97,33 +90,35 @@ void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, 
   // NCDHW output: a task's pixels are a multiple of 64, so that two threads
   // never write the same cache line of an output plane.
   const int64_t align = !channels_last && bchunks == 1 ? std::max<int64_t>(1, 64 / mr64) : 1;
-  const Split split = split_work(tiles * bchunks, ceil_div(int64_t{1} << 17, unit_macs), align);
+  const int64_t min_units = ceil_div(int64_t{1} << 17, unit_macs);
   for (int64_t n = 0; n < batch; ++n) {
     fill(n);
-    parallel_for(split.tasks, [&](int64_t task) {
-      const Buf* a[kMaxMR];
-      Out* c[kMaxMR];
-      const int64_t unit_end = std::min(tiles * bchunks, (task + 1) * split.per_task);
-      for (int64_t unit = task * split.per_task; unit < unit_end; ++unit) {
-        const int64_t grp = unit / (ptiles * bchunks);
-        const int64_t p0 = (unit / bchunks) % ptiles * mr64;
-        const int64_t b_begin = unit % bchunks * blocks_per_unit;
-        const int64_t b_end = std::min(r.blocks, b_begin + blocks_per_unit);
-        const Buf* planes = base + grp * plane;
-        const size_t mr = static_cast<size_t>(std::min(mr64, out_size - p0));
-        for (size_t m = 0; m < mr; ++m) a[m] = planes + pixel_offset(g, s, p0 + static_cast<int64_t>(m), r.cg);
-        for (int64_t b = b_begin; b < b_end; ++b) {
-          const int64_t oc0 = grp * r.og + b * nr64;
-          const size_t nc = static_cast<size_t>(std::min(nr64, r.og - b * nr64));
-          for (size_t m = 0; m < mr; ++m) {
-            const int64_t p = p0 + static_cast<int64_t>(m);
-            c[m] = channels_last ? y + (n * out_size + p) * g.out_channels + oc0
-                                 : y + (n * g.out_channels + oc0) * out_size + p;
+    parallel_for_ranges(
+        tiles * bchunks, min_units,
+        [&](int64_t unit_begin, int64_t unit_end) {
+          const Buf* a[kMaxMR];
+          Out* c[kMaxMR];
+          for (int64_t unit = unit_begin; unit < unit_end; ++unit) {
+            const int64_t grp = unit / (ptiles * bchunks);
+            const int64_t p0 = (unit / bchunks) % ptiles * mr64;
+            const int64_t b_begin = unit % bchunks * blocks_per_unit;
+            const int64_t b_end = std::min(r.blocks, b_begin + blocks_per_unit);
+            const Buf* planes = base + grp * plane;
+            const size_t mr = static_cast<size_t>(std::min(mr64, out_size - p0));
+            for (size_t m = 0; m < mr; ++m) a[m] = planes + pixel_offset(g, s, p0 + static_cast<int64_t>(m), r.cg);
+            for (int64_t b = b_begin; b < b_end; ++b) {
+              const int64_t oc0 = grp * r.og + b * nr64;
+              const size_t nc = static_cast<size_t>(std::min(nr64, r.og - b * nr64));
+              for (size_t m = 0; m < mr; ++m) {
+                const int64_t p = p0 + static_cast<int64_t>(m);
+                c[m] = channels_last ? y + (n * out_size + p) * g.out_channels + oc0
+                                     : y + (n * g.out_channels + oc0) * out_size + p;
+              }
+              tile(mr, nc, a, c, channels_last ? 1 : static_cast<size_t>(out_size), grp, b, oc0);
+            }
           }
-          tile(mr, nc, a, c, channels_last ? 1 : static_cast<size_t>(out_size), grp, b, oc0);
-        }
-      }
-    });
+        },
+        align);
   }
 }
 
@@ -166,10 +161,8 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
       g, r, s, batch, k->mr, k->nr, buffer.data(), channels_last, out->mutable_data(),
       [&](int64_t n) {
         if (channels_last) {  // a linear layer's rows are channels-last already: no transpose, no padding
-          const Split split = split_work(in_item, 16384);
-          parallel_for(split.tasks, [&](int64_t task) {
-            const int64_t end = std::min(in_item, (task + 1) * split.per_task);
-            for (int64_t i = task * split.per_task; i < end; ++i) buffer[i] = centered(x[i]);
+          parallel_for_ranges(in_item, 16384, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) buffer[i] = centered(x[i]);
           });
           return;
         }
@@ -233,19 +226,21 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
   // Threads: tasks of whole output pixels (all channels), ~64 K multiply-adds
   // or more, a multiple of 64 pixels: the output planes are bytes, and two
   // threads writing the same cache line of every plane would slow both.
-  const Split split = split_work(out_size, ceil_div(int64_t{1} << 16, std::max<int64_t>(1, cpad * ntaps)), 64);
+  const int64_t min_pixels = ceil_div(int64_t{1} << 16, std::max<int64_t>(1, cpad * ntaps));
   for (int64_t n = 0; n < input.shape()[0]; ++n) {
     if (n > 0) buffer.fill(0);
     to_padded_channels_last_q(to_cl, input.data() + n * in_item, g.in_channels, cpad, a_zp, g, s, buffer.data());
     uint8_t* yn = out->mutable_data() + n * g.out_channels * out_size;
-    parallel_for(split.tasks, [&](int64_t task) {
-      const int64_t end = std::min(out_size, (task + 1) * split.per_task);
-      for (int64_t p = task * split.per_task; p < end; ++p) {
-        k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), taps.size(),
-              buffer.data() + pixel_offset(g, s, p, cpad), taps.data(), layout->weights.data(), yn + p,
-              static_cast<size_t>(out_size), &params);
-      }
-    });
+    parallel_for_ranges(
+        out_size, min_pixels,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t p = begin; p < end; ++p) {
+            k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), taps.size(),
+                  buffer.data() + pixel_offset(g, s, p, cpad), taps.data(), layout->weights.data(), yn + p,
+                  static_cast<size_t>(out_size), &params);
+          }
+        },
+        64);
   }
   return Status::Ok();
 }

@@ -106,19 +106,15 @@ Status binary_by_table(const BinaryIteration& it, const Op& op, const uint8_t* x
     });
   };
   fill(vector_end > 0);
-  const Split split = split_work(numel, 65536);
-  parallel_for(split.tasks, [&](int64_t task) {
-    const int64_t end = std::min(numel, (task + 1) * split.per_task);
-    for (int64_t i = task * split.per_task; i < end; ++i) y[i] = table[(x[i] << 8) | w[i]];
+  parallel_for_ranges(numel, 65536, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) y[i] = table[(x[i] << 8) | w[i]];
   });
   if (vector_end == 0 || vector_end == it.row) return Status::Ok();
   fill(false);
   const Strides strides = contiguous_strides(it.shape);
   const int64_t rows = numel / it.row;
-  const Split row_split = split_work(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(1, it.row - vector_end)));
-  parallel_for(row_split.tasks, [&](int64_t task) {
-    const int64_t end = std::min(rows, (task + 1) * row_split.per_task);
-    for (int64_t r = task * row_split.per_task; r < end; ++r)
+  parallel_for_ranges(rows, items_for_work(4096, it.row - vector_end), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r)
       for (int64_t pos = r * it.row + vector_end; pos < (r + 1) * it.row; ++pos) {
         const int64_t i = storage_index(it, strides, pos);
         y[i] = table[(x[i] << 8) | w[i]];
@@ -342,10 +338,8 @@ Status qcat(const std::vector<const QTensor*>& xs, int64_t dim, double scale, do
       scalar_table[q] = quantize_scalar(dequantize_scalar(b, s, z), inv, zo);
     }
     // Threads: the (outer, c) slices of `inner` elements, in tasks of at least ~64 K.
-    const Split split = split_work(outer * len, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, inner)));
-    parallel_for(split.tasks, [&](int64_t task) {
-      const int64_t end = std::min(outer * len, (task + 1) * split.per_task);
-      for (int64_t slice = task * split.per_task; slice < end; ++slice) {
+    parallel_for_ranges(outer * len, items_for_work(65536, inner), [&](int64_t begin, int64_t end) {
+      for (int64_t slice = begin; slice < end; ++slice) {
         const int64_t o = slice / len, c = slice % len;
         const uint8_t* src = x->data() + (o * len + c) * inner;
         uint8_t* dst = y + (o * shape[d] + offset + c) * inner;

@@ -194,17 +194,12 @@ class RowCombiner {
 // combiner's allocation).
 template <typename Body>
 Status for_each_plane(const Layout& l, kernels::Isa isa, Body body) {
-  const Split split = split_work(l.planes, std::max<int64_t>(1, 65536 / std::max<int64_t>(1, l.in_plane())));
-  Status statuses[kMaxSplitTasks];
-  parallel_for(split.tasks, [&](int64_t task) {
+  return parallel_for_ranges_status(l.planes, items_for_work(65536, l.in_plane()), [&](int64_t begin, int64_t end) {
     RowCombiner rows;
-    statuses[task] = rows.init(l.in[2], isa);
-    if (!statuses[task].ok()) return;
-    const int64_t end = std::min(l.planes, (task + 1) * split.per_task);
-    for (int64_t plane = task * split.per_task; plane < end; ++plane) body(rows, plane);
+    QWASM_RETURN_IF_ERROR(rows.init(l.in[2], isa));
+    for (int64_t plane = begin; plane < end; ++plane) body(rows, plane);
+    return Status::Ok();
   });
-  for (int64_t t = 0; t < split.tasks; ++t) QWASM_RETURN_IF_ERROR(statuses[t]);
-  return Status::Ok();
 }
 
 }  // namespace

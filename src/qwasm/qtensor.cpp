@@ -212,10 +212,8 @@ Status quantize_into(const float* x, Isa isa, QTensor* q) {
     const int64_t pieces_per_run = (l.inner + kPiece - 1) / kPiece;
     const int64_t piece_len = (l.inner + pieces_per_run - 1) / pieces_per_run;
     const int64_t pieces = l.outer * l.channels * pieces_per_run;
-    const Split split = split_work(pieces, std::max<int64_t>(1, kPiece / piece_len));
-    parallel_for(split.tasks, [&](int64_t task) {
-      const int64_t end = std::min(pieces, (task + 1) * split.per_task);
-      for (int64_t piece = task * split.per_task; piece < end; ++piece) {
+    parallel_for_ranges(pieces, items_for_work(kPiece, piece_len), [&](int64_t begin, int64_t end) {
+      for (int64_t piece = begin; piece < end; ++piece) {
         const int64_t run = piece / pieces_per_run;  // o * channels + c
         const int64_t from = piece % pieces_per_run * piece_len;
         const int64_t start = run * l.inner + from;
@@ -395,15 +393,8 @@ Status make_per_channel_quantized(const uint8_t* bytes, size_t nbytes, const Sha
 
 Status dequantize(const QTensor& q, Isa isa, float* y) {
   // Threads: element ranges of at least 64 K (dequantize_range starts anywhere).
-  const Split split = split_work(q.numel(), 65536);
-  if (split.tasks <= 1) return dequantize_range(q, isa, 0, q.numel(), y);
-  Status statuses[kMaxSplitTasks];
-  parallel_for(split.tasks, [&](int64_t task) {
-    const int64_t begin = task * split.per_task, end = std::min(q.numel(), begin + split.per_task);
-    statuses[task] = dequantize_range(q, isa, begin, end, y + begin);
-  });
-  for (int64_t t = 0; t < split.tasks; ++t) QWASM_RETURN_IF_ERROR(statuses[t]);
-  return Status::Ok();
+  return parallel_for_ranges_status(
+      q.numel(), 65536, [&](int64_t begin, int64_t end) { return dequantize_range(q, isa, begin, end, y + begin); });
 }
 
 Status dequantize_range(const QTensor& q, Isa isa, int64_t begin, int64_t end, float* y) {

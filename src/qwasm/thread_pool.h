@@ -8,6 +8,7 @@
 // parallel_for runs every task on the calling thread.
 // docs/architecture.md ("Threads") describes the partitioning.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -61,6 +62,36 @@ constexpr int64_t kMaxSplitTasks = 256;  // split_work never makes more tasks
 // `align`: items per task are a multiple of it (e.g. so that tasks writing
 // byte planes start on a new cache line: no two threads share a line).
 Split split_work(int64_t items, int64_t min_per_task, int64_t align = 1);
+
+// Items per task so that a task does at least `min_work`, each item doing
+// `work_per_item` (both in any unit: values, bytes, multiply-adds).
+inline int64_t items_for_work(int64_t min_work, int64_t work_per_item) {
+  return std::max<int64_t>(1, min_work / std::max<int64_t>(1, work_per_item));
+}
+
+// Runs body(begin, end) over [0, items) in the ranges split_work makes.
+template <typename Body>
+void parallel_for_ranges(int64_t items, int64_t min_per_task, Body&& body, int64_t align = 1) {
+  const Split split = split_work(items, min_per_task, align);
+  parallel_for(split.tasks, [&](int64_t task) {
+    const int64_t begin = task * split.per_task;
+    body(begin, std::min(items, begin + split.per_task));
+  });
+}
+
+// The same for a body that can fail (returns a Status): the first failure,
+// in range order, or Ok.
+template <typename Body>
+Status parallel_for_ranges_status(int64_t items, int64_t min_per_task, Body&& body) {
+  const Split split = split_work(items, min_per_task);
+  Status statuses[kMaxSplitTasks];
+  parallel_for(split.tasks, [&](int64_t task) {
+    const int64_t begin = task * split.per_task;
+    statuses[task] = body(begin, std::min(items, begin + split.per_task));
+  });
+  for (int64_t t = 0; t < split.tasks; ++t) QWASM_RETURN_IF_ERROR(statuses[t]);
+  return Status::Ok();
+}
 
 namespace testing {
 // Tests: split_work ignores min_per_task (tiny shapes then make many tasks),
