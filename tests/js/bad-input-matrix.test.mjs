@@ -381,6 +381,31 @@ const SITES = [
       }
     },
   ],
+  [
+    'setNumThreads(n)',
+    [
+      [
+        [
+          ['a string', '1', TypeError],
+          ['a fraction', 1.5, TypeError],
+          ['NaN', Number.NaN, TypeError],
+          ['null', null, TypeError],
+          ['0', 0, RangeError],
+          ['more than init started', 65, RangeError],
+          ['1', 1, 'ok'],
+        ],
+        1,
+      ],
+    ],
+    (f, [n]) => {
+      const threads = qwasm.getNumThreads();
+      try {
+        qwasm.setNumThreads(n);
+      } finally {
+        qwasm.setNumThreads(threads);
+      }
+    },
+  ],
   ['new MinMaxObserver(options)', [[OPTIONS_OBJECT, {}]], (f, [o]) => new quantization.MinMaxObserver(o)],
   ['MinMaxObserver option dtype', [[DTYPE, 'quint8']], (f, [d]) => new quantization.MinMaxObserver({ dtype: d })],
   [
@@ -959,6 +984,10 @@ const SITES = [
           ['an unknown option', { bogus: 1 }, TypeError],
           ['wasmBinary a string', { wasmBinary: 'x' }, TypeError],
           ['locateFile a string', { locateFile: 'x' }, TypeError],
+          ['numThreads a string', { numThreads: '2' }, TypeError],
+          ['numThreads a fraction', { numThreads: 1.5 }, TypeError],
+          ['numThreads 0', { numThreads: 0 }, RangeError],
+          ['numThreads past 64', { numThreads: 65 }, RangeError],
           ['a throwing Proxy', throwingProxy(), Boom],
         ],
         {},

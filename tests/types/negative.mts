@@ -2,7 +2,7 @@
 // `@ts-expect-error` is an error, or tsc reports the directive as unused and
 // the types test fails. Each case is a lie the declarations used to tell.
 // (Biome leaves this file alone: sorting or wrapping would move the lines.)
-import { init, io, makePerTensorQuantizedTensor, nn, quantization, quantizePerTensor, tensor } from 'qwasm';
+import { init, io, makePerTensorQuantizedTensor, nn, quantization, quantizePerTensor, runtimeInfo, setNumThreads, tensor } from 'qwasm';
 // @ts-expect-error: the package has no default export (ESM and CJS alike)
 import qwasmDefault from 'qwasm';
 // @ts-expect-error: internal declarations are not importable
@@ -23,6 +23,12 @@ export async function cases(): Promise<unknown[]> {
   const out = { outputScale: 0.1, outputZeroPoint: 0 };
   const q8 = quantizePerTensor(x, 0.1, 0, 'quint8');
   const i8 = quantizePerTensor(x, 0.1, 0, 'qint8');
+  // @ts-expect-error: numThreads is a number
+  await init({ numThreads: '2' });
+  // @ts-expect-error: setNumThreads takes a number
+  setNumThreads('2');
+  // @ts-expect-error: the variant is 'threads' or 'single-thread'
+  if (runtimeInfo().variant === 'multi') return [];
   return [
     qwasmDefault,
     // @ts-expect-error: fromFloat takes the matching float module, not any value
