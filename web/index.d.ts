@@ -48,7 +48,8 @@ export interface InitOptions {
    * Threads for parallel loops (1..64), the calling thread included. More
    * than 1 loads the threaded variant (qwasm.mt.wasm, with its glue and
    * worker script from dist/) where threads can run: always in Node.js; in
-   * browsers only on cross-origin isolated pages and workers (COOP/COEP).
+   * browsers only on cross-origin isolated pages and workers (COOP/COEP),
+   * except Firefox workers (a Firefox worker that starts workers can hang).
    * Elsewhere qwasm runs single-threaded, without error, and runtimeInfo()
    * says why. Default: Node.js, the cores (os.availableParallelism()) up to 8;
    * browsers, navigator.hardwareConcurrency up to 8 when cross-origin

@@ -66,11 +66,30 @@ export function isThreadedWasm(compiled) {
 }
 
 /**
+ * True in a Firefox (Gecko) worker. There, a worker that constructs workers
+ * (the threaded variant's pool) can block for ever inside `new Worker()`:
+ * measured in Firefox ESR 153 with no qwasm code at all: a module worker
+ * constructing three workers hung in 2 of 40 page loads on an idle 2-core
+ * machine and 4 of 40 with three busy loops beside it
+ * (scripts/repro/firefox-nested-workers.mjs); 0 of 40 in Chromium, and never
+ * on a Firefox page. A hung worker cannot be recovered from inside (it is
+ * blocked in the constructor), so qwasm does not start threads there.
+ */
+export function isFirefoxWorker(scope = globalThis) {
+  const inWorker = typeof scope.WorkerGlobalScope === 'function' && scope instanceof scope.WorkerGlobalScope;
+  return inWorker && /\bFirefox\//.test(scope.navigator?.userAgent ?? '');
+}
+
+/**
  * Why this engine cannot run the threaded variant, or '' when it can:
  * threads need SharedArrayBuffer and shared WebAssembly memory, which
- * browsers give only to cross-origin isolated pages and workers (COOP/COEP).
+ * browsers give only to cross-origin isolated pages and workers (COOP/COEP),
+ * and a Firefox worker cannot safely start the pool (isFirefoxWorker).
  */
 export function threadsUnavailable() {
+  if (isFirefoxWorker()) {
+    return 'Firefox can hang when a worker starts workers, so in a Firefox worker qwasm runs on one thread (threads run on Firefox pages)';
+  }
   if (globalThis.crossOriginIsolated === false) {
     return 'the page is not cross-origin isolated (serve it with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp)';
   }
