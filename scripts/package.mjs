@@ -56,7 +56,25 @@ writeFileSync(
   nodeWorker.replace(EVAL_LOADER, 'importScripts:function(f){global.createQwasmModule=require(f)}'),
 );
 copyFileSync(`${root}build/wasm/qwasm.mt.mjs`, `${out}qwasm.mt.mjs`);
-copyFileSync(`${root}build/wasm/qwasm.mt.worker.js`, `${out}qwasm.mt.worker.js`);
+// Emscripten's browser worker script imports the glue and ignores a failed
+// import (a CSP sent with the worker script, a network error), so the glue
+// would wait for that worker for ever: the worker reports the failure as an
+// abort instead, which rejects init() (wasm-loader.mjs, onAbort).
+const GLUE_IMPORTED = '.then(function(instance){Module=instance})';
+const browserWorker = readFileSync(`${root}build/wasm/qwasm.mt.worker.js`, 'utf8');
+if (browserWorker.split(GLUE_IMPORTED).length !== 2) {
+  console.error(
+    "[package] Emscripten's browser worker script no longer imports the glue as expected; update package.mjs",
+  );
+  process.exit(1);
+}
+writeFileSync(
+  `${out}qwasm.mt.worker.js`,
+  browserWorker.replace(
+    GLUE_IMPORTED,
+    '.then(function(instance){Module=instance},function(reason){postMessage({cmd:"onAbort",arg:"a thread pool worker could not load "+(e.data.urlOrBlob||"qwasm.mt.mjs")+": "+reason})})',
+  ),
+);
 
 await build({
   entryPoints: [`${root}web/src/node-entry.mjs`],

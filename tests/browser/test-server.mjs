@@ -3,7 +3,9 @@
 // hooks. Pages POST results to /__report (read with report(key)); HTML pages
 // get /__capture.js first in <head> (with capture: true), which records
 // console errors and warnings, uncaught errors and unhandled rejections in
-// window.__problems; requests for missing files are recorded (notFound).
+// window.__problems; requests for missing files are recorded (notFound);
+// fileHeaders adds headers to the named files' responses (e.g. a CSP on one
+// worker script).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +24,7 @@ const CAPTURE = `(() => {
   window.addEventListener('unhandledrejection', (e) => problems.push('unhandled rejection: ' + text([e.reason])));
 })();`;
 
-export async function startTestServer({ headers = {}, capture = false } = {}) {
+export async function startTestServer({ headers = {}, capture = false, fileHeaders = {} } = {}) {
   const reports = new Map(); // key -> value
   const waiting = new Map(); // key -> resolve
   const notFound = [];
@@ -46,6 +48,12 @@ export async function startTestServer({ headers = {}, capture = false } = {}) {
       return true;
     }
     const file = join(ROOT, path);
+    if (fileHeaders[path] && existsSync(file)) {
+      const type = path.endsWith('.js') || path.endsWith('.mjs') ? 'text/javascript' : 'application/octet-stream';
+      res.writeHead(200, { ...headers, ...fileHeaders[path], 'Content-Type': type, 'Cache-Control': 'no-cache' });
+      res.end(readFileSync(file));
+      return true;
+    }
     if (!existsSync(file)) {
       if (!path.endsWith('favicon.ico')) notFound.push(path);
       return false;

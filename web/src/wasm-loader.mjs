@@ -115,7 +115,9 @@ export function instantiateGlue(createModule, compiled, moduleArg = {}) {
   const failed = new Promise((_resolve, reject) => {
     fail = reject;
   });
-  const ready = createModule({
+  // The glue makes this object its Module, so its PThread (the threaded
+  // variant's pool) is reachable here to stop the workers after a failure.
+  const settings = {
     ...moduleArg,
     instantiateWasm(imports, receiveInstance) {
       WebAssembly.instantiate(compiled, imports).then(
@@ -124,6 +126,13 @@ export function instantiateGlue(createModule, compiled, moduleArg = {}) {
       );
       return {}; // asynchronous: the glue waits for receiveInstance
     },
+    // An abort before the runtime is ready, or a pool worker that could not
+    // load the glue (its script reports that as an abort: scripts/package.mjs):
+    // the glue itself would keep waiting for that worker.
+    onAbort: (what) => fail(new Error(String(what))),
+  };
+  return Promise.race([createModule(settings), failed]).catch((err) => {
+    settings.PThread?.terminateAllThreads();
+    throw err;
   });
-  return Promise.race([ready, failed]);
 }
