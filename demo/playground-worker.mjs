@@ -110,6 +110,7 @@ async function run(p) {
       scale: qmod.scale,
       zeroPoint: qmod.zeroPoint,
       timings: { int8Simd, floatSimd, int8Scalar },
+      runtime: qwasm.runtimeInfo(), // this worker's threads (Firefox workers run one)
       diff: { max, mean: sum / ints.length, over1: over1 / ints.length },
       input0,
       floatOut: yFloat.data,

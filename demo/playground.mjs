@@ -65,6 +65,11 @@ function renderSlices() {
   draw('img-input', size, size, (i) => result.input0[inFrame * size * size + i] / inPeak);
 }
 
+function workerThreads(info) {
+  if (info.variant === 'threads') return `${info.numThreads} threads`;
+  return `1 thread${info.threadsUnavailable ? ` (${info.threadsUnavailable})` : ''}`;
+}
+
 function showResult(r) {
   result = r;
   const rows = [
@@ -86,7 +91,8 @@ function showResult(r) {
   $('p-diff').textContent =
     `Output [${r.outShape.join(', ')}], scale ${r.scale.toPrecision(4)}, zero point ${r.zeroPoint}. ` +
     `int8 vs float (quantized with the same qparams): max ${r.diff.max} LSB, mean ${r.diff.mean.toFixed(3)} LSB, ` +
-    `${(100 * r.diff.over1).toFixed(2)}% of outputs differ by more than 1 LSB. int8 SIMD is ${(r.timings.floatSimd / r.timings.int8Simd).toFixed(2)}x the float SIMD speed.`;
+    `${(100 * r.diff.over1).toFixed(2)}% of outputs differ by more than 1 LSB. int8 SIMD is ${(r.timings.floatSimd / r.timings.int8Simd).toFixed(2)}x the float SIMD speed. ` +
+    `Timed in a worker on ${workerThreads(r.runtime)}.`;
   $('p-frame').max = String(r.outShape[2] - 1);
   $('p-frame').value = String(Math.min(Number($('p-frame').value), r.outShape[2] - 1));
   $('p-channel').max = String(r.outShape[1] - 1);

@@ -273,6 +273,12 @@ describe.each(selectedEngines())('%s', (engineName) => {
     expect(timings.map((t) => t[0])).toEqual(['int8 SIMD (qwasm)', 'float SIMD (qwasm)', 'int8 scalar (qwasm)']);
     for (const [, ms] of timings) expect(ms).toBeGreaterThan(0);
     expect(await tab.evaluate(text('#p-diff'))).toMatch(/max \d+ LSB, mean [\d.]+ LSB/);
+    // The worker says how many threads timed it: in Firefox one (its workers
+    // start no threads), in Chromium the page's count (cores up to 8).
+    const cores = await tab.evaluate('navigator.hardwareConcurrency');
+    const threadsLine = (await tab.evaluate(text('#p-diff'))).match(/Timed in a worker on (.*)\.$/)?.[1];
+    if (engineName === 'firefox') expect(threadsLine).toMatch(/^1 thread \(Firefox can hang/);
+    if (engineName === 'chromium' && cores > 1) expect(threadsLine).toBe(`${Math.min(8, cores)} threads`);
     // The slices are drawn at the output size.
     expect(
       await tab.evaluate(`(() => { const c = document.getElementById('img-int8'); return [c.width, c.height]; })()`),
