@@ -37,6 +37,27 @@ export function macs(c) {
 }
 
 /**
+ * The quint8 input (x quantized with the input observer's qparams) and what
+ * onnxruntime-web's QLinearConv / QLinearMatMul need for qmod's integers: its
+ * int8 weight and per-channel scales, the activation and output qparams, and
+ * (with a float bias) the bias requantized to int32 as fbgemm does,
+ * round(b / (fround(aScale) * wScale)). Shared with bench/browser/workload.mjs.
+ */
+export function quantizedInputAndOrtParams(qwasm, qmod, inObs, x, bias) {
+  const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
+  const qx = qwasm.quantizePerTensor(x, aScale, aZp, 'quint8');
+  const w = qmod.weight();
+  const wScales = Float32Array.from(w.qPerChannelScales());
+  const wInt8 = w.intRepr();
+  w.dispose();
+  const ortParams = { wInt8, wScales, aScale, aZp, outScale: qmod.scale, outZp: qmod.zeroPoint };
+  if (bias) {
+    ortParams.biasInt32 = Int32Array.from(bias, (b, oc) => Math.round(b / (Math.fround(aScale) * wScales[oc])));
+  }
+  return { qx, ortParams };
+}
+
+/**
  * The float and quantized ConvReLU3d of shape c, the float input x (NCDHW
  * data) and its quint8 form qx, and `ortParams` for onnxruntime-web's
  * QLinearConv. The caller disposes qmod, fmod and qx.
@@ -52,14 +73,7 @@ export function buildConvReLU3d(qwasm, c) {
   const outObs = new qwasm.quantization.MinMaxObserver();
   outObs.observe(fmod.forward(xt));
   const qmod = qwasm.nn.intrinsic.quantized.ConvReLU3d.fromFloat(fmod, { activationObserver: outObs });
-  const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
-  const qx = qwasm.quantizePerTensor(xt, aScale, aZp, 'quint8');
-  const w = qmod.weight();
-  const wScales = Float32Array.from(w.qPerChannelScales());
-  const wInt8 = w.intRepr();
-  w.dispose();
-  const biasInt32 = Int32Array.from(fconv.bias.data, (b, oc) => Math.round(b / (Math.fround(aScale) * wScales[oc])));
-  const ortParams = { wInt8, wScales, biasInt32, aScale, aZp, outScale: qmod.scale, outZp: qmod.zeroPoint };
+  const { qx, ortParams } = quantizedInputAndOrtParams(qwasm, qmod, inObs, xt, fconv.bias.data);
   return { x, xt, fconv, fmod, qmod, qx, ortParams };
 }
 
@@ -77,17 +91,6 @@ export function buildLinear(qwasm, rows, inF, outF) {
   const outObs = new qwasm.quantization.MinMaxObserver();
   outObs.observe(flin.forward(x));
   const qlin = qwasm.nn.quantized.Linear.fromFloat(flin, { activationObserver: outObs });
-  const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
-  const qx = qwasm.quantizePerTensor(x, aScale, aZp, 'quint8');
-  const wq = qlin.weight();
-  const ortParams = {
-    wInt8: wq.intRepr(),
-    wScales: Float32Array.from(wq.qPerChannelScales()),
-    aScale,
-    aZp,
-    outScale: qlin.scale,
-    outZp: qlin.zeroPoint,
-  };
-  wq.dispose();
+  const { qx, ortParams } = quantizedInputAndOrtParams(qwasm, qlin, inObs, x);
   return { x, flin, qlin, qx, ortParams };
 }

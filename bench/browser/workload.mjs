@@ -3,6 +3,7 @@
 // conv benchmark with seeded weights (nn.Conv3d's own initialisation uses
 // Math.random), calibrated and converted by PyTorch's eager flow.
 import { mulberry32 } from '../../demo/random.mjs';
+import { quantizedInputAndOrtParams } from '../workloads.mjs';
 
 export const SHAPES = [
   { id: 'S1', cin: 16, cout: 32, spatial: [8, 32, 32] },
@@ -32,14 +33,7 @@ export function buildConv(Q, c) {
   outObs.observe(fused.forward(inObs.observe(x)));
   const qmod = Q.nn.intrinsic.quantized.ConvReLU3d.fromFloat(fused, { activationObserver: outObs });
   fused.dispose();
-  const { scale: aScale, zeroPoint: aZp } = inObs.calculateQParams();
-  const qx = Q.quantizePerTensor(x, aScale, aZp, 'quint8');
-  const w = qmod.weight();
-  const wScales = Float32Array.from(w.qPerChannelScales());
-  const wInt8 = w.intRepr();
-  w.dispose();
-  const biasInt32 = Int32Array.from(conv.bias.data, (b, oc) => Math.round(b / (Math.fround(aScale) * wScales[oc])));
-  const ortParams = { wInt8, wScales, biasInt32, aScale, aZp, outScale: qmod.scale, outZp: qmod.zeroPoint };
+  const { qx, ortParams } = quantizedInputAndOrtParams(Q, qmod, inObs, x, conv.bias.data);
   return { qmod, qx, ortParams };
 }
 
