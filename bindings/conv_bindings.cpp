@@ -1,10 +1,28 @@
 // Convolution modules: packed quantized and float weights owned by JS objects.
 #include "bindings/common.h"
 
+#include <cmath>
+
 #include "qwasm/conv.h"
+#include "qwasm/format.h"
+#include "qwasm/limits.h"
 
 namespace qwasm_bind {
 namespace {
+
+// One geometry number: any JS safe integer converts (validate_geometry then
+// names the real limits); past the safe integers the message names the same
+// limits rather than the conversion's.
+Status to_geometry_int(double x, const char* name, int64_t min, int64_t* out) {
+  constexpr int64_t kSafe = int64_t{1} << 53;
+  if (std::isfinite(x) && std::fabs(x) > static_cast<double>(kSafe)) {
+    return Status::RangeError(std::string(name) +
+                              (x > 0 ? " must be at most " + std::to_string(qwasm::kMaxGeometryValue)
+                                     : " must be >= " + std::to_string(min)) +
+                              ", got " + qwasm::format_number(x));
+  }
+  return to_int(x, name, -kSafe, kSafe, out);
+}
 
 // Geometry as the JS layer flattens it: [spatialDims, inChannels, outChannels,
 // groups, kernel x3, stride x3, dilation x3, padBegin x3, padEnd x3].
@@ -14,19 +32,17 @@ Status to_geometry(const val& a, qwasm::ConvGeometry* g) {
   double v[kLength];
   for (unsigned i = 0; i < kLength; ++i) v[i] = a[i].as<double>();
   int64_t dims = 0;
-  // Any JS safe integer converts; validate_geometry then names the real limits.
-  constexpr int64_t kSafe = int64_t{1} << 53;
   QWASM_RETURN_IF_ERROR(to_int(v[0], "spatial dims", 0, 3, &dims));
   g->spatial_dims = static_cast<int>(dims);
   const bool linear = dims == 0;
-  QWASM_RETURN_IF_ERROR(to_int(v[1], linear ? "inFeatures" : "inChannels", -kSafe, kSafe, &g->in_channels));
-  QWASM_RETURN_IF_ERROR(to_int(v[2], linear ? "outFeatures" : "outChannels", -kSafe, kSafe, &g->out_channels));
-  QWASM_RETURN_IF_ERROR(to_int(v[3], "groups", -kSafe, kSafe, &g->groups));
+  QWASM_RETURN_IF_ERROR(to_geometry_int(v[1], linear ? "inFeatures" : "inChannels", 1, &g->in_channels));
+  QWASM_RETURN_IF_ERROR(to_geometry_int(v[2], linear ? "outFeatures" : "outChannels", 1, &g->out_channels));
+  QWASM_RETURN_IF_ERROR(to_geometry_int(v[3], "groups", 1, &g->groups));
   const char* names[5] = {"kernelSize", "stride", "dilation", "padding", "padding"};
   std::array<int64_t, 3>* fields[5] = {&g->kernel, &g->stride, &g->dilation, &g->pad_begin, &g->pad_end};
   for (int f = 0; f < 5; ++f) {
     for (int d = 0; d < 3; ++d) {
-      QWASM_RETURN_IF_ERROR(to_int(v[4 + 3 * f + d], names[f], -kSafe, kSafe, &(*fields[f])[d]));
+      QWASM_RETURN_IF_ERROR(to_geometry_int(v[4 + 3 * f + d], names[f], f >= 3 ? 0 : 1, &(*fields[f])[d]));
     }
   }
   return qwasm::validate_geometry(*g);
@@ -89,6 +105,12 @@ val qconv_forward(QConvModule& m, const QTensor& input, double out_scale, double
   if (s.ok()) {
     s = m.packed.geometry.spatial_dims == 0 ? qwasm::qlinear(m.packed, input, out_scale, zp, relu, i, &out, &info)
                                             : qwasm::qconv3d(m.packed, input, out_scale, zp, relu, i, &out, &info);
+  }
+  const int dims = m.packed.geometry.spatial_dims;
+  if (s.ok() && dims > 0 && dims < 3) {
+    QTensor lowered;
+    s = qwasm::lower_conv_output(out, dims, &lowered);
+    out = std::move(lowered);
   }
   m.scratch_bytes = static_cast<double>(info.scratch_bytes);
   m.last_kernel = info.kernel;

@@ -47,6 +47,29 @@ function describeWeight(m) {
   }
 }
 
+// A node's arguments as torch.fx prints them: node references by name, constants as written.
+function formatArgs(node) {
+  const one = (a) =>
+    Array.isArray(a) ? `[${a.map(one).join(', ')}]` : a !== null && typeof a === 'object' ? a.node : String(a);
+  const kwargs = Object.entries(node.kwargs).map(([k, v]) => `${k}=${one(v)}`);
+  return [...node.args.map(one), ...kwargs].join(', ');
+}
+
+// The output as known before a run, completed by the last run (profile) where
+// it depends on the data (e.g. add_scalar's qparams).
+function outputOf(node) {
+  const ran = state.last?.layers.find((l) => l.name === node.name)?.output ?? null;
+  const o = node.output ?? ran;
+  if (o === null) return { shape: '', scale: '', zeroPoint: '' };
+  const scale = o.scale ?? ran?.scale ?? null;
+  const zeroPoint = o.zeroPoint ?? ran?.zeroPoint ?? null;
+  return {
+    shape: o.shape === null ? o.dtype : `[${o.shape.join(', ')}] ${o.dtype}`,
+    scale: scale === null ? '' : scale.toPrecision(6),
+    zeroPoint: zeroPoint === null ? '' : String(zeroPoint),
+  };
+}
+
 function renderTable() {
   const model = state.model;
   const times = new Map((state.last?.layers ?? []).map((l) => [l.name, l.ms]));
@@ -55,16 +78,20 @@ function renderTable() {
   for (const node of model.nodes.slice(1, -1)) {
     const mod = node.op === 'call_module' ? model.getSubmodule(node.target) : null;
     const quantized = mod !== null && typeof mod.scale === 'number' && typeof mod.weight === 'function';
+    const out = outputOf(node);
     const cells = [
       node.name,
       node.target,
       mod ? mod.constructor.name : node.op.replace('call_', ''),
+      formatArgs(node),
+      out.shape,
       quantized ? describeWeight(mod) : '',
-      quantized ? mod.scale.toPrecision(6) : '',
-      quantized ? String(mod.zeroPoint) : '',
+      out.scale,
+      out.zeroPoint,
       times.has(node.name) ? times.get(node.name).toFixed(2) : '',
     ];
     const tr = body.insertRow();
+    tr.dataset.node = node.name;
     for (const c of cells) tr.insertCell().textContent = c;
   }
 }

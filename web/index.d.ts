@@ -1105,9 +1105,42 @@ export declare namespace io {
    * the eager flow, or a float one), built into qwasm modules. The file is
    * checked as untrusted input. Needs init(). The caller disposes the model.
    * @throws Error naming what is wrong with the file (format version, a
-   * tensor's dtype or shape, a module's attributes, the graph).
+   * tensor's dtype or shape, a module's attributes, the graph), or the node
+   * that would go over the budget on the input shape the file declares.
    */
-  function loadModel(bytes: ArrayBuffer | Uint8Array): GraphModule;
+  function loadModel(bytes: ArrayBuffer | Uint8Array, options?: LoadModelOptions): GraphModule;
+
+  /** The budget of one forward of a loaded model; forward() checks each node against it before running it. */
+  interface LoadModelOptions {
+    /** Bytes of one node's output or scratch. Default 2^28 (256 MiB); Infinity for no limit. */
+    maxActivationBytes?: number;
+    /** Multiply-adds of one forward (a pool's window element counts 32). Default 5e11; Infinity for no limit. */
+    maxWork?: number;
+  }
+
+  /** A graph argument: a reference to another node's output, a constant, or a list of those. */
+  type NodeArgument = { readonly node: string } | number | boolean | string | null | readonly NodeArgument[];
+
+  /** What a node produces; null where it is not known (before a run, or not a tensor's property). */
+  interface NodeOutput {
+    readonly dtype: 'quint8' | 'float32';
+    readonly shape: readonly number[] | null;
+    readonly scale: number | null;
+    readonly zeroPoint: number | null;
+  }
+
+  /** One node of a loaded graph, as torch.fx has it (frozen). */
+  interface GraphNode {
+    readonly name: string;
+    /** placeholder, call_module, call_function, call_method or output. */
+    readonly op: string;
+    /** The module path, function or method name; undefined for placeholder and output. */
+    readonly target: string | undefined;
+    readonly args: readonly NodeArgument[];
+    readonly kwargs: { readonly [name: string]: NodeArgument };
+    /** Its output on the input shape the file declares (null if the file declares none). */
+    readonly output: NodeOutput | null;
+  }
 
   /**
    * A loaded model (torch.fx's GraphModule): its modules at their PyTorch
@@ -1120,8 +1153,8 @@ export declare namespace io {
     private constructor();
     /** The shape of the example input the model was exported with (informative), or null. */
     readonly inputShape: number[] | null;
-    /** The graph's nodes in execution order (op: placeholder, call_module, call_function, call_method, output). */
-    readonly nodes: { name: string; op: string; target: string | undefined }[];
+    /** The graph's nodes in execution order, with their arguments and (planned) outputs. */
+    readonly nodes: GraphNode[];
     /**
      * The PyTorch model's forward: a float tensor in; out, a float tensor when
      * the model ends with a DeQuantStub (or a QTensor the caller disposes when
@@ -1148,6 +1181,8 @@ export declare namespace io {
         ms: number;
         heapBytes: number;
         outputBytes: number;
+        /** What the node produced in this run (its qparams included). */
+        output: NodeOutput | null;
       }[];
       peakHeapBytes: number;
     };

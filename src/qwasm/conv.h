@@ -104,6 +104,11 @@ struct ConvRunInfo {
 Status qconv3d(const PackedQConv& w, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
                kernels::Isa isa, QTensor* out, ConvRunInfo* info = nullptr);
 
+// A quantized Conv1d / Conv2d runs as qconv3d over [N, C, 1, (1,) L...]; this
+// is its output as PyTorch returns it: [N, C, L] with strides [C * L, 1, C],
+// or [N, C, H, W] channels-last, whatever the sizes (a view of out5's storage).
+Status lower_conv_output(const QTensor& out5, int spatial_dims, QTensor* out);
+
 // Linear layer (geometry.spatial_dims == 0): input quint8 per tensor [..., in],
 // output [..., out].
 Status qlinear(const PackedQConv& w, const QTensor& input, double out_scale, int64_t out_zp, bool relu,

@@ -309,6 +309,19 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
   return Status::Ok();
 }
 
+Status lower_conv_output(const QTensor& out5, int spatial_dims, QTensor* out) {
+  assert(spatial_dims >= 1 && spatial_dims <= 3);
+  const Shape& s5 = out5.shape();
+  if (s5.size() != 5) return Status::Error("internal: a convolution output has rank 5");
+  Shape shape = {s5[0], s5[1]};
+  shape.insert(shape.end(), s5.end() - spatial_dims, s5.end());
+  QWASM_RETURN_IF_ERROR(view_as(out5, shape, -1, out));
+  // view_as gives a view's strides, which for size-1 dimensions are not the
+  // ones PyTorch's freshly allocated (then squeezed) output has.
+  out->set_strides(conv_output_strides(shape));
+  return Status::Ok();
+}
+
 Status qlinear(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
                kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
   const ConvGeometry& g = pw.geometry;

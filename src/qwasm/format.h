@@ -26,4 +26,16 @@ inline std::string format_number(double v) {
   return buf;
 }
 
+// A float32 the way JavaScript prints Math.fround of it: the shortest
+// decimal that reads back as the same float (3.4e+38, not 3.3999999521443642e+38).
+inline std::string format_float(float v) {
+  if (!std::isfinite(v) || (v == std::floor(v) && std::fabs(v) < 16777216.0f)) return format_number(v);
+  char buf[32];
+  for (int prec = 1; prec <= 9; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(v));
+    if (std::strtof(buf, nullptr) == v) return buf;
+  }
+  return format_number(v);
+}
+
 }  // namespace qwasm

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "qwasm/buffer.h"
+#include "qwasm/format.h"
 #include "qwasm/torch_float.h"
 
 namespace qwasm {
@@ -146,6 +147,12 @@ Status histogram_observe(const float* x, size_t n, int64_t bins, float* hist, fl
 Status histogram_search(const float* hist, int64_t bins, float min, float max, int64_t dst_nbins, float* new_min,
                         float* new_max) {
   QWASM_RETURN_IF_ERROR(check_bins(bins));
+  if (std::isinf(max - min)) {
+    // PyTorch's search then works on infinite bin widths and returns NaN qparams.
+    return Status::RangeError("the observed range [" + format_float(min) + ", " + format_float(max) +
+                              "] is wider than float32 can hold (max - min overflows to Infinity), so its "
+                              "histogram cannot be searched; PyTorch's qparams are NaN here");
+  }
   Buffer<float> csum, norm;
   QWASM_RETURN_IF_ERROR(csum.allocate(bins, "the histogram's cumulative sum", false));
   QWASM_RETURN_IF_ERROR(norm.allocate(bins, "the quantization error's scratch", false));

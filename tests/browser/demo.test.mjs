@@ -301,6 +301,22 @@ describe.each(selectedEngines())('%s', (engineName) => {
       .filter(([, m]) => typeof m.weight === 'function' && typeof m.scale === 'number');
     expect(layers).toEqual(weighted.map(([path]) => path));
     expect(await tab.evaluate(`document.querySelectorAll('#m-layers tbody tr').length`)).toBe(model.nodes.length - 2);
+    // A functional node (the residual add) shows its arguments and output qparams, not only modules.
+    const add = model.nodes.find((n) => n.target === 'quantized.add_relu');
+    const row = await tab.evaluate(
+      `[...document.querySelector('#m-layers tbody tr[data-node="${add.name}"]').cells].map((c) => c.textContent)`,
+    );
+    expect(row).toEqual([
+      add.name,
+      'quantized.add_relu',
+      'function',
+      `${add.args[0].node}, ${add.args[1].node}, scale=${add.kwargs.scale}, zero_point=${add.kwargs.zero_point}`,
+      `[${add.output.shape.join(', ')}] quint8`,
+      '',
+      add.kwargs.scale.toPrecision(6),
+      String(add.kwargs.zero_point),
+      '',
+    ]);
     await tab.evaluate(select('m-layer', 'layer2.0.conv1.0'));
     const w = model.getSubmodule('layer2.0.conv1.0').weight();
     expect(await tab.evaluate('window.qwasmDemo.model.charts.scales.data.datasets[0].data')).toEqual(

@@ -77,7 +77,14 @@ test('the loaded model lists every layer at its PyTorch path, with per-channel w
     expect(w.qPerChannelAxis()).toBe(0);
     expect(w.qPerChannelScales().length).toBe(conv.outChannels);
     w.dispose();
-    expect(model.nodes[0]).toEqual({ name: 'x', op: 'placeholder', target: undefined });
+    expect(model.nodes[0]).toEqual({
+      name: 'x',
+      op: 'placeholder',
+      target: undefined,
+      args: [],
+      kwargs: {},
+      output: { dtype: 'float32', shape: [1, 3, 16, 112, 112], scale: null, zeroPoint: null },
+    });
     expect(model.nodes.at(-1).op).toBe('output');
   } finally {
     model.dispose();

@@ -85,6 +85,10 @@ export async function cases(): Promise<unknown[]> {
     io.loadModel(new Uint8Array(0)).forwardQuantized(x),
     // @ts-expect-error: a model's graph is read-only
     (io.loadModel(new Uint8Array(0)).nodes = []),
+    // @ts-expect-error: a node's arguments are read-only
+    (io.loadModel(new Uint8Array(0)).nodes[0].args = []),
+    // @ts-expect-error: the budget is a number
+    io.loadModel(new Uint8Array(0), { maxWork: '1e12' }),
     // @ts-expect-error: GraphModule is made by loadModel, not constructed
     new io.GraphModule(),
   ];

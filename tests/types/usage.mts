@@ -98,7 +98,7 @@ export function readWeights(bytes: Uint8Array): number[] {
 }
 
 export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[] {
-  const model: io.GraphModule = io.loadModel(bytes);
+  const model: io.GraphModule = io.loadModel(bytes, { maxWork: 1e12, maxActivationBytes: 2 ** 30 });
   const out = model.forward({ data: clip, shape: [1, 3, 16, 112, 112] });
   const logits = 'data' in out ? out.data : out.dequantize().data;
   const conv = model.getSubmodule('layer1.0.conv1.0');
@@ -106,8 +106,18 @@ export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[
   const quant = quantizePerTensor(tensor(clip, [1, 3, 16, 112, 112]), 0.02, 0, 'quint8');
   const q: QTensor = model.forwardQuantized(quant);
   const kinds: string[] = model.nodes.map((n) => n.op);
+  const add = model.nodes.find((n) => n.target === 'quantized.add_relu');
+  const addScale: number | null = add?.output?.scale ?? null;
+  const firstArg: io.NodeArgument | undefined = add?.args[0];
   q.dispose();
   quant.dispose();
   model.dispose();
-  return [logits.length, layers.length, kinds.length, Number(conv instanceof nn.intrinsic.quantized.ConvReLU3d)];
+  return [
+    logits.length,
+    layers.length,
+    kinds.length,
+    Number(conv instanceof nn.intrinsic.quantized.ConvReLU3d),
+    addScale ?? 0,
+    typeof firstArg === 'object' && firstArg !== null && 'node' in firstArg ? 1 : 0,
+  ];
 }

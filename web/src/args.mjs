@@ -84,6 +84,18 @@ export function lengthOf(ta) {
 }
 
 /** A short description of a value for error messages; never calls user code. */
+/**
+ * A name that came from outside (a file, an option key), quoted for a message
+ * and cut to `max` characters: a 10 MB name does not make a 10 MB message.
+ */
+export function quoted(name, max = 100) {
+  const s = String(name);
+  return `'${s.length > max ? `${s.slice(0, max)}...' (${s.length} characters)` : `${s}'`}`;
+}
+
+/** A string from outside, cut to `max` characters (unquoted: a dtype, a format name). */
+export const clipped = (s, max = 40) => (String(s).length > max ? `${String(s).slice(0, max)}...` : String(s));
+
 export function describe(v) {
   if (v === null) return 'null';
   if (v === undefined) return 'undefined';
@@ -178,7 +190,9 @@ export function readOptions(options, allowed, ctx) {
   const out = new Map();
   for (const key of Object.keys(options)) {
     if (!allowed.includes(key)) {
-      throw new TypeError(`${ctx}: unknown option '${key}' (expected ${allowed.map((k) => `'${k}'`).join(', ')})`);
+      throw new TypeError(
+        `${ctx}: unknown option ${quoted(key)} (expected ${allowed.map((k) => `'${k}'`).join(', ')})`,
+      );
     }
     const value = options[key];
     if (value !== undefined) out.set(key, value);

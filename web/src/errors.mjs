@@ -13,3 +13,19 @@ export function checked(result, context) {
   }
   return result;
 }
+
+// The call a qwasm error message starts with: "new nn.quantized.Conv3d(...): ",
+// "nn.quantized.Conv3d.setWeightBias(weight, bias): ", "makePerTensorQuantizedTensor(...): ".
+const INTERNAL_CALL = /^(new [\w.]+\([^)]*\)|\w+(\.\w+)*\([^)]*\)|\w+(\.\w+)+): /;
+
+/**
+ * @internal An error from a call qwasm made on the user's behalf (loading a
+ * file, converting a model): its message loses that internal call's name,
+ * which the user never wrote, and starts with `where` instead. Returns e.
+ */
+export function restate(e, where) {
+  if (e instanceof Error && typeof e.message === 'string') {
+    e.message = `${where}: ${e.message.replace(INTERNAL_CALL, '')}`;
+  }
+  return e;
+}

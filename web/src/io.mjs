@@ -3,11 +3,20 @@
 // float32 data in C (row-major) order and throw a clear error on a malformed
 // file: the bytes are untrusted, so every size is checked against the file
 // before anything is allocated. Pure JavaScript: they work before init().
-import { describe, lengthOf, MAX_NUMEL } from './args.mjs';
+import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './args.mjs';
 import { bytesOfInput, numelOf, parseSafetensors } from './safetensors.mjs';
 
 export { GraphModule } from './model/graph-module.mjs';
 export { loadModel } from './model/load.mjs';
+
+// The first few names of a list, quoted and cut short.
+const listNames = (names) =>
+  names.length === 0
+    ? 'none'
+    : `${names
+        .slice(0, 10)
+        .map((k) => quoted(k))
+        .join(', ')}${names.length > 10 ? ` and ${names.length - 10} more` : ''}`;
 
 // float16 bits -> number
 function halfToFloat(h) {
@@ -64,7 +73,7 @@ export function loadNpy(input) {
   const type = NPY_TYPES.get(descr[1].slice(1));
   if (type === undefined || !'<>|='.includes(order) || order === undefined) {
     throw new Error(
-      `${ctx}: unsupported dtype '${descr[1]}': expected float32 ('<f4'), float64 ('<f8') or float16 ('<f2')`,
+      `${ctx}: unsupported dtype ${quoted(descr[1])}: expected float32 ('<f4'), float64 ('<f8') or float16 ('<f2')`,
     );
   }
   if (fortran[1] === 'True')
@@ -122,13 +131,13 @@ export function loadSafetensors(input) {
       const t = typeof name === 'string' ? tensors.get(name) : undefined;
       if (t === undefined) {
         throw new RangeError(
-          `${ctx}.get(name): no tensor named ${typeof name === 'string' ? `'${name}'` : describe(name)}; the file has ${[...tensors.keys()].map((k) => `'${k}'`).join(', ') || 'none'}`,
+          `${ctx}.get(name): no tensor named ${typeof name === 'string' ? quoted(name) : describe(name)}; the file has ${listNames([...tensors.keys()])}`,
         );
       }
       const type = ST_FLOAT_TYPES.get(t.dtype);
       if (type === undefined)
         throw new Error(
-          `${ctx}.get(name): tensor '${name}' is ${t.dtype}; only F32, F64, F16 and BF16 can be read as float`,
+          `${ctx}.get(name): tensor ${quoted(name)} is ${clipped(t.dtype)}; only F32, F64, F16 and BF16 can be read as float`,
         );
       const n = (t.end - t.begin) / type.size;
       const data = new Float32Array(n);

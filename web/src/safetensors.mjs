@@ -2,7 +2,7 @@
 // against the file (every tensor's dtype, shape and byte range) before
 // anything is read or allocated. Internal: io.loadSafetensors and
 // io.loadModel build on it.
-import { bytesOf, bytesOfBuffer, checkNotRevoked, describe, MAX_NUMEL, typedArrayKind } from './args.mjs';
+import { bytesOf, bytesOfBuffer, checkNotRevoked, describe, MAX_NUMEL, quoted, typedArrayKind } from './args.mjs';
 
 /** The bytes of an ArrayBuffer or typed array argument. */
 export function bytesOfInput(input, ctx) {
@@ -102,19 +102,19 @@ export function parseSafetensors(bytes, ctx) {
       info.shape.every(isIndex) &&
       info.data_offsets.length === 2 &&
       info.data_offsets.every(isIndex);
-    if (!ok) throw new Error(`${ctx}: malformed entry for tensor '${name.slice(0, 100)}': ${preview(info)}`);
+    if (!ok) throw new Error(`${ctx}: malformed entry for tensor ${quoted(name)}: ${preview(info)}`);
     // A dtype newer than this reader is listed (get() refuses it); its size is unknown.
     const size = ST_SIZES.get(info.dtype);
     const [begin, end] = info.data_offsets;
     if (begin > end || end > dataLength) {
       throw new Error(
-        `${ctx}: tensor '${name}' has data_offsets [${begin}, ${end}] outside the ${dataLength} data bytes`,
+        `${ctx}: tensor ${quoted(name)} has data_offsets [${begin}, ${end}] outside the ${dataLength} data bytes`,
       );
     }
     const n = numelOf(info.shape);
     if (n < 0 || (size !== undefined && end - begin !== n * size)) {
       throw new Error(
-        `${ctx}: tensor '${name}' (${info.dtype} [${info.shape.join(', ')}]) needs ${n < 0 ? 'too many' : n * size} bytes, its offsets span ${end - begin}`,
+        `${ctx}: tensor ${quoted(name)} (${info.dtype} [${info.shape.join(', ')}]) needs ${n < 0 ? 'too many' : n * size} bytes, its offsets span ${end - begin}`,
       );
     }
     tensors.set(name, { dtype: info.dtype, shape: info.shape.slice(), begin, end });

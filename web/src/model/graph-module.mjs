@@ -2,13 +2,17 @@
 // modules. forward(x) runs the nodes one by one; every intermediate QTensor is
 // disposed right after its last use, so one forward holds only the live
 // activations, and an error part-way disposes what the run made.
-import { describe } from '../args.mjs';
+import { describe, MAX_RANK } from '../args.mjs';
 import { heapInUse } from '../diagnostics.mjs';
+import { reluData } from '../nn/float-relu.mjs';
 import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
 import { isQTensorInstance } from '../qtensor.mjs';
+import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, reshapeShape } from './plan.mjs';
 
 const F = nn.quantized.functional;
+// A reshape's rank: at most qwasm's tensors' (MAX_RANK, 64), float or quantized.
+const MAX_RESHAPE_RANK = MAX_RANK;
 
 class NodeError extends Error {}
 
@@ -68,9 +72,7 @@ function flatten(x, start, end) {
 function relu(x) {
   if (isQ(x)) return F.relu(x);
   if (!isFloat(x)) throw new NodeError(`relu: x must be a tensor, got ${describe(x)}`);
-  const data = new Float32Array(x.data.length);
-  for (let i = 0; i < data.length; i++) data[i] = x.data[i] > 0 || Number.isNaN(x.data[i]) ? x.data[i] : 0;
-  return { data, shape: x.shape.slice() };
+  return { data: reluData(x.data), shape: x.shape.slice() };
 }
 
 // a + b for float tensors of one shape (the residual add of a float model).
@@ -137,13 +139,15 @@ export const NODE_METHODS = Object.freeze({
     const x = args[0];
     const dims = args.length === 2 && Array.isArray(args[1]) ? args[1] : args.slice(1);
     const shape = shapeOf(x, 'reshape: x');
+    if (dims.length > MAX_RESHAPE_RANK)
+      throw new NodeError(`reshape: ${dims.length} dimensions, at most ${MAX_RESHAPE_RANK}`);
     const dimsChecked = dims.map((d, i) => wantInt(d, `reshape: shape[${i}]`));
     if (isQ(x)) return x.view(dimsChecked);
-    const known = dimsChecked.filter((d) => d !== -1).reduce((a, b) => a * b, 1);
-    const numel = shape.reduce((a, b) => a * b, 1);
-    const inferred = dimsChecked.map((d) => (d === -1 ? numel / known : d));
-    if (inferred.some((d) => !Number.isSafeInteger(d) || d < 0) || inferred.reduce((a, b) => a * b, 1) !== numel) {
-      throw new NodeError(`reshape: shape [${dimsChecked.join(', ')}] is invalid for ${numel} elements`);
+    const inferred = reshapeShape(shape, dimsChecked);
+    if (inferred === null) {
+      throw new NodeError(
+        `reshape: shape [${dimsChecked.join(', ')}] is invalid for ${shape.reduce((a, b) => a * b, 1)} elements (at most one -1)`,
+      );
     }
     return { data: x.data, shape: inferred };
   },
@@ -151,28 +155,37 @@ export const NODE_METHODS = Object.freeze({
   dequantize: (args) => wantQ(args[0], 'dequantize: x').dequantize(),
   contiguous: (args) => {
     const x = args[0];
-    return isQ(x) ? x.contiguous() : x;
+    if (isQ(x)) return x.contiguous();
+    if (!isFloat(x)) throw new NodeError(`contiguous: x must be a tensor, got ${describe(x)}`);
+    return x;
   },
 });
 
 /**
- * The keyword arguments each function / method may carry (the exporter
- * refuses others, such as add's alpha: ignoring one would change the result).
+ * What each function / method node may carry: at most `args` positional
+ * arguments, and the keyword arguments in `kwargs` (the exporter refuses
+ * others, such as add's alpha: ignoring one would change the result).
  */
-export const NODE_KWARGS = Object.freeze({
+export const NODE_SIGNATURES = Object.freeze({
   function: {
-    'quantized.add': ['scale', 'zero_point'],
-    'quantized.add_relu': ['scale', 'zero_point'],
-    'quantized.mul': ['scale', 'zero_point'],
-    'quantized.mul_relu': ['scale', 'zero_point'],
-    'quantized.add_scalar': [],
-    'quantized.mul_scalar': [],
-    'quantized.cat': ['scale', 'zero_point', 'dim'],
-    flatten: ['start_dim', 'end_dim'],
-    relu: [],
-    add: [],
+    'quantized.add': { args: 4, kwargs: ['scale', 'zero_point'] },
+    'quantized.add_relu': { args: 4, kwargs: ['scale', 'zero_point'] },
+    'quantized.mul': { args: 4, kwargs: ['scale', 'zero_point'] },
+    'quantized.mul_relu': { args: 4, kwargs: ['scale', 'zero_point'] },
+    'quantized.add_scalar': { args: 2, kwargs: [] },
+    'quantized.mul_scalar': { args: 2, kwargs: [] },
+    'quantized.cat': { args: 4, kwargs: ['scale', 'zero_point', 'dim'] },
+    flatten: { args: 3, kwargs: ['start_dim', 'end_dim'] },
+    relu: { args: 1, kwargs: [] },
+    add: { args: 2, kwargs: [] },
   },
-  method: { flatten: ['start_dim', 'end_dim'], reshape: [], relu: [], dequantize: [], contiguous: [] },
+  method: {
+    flatten: { args: 3, kwargs: ['start_dim', 'end_dim'] },
+    reshape: { args: 1 + MAX_RESHAPE_RANK, kwargs: [] },
+    relu: { args: 1, kwargs: [] },
+    dequantize: { args: 1, kwargs: [] },
+    contiguous: { args: 1, kwargs: [] },
+  },
 });
 
 // Each name a node's arguments refer to, once per reference.
@@ -190,6 +203,52 @@ function bytesOf(v) {
 
 const RESERVED = new Set(Object.getOwnPropertyNames(Module.prototype));
 
+// A deep, frozen copy of JSON data (a node's args and kwargs).
+function frozenCopy(v) {
+  if (Array.isArray(v)) return Object.freeze(v.map(frozenCopy));
+  if (v !== null && typeof v === 'object') {
+    return Object.freeze(Object.fromEntries(Object.entries(v).map(([k, x]) => [k, frozenCopy(x)])));
+  }
+  return v;
+}
+
+// A planned value as users read it.
+function publicOutput(value) {
+  if (value === null || typeof value !== 'object') return null;
+  return Object.freeze({
+    dtype: value.dtype,
+    shape: value.shape === null ? null : Object.freeze(value.shape.slice()),
+    scale: value.scale ?? null,
+    zeroPoint: value.zeroPoint ?? null,
+  });
+}
+
+function publicNode(n, planned) {
+  return Object.freeze({
+    name: n.name,
+    op: n.op,
+    target: n.target,
+    args: frozenCopy(n.args),
+    kwargs: frozenCopy(n.kwargs),
+    output: publicOutput(planned),
+  });
+}
+
+// A run-time value as profile() reports it.
+function describeOutput(v) {
+  if (isQ(v)) {
+    const perTensor = v.qscheme() === 'per_tensor_affine';
+    return {
+      dtype: v.dtype,
+      shape: [...v.shape],
+      scale: perTensor ? v.qScale() : null,
+      zeroPoint: perTensor ? v.qZeroPoint() : null,
+    };
+  }
+  if (isFloat(v)) return { dtype: 'float32', shape: v.shape.slice(), scale: null, zeroPoint: null };
+  return null;
+}
+
 /**
  * A model loaded by io.loadModel: its modules at their PyTorch paths
  * (namedModules(), getSubmodule('layer1.0.conv1.0')) and the graph that runs them.
@@ -199,13 +258,21 @@ export class GraphModule extends Module {
   #modules;
   #uses; // per node: how many later references it has
   #inputShape;
+  #public; // the nodes as users read them (frozen)
+  #infos; // module path -> what the planner knows of it
+  #limits;
+  #hint;
 
   /** @internal Built by io.loadModel. */
-  constructor(modules, nodes, inputShape = null) {
+  constructor(modules, nodes, inputShape = null, plan = {}) {
     super();
     this.#inputShape = inputShape === null ? null : Object.freeze([...inputShape]);
     this.#modules = modules;
+    this.#infos = plan.infos ?? new Map();
+    this.#limits = plan.limits ?? DEFAULT_LIMITS;
+    this.#hint = plan.hint ?? '';
     this.#nodes = nodes.map((n) => ({ ...n, refs: references([n.args, Object.values(n.kwargs)], []) }));
+    this.#public = Object.freeze(nodes.map((n) => publicNode(n, plan.planned?.get(n.name) ?? null)));
     const uses = new Map();
     for (const n of this.#nodes) for (const r of n.refs) uses.set(r, (uses.get(r) ?? 0) + 1);
     this.#uses = uses;
@@ -246,9 +313,16 @@ export class GraphModule extends Module {
     return this.#inputShape === null ? null : [...this.#inputShape];
   }
 
-  /** The graph's nodes as exported: [{name, op, target}], in execution order. */
+  /**
+   * The graph's nodes as exported, in execution order: {name, op, target,
+   * args, kwargs, output} (frozen). args / kwargs are torch.fx's, with
+   * {node: name} for a reference to another node; output is what the node
+   * produces on the input shape the file declares: {dtype, shape, scale,
+   * zeroPoint}, each null where it is not known before a run (profile()
+   * reports every node's after one).
+   */
   get nodes() {
-    return this.#nodes.map((n) => ({ name: n.name, op: n.op, target: n.target }));
+    return this.#public.slice();
   }
 
   /**
@@ -285,7 +359,15 @@ export class GraphModule extends Module {
       const scratch = mod !== null && typeof mod.lastScratchBytes === 'function' ? mod.lastScratchBytes() : 0;
       const heapBytes = heapInUse() + scratch;
       peak = Math.max(peak, heapBytes);
-      layers.push({ name: node.name, op: node.op, target: node.target, ms, heapBytes, outputBytes: bytesOf(value) });
+      layers.push({
+        name: node.name,
+        op: node.op,
+        target: node.target,
+        ms,
+        heapBytes,
+        outputBytes: bytesOf(value),
+        output: describeOutput(value),
+      });
     });
     return { output, layers, peakHeapBytes: peak };
   }
@@ -326,6 +408,7 @@ export class GraphModule extends Module {
     const resolve = (a) =>
       Array.isArray(a) ? a.map(resolve) : a !== null && typeof a === 'object' ? env.get(a.node) : a;
     let current = nodes[0];
+    let spent = 0; // this forward's work so far, in multiply-adds
     try {
       env.set(nodes[0].name, x);
       if (quantized) {
@@ -355,6 +438,7 @@ export class GraphModule extends Module {
         }
         const args = resolve(node.args);
         const kwargs = Object.fromEntries(Object.entries(node.kwargs).map(([k, v]) => [k, resolve(v)]));
+        spent = this.#charge(node, args, kwargs, spent);
         let value;
         const start = onNode === null ? 0 : performance.now();
         if (node.op === 'call_module') value = this.#modules.get(node.target).forward(args[0]);
@@ -375,10 +459,27 @@ export class GraphModule extends Module {
     } catch (e) {
       for (const v of live.keys()) v.dispose();
       const where = `node '${current.name}' (${current.op} ${current.target ?? ''})`.replace(' )', ')');
+      if (e instanceof BudgetError) throw new Error(`${ctx}: ${e.message}`);
       if (e instanceof NodeError) throw new Error(`${ctx}: ${where}: ${e.message}`);
       if (e instanceof Error) e.message = `${ctx}: ${where}: ${e.message}`;
       throw e;
     }
+  }
+
+  // The node's cost on the values it is about to get, charged to this
+  // forward's budget before anything runs (io.loadModel's options).
+  #charge(node, args, kwargs, spent) {
+    const abstract = (a) => (Array.isArray(a) ? a.map(abstract) : abstractOf(a, isQ));
+    const info = node.op === 'call_module' ? this.#infos.get(node.target) : null;
+    if (node.op === 'call_module' && info === undefined) return spent; // a module the planner does not know
+    const cost = nodeCost(
+      node,
+      info,
+      abstract(args),
+      Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, abstract(v)])),
+    );
+    if (cost === null || cost.value.shape === null) return spent; // the op reports what is wrong
+    return chargeNode(node, cost, spent, this.#limits, this.#hint);
   }
 
   /** Frees every module's wasm memory; idempotent. */

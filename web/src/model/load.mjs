@@ -9,11 +9,14 @@
 // and the graph (every argument names an earlier node, so it has no cycle).
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
-import { describe } from '../args.mjs';
+import { clipped, describe, MAX_RANK, quoted, readOptions } from '../args.mjs';
+import { restate } from '../errors.mjs';
 import { nn } from '../nn/index.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
+import { wasm } from '../runtime.mjs';
 import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
-import { GraphModule, NODE_FUNCTIONS, NODE_KWARGS, NODE_METHODS } from './graph-module.mjs';
+import { GraphModule, NODE_FUNCTIONS, NODE_METHODS, NODE_SIGNATURES } from './graph-module.mjs';
+import { BudgetError, DEFAULT_LIMITS, planGraph } from './plan.mjs';
 
 export const FORMAT = 'qwasm-model';
 export const FORMAT_VERSION = 1;
@@ -27,7 +30,7 @@ const fail = (msg) => {
 };
 
 // A name from the file, quoted (and cut short) for a message.
-const quote = (v) => (typeof v === 'string' ? `'${v.length > 100 ? `${v.slice(0, 100)}...` : v}'` : describe(v));
+const quote = (v) => (typeof v === 'string' ? quoted(v) : describe(v));
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isName = (v) => typeof v === 'string' && v.length > 0 && v.length <= MAX_NAME;
 
@@ -60,13 +63,13 @@ function tensorReader(file) {
   const entry = (name, dtype, shape, what) => {
     if (!isName(name)) fail(`${what} must name a tensor, got ${describe(name)}`);
     const t = tensors.get(name);
-    if (t === undefined) fail(`${what}: the file has no tensor '${name}'`);
+    if (t === undefined) fail(`${what}: the file has no tensor ${quote(name)}`);
     // Each tensor belongs to one module (as the exporter writes them): a file
     // cannot make many modules copy one tensor, so memory stays bounded by it.
-    if (used.has(name)) fail(`${what}: tensor '${name}' is already used by another module`);
-    if (t.dtype !== dtype) fail(`${what}: tensor '${name}' is ${t.dtype}, expected ${dtype}`);
+    if (used.has(name)) fail(`${what}: tensor ${quote(name)} is already used by another module`);
+    if (t.dtype !== dtype) fail(`${what}: tensor ${quote(name)} is ${clipped(t.dtype)}, expected ${dtype}`);
     if (t.shape.length !== shape.length || t.shape.some((d, i) => d !== shape[i])) {
-      fail(`${what}: tensor '${name}' has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`);
+      fail(`${what}: tensor ${quote(name)} has shape [${t.shape.join(', ')}], expected [${shape.join(', ')}]`);
     }
     used.add(name);
     return t;
@@ -95,7 +98,7 @@ function tensorReader(file) {
       const out = new Array((t.end - t.begin) / 8);
       for (let i = 0; i < out.length; i++) {
         const v = view.getBigInt64(dataStart + t.begin + 8 * i, true);
-        if (v < -(2n ** 31n) || v >= 2n ** 31n) fail(`${what}: tensor '${name}' holds ${v}, outside int32`);
+        if (v < -(2n ** 31n) || v >= 2n ** 31n) fail(`${what}: tensor ${quote(name)} holds ${v}, outside int32`);
         out[i] = Number(v);
       }
       return out;
@@ -106,6 +109,13 @@ function tensorReader(file) {
 // The quantized weight of a conv / linear module: per channel (axis 0) or per tensor.
 function quantizedWeight(spec, shape, read, what) {
   if (!isObject(spec)) fail(`${what} must be an object`);
+  onlyKeys(
+    spec,
+    spec.qscheme === 'per_channel_affine'
+      ? ['qscheme', 'ints', 'axis', 'scales', 'zero_points']
+      : ['qscheme', 'ints', 'scale', 'zero_point'],
+    what,
+  );
   const data = read.int8(spec.ints, shape, `${what}.ints`);
   if (spec.qscheme === 'per_channel_affine') {
     const axis = readInt(spec.axis, `${what}.axis`, 0, 0);
@@ -122,6 +132,32 @@ function quantizedWeight(spec, shape, read, what) {
 }
 
 const CONV_GEOMETRY = 2 ** 31 - 1;
+
+// An attribute this reader does not know would be ignored, and the model
+// would run as something other than what was written: refused.
+function onlyKeys(obj, allowed, what) {
+  const extra = Object.keys(obj).find((k) => !allowed.includes(k));
+  if (extra !== undefined) fail(`${what} has an unknown attribute ${quote(extra)}`);
+}
+
+const CONV_KEYS = ['in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation', 'groups'];
+/** The attributes each module type has in the file (python/qwasm_export.py's _module_entry). */
+const MODULE_KEYS = {
+  QuantizedConv: ['dims', 'relu', ...CONV_KEYS, 'scale', 'zero_point', 'weight', 'bias'],
+  QuantizedLinear: ['relu', 'in_features', 'out_features', 'scale', 'zero_point', 'weight', 'bias'],
+  Quantize: ['scale', 'zero_point', 'dtype'],
+  DeQuantize: [],
+  Identity: [],
+  ReLU: [],
+  ReLU6: [],
+  Flatten: ['start_dim', 'end_dim'],
+  MaxPool: ['dims', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'],
+  AvgPool: ['dims', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'],
+  AdaptiveAvgPool: ['dims', 'output_size'],
+  Conv: ['dims', 'relu', ...CONV_KEYS, 'weight', 'bias'],
+  Linear: ['relu', 'in_features', 'out_features', 'weight', 'bias'],
+  BatchNorm: ['dims', 'num_features', 'eps', 'weight', 'bias', 'running_mean', 'running_var'],
+};
 
 function convArgs(m, dims, what) {
   const inChannels = readInt(m.in_channels, `${what}.in_channels`, 1, CONV_GEOMETRY);
@@ -184,6 +220,8 @@ function quantizedModule(m, read, what, weightShape, make) {
 /** One module of the file, built and loaded; its weights checked against its geometry. */
 function buildModule(m, read, what) {
   if (!isObject(m)) fail(`${what} must be an object`);
+  if (!Object.hasOwn(MODULE_KEYS, m.type)) fail(`${what}.type ${quote(m.type)} is not a module type this qwasm knows`);
+  onlyKeys(m, ['type', ...MODULE_KEYS[m.type]], what);
   const dims = () => readInt(m.dims, `${what}.dims`, 1, 3);
   switch (m.type) {
     case 'QuantizedConv': {
@@ -208,11 +246,14 @@ function buildModule(m, read, what) {
     }
     case 'Quantize': {
       if (m.dtype !== 'quint8') fail(`${what}.dtype must be 'quint8', got ${describe(m.dtype)}`);
-      return new nn.quantized.Quantize(
-        readFloat(m.scale, `${what}.scale`),
-        readInt(m.zero_point, `${what}.zero_point`, 0, 255),
-        'quint8',
-      );
+      const scale = readFloat(m.scale, `${what}.scale`);
+      // quantize_per_tensor computes 1 / (float)scale: a scale that is 0 (or
+      // not finite) in float32 cannot quantize anything.
+      const f = Math.fround(scale);
+      if (!(f > 0) || !Number.isFinite(f)) {
+        fail(`${what}.scale ${scale} is ${f === 0 ? '0' : 'not a positive finite number'} in float32`);
+      }
+      return new nn.quantized.Quantize(scale, readInt(m.zero_point, `${what}.zero_point`, 0, 255), 'quint8');
     }
     case 'DeQuantize':
       return new nn.quantized.DeQuantize();
@@ -324,10 +365,25 @@ function checkArg(a, known, what, depth = 0) {
     return;
   }
   if (isObject(a) && Object.keys(a).length === 1 && isName(a.node)) {
-    if (!known.has(a.node)) fail(`${what}: argument '${a.node}' is not an earlier node`);
+    if (!known.has(a.node)) fail(`${what}: argument ${quote(a.node)} is not an earlier node`);
     return;
   }
   fail(`${what}: argument ${describe(a)} is not a node reference or a constant`);
+}
+
+// What a node of each op may carry: [most positional arguments, keyword arguments].
+function signatureOf(n) {
+  switch (n.op) {
+    case 'placeholder':
+      return { args: 0, kwargs: [] };
+    case 'output':
+    case 'call_module':
+      return { args: 1, kwargs: [] };
+    case 'call_function':
+      return NODE_SIGNATURES.function[n.target];
+    default:
+      return NODE_SIGNATURES.method[n.target];
+  }
 }
 
 function checkGraph(graph, modules) {
@@ -337,43 +393,48 @@ function checkGraph(graph, modules) {
   }
   const known = new Set();
   graph.nodes.forEach((n, i) => {
-    const what = `graph.nodes[${i}]`;
+    let what = `graph.nodes[${i}]`;
     if (!isObject(n) || !isName(n.name)) fail(`${what} must be an object with a name`);
-    if (known.has(n.name)) fail(`${what}: two nodes are named '${n.name}'`);
-    if (!Array.isArray(n.args) || !isObject(n.kwargs)) fail(`${what} ('${n.name}') must have args (a list) and kwargs`);
+    if (known.has(n.name)) fail(`${what}: two nodes are named ${quote(n.name)}`);
+    what = `${what} (${quote(n.name)})`;
+    onlyKeys(
+      n,
+      n.op === 'placeholder' || n.op === 'output' ? ['name', 'op', 'args', 'kwargs', 'target'] : NODE_KEYS,
+      what,
+    );
+    if (!Array.isArray(n.args) || !isObject(n.kwargs)) fail(`${what} must have args (a list) and kwargs`);
     const first = i === 0;
     const last = i === graph.nodes.length - 1;
-    if (first !== (n.op === 'placeholder')) fail(`${what} ('${n.name}'): the first node, and only it, is the input`);
-    if (last !== (n.op === 'output')) fail(`${what} ('${n.name}'): the last node, and only it, is the output`);
+    if (first !== (n.op === 'placeholder')) fail(`${what}: the first node, and only it, is the input`);
+    if (last !== (n.op === 'output')) fail(`${what}: the last node, and only it, is the output`);
     switch (n.op) {
       case 'placeholder':
       case 'output':
         break;
       case 'call_module':
         if (!isName(n.target) || !Object.hasOwn(modules, n.target)) {
-          fail(`${what} ('${n.name}') calls module ${quote(n.target)}, which the file does not define`);
+          fail(`${what} calls module ${quote(n.target)}, which the file does not define`);
         }
         break;
       case 'call_function':
-        if (!Object.hasOwn(NODE_FUNCTIONS, n.target))
-          fail(`${what} ('${n.name}'): unknown function ${quote(n.target)}`);
+        if (!Object.hasOwn(NODE_FUNCTIONS, n.target)) fail(`${what}: unknown function ${quote(n.target)}`);
         break;
       case 'call_method':
-        if (!Object.hasOwn(NODE_METHODS, n.target)) fail(`${what} ('${n.name}'): unknown method ${quote(n.target)}`);
+        if (!Object.hasOwn(NODE_METHODS, n.target)) fail(`${what}: unknown method ${quote(n.target)}`);
         break;
       default:
-        fail(`${what} ('${n.name}'): unknown op ${quote(n.op)}`);
+        fail(`${what}: unknown op ${quote(n.op)}`);
     }
-    const allowed =
-      n.op === 'call_function'
-        ? NODE_KWARGS.function[n.target]
-        : n.op === 'call_method'
-          ? NODE_KWARGS.method[n.target]
-          : [];
-    const extra = Object.keys(n.kwargs).filter((k) => !allowed.includes(k));
-    if (extra.length > 0) fail(`${what} ('${n.name}'): keyword argument ${quote(extra[0])} is not supported here`);
-    checkArg(n.args, known, `${what} ('${n.name}')`);
-    checkArg(Object.values(n.kwargs), known, `${what} ('${n.name}')`);
+    const signature = signatureOf(n);
+    const extra = Object.keys(n.kwargs).filter((k) => !signature.kwargs.includes(k));
+    if (extra.length > 0) fail(`${what}: keyword argument ${quote(extra[0])} is not supported here`);
+    // An argument past the signature would be ignored, and the node would compute something else.
+    if (n.args.length > signature.args) {
+      fail(`${what}: ${n.args.length} positional arguments, ${n.op} ${n.target ?? ''} takes at most ${signature.args}`);
+    }
+    checkArg(n.args, known, what);
+    checkArg(Object.values(n.kwargs), known, what);
+    if (n.op === 'call_method' && n.target === 'reshape') checkReshape(n.args, what);
     if (n.op === 'output' && !(n.args.length === 1 && isObject(n.args[0]))) {
       fail(`${what}: the output must be one node`);
     }
@@ -381,13 +442,95 @@ function checkGraph(graph, modules) {
   });
 }
 
+// A reshape's sizes are constants in an exported graph: checked here, not at the first forward.
+function checkReshape(args, what) {
+  const dims = args.length === 2 && Array.isArray(args[1]) ? args[1] : args.slice(1);
+  if (dims.length > MAX_RANK) fail(`${what}: reshape to ${dims.length} dimensions, at most ${MAX_RANK}`);
+  const bad = dims.find((d) => !Number.isSafeInteger(d) || d < -1);
+  if (bad !== undefined) fail(`${what}: reshape's sizes must be integers >= -1, got ${describe(bad)}`);
+  if (dims.filter((d) => d === -1).length > 1) {
+    fail(`${what}: reshape to [${dims.join(', ')}]: at most one dimension can be -1`);
+  }
+}
+
+const NODE_KEYS = ['name', 'op', 'target', 'args', 'kwargs'];
+const GRAPH_KEYS = ['format', 'version', 'torch', 'input_shape', 'modules', 'nodes'];
+
+// What the planner needs of a module: its file entry, read again now that buildModule has checked it.
+function moduleInfo(m) {
+  const n = (k) => m[k];
+  switch (m.type) {
+    case 'QuantizedConv':
+    case 'Conv': {
+      const d = m.dims;
+      return {
+        type: m.type,
+        dims: d,
+        inChannels: n('in_channels'),
+        outChannels: n('out_channels'),
+        groups: n('groups'),
+        kernel: m.kernel_size.slice(0, d),
+        stride: m.stride.slice(0, d),
+        padding: m.padding.slice(0, d),
+        dilation: m.dilation.slice(0, d),
+        scale: m.type === 'QuantizedConv' ? m.scale : null,
+        zeroPoint: m.type === 'QuantizedConv' ? m.zero_point : null,
+      };
+    }
+    case 'QuantizedLinear':
+    case 'Linear':
+      return {
+        type: m.type,
+        inFeatures: m.in_features,
+        outFeatures: m.out_features,
+        scale: m.type === 'QuantizedLinear' ? m.scale : null,
+        zeroPoint: m.type === 'QuantizedLinear' ? m.zero_point : null,
+      };
+    case 'Quantize':
+      return { type: m.type, scale: m.scale, zeroPoint: m.zero_point };
+    case 'MaxPool':
+    case 'AvgPool':
+      return {
+        type: m.type,
+        dims: m.dims,
+        kernel: m.kernel_size.slice(),
+        stride: m.stride.slice(),
+        padding: m.padding.slice(),
+        dilation: m.type === 'MaxPool' ? m.dilation.slice() : Array(m.dims).fill(1),
+        ceilMode: m.ceil_mode,
+      };
+    case 'AdaptiveAvgPool':
+      return { type: m.type, dims: m.dims, outputSize: m.output_size.slice() };
+    case 'Flatten':
+      return { type: m.type, startDim: m.start_dim, endDim: m.end_dim };
+    default:
+      return { type: m.type };
+  }
+}
+
+function readLimits(options, ctx) {
+  const o = readOptions(options, ['maxActivationBytes', 'maxWork'], ctx);
+  const limits = { ...DEFAULT_LIMITS };
+  for (const key of ['maxActivationBytes', 'maxWork']) {
+    if (!o.has(key)) continue;
+    const v = o.get(key);
+    if (typeof v !== 'number') throw new TypeError(`${ctx}: ${key} must be a number, got ${describe(v)}`);
+    if (!(v > 0)) throw new RangeError(`${ctx}: ${key} must be > 0 (Infinity for no limit), got ${v}`);
+    limits[key] = v;
+  }
+  return Object.freeze(limits);
+}
+
 /**
  * Reads a model written by python/qwasm_export.py and builds it: a
  * GraphModule whose forward(x) runs the exported graph.
  * @param {ArrayBuffer | ArrayBufferView} input
+ * @param {{maxActivationBytes?: number, maxWork?: number}} [options]
  */
-export function loadModel(input) {
+export function loadModel(input, options) {
   const ctx = 'io.loadModel(bytes)';
+  const limits = readLimits(options, ctx);
+  wasm(ctx); // before init() this is the Error to give, not one of an internal call
   const file = parseSafetensors(bytesOfInput(input, ctx), ctx);
   const built = [];
   try {
@@ -407,8 +550,9 @@ export function loadModel(input) {
       fail(`the graph is not JSON: ${e.message}`);
     }
     if (!isObject(graph) || !isObject(graph.modules)) fail('the graph must be an object with modules');
+    onlyKeys(graph, GRAPH_KEYS, 'the graph');
     checkGraph(graph, graph.modules);
-    // The example input's shape the exporter traced with (informative: forward takes any shape the layers accept).
+    // The example input's shape the exporter traced with: the budget is checked on it now, and on each real input in forward().
     const inputShape =
       graph.input_shape === undefined || graph.input_shape === null
         ? null
@@ -418,25 +562,42 @@ export function loadModel(input) {
     const read = tensorReader(file);
     /** @type {Map<string, import('../nn/module.mjs').Module>} */
     const modules = new Map();
+    const infos = new Map();
     // Every module is called by a node (nothing is built that does not run).
     const called = new Set(graph.nodes.filter((n) => n.op === 'call_module').map((n) => n.target));
     const uncalled = Object.keys(graph.modules).filter((p) => !called.has(p));
-    if (uncalled.length > 0) fail(`module '${uncalled[0]}' is not called by any node (${uncalled.length} uncalled)`);
+    if (uncalled.length > 0)
+      fail(`module ${quote(uncalled[0])} is not called by any node (${uncalled.length} uncalled)`);
     for (const [path, m] of Object.entries(graph.modules)) {
       if (!/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/.test(path) || path.length > MAX_NAME) {
         fail(`module path ${quote(path)} is not a dotted name`);
       }
-      const mod = buildModule(m, read, `module '${path}'`);
+      const where = `module ${quote(path)}`;
+      let mod;
+      try {
+        mod = buildModule(m, read, where);
+      } catch (e) {
+        throw e instanceof FormatError ? e : restate(e, where);
+      }
       built.push(mod);
       modules.set(path, mod);
+      infos.set(path, moduleInfo(m));
     }
     const unused = [...file.tensors.keys()].filter((k) => !read.used.has(k));
-    if (unused.length > 0) fail(`tensor '${unused[0]}' is not used by any module (${unused.length} unused)`);
-    return new GraphModule(modules, graph.nodes, inputShape);
+    if (unused.length > 0) fail(`tensor ${quote(unused[0])} is not used by any module (${unused.length} unused)`);
+    const hint = ': raise it with io.loadModel(bytes, { maxActivationBytes, maxWork }) if the model is trusted';
+    let planned;
+    try {
+      planned = planGraph(graph.nodes, infos, inputShape, limits, hint);
+    } catch (e) {
+      if (e instanceof BudgetError)
+        fail(`${e.message}${inputShape === null ? '' : ` (on the declared input [${inputShape.join(', ')}])`}`);
+      throw e;
+    }
+    return new GraphModule(modules, graph.nodes, inputShape, { infos, limits, planned, hint });
   } catch (e) {
     for (const m of built) m.dispose();
     if (e instanceof FormatError) throw new Error(`${ctx}: ${e.message}`);
-    if (e instanceof Error) e.message = `${ctx}: ${e.message}`;
-    throw e;
+    throw restate(e, ctx);
   }
 }

@@ -10,6 +10,7 @@ import { currentIsa } from '../isa.mjs';
 import { adopt, release } from '../owned.mjs';
 import { isQTensorInstance } from '../qtensor.mjs';
 import { wasm } from '../runtime.mjs';
+import { reluData } from './float-relu.mjs';
 import { relu as qrelu } from './functional.mjs';
 import { Module } from './module.mjs';
 import { Parameter, parameterBytes, readTensorArg, sameBytes } from './parameter.mjs';
@@ -231,9 +232,7 @@ export class ReLU extends Module {
     if (isQTensorInstance(x)) return qrelu(x);
     const ctx = 'nn.ReLU.forward(x)';
     const t = readFloatTensor(x, ctx);
-    const data = new Float32Array(new Uint8Array(tensorBytes(t, ctx)).buffer);
-    for (let i = 0; i < data.length; i++) if (data[i] < 0) data[i] = 0;
-    return { data, shape: t.shape };
+    return { data: reluData(new Float32Array(new Uint8Array(tensorBytes(t, ctx)).buffer)), shape: t.shape };
   }
 
   toString() {

@@ -12,6 +12,7 @@ import { describe, readFloatTensor, readInteger, readNumber } from '../args.mjs'
 import { checked } from '../errors.mjs';
 import { qtensorHandle, wrapHandle } from '../qtensor.mjs';
 import { wasm } from '../runtime.mjs';
+import { reluValue } from './float-relu.mjs';
 import { Module } from './module.mjs';
 
 function handle(q, name, ctx) {
@@ -225,7 +226,7 @@ export class FloatFunctional extends Module {
   }
 
   addRelu(x, y) {
-    return this.#observe(floatBinary(x, y, (a, b) => Math.max(f(a + b), 0), 'FloatFunctional.addRelu(x, y)'));
+    return this.#observe(floatBinary(x, y, (a, b) => reluValue(f(a + b)), 'FloatFunctional.addRelu(x, y)'));
   }
 
   mul(x, y) {

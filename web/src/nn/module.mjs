@@ -19,8 +19,9 @@ export class Module {
 
   /** Sets training mode on this module and every descendant; returns this. */
   train(mode = true) {
-    readBoolean(mode, 'mode', `${this.constructor.name}.train(mode)`);
-    for (const m of this.modules()) m.#training = mode;
+    const ctx = `${this.constructor.name}.train(mode)`;
+    readBoolean(mode, 'mode', ctx);
+    for (const [, m] of namedModulesOf(this, '', ctx)) m.#training = mode;
     return this;
   }
 
@@ -50,19 +51,13 @@ export class Module {
   /**
    * [path, module] for this module and every descendant, depth first, each
    * module once (PyTorch's named_modules): '' for this one, 'layer1.0.conv'.
+   * A module that holds one of its ancestors (a cycle) is an Error naming the path.
    */
   namedModules(prefix = '') {
-    /** @type {[string, Module][]} */
-    const out = [];
-    const seen = new Set();
-    const walk = (m, path) => {
-      if (seen.has(m)) return;
-      seen.add(m);
-      out.push([path, m]);
-      for (const [name, child] of m.namedChildren()) walk(child, path ? `${path}.${name}` : name);
-    };
-    walk(this, prefix);
-    return out;
+    if (typeof prefix !== 'string') {
+      throw new TypeError(`${this.constructor.name}.namedModules(prefix): prefix must be a string`);
+    }
+    return namedModulesOf(this, prefix, `${this.constructor.name}.namedModules()`);
   }
 
   modules() {
@@ -94,7 +89,7 @@ export class Module {
   /** Calls fn on every descendant and then this module (PyTorch's apply); returns this. */
   apply(fn) {
     if (typeof fn !== 'function') throw new TypeError(`${this.constructor.name}.apply(fn): fn must be a function`);
-    for (const m of this.modules().reverse()) fn(m);
+    for (const [, m] of namedModulesOf(this, '', `${this.constructor.name}.apply(fn)`).reverse()) fn(m);
     return this;
   }
 
@@ -103,18 +98,99 @@ export class Module {
     throw new Error(`${this.constructor.name}.forward(x) is not implemented: a subclass of nn.Module defines forward`);
   }
 
-  /** Frees the wasm memory of every descendant (packed weights); idempotent. */
+  /**
+   * Frees the wasm memory of every descendant (packed weights); idempotent.
+   * Each module reachable from this one is disposed once, cycles included
+   * (dispose never fails on the tree's shape).
+   */
   dispose() {
-    for (const child of this.children()) child.dispose();
+    /** @type {Set<Module>} */
+    const seen = new Set([this]);
+    const stack = this.children().reverse();
+    while (stack.length > 0) {
+      const m = stack.pop();
+      if (seen.has(m)) continue;
+      seen.add(m);
+      // A container's own dispose would walk its children again: they are on the stack already.
+      if (m.dispose === Module.prototype.dispose) stack.push(...m.children().reverse());
+      else m.dispose();
+    }
   }
 
   toString() {
-    const kids = this.namedChildren();
-    const name = this.constructor.name;
-    if (kids.length === 0) return `${name}()`;
-    const lines = kids.map(([k, m]) => `  (${k}): ${String(m).split('\n').join('\n  ')}`);
-    return `${name}(\n${lines.join('\n')}\n)`;
+    return describeTree(this, new Set());
   }
+}
+
+// toString's tree; a child that is one of its ancestors prints as a back-reference, not forever.
+function describeTree(m, ancestors) {
+  const kids = m.namedChildren();
+  const name = m.constructor.name;
+  if (kids.length === 0) return `${name}()`;
+  ancestors.add(m);
+  const lines = kids.map(([k, c]) => {
+    const text = ancestors.has(c)
+      ? `<cycle: a module above this one (${c.constructor.name})>`
+      : c.toString === Module.prototype.toString
+        ? describeTree(c, ancestors)
+        : String(c);
+    return `  (${k}): ${text.split('\n').join('\n  ')}`;
+  });
+  ancestors.delete(m);
+  return `${name}(\n${lines.join('\n')}\n)`;
+}
+
+/**
+ * @internal namedModules() for a caller that names itself in the message.
+ * @returns {[string, Module][]}
+ */
+export function namedModulesOf(root, prefix, ctx) {
+  /** @type {[string, Module][]} */
+  const out = [[prefix, root]];
+  const seen = new Set([root]);
+  walkModules(
+    root,
+    (child, path) => {
+      if (seen.has(child)) return false;
+      seen.add(child);
+      out.push([prefix ? `${prefix}.${path}` : path, child]);
+      return true;
+    },
+    ctx,
+  );
+  return out;
+}
+
+const MAX_PATH = 200;
+
+/**
+ * The one walk over a module tree that prepare, convert, fuseModules and
+ * namedModules share: visit(child, path, parent, name) for every child, depth
+ * first in registration order; the walk goes into the child when visit
+ * returns true. A module reached again below itself (this.block.owner = this)
+ * is an Error naming the path, never an endless recursion.
+ * @param {Module} root
+ * @param {(child: Module, path: string, parent: Module, name: string) => boolean | undefined} visit
+ * @param {string} ctx the public call, for the message
+ */
+export function walkModules(root, visit, ctx) {
+  const ancestors = new Set([root]);
+  const go = (m, path) => {
+    for (const [name, child] of m.namedChildren()) {
+      const childPath = path ? `${path}.${name}` : name;
+      if (ancestors.has(child)) {
+        const shown = childPath.length > MAX_PATH ? `${childPath.slice(0, MAX_PATH)}...` : childPath;
+        throw new Error(
+          `${ctx}: module cycle at path '${shown}': it holds a module above it (${child === root ? 'the root' : child.constructor.name}); a module tree must not loop`,
+        );
+      }
+      if (visit(child, childPath, m, name) !== true) continue;
+      ancestors.add(child);
+      go(child, childPath);
+      ancestors.delete(child);
+    }
+  };
+  go(root, '');
 }
 
 /**

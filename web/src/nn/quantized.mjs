@@ -28,7 +28,6 @@ import {
   flatGeometry,
   freezeGeometry,
   liftInputShape,
-  lowerOutputShape,
   readConvArgs,
   SPECS,
   userTriple,
@@ -138,6 +137,8 @@ class QuantizedConvBase extends Module {
    * packed into wasm memory now.
    */
   setWeightBias(weight, bias) {
+    // A disposed module stays disposed, as forward() says: it is not brought back by new weights.
+    this.#live('setWeightBias(weight, bias)');
     this.#setWeightBias(weight, bias, `${this.#name}.setWeightBias(weight, bias)`);
   }
 
@@ -203,13 +204,8 @@ class QuantizedConvBase extends Module {
       } finally {
         if (lifted && !input.isDeleted()) input.delete();
       }
-      const outShape = lowerOutputShape(this.#spec, shape, out.shape());
-      if (sameShape(outShape, out.shape())) return wrapHandle(out);
-      try {
-        return wrapHandle(checked(wasm(ctx)._view(out, outShape, -1), ctx));
-      } finally {
-        out.delete();
-      }
+      // The core returns a Conv1d / Conv2d output at its own rank, with PyTorch's strides.
+      return wrapHandle(out);
     } catch (e) {
       throw noteOutOfMemory(e);
     }

@@ -15,10 +15,11 @@
 // fresh weight observer from the QConfig); the others stay and run on
 // QTensors.
 import { describe, readOptions } from '../args.mjs';
+import { restate } from '../errors.mjs';
 import { BatchNorm1d, BatchNorm2d, BatchNorm3d } from '../nn/batchnorm.mjs';
 import * as float from '../nn/float.mjs';
 import { FloatFunctional, QFunctional } from '../nn/functional.mjs';
-import { Dropout, Module } from '../nn/module.mjs';
+import { Dropout, Module, namedModulesOf, walkModules } from '../nn/module.mjs';
 import * as quantized from '../nn/quantized.mjs';
 import { QConfig } from './qconfig.mjs';
 import { DeQuantize, DeQuantStub, Quantize, QuantStub } from './stubs.mjs';
@@ -64,20 +65,25 @@ function checkInplace(options, ctx) {
 // everything else is checked.
 function propagate(model, ctx) {
   const out = new Map();
-  const walk = (m, parentQConfig, path) => {
-    let q = parentQConfig;
-    if (Object.hasOwn(m, 'qconfig')) {
-      q = m.qconfig;
-      if (q !== null && !(q instanceof QConfig)) {
-        throw new TypeError(
-          `${ctx}: ${path || 'model'}.qconfig must be a quantization.QConfig or null, got ${describe(q)}`,
-        );
-      }
+  const own = (m, inherited, path) => {
+    if (!Object.hasOwn(m, 'qconfig')) return inherited;
+    const q = m.qconfig;
+    if (q !== null && !(q instanceof QConfig)) {
+      throw new TypeError(
+        `${ctx}: ${path || 'model'}.qconfig must be a quantization.QConfig or null, got ${describe(q)}`,
+      );
     }
-    out.set(m, q);
-    for (const [name, child] of m.namedChildren()) walk(child, q, path ? `${path}.${name}` : name);
+    return q;
   };
-  walk(model, null, '');
+  out.set(model, own(model, null, ''));
+  walkModules(
+    model,
+    (child, path, parent) => {
+      out.set(child, own(child, out.get(parent), path));
+      return true;
+    },
+    ctx,
+  );
   return out;
 }
 
@@ -141,9 +147,9 @@ export function prepare(model, options) {
   // Where the observers go: [module, path, QConfig, how], 'functional' or
   // the number of observe() calls per forward.
   const plan = [];
-  const visit = (m, path) => {
-    for (const [name, child] of m.namedChildren()) {
-      const childPath = path ? `${path}.${name}` : name;
+  walkModules(
+    model,
+    (child, childPath) => {
       const q = qconfigs.get(child);
       if (observers.has(child) || (child instanceof FloatFunctional && child.activationPostProcess)) {
         throw new Error(`${ctx}: ${childPath} is already prepared`);
@@ -153,22 +159,22 @@ export function prepare(model, options) {
           `${ctx}: ${childPath} is a BatchNorm that is not fused: qwasm has no quantized BatchNorm; fold it into the conv before it with quantization.fuseModules(model, [['conv', 'bn']]) (or set its qconfig to null)`,
         );
       }
-      if (child.constructor === Dropout) continue;
+      if (child.constructor === Dropout) return false;
       if (child instanceof FloatFunctional) {
         if (q) plan.push([child, childPath, q, 'functional']);
-        continue;
+        return false;
       }
       if (isExactly(child, FUSED)) {
         if (q) plan.push([child, childPath, q, 2]);
-        continue;
+        return false;
       }
-      visit(child, childPath);
       if (q && child.namedChildren().length === 0 && isExactly(child, OBSERVED_LEAVES)) {
         plan.push([child, childPath, q, 1]);
       }
-    }
-  };
-  visit(model, '');
+      return true;
+    },
+    ctx,
+  );
   if (plan.length === 0) {
     throw new Error(
       `${ctx}: no module got a QConfig and an observer: set model.qconfig = quantization.getDefaultQConfig('x86') (or on the submodules to quantize) before prepare()`,
@@ -222,7 +228,7 @@ export function convert(model, options) {
   // (A FloatFunctional's observer is not checked: one used only for
   // addScalar / mulScalar, which are not observed, sees nothing by design, and
   // PyTorch converts it too.)
-  for (const [path, m] of model.namedModules()) {
+  for (const [path, m] of namedModulesOf(model, '', ctx)) {
     const observer = observers.get(m);
     if (observer && resolved.get(m) && observedNothing(observer)) {
       throw new Error(
@@ -233,24 +239,24 @@ export function convert(model, options) {
   // Every twin is made before any is swapped in: an error disposes the twins
   // made so far and leaves the model as it was.
   const swaps = [];
-  const visit = (m, path) => {
-    for (const [name, child] of m.namedChildren()) {
-      const childPath = path ? `${path}.${name}` : name;
-      if (!isExactly(child, FUSED)) visit(child, childPath);
-      let twin;
-      try {
-        twin = swap(child, childPath, ctx);
-      } catch (e) {
-        if (e instanceof Error && typeof e.message === 'string' && !e.message.includes(childPath)) {
-          e.message = `${ctx}: ${childPath}: ${e.message}`;
-        }
-        throw e;
-      }
-      if (twin !== null) swaps.push([m, name, child, twin]);
-    }
-  };
   try {
-    visit(model, '');
+    walkModules(
+      model,
+      (child, childPath, parent, name) => {
+        let twin;
+        try {
+          twin = swap(child, childPath, ctx);
+        } catch (e) {
+          // swap() calls fromFloat and constructors: the message names the module, not those calls.
+          throw e instanceof Error && typeof e.message === 'string' && !e.message.startsWith(ctx)
+            ? restate(e, `${ctx}: ${childPath}`)
+            : e;
+        }
+        if (twin !== null) swaps.push([parent, name, child, twin]);
+        return !isExactly(child, FUSED);
+      },
+      ctx,
+    );
   } catch (e) {
     for (const [, , , twin] of swaps) twin.dispose();
     throw e;

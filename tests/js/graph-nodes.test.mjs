@@ -1,0 +1,90 @@
+// What a loaded graph's nodes say (issue: PyTorch exposes node.args /
+// node.kwargs, and a user needs a functional node's qparams), and PyTorch's
+// float ReLU (-0 and NaN kept) wherever qwasm computes one.
+import { readFileSync } from 'node:fs';
+import * as qwasm from '../../web/src/index.node.mjs';
+import { graphModel, node, output, ref } from './model-files.mjs';
+
+const { io, nn, tensor } = qwasm;
+const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../golden/${name}`, import.meta.url)));
+
+beforeAll(() => qwasm.init());
+
+describe('GraphModule.nodes', () => {
+  test('a functional node carries its arguments and output qparams, as torch.fx node.args / node.kwargs', () => {
+    const model = io.loadModel(fileOf('exported/zoo.qwasm.safetensors'));
+    const addRelu = model.nodes.find((n) => n.name === 'add_relu');
+    expect(addRelu).toEqual({
+      name: 'add_relu',
+      op: 'call_function',
+      target: 'quantized.add_relu',
+      args: [{ node: 'conv1_2' }, { node: 'conv2' }],
+      kwargs: { scale: 0.027023248374462128, zero_point: 0 },
+      output: { dtype: 'quint8', shape: [2, 6, 6, 8, 8], scale: 0.027023248374462128, zeroPoint: 0 },
+    });
+    expect(Object.isFrozen(addRelu) && Object.isFrozen(addRelu.args) && Object.isFrozen(addRelu.kwargs)).toBe(true);
+    // Reading them cannot change the graph.
+    expect(() => {
+      addRelu.kwargs.scale = 1;
+    }).toThrow(TypeError);
+    const conv = model.nodes.find((n) => n.name === 'conv2');
+    const mod = model.getSubmodule('conv2');
+    expect(conv.output).toMatchObject({ dtype: 'quint8', scale: mod.scale, zeroPoint: mod.zeroPoint });
+    // add_scalar's output qparams depend on its input's: known after a run, not before.
+    expect(model.nodes.find((n) => n.name === 'add_scalar').output).toMatchObject({ scale: null, zeroPoint: null });
+    model.dispose();
+  });
+
+  test.each([
+    'zoo.qwasm.safetensors',
+    'zoo_float.qwasm.safetensors',
+    'r3d_18.qwasm.safetensors',
+    'mc3_18.qwasm.safetensors',
+    'r2plus1d_18.qwasm.safetensors',
+  ])('%s: every node output known before a run on the declared input equals what the run produced', (file) => {
+    const model = io.loadModel(fileOf(`exported/${file}`));
+    const shape = model.inputShape;
+    const n = shape.reduce((a, b) => a * b, 1);
+    const { output: y, layers } = model.profile({
+      data: Float32Array.from({ length: n }, (_, i) => Math.sin(i)),
+      shape,
+    });
+    const planned = new Map(model.nodes.map((node) => [node.name, node.output]));
+    for (const layer of layers) {
+      const p = planned.get(layer.name);
+      const known = { node: layer.name, dtype: p.dtype, shape: p.shape, scale: p.scale, zeroPoint: p.zeroPoint };
+      // scale / zeroPoint null: not known before the run (add_scalar, mul_scalar); float tensors have none.
+      const ran = { node: layer.name, ...layer.output };
+      if (p.scale === null) ran.scale = null;
+      if (p.zeroPoint === null) ran.zeroPoint = null;
+      expect(known).toEqual(ran);
+    }
+    expect(layers.length).toBe(model.nodes.length - 2);
+    if (typeof y.dispose === 'function') y.dispose();
+    model.dispose();
+  });
+});
+
+describe("PyTorch's float ReLU keeps -0 and NaN", () => {
+  const values = [-0, 0, -1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 2.5];
+  const want = [-0, 0, 0, Number.NaN, Number.POSITIVE_INFINITY, 0, 2.5];
+  const same = (got) =>
+    expect(Array.from(got, (v) => (Object.is(v, -0) ? '-0' : String(v)))).toEqual(
+      want.map((v) => (Object.is(v, -0) ? '-0' : String(v))),
+    );
+
+  test('nn.ReLU', () => same(new nn.ReLU().forward(tensor(values)).data));
+
+  test('FloatFunctional.addRelu (-0 + -0 is -0)', () => {
+    const ff = new nn.quantized.FloatFunctional();
+    same(ff.addRelu(tensor(values), tensor(values.map((v) => (Object.is(v, 0) ? 0 : -0)))).data);
+  });
+
+  test("a loaded graph's relu, as a function and as a method", () => {
+    for (const op of ['call_function', 'call_method']) {
+      const model = io.loadModel(graphModel([7], {}, [node('r', op, 'relu', [ref('x')]), output('r')]));
+      same(model.forward(tensor(values)).data);
+      model.dispose();
+    }
+  });
+});

@@ -1,0 +1,151 @@
+// Module trees and messages a hostile or careless caller can reach: a module
+// that holds its parent, a disposed module given new weights, numbers past
+// every range, an observer's overflow, and errors from calls qwasm makes on
+// the caller's behalf (which must not name those calls).
+import * as qwasm from '../../web/src/index.node.mjs';
+
+const { nn, quantization, tensor } = qwasm;
+
+beforeAll(() => qwasm.init());
+
+class Block extends nn.Module {
+  constructor() {
+    super();
+    this.conv = new nn.Conv3d(2, 2, 1);
+  }
+  forward(x) {
+    return this.conv.forward(x);
+  }
+}
+
+class Net extends nn.Module {
+  constructor() {
+    super();
+    this.quant = new quantization.QuantStub();
+    this.block = new Block();
+    this.dequant = new quantization.DeQuantStub();
+  }
+  forward(x) {
+    return this.dequant.forward(this.block.forward(this.quant.forward(x)));
+  }
+}
+
+const clip = () =>
+  tensor(
+    Float32Array.from({ length: 2 * 8 }, (_, i) => Math.sin(i)),
+    [1, 2, 2, 2, 2],
+  );
+
+describe('a module that holds its parent (this.block.owner = this)', () => {
+  const cyclic = () => {
+    const net = new Net().eval();
+    net.block.owner = net;
+    return net;
+  };
+
+  test('prepare, train, eval and namedModules: an Error naming the cycle path', () => {
+    const net = cyclic();
+    net.qconfig = quantization.getDefaultQConfig('x86');
+    expect(() => quantization.prepare(net)).toThrow(
+      /^quantization\.prepare\(model\): module cycle at path 'block\.owner': it holds a module above it \(the root\)/,
+    );
+    expect(() => net.train()).toThrow(/^Net\.train\(mode\): module cycle at path 'block\.owner'/);
+    expect(() => net.namedModules()).toThrow(/^Net\.namedModules\(\): module cycle at path 'block\.owner'/);
+  });
+
+  test('convert: the same short Error, at once', () => {
+    const net = new Net().eval();
+    net.qconfig = quantization.getDefaultQConfig('x86');
+    quantization.prepare(net);
+    net.forward(clip());
+    net.block.owner = net; // made after prepare
+    let message = '';
+    try {
+      quantization.convert(net);
+    } catch (e) {
+      message = e.message;
+    }
+    expect(message).toMatch(/^quantization\.convert\(model\): module cycle at path 'block\.owner'/);
+    expect(message.length).toBeLessThan(300);
+    net.block.owner = undefined;
+    net.dispose();
+  });
+
+  test('toString shows the back-reference; dispose frees every module once', () => {
+    const net = cyclic();
+    expect(String(net)).toContain('(owner): <cycle: a module above this one (Net)>');
+    const qconv = new nn.quantized.Conv3d(2, 2, 1);
+    net.block.q = qconv;
+    net.dispose();
+    expect(qconv.disposed).toBe(true);
+  });
+});
+
+test('a disposed quantized module stays disposed: setWeightBias throws like forward', () => {
+  const m = new nn.quantized.Conv3d(2, 2, 1);
+  const w = m.weight();
+  m.dispose();
+  expect(() => m.setWeightBias(w, null)).toThrow(
+    /^nn\.quantized\.Conv3d\.setWeightBias\(weight, bias\): this module has been disposed/,
+  );
+  expect(m.disposed).toBe(true);
+  expect(() => m.forward(w)).toThrow(/disposed/);
+  w.dispose();
+});
+
+describe('numbers past every range report the real range', () => {
+  test.each([
+    [() => new nn.quantized.Conv3d(1, 1, 1e300), /kernelSize must be at most 2147483647, got 1e\+300/],
+    [() => new nn.quantized.Conv3d(1, 1, 3, { stride: 1e300 }), /stride must be at most 2147483647, got 1e\+300/],
+    [() => new nn.Conv2d(1, 1, 3, { stride: -1e300 }), /stride must be >= 1, got -1e\+300/],
+    [() => new nn.Conv1d(1, 1, 3, { padding: 1e300 }), /padding must be at most 2147483647, got 1e\+300/],
+    [() => new nn.quantized.Conv2d(1e300, 1, 3), /inChannels must be at most 2147483647, got 1e\+300/],
+  ])('%#', (make, pattern) => {
+    expect(make).toThrow(RangeError);
+    expect(make).toThrow(pattern);
+  });
+});
+
+test('a HistogramObserver whose range overflows says so (not "a moving average")', () => {
+  const h = new quantization.HistogramObserver();
+  h.observe(tensor([-3.4e38, 3.4e38]));
+  let message = '';
+  try {
+    h.calculateQParams();
+  } catch (e) {
+    message = e.message;
+  }
+  expect(message).toMatch(/observed range \[-3\.4e\+38, 3\.4e\+38\] is wider than float32 can hold/);
+  expect(message).not.toMatch(/moving average/);
+});
+
+test("convert's errors name the module, not the constructor convert called", () => {
+  class ZeroScale {
+    observe() {}
+    calculateQParams() {
+      return { scale: new Float32Array([0]), zeroPoint: new Int32Array([0]) };
+    }
+    get dtype() {
+      return 'quint8';
+    }
+    get minVal() {
+      return 0;
+    }
+  }
+  const net = new Net().eval();
+  net.qconfig = new quantization.QConfig({
+    activation: () => new ZeroScale(),
+    weight: () => new quantization.PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric' }),
+  });
+  quantization.prepare(net);
+  net.forward(clip());
+  let message = '';
+  try {
+    quantization.convert(net);
+  } catch (e) {
+    message = e.message;
+  }
+  expect(message).toMatch(/^quantization\.convert\(model\): quant: scale/);
+  expect(message).not.toMatch(/new nn\./);
+  net.dispose();
+});
