@@ -74,15 +74,22 @@ struct QConvModule {
   const char* last_kernel = "";  // a registry name (static storage)
 };
 
-val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, double bias_count, bool has_bias) {
+// engine: 0 fbgemm, 1 x86 (torch.backends.quantized.engine when PyTorch
+// would have packed these weights); the core picks the backend as PyTorch does.
+val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, double bias_count, bool has_bias, double engine) {
   QWASM_BIND_ENTER();
   QConvModule m;
   qwasm::ConvGeometry g;
   size_t nb = 0;
+  int64_t e = 0;
   Status s = to_geometry(geometry, &g);
   if (s.ok()) s = to_count(bias_count, "bias.length", &nb);
-  if (s.ok())
-    s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed);
+  if (s.ok()) s = to_int(engine, "engine", 0, 1, &e);
+  if (s.ok()) {
+    const auto backend = qwasm::conv_backend_for(e == 1 ? qwasm::QEngine::kX86 : qwasm::QEngine::kFbgemm, g, weight);
+    s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed,
+                          backend);
+  }
   return s.ok() ? val(std::move(m)) : error_value(s);
 }
 
@@ -127,6 +134,7 @@ val check_output_qparams(double scale, double zero_point) {
 }
 
 double qconv_packed_bytes(const QConvModule& m) { return static_cast<double>(m.packed.bytes()); }
+int qconv_backend(const QConvModule& m) { return m.packed.backend == qwasm::ConvBackend::kOnednn ? 1 : 0; }
 double qconv_scratch_bytes(const QConvModule& m) { return m.scratch_bytes; }
 val qconv_last_kernel(const QConvModule& m) { return js_string(m.last_kernel); }
 
@@ -196,6 +204,7 @@ EMSCRIPTEN_BINDINGS(qwasm_conv) {
       .function("forward", &qconv_forward)
       .function("weight", &qconv_weight)
       .function("packedBytes", &qconv_packed_bytes)
+      .function("backend", &qconv_backend)
       .function("scratchBytes", &qconv_scratch_bytes)
       .function("lastKernel", &qconv_last_kernel);
   class_<FConvModule>("_FConvModule")

@@ -13,6 +13,12 @@ attributes and the format version as JSON in the file's metadata. An
 unsupported module, function or method raises ExportError naming it and the
 module path; nothing is dropped silently.
 
+The numbers follow the quantized engine the model was converted under
+(torch.backends.quantized.engine, 'x86' by default on x86 CPUs, or
+'fbgemm'): the file records it, and for each quantized convolution the
+backend PyTorch packed its weights for ('onednn' or 'fbgemm', read from the
+packed weights), which qwasm reproduces.
+
 Command line, for a model saved whole with torch.save(model):
 
     python qwasm_export.py model.pt out.qwasm.safetensors --input-shape 1,3,16,112,112
@@ -28,7 +34,7 @@ import torch
 import torch.fx
 
 FORMAT = "qwasm-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the engine and each quantized conv's backend
 
 nn = torch.nn
 nnq = torch.ao.nn.quantized
@@ -46,6 +52,25 @@ def _qconv_types():
         nnq.Conv3d: ("QuantizedConv", 3, False), nniq.ConvReLU1d: ("QuantizedConv", 1, True),
         nniq.ConvReLU2d: ("QuantizedConv", 2, True), nniq.ConvReLU3d: ("QuantizedConv", 3, True),
     }
+
+
+def _packed_backend(path, m, dims):
+    """'onednn' or 'fbgemm': whose kernel runs this quantized conv. The packed
+    weights do not say it in Python, but each backend's kernel refuses a qint8
+    activation with an error naming itself (qconv.cpp: "(ONEDNN)" for
+    PackedConvWeightsOnednn, "(FBGEMM)" for PackedConvWeight)."""
+    op = getattr(torch.ops.quantized, f"conv{dims}d")
+    x = torch.quantize_per_tensor(torch.zeros((1, m.in_channels) + (8,) * dims), 1.0, 0, torch.qint8)
+    try:
+        op(x, m._packed_params, 1.0, 0)
+    except RuntimeError as e:
+        text = str(e)
+        if "ONEDNN" in text:
+            return "onednn"
+        if "FBGEMM" in text:
+            return "fbgemm"
+    raise ExportError(f"{path}: cannot tell which backend ({torch.backends.quantized.engine} engine) packed "
+                      f"this {type(m).__name__}; qwasm reproduces 'fbgemm' and 'x86'")
 
 
 def _fconv_types():
@@ -102,7 +127,7 @@ def _module_entry(path, m, w):
                 "out_channels": m.out_channels, "kernel_size": _ints(m.kernel_size), "stride": _ints(m.stride),
                 "padding": _ints(m.padding), "dilation": _ints(m.dilation), "groups": int(m.groups),
                 "scale": float(m.scale), "zero_point": int(m.zero_point), "weight": w.qweight(path, m.weight()),
-                "bias": w.bias(path, m.bias())}
+                "bias": w.bias(path, m.bias()), "backend": _packed_backend(path, m, dims)}
     if t in (nnq.Linear, nniq.LinearReLU):
         return {"type": "QuantizedLinear", "relu": t is nniq.LinearReLU, "in_features": m.in_features,
                 "out_features": m.out_features, "scale": float(m.scale), "zero_point": int(m.zero_point),
@@ -215,6 +240,11 @@ def export(model, example_input, path, metadata=None):
     in the browser. Returns the graph description that was written."""
     from safetensors.torch import save_file
 
+    engine = torch.backends.quantized.engine
+    if engine not in ("x86", "fbgemm"):
+        raise ExportError(f"the quantized engine is '{engine}': qwasm reproduces 'x86' (PyTorch's default on x86 "
+                          "CPUs) and 'fbgemm'; convert the model under one of them "
+                          "(torch.backends.quantized.engine = 'x86')")
     model = model.eval()
     try:
         gm = torch.fx.symbolic_trace(model)
@@ -277,7 +307,7 @@ def export(model, example_input, path, metadata=None):
         entry["args"] = _encode_arg(list(node.args), where)
         entry["kwargs"] = {k: _encode_arg(v, where) for k, v in kwargs.items()}
         nodes.append(entry)
-    graph = {"format": FORMAT, "version": FORMAT_VERSION, "torch": torch.__version__,
+    graph = {"format": FORMAT, "version": FORMAT_VERSION, "torch": torch.__version__, "engine": engine,
              "input_shape": list(example_input.shape), "modules": modules, "nodes": nodes}
     meta = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "graph": json.dumps(graph)}
     meta.update(metadata or {})

@@ -3,8 +3,9 @@
 never imports torch; its goldens are committed at reduced widths).
 
 1. torchvision's r3d_18, mc3_18 and r2plus1d_18 at full width, quantized by
-   PyTorch's eager flow (python/qwasm_video.py, get_default_qconfig
-   ('fbgemm'), two calibration clips), exported with python/qwasm_export.py,
+   PyTorch's eager flow under each quantized engine (x86, PyTorch's default,
+   and fbgemm; python/qwasm_video.py, get_default_qconfig(engine), two
+   calibration clips), exported with python/qwasm_export.py,
    then run by qwasm (scripts/verify-torch-run.mjs) on clips of batch 1 and
    2, 8 and 16 frames, 112x112: the logits' integers and the dequantized
    floats must equal PyTorch's bit for bit.
@@ -42,38 +43,43 @@ def main():
     from qwasm_video import quantizable_video_resnet
     from video_resnets import ARCHS, lcg_clip
 
-    torch.backends.quantized.engine = "fbgemm"
     torch.set_num_threads(1)
     work = tempfile.mkdtemp(prefix="qwasm-verify-torch-")
     cases = []
     print(f"verify:torch: torch {torch.__version__}, work directory {work}")
-    for a, arch in enumerate(ARCHS):
-        t0 = time.time()
-        torch.manual_seed(a)
-        model = quantizable_video_resnet(getattr(tv, arch)())
-        model.qconfig = get_default_qconfig("fbgemm")
-        prepare(model, inplace=True)
-        with torch.no_grad():
-            for k in range(2):
-                model(lcg_clip(100 + 10 * a + k, (1, 3, 16, 112, 112)))
-        convert(model, inplace=True)
-        path = os.path.join(work, f"{arch}.qwasm.safetensors")
-        export(model, lcg_clip(100 + 10 * a, (1, 3, 16, 112, 112)), path)
-        logits = {}
-        model.fc.register_forward_hook(lambda mod, inp, out: logits.__setitem__("q", out))
-        for batch in (1, 2):
-            for frames in (8, 16):
-                seed = 1000 + 100 * a + 10 * batch + frames
-                shape = [batch, 3, frames, 112, 112]
-                with torch.no_grad():
-                    y = model(lcg_clip(seed, shape))
-                q = logits["q"]
-                cases.append({"name": f"{arch} batch {batch} frames {frames}", "file": path, "seed": seed,
-                              "shape": shape, "y": y.flatten().tolist(),
-                              "logits": q.int_repr().flatten().tolist(), "scale": q.q_scale(),
-                              "zero_point": q.q_zero_point()})
-        size = os.path.getsize(path)
-        print(f"  {arch}: exported {size / 1e6:.1f} MB, PyTorch ran 4 clips ({time.time() - t0:.0f} s)")
+    engines = [e for e in ("x86", "fbgemm") if not os.environ.get("QWASM_VERIFY_ENGINE") or e == os.environ["QWASM_VERIFY_ENGINE"]]
+    archs = [a for a in ARCHS if not os.environ.get("QWASM_VERIFY_ARCH") or a == os.environ["QWASM_VERIFY_ARCH"]]
+    for engine in engines:
+        torch.backends.quantized.engine = engine
+        for arch in archs:
+            a = ARCHS.index(arch)
+            t0 = time.time()
+            torch.manual_seed(a)
+            model = quantizable_video_resnet(getattr(tv, arch)())
+            model.qconfig = get_default_qconfig(engine)
+            prepare(model, inplace=True)
+            with torch.no_grad():
+                for k in range(2):
+                    model(lcg_clip(100 + 10 * a + k, (1, 3, 16, 112, 112)))
+            convert(model, inplace=True)
+            path = os.path.join(work, f"{arch}_{engine}.qwasm.safetensors")
+            export(model, lcg_clip(100 + 10 * a, (1, 3, 16, 112, 112)), path)
+            logits = {}
+            model.fc.register_forward_hook(lambda mod, inp, out: logits.__setitem__("q", out))
+            for batch in (1, 2):
+                for frames in (8, 16):
+                    seed = 1000 + 100 * a + 10 * batch + frames
+                    shape = [batch, 3, frames, 112, 112]
+                    with torch.no_grad():
+                        y = model(lcg_clip(seed, shape))
+                    q = logits["q"]
+                    cases.append({"name": f"{engine}: {arch} batch {batch} frames {frames}", "file": path,
+                                  "seed": seed, "shape": shape, "y": y.flatten().tolist(),
+                                  "logits": q.int_repr().flatten().tolist(), "scale": q.q_scale(),
+                                  "zero_point": q.q_zero_point()})
+            size = os.path.getsize(path)
+            print(f"  {engine} {arch}: exported {size / 1e6:.1f} MB, PyTorch ran 4 clips ({time.time() - t0:.0f} s)")
+    torch.backends.quantized.engine = "x86"  # the README's block runs under PyTorch's default
     with open(os.path.join(work, "cases.json"), "w") as f:
         json.dump(cases, f)
     r = subprocess.run(["node", os.path.join(ROOT, "scripts", "verify-torch-run.mjs"), os.path.join(work, "cases.json")])

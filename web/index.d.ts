@@ -5,6 +5,8 @@
 /** PyTorch's memory formats: torch.contiguous_format, torch.channels_last, torch.channels_last_3d. */
 export type MemoryFormat = 'contiguous' | 'channels_last' | 'channels_last_3d';
 /** Quantized dtypes, PyTorch's names. quint4x2 packs two 4-bit values per byte. */
+/** torch.backends.quantized.engine values qwasm reproduces. */
+export type QuantizedEngine = 'x86' | 'fbgemm';
 export type QDType = 'quint8' | 'qint8' | 'qint32' | 'quint4x2';
 
 /** The typed array that holds each dtype's integers (what intRepr() returns). */
@@ -436,6 +438,19 @@ export declare namespace quantization {
    */
   function getDefaultQConfig(backend?: 'x86' | 'fbgemm' | 'qnnpack' | 'onednn'): QConfig;
 
+  /**
+   * torch.backends.quantized.engine = name: the engine quantized layers are
+   * packed for from now on ('x86', the default as in PyTorch on x86 CPUs, or
+   * 'fbgemm'). Under 'x86' a convolution with symmetric weights and groups
+   * <= 100 gives the numbers PyTorch's oneDNN path gives on a CPU with
+   * AVX-512 VNNI; everything else FBGEMM's. @throws TypeError for another name.
+   */
+  function setEngine(name: QuantizedEngine): void;
+  /** torch.backends.quantized.engine. */
+  function getEngine(): QuantizedEngine;
+  /** The engines qwasm reproduces. */
+  const supportedEngines: readonly QuantizedEngine[];
+
   /** Marks where the quantized region starts: the identity until convert() makes it a nn.quantized.Quantize. */
   class QuantStub extends nn.Module {
     #private;
@@ -572,6 +587,13 @@ declare abstract class QuantizedModule extends nn.Module {
   /** Output zero point, 0..255. Default 0. */
   zeroPoint: number;
   readonly disposed: boolean;
+  /**
+   * Whose arithmetic the layer reproduces, fixed when its weights are set
+   * (constructor, setWeightBias, fromFloat) under the engine in force then
+   * (quantization.setEngine): 'onednn' for a convolution under 'x86' with
+   * symmetric weights and groups <= 100 (PyTorch's routing), else 'fbgemm'.
+   */
+  readonly backend: 'onednn' | 'fbgemm';
   /**
    * PyTorch set_weight_bias: qint8 weight of the module's weight shape, per
    * tensor or per channel on axis 0, and a float bias (or null). Both are
@@ -1153,6 +1175,8 @@ export declare namespace io {
     private constructor();
     /** The shape of the example input the model was exported with (informative), or null. */
     readonly inputShape: number[] | null;
+    /** The quantized engine the model was converted under in PyTorch ('fbgemm' for files of format version 1). */
+    readonly engine: QuantizedEngine;
     /** The graph's nodes in execution order, with their arguments and (planned) outputs. */
     readonly nodes: GraphNode[];
     /**

@@ -33,13 +33,24 @@
 namespace qwasm {
 namespace kernels {
 
-// Requantization of one block of output channels (docs/numerics.md):
-//   f = (float)acc + bias_div[j];  q = clamp(nearbyint(f * multiplier[j]) + zp, min, max)
-// bias_div = bias / (a_scale * w_scale) (0 without bias); multiplier =
-// a_scale * w_scale / out_scale; min = zp with ReLU, else 0; max = 255.
+// Requantization of one block of output channels (docs/numerics.md), one
+// sequence of float32 steps that gives both of PyTorch's x86 backends:
+//   f = (float)acc * input_scale;  f = f * weight_scale[j];  f = f + bias[j];
+//   f = f * multiplier[j];  f = f + zero_point_f;
+//   q = clamp(nearbyint(f), min - zp, max - zp) + zp          (zp: output_zero_point)
+// FBGEMM (ReQuantizeOutput): input_scale = weight_scale = 1 (exact), bias =
+//   bias / (a_scale * w_scale), multiplier = a_scale * w_scale / out_scale,
+//   zero_point_f = 0, zp = out_zp.
+// oneDNN (x86 engine): input_scale = 1 / (float)(1 / a_scale), weight_scale
+//   = w_scale, bias as given, multiplier = 1 / (1 / (float)(1 / out_scale)),
+//   zero_point_f = out_zp, zp = 0 (the zero point is added before rounding).
+// min = out_zp with ReLU, else 0; max = 255. Arrays hold a block of slack.
 struct ConvRequantParams {
-  const float* bias_div;
+  const float* weight_scale;
+  const float* bias;
   const float* multiplier;
+  float input_scale;
+  float zero_point_f;
   int32_t output_zero_point;
   int32_t output_min;
   int32_t output_max;

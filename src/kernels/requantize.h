@@ -1,9 +1,8 @@
-// The requantization of the optimized conv kernels (docs/numerics.md, FBGEMM
-// ReQuantizeOutput with a float bias); the reference in ref/ has its own copy:
-//   f = (float)acc + bias / (a_scale * w_scale)      (bias_div, precomputed per channel)
-//   q = clamp(nearbyint(f * multiplier) + out_zp, out_min, out_max)
-// The clamp saturates like the SIMD kernels' trunc_sat (|f * M| >= 2^31 goes
-// to the bound), then the zero point is added.
+// The requantization of the optimized conv kernels (ConvRequantParams in
+// kernels/conv_kernels.h: FBGEMM's ReQuantizeOutput and oneDNN's epilogue as
+// one sequence of float steps); the reference in ref/ has its own copies.
+// The clamp saturates like the SIMD kernels' trunc_sat (|f| >= 2^31 goes to
+// the bound), then the integer zero point is added.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -14,9 +13,14 @@
 namespace qwasm {
 namespace kernels {
 
-inline uint8_t requantize(int32_t acc, float bias_div, float multiplier, const ConvRequantParams& p) {
-  const float f = static_cast<float>(acc) + bias_div;
-  const float r = std::nearbyint(f * multiplier);
+// Channel j of the block p describes.
+inline uint8_t requantize(int32_t acc, size_t j, const ConvRequantParams& p) {
+  float f = static_cast<float>(acc) * p.input_scale;
+  f = f * p.weight_scale[j];
+  f = f + p.bias[j];
+  f = f * p.multiplier[j];
+  f = f + p.zero_point_f;
+  const float r = std::nearbyint(f);
   return static_cast<uint8_t>(clamp_rounded(r, p.output_min - p.output_zero_point, p.output_max - p.output_zero_point) +
                               p.output_zero_point);
 }

@@ -56,6 +56,25 @@ Status linear_output_shape(const ConvGeometry& g, const Shape& input, Shape* out
 // float32, a zero point in 0..255 (quint8).
 Status validate_output_qparams(double scale, int64_t zero_point);
 
+// Which of PyTorch's quantized conv backends a layer reproduces: under the
+// `fbgemm` engine (and under `x86` for what oneDNN does not take) FBGEMM's
+// requantization; under `x86` on a CPU with VNNI, for symmetric weights and
+// groups <= 100 (qconv_prepack.cpp, should_use_onednn_quant), oneDNN's.
+// The integer accumulators are the same; the float steps after them differ
+// (kernels/conv_kernels.h, ConvRequantParams).
+enum class ConvBackend : uint8_t { kFbgemm, kOnednn };
+
+// torch.backends.quantized.engine: the two an x86 CPU has.
+enum class QEngine : uint8_t { kFbgemm, kX86 };
+
+// The backend PyTorch packs a quantized layer's weights for (qconv_prepack.cpp
+// and qlinear_prepack.cpp under the x86 engine; OnednnUtils.h,
+// should_use_onednn_quant): oneDNN for a convolution (not a linear layer)
+// whose weight is symmetric (every zero point 0), with groups <= 100 (and no
+// output padding, which qwasm's convolutions never have), on a CPU with
+// AVX-512 VNNI, which qwasm takes as given; FBGEMM otherwise.
+ConvBackend conv_backend_for(QEngine engine, const ConvGeometry& g, const QTensor& weight);
+
 // Weights packed for one kernel tile (kernels/conv_kernels.h).
 struct QConvLayout {
   size_t nr = 0, kr = 0;  // generic kernels ([segment][kblock][nr][kr]); depthwise: nr = cr, kr = 0
@@ -73,6 +92,7 @@ struct PackedQConv {
   Buffer<float> weight_scales;  // per output channel (float, as FBGEMM keeps them)
   Buffer<float> bias;           // per output channel, 0 when there is no bias
   bool has_bias = false;
+  ConvBackend backend = ConvBackend::kFbgemm;
   // The weight's shape and qparams as given (double, as the QTensor kept
   // them): with the layouts (which hold w - zero point) they rebuild the
   // weight (unpack_qconv_weight), so no int8 copy is kept beside them.
@@ -86,9 +106,10 @@ struct PackedQConv {
 
 // weight: qint8, per_tensor_affine or per_channel_affine on axis 0, of
 // module_weight_shape(g) (or the same lifted to 5-D). bias: bias_count (= Cout)
-// finite floats, or nullptr.
-Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count,
-                  PackedQConv* out);
+// finite floats, or nullptr. The oneDNN backend takes symmetric weights (every
+// zero point 0), as PyTorch routes only those to it.
+Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count, PackedQConv* out,
+                  ConvBackend backend = ConvBackend::kFbgemm);
 
 // The weight pack_qconv was given: a new qint8 QTensor with its shape,
 // qscheme, qparams and integers (read back from the packed layout).

@@ -119,8 +119,17 @@ const QConvLayout* PackedQConv::layout(size_t nr, size_t kr) const {
   return nullptr;
 }
 
-Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count,
-                  PackedQConv* out) {
+ConvBackend conv_backend_for(QEngine engine, const ConvGeometry& g, const QTensor& weight) {
+  if (engine != QEngine::kX86 || g.spatial_dims == 0 || g.groups > 100) return ConvBackend::kFbgemm;
+  const size_t n = weight.zero_points().size();
+  for (size_t i = 0; i < n; ++i) {
+    if (weight.zero_points()[i] != 0) return ConvBackend::kFbgemm;
+  }
+  return ConvBackend::kOnednn;
+}
+
+Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count, PackedQConv* out,
+                  ConvBackend backend) {
   QWASM_RETURN_IF_ERROR(validate_geometry(g));
   // The weight's shape is checked before any product of the geometry is
   // formed: a weight that exists bounds them all.
@@ -139,6 +148,16 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
                          (per_channel ? " on axis " + std::to_string(weight.axis()) : ""));
   }
   QWASM_RETURN_IF_ERROR(check_bias(g, bias, bias_count));
+  if (backend == ConvBackend::kOnednn) {
+    const size_t nzp = per_channel ? static_cast<size_t>(g.out_channels) : 1;
+    for (size_t i = 0; i < nzp; ++i) {
+      if (weight.zero_points()[i] != 0) {
+        return Status::RangeError("the onednn backend takes symmetric weights (every zero point 0), got zero point " +
+                                  format_number(weight.zero_points()[i]) +
+                                  (per_channel ? " for channel " + std::to_string(i) : std::string()));
+      }
+    }
+  }
   QWASM_RETURN_IF_ERROR(out->weight_scales.allocate(g.out_channels, "the weight scales"));
   QWASM_RETURN_IF_ERROR(out->bias.allocate(g.out_channels, "the bias"));
   Buffer<int32_t> zps;
@@ -146,6 +165,7 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
   out->geometry = g;
   out->depthwise = is_depthwise(g);
   out->has_bias = bias != nullptr;
+  out->backend = backend;
   out->nlayouts = 0;
   for (int64_t oc = 0; oc < g.out_channels; ++oc) {
     out->weight_scales[oc] = static_cast<float>(weight.scales()[per_channel ? oc : 0]);

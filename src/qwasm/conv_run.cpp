@@ -20,20 +20,66 @@ namespace {
 
 constexpr size_t kMaxMR = 8;  // the drivers' pointer arrays
 
-// Requantization constants, in float like FBGEMM, with a block of slack so
-// that a kernel may load a whole block past the last channel.
-Status requant_constants(const PackedQConv& pw, float a_scale, float o_scale, size_t block, Buffer<float>* bias_div,
-                         Buffer<float>* multiplier) {
+// The per-channel requantization constants of a call (ConvRequantParams),
+// with a block of slack so that a kernel may load a whole block past the last
+// channel.
+struct RequantConstants {
+  Buffer<float> weight_scale, bias, multiplier;
+  kernels::ConvRequantParams params{};
+  size_t bytes() const { return (weight_scale.size() + bias.size() + multiplier.size()) * sizeof(float); }
+};
+
+// a_scale and o_scale as the tensors keep them (double): each backend derives
+// its float constants from them the way PyTorch's path does.
+Status requant_constants(const PackedQConv& pw, double a_scale, double o_scale, int64_t out_zp, bool relu, size_t block,
+                         RequantConstants* rc) {
   const int64_t n = ceil_div(pw.geometry.out_channels, static_cast<int64_t>(block)) * static_cast<int64_t>(block) +
                     static_cast<int64_t>(block);
-  QWASM_RETURN_IF_ERROR(bias_div->allocate(n, "the requantization constants"));
-  QWASM_RETURN_IF_ERROR(multiplier->allocate(n, "the requantization constants"));
-  for (int64_t oc = 0; oc < pw.geometry.out_channels; ++oc) {
-    const float atws = a_scale * pw.weight_scales[oc];
-    (*multiplier)[oc] = atws / o_scale;
-    (*bias_div)[oc] = pw.has_bias ? pw.bias[oc] / atws : 0.0f;
+  QWASM_RETURN_IF_ERROR(rc->weight_scale.allocate(n, "the requantization constants"));
+  QWASM_RETURN_IF_ERROR(rc->bias.allocate(n, "the requantization constants"));
+  QWASM_RETURN_IF_ERROR(rc->multiplier.allocate(n, "the requantization constants"));
+  kernels::ConvRequantParams& p = rc->params;
+  p.output_min = relu ? static_cast<int32_t>(out_zp) : 0;
+  p.output_max = 255;
+  if (pw.backend == ConvBackend::kOnednn) {
+    // PyTorch hands oneDNN 1 / scale (double, then float); oneDNN inverts
+    // what it is given in float (qconv.cpp apply_impl, ideep's attributes).
+    const float inv_out = static_cast<float>(1.0 / o_scale);
+    p.input_scale = 1.0f / static_cast<float>(1.0 / a_scale);
+    p.zero_point_f = static_cast<float>(out_zp);
+    p.output_zero_point = 0;
+    const float dst_mul = 1.0f / (1.0f / inv_out);
+    for (int64_t oc = 0; oc < pw.geometry.out_channels; ++oc) {
+      rc->weight_scale[oc] = pw.weight_scales[oc];
+      rc->bias[oc] = pw.has_bias ? pw.bias[oc] : 0.0f;
+      rc->multiplier[oc] = dst_mul;
+    }
+  } else {
+    // FBGEMM: bias / (a_scale * w_scale) and a_scale * w_scale / out_scale, in float.
+    const float a = static_cast<float>(a_scale), o = static_cast<float>(o_scale);
+    p.input_scale = 1.0f;
+    p.zero_point_f = 0.0f;
+    p.output_zero_point = static_cast<int32_t>(out_zp);
+    for (int64_t oc = 0; oc < pw.geometry.out_channels; ++oc) {
+      const float atws = a * pw.weight_scales[oc];
+      rc->weight_scale[oc] = 1.0f;
+      rc->bias[oc] = pw.has_bias ? pw.bias[oc] / atws : 0.0f;
+      rc->multiplier[oc] = atws / o;
+    }
   }
+  p.weight_scale = rc->weight_scale.data();
+  p.bias = rc->bias.data();
+  p.multiplier = rc->multiplier.data();
   return Status::Ok();
+}
+
+// The params of the block of channels starting at oc0 (per tile: tiles run on several threads).
+kernels::ConvRequantParams requant_at(const RequantConstants& rc, int64_t oc0) {
+  kernels::ConvRequantParams p = rc.params;
+  p.weight_scale += oc0;
+  p.bias += oc0;
+  p.multiplier += oc0;
+  return p;
 }
 
 Status check_quantized_input(const QTensor& input) {
@@ -141,16 +187,12 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
   const double zp_d = static_cast<double>(out_zp);
   QWASM_RETURN_IF_ERROR(
       make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
-  Buffer<float> bias_div, multiplier;
-  QWASM_RETURN_IF_ERROR(requant_constants(pw, static_cast<float>(input.q_scale()), static_cast<float>(out_scale), k->nr,
-                                          &bias_div, &multiplier));
+  RequantConstants rc;
+  QWASM_RETURN_IF_ERROR(requant_constants(pw, input.q_scale(), out_scale, out_zp, relu, k->nr, &rc));
   if (info) {
-    info->scratch_bytes =
-        buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + offsets.size() * sizeof(ptrdiff_t);
+    info->scratch_bytes = buffer.size() * 2 + rc.bytes() + offsets.size() * sizeof(ptrdiff_t);
     info->kernel = k->name;
   }
-  const kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
-                                          relu ? static_cast<int32_t>(out_zp) : 0, 255};
   const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
   auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
   const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(isa);
@@ -175,9 +217,7 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
       },
       [&](size_t mr, size_t nc, const int16_t* const* a, uint8_t* const* c, size_t c_stride, int64_t grp, int64_t b,
           int64_t oc0) {
-        kernels::ConvRequantParams tile_params = params;  // per call: tiles run on several threads
-        tile_params.bias_div = bias_div.data() + oc0;
-        tile_params.multiplier = multiplier.data() + oc0;
+        const kernels::ConvRequantParams tile_params = requant_at(rc, oc0);
         k->fn(mr, nc, static_cast<size_t>(r.nseg), static_cast<size_t>(r.kblocks), a, offsets.data(),
               layout->weights.data() + (grp * r.blocks + b) * block_weights, c, c_stride, &tile_params);
       });
@@ -202,9 +242,8 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
   const double zp_d = static_cast<double>(out_zp);
   QWASM_RETURN_IF_ERROR(
       make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
-  Buffer<float> bias_div, multiplier;
-  QWASM_RETURN_IF_ERROR(requant_constants(pw, static_cast<float>(input.q_scale()), static_cast<float>(out_scale), k->cr,
-                                          &bias_div, &multiplier));
+  RequantConstants rc;
+  QWASM_RETURN_IF_ERROR(requant_constants(pw, input.q_scale(), out_scale, out_zp, relu, k->cr, &rc));
   size_t t = 0;
   for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
     for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
@@ -213,12 +252,10 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
             ((kd * g.dilation[0] * s.Hp + kh * g.dilation[1]) * s.Wp + kw * g.dilation[2]) * cpad);
   for (; t < taps.size(); ++t) taps[t] = taps[0];
   if (info) {
-    info->scratch_bytes =
-        buffer.size() * 2 + (bias_div.size() + multiplier.size()) * 4 + taps.size() * sizeof(ptrdiff_t);
+    info->scratch_bytes = buffer.size() * 2 + rc.bytes() + taps.size() * sizeof(ptrdiff_t);
     info->kernel = k->name;
   }
-  const kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),
-                                          relu ? static_cast<int32_t>(out_zp) : 0, 255};
+  const kernels::ConvRequantParams& params = rc.params;
   const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
   const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(isa);
   const int64_t out_size = s.out_size();

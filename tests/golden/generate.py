@@ -33,6 +33,23 @@ QSCHEMES = {
 QSCHEME_OF_NAME = {v: k for k, v in QSCHEMES.items()}
 
 
+def with_engine(engine, fn):
+    """fn() with torch.backends.quantized.engine = engine (the golden file written
+    after it names that engine), then the generator's default again."""
+    torch.backends.quantized.engine = engine
+    try:
+        return fn()
+    finally:
+        torch.backends.quantized.engine = "fbgemm"
+
+
+def conv_backend(m, dims):
+    """'onednn' or 'fbgemm': the backend PyTorch packed a quantized conv for."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+    from qwasm_export import _packed_backend
+    return _packed_backend("golden", m, dims)
+
+
 def arr(a):
     a = np.ascontiguousarray(a)
     return {"dtype": str(a.dtype), "shape": list(a.shape), "b64": base64.b64encode(a.tobytes()).decode()}
@@ -883,6 +900,7 @@ def conv_cases():
         qconv.zero_point = int(o_zp)
         qy = qconv(qx_padded)
         out = qy.int_repr().numpy()
+        backend = conv_backend(qconv, 3)
         cases.append({
             "name": name, "module": "ConvReLU3d" if relu else "Conv3d", "relu": relu,
             "in_channels": cin, "out_channels": cout, "kernel": kernel, "stride": stride, "dilation": dilation,
@@ -897,6 +915,7 @@ def conv_cases():
             "out_scale": o_scale, "out_zero_point": int(o_zp),
             "y_int": arr(out), "y_float": arr(fy.numpy()),
             "saturated": {"zero": int((out == 0).sum()), "max": int((out == 255).sum())},
+            "backend": backend,
         })
 
     add("k333 pad1 Cin3 Cout5 per-channel relu", 1, 3, 5, (5, 7, 9), 3, padding=1)
@@ -926,6 +945,80 @@ def conv_cases():
         stride=(2, 1, 3), dilation=(1, 2, 1), padding=(1, 0, 2))
     add("relu with output zero point 64", 1, 4, 9, (5, 6, 7), 3, padding=1, out_zp_override=64)
     add("no-relu with output zero point 200", 1, 4, 9, (5, 6, 7), 3, padding=1, relu=False, out_zp_override=200)
+    return cases
+
+
+def requant_engine_cases():
+    """The requantization each engine gives, side by side: quantized Conv1d /
+    Conv2d / Conv3d (and ReLU) on random integers, run under 'x86' (oneDNN for
+    these symmetric weights) and under 'fbgemm', both outputs kept. Half the
+    cases use scales and biases that are short binary fractions, which put
+    many results exactly on .5 (the zero point added before or after
+    rounding, the two scale products, the bias scaled or not: each shows
+    there); the rest are random. Per-channel and per-tensor weights, with and
+    without bias, depthwise and grouped."""
+    import torch.ao.nn.quantized as nnq
+    import torch.ao.nn.intrinsic.quantized as nniq
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(SEED + 41)
+    cases = []
+    for i in range(48):
+        dims = 1 + i % 3
+        relu = (i // 3) % 2 == 1
+        ties = (i // 6) % 2 == 0
+        per_channel = (i // 12) % 2 == 0
+        has_bias = i % 5 != 4
+        groups = [1, 1, 2, 4][(i // 24) % 2 * 2 + i % 2]
+        cin_g, cout_g = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        cin, cout = cin_g * groups, cout_g * groups
+        k = int(rng.choice([1, 2, 3]))
+        spatial = {1: (int(rng.integers(20, 60)),), 2: (int(rng.integers(6, 14)),) * 2, 3: (int(rng.integers(4, 7)),) * 3}[dims]
+        n = int(rng.integers(1, 3))
+        a_zp, out_zp = int(rng.integers(0, 256)), int(rng.integers(0, 256))
+        x = rng.integers(0, 256, size=(n, cin) + spatial).astype(np.uint8)
+        w = rng.integers(-128, 128, size=(cout, cin_g) + (k,) * dims).astype(np.int8)
+        if ties:
+            # Powers of two throughout: every step is exact and the output
+            # multiplier is 1/2, so about half the results sit on .5, where
+            # adding an odd zero point before rounding (oneDNN) or after
+            # (FBGEMM) differs. Small values keep them inside 0..255.
+            out_zp = int(rng.integers(40, 100)) * 2 + 1
+            a_zp = int(rng.integers(8, 248))
+            x = (a_zp + rng.integers(-4, 5, size=(n, cin) + spatial)).astype(np.uint8)
+            w = rng.integers(-3, 4, size=(cout, cin_g) + (k,) * dims).astype(np.int8)
+            a_scale = float(2.0 ** -int(rng.integers(3, 6)))
+            w_exp = int(rng.integers(4, 8))
+            w_scales = np.full(cout if per_channel else 1, 2.0 ** -w_exp)
+            out_scale = a_scale * 2.0 ** -w_exp * 2
+            bias = (rng.integers(-32, 32, size=cout) * a_scale * 2.0 ** -w_exp / 2).astype(np.float32)
+        else:
+            a_scale = float(np.float32(np.exp(rng.uniform(np.log(1e-3), np.log(0.1)))))
+            w_scales = np.exp(rng.uniform(np.log(1e-3), np.log(0.02), size=cout if per_channel else 1))
+            out_scale = float(np.float32(np.exp(rng.uniform(np.log(0.01), np.log(0.5)))))
+            bias = rng.normal(0, 2, size=cout).astype(np.float32)
+        wq = torch.from_numpy(w)
+        qw = (torch._make_per_channel_quantized_tensor(wq, torch.from_numpy(w_scales), torch.zeros(cout, dtype=torch.long), 0)
+              if per_channel else torch._make_per_tensor_quantized_tensor(wq, float(w_scales[0]), 0))
+        qx = torch._make_per_tensor_quantized_tensor(torch.from_numpy(x), a_scale, a_zp)
+        outputs, backends = {}, {}
+        for engine in ("x86", "fbgemm"):
+            torch.backends.quantized.engine = engine
+            cls = getattr(nniq, f"ConvReLU{dims}d") if relu else getattr(nnq, f"Conv{dims}d")
+            m = cls(cin, cout, k, padding=k // 2, groups=groups, bias=has_bias)
+            m.set_weight_bias(qw, torch.from_numpy(bias) if has_bias else None)
+            m.scale, m.zero_point = out_scale, out_zp
+            outputs[engine] = m(qx).int_repr().contiguous().numpy()
+            backends[engine] = conv_backend(m, dims)
+        torch.backends.quantized.engine = "fbgemm"
+        cases.append({
+            "name": f"{i} conv{dims}d{' relu' if relu else ''} {'ties' if ties else 'random'} "
+                    f"{'per-channel' if per_channel else 'per-tensor'}{'' if has_bias else ' no-bias'} groups {groups}",
+            "dims": dims, "relu": relu, "in_channels": cin, "out_channels": cout, "kernel": k, "padding": k // 2,
+            "groups": groups, "x_int": arr(x), "a_scale": a_scale, "a_zero_point": a_zp, "w_int": arr(w),
+            "w_scales": arr(w_scales.astype(np.float64)), "per_channel": per_channel,
+            "bias": arr(bias) if has_bias else None, "out_scale": out_scale, "out_zero_point": out_zp,
+            "y_x86": arr(outputs["x86"]), "y_fbgemm": arr(outputs["fbgemm"]), "backends": backends,
+        })
     return cases
 
 
@@ -976,6 +1069,7 @@ def eager_flow_cases():
             "w_int": arr(qmod.weight().int_repr().numpy()),
             "w_scales": arr(qmod.weight().q_per_channel_scales().numpy().astype(np.float64)),
             "y_int": arr(qy.int_repr().numpy()),
+            "backend": "fbgemm" if kind == "LinearReLU" else conv_backend(qmod, int(kind[-2])),
         })
 
     import torch.ao.nn.intrinsic as nni
@@ -1031,12 +1125,12 @@ def io_fixtures():
     write("fixtures/expected.json", [{"file": k, **v} for k, v in expected.items()])
 
 
-def video_resnet_cases():
+def video_resnet_cases(engine="fbgemm"):
     """torchvision's r3d_18, mc3_18 and r2plus1d_18 at an eighth of their widths
     (tests/models/video_resnets.py: QuantStub / DeQuantStub, FloatFunctional
     residual adds, Conv + BN + ReLU fused), calibrated on two clips and
-    converted with get_default_qconfig('fbgemm'), exported with
-    python/qwasm_export.py to tests/golden/exported/<arch>.qwasm.safetensors,
+    converted with get_default_qconfig(engine) under that engine, exported with
+    python/qwasm_export.py to tests/golden/exported/<arch>[_x86].qwasm.safetensors,
     then run on clips of batch 1 and 2, 8 and 16 frames, 112x112. Clips come
     from the LCG both sides run (values (byte - 128) / 64); each case keeps
     the logits' integers (the fc's quantized output) and the dequantized
@@ -1050,8 +1144,9 @@ def video_resnet_cases():
     cases = []
     for a, arch in enumerate(ARCHS):
         calibration = [lcg_clip(100 + 10 * a + k, (1, 3, 16, 112, 112)) for k in range(2)]
-        m = quantized_model(arch, width_div=8, num_classes=400, seed=SEED % 1000 + a, calibration=calibration)
-        fname = f"exported/{arch}.qwasm.safetensors"
+        m = quantized_model(arch, width_div=8, num_classes=400, seed=SEED % 1000 + a, calibration=calibration,
+                            engine=engine)
+        fname = f"exported/{arch}{'' if engine == 'fbgemm' else '_' + engine}.qwasm.safetensors"
         export(m, calibration[0], os.path.join(HERE, fname))
         logits = {}
         m.fc.register_forward_hook(lambda mod, inp, out: logits.__setitem__("q", out))
@@ -1270,10 +1365,18 @@ if __name__ == "__main__":
         write("models.json", model_cases())
     if want("conv3d"):
         write("conv3d.json", conv_cases())
+    if want("conv3d_x86"):  # PyTorch's default engine: oneDNN's requantization for these convs
+        with_engine("x86", lambda: write("conv3d_x86.json", conv_cases()))
+    if want("requant_engines"):
+        write("requant_engines.json", requant_engine_cases())
     if want("eager_flow"):
         write("eager_flow.json", eager_flow_cases())
+    if want("eager_flow_x86"):
+        with_engine("x86", lambda: write("eager_flow_x86.json", eager_flow_cases()))
     if want("video_resnets"):
         write("video_resnets.json", video_resnet_cases())
+    if want("video_resnets_x86"):
+        with_engine("x86", lambda: write("video_resnets_x86.json", video_resnet_cases("x86")))
     if want("export_zoo"):
         write("export_zoo.json", export_zoo_cases())
     if want("strides"):

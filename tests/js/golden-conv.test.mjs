@@ -1,13 +1,17 @@
-// PyTorch's quantized Conv3d / ConvReLU3d (fbgemm) on the same integers:
-// every output integer equal, for both kernel families; the float ConvReLU3d
-// within a stated tolerance.
+// PyTorch's quantized Conv3d / ConvReLU3d on the same integers, under both
+// engines (conv3d.json: fbgemm; conv3d_x86.json: x86, PyTorch's default,
+// where these convs take oneDNN's requantization): every output integer
+// equal, for both kernel families, on the backend PyTorch used; the float
+// ConvReLU3d within a stated tolerance.
 import * as qwasm from '../../web/src/index.node.mjs';
 import { decode, firstDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('conv3d.json');
+const goldens = [golden, loadGolden('conv3d_x86.json')].map((g) => [g.engine, g]);
 const { nn } = qwasm;
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
+afterAll(() => qwasm.quantization.setEngine('x86'));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 function quantizedModule(c) {
@@ -35,35 +39,39 @@ function quantizedModule(c) {
   return m;
 }
 
-describe.each(['wasmsimd', 'scalar'])('quantized goldens, %s kernels', (isa) => {
-  test.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
-    qwasm.setKernelIsa(isa);
-    const m = quantizedModule(c);
-    const qx = qwasm.makePerTensorQuantizedTensor(
-      { data: decode(c.x_int), shape: c.x_int.shape },
-      c.a_scale,
-      c.a_zero_point,
-    );
-    const y = m.forward(qx);
-    try {
-      expect(y.shape).toEqual(c.y_int.shape);
-      expect(y.qScale()).toBe(c.out_scale);
-      expect(y.qZeroPoint()).toBe(c.out_zero_point);
-      const got = y.intRepr();
-      const want = decode(c.y_int);
-      const i = firstDifference(got, want);
-      expect({ name, isa, firstDifferentOutput: i, got: got[i], want: want[i] }).toEqual({
-        name,
-        isa,
-        firstDifferentOutput: -1,
-        got: undefined,
-        want: undefined,
-      });
-    } finally {
-      y.dispose();
-      qx.dispose();
-      m.dispose();
-    }
+describe.each(goldens)('%s engine', (engine, g) => {
+  beforeAll(() => qwasm.quantization.setEngine(engine));
+  describe.each(['wasmsimd', 'scalar'])('quantized goldens, %s kernels', (isa) => {
+    test.each(g.cases.map((c) => [c.name, c]))('%s', (name, c) => {
+      qwasm.setKernelIsa(isa);
+      const m = quantizedModule(c);
+      expect(m.backend).toBe(c.backend);
+      const qx = qwasm.makePerTensorQuantizedTensor(
+        { data: decode(c.x_int), shape: c.x_int.shape },
+        c.a_scale,
+        c.a_zero_point,
+      );
+      const y = m.forward(qx);
+      try {
+        expect(y.shape).toEqual(c.y_int.shape);
+        expect(y.qScale()).toBe(c.out_scale);
+        expect(y.qZeroPoint()).toBe(c.out_zero_point);
+        const got = y.intRepr();
+        const want = decode(c.y_int);
+        const i = firstDifference(got, want);
+        expect({ name, isa, firstDifferentOutput: i, got: got[i], want: want[i] }).toEqual({
+          name,
+          isa,
+          firstDifferentOutput: -1,
+          got: undefined,
+          want: undefined,
+        });
+      } finally {
+        y.dispose();
+        qx.dispose();
+        m.dispose();
+      }
+    });
   });
 });
 

@@ -7,9 +7,14 @@ import * as qwasm from '../../web/src/index.node.mjs';
 import { decode, firstDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('eager_flow.json');
+// The same flow under PyTorch's default engine (x86: the convs take oneDNN's requantization).
+const cases = [golden, loadGolden('eager_flow_x86.json')].flatMap((g) =>
+  g.cases.map((c) => [`${g.engine}: ${c.name}`, { ...c, engine: g.engine }]),
+);
 const { nn, quantization } = qwasm;
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
+afterAll(() => quantization.setEngine('x86'));
 
 function floatModule(c) {
   const opts = { stride: c.stride, padding: c.padding, dilation: c.dilation, groups: c.groups };
@@ -25,7 +30,8 @@ function floatModule(c) {
   }
 }
 
-test.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
+test.each(cases)('%s', (name, c) => {
+  quantization.setEngine(c.engine);
   const fmod = floatModule(c);
   fmod[0].weight = { data: decode(c.w), shape: c.w.shape };
   fmod[0].bias = { data: decode(c.bias), shape: c.bias.shape };
@@ -48,6 +54,7 @@ test.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
 
   const Q = nn.intrinsic.quantized[c.kind];
   const qmod = Q.fromFloat(fmod, { activationObserver: outObs });
+  expect(qmod.backend).toBe(c.backend);
   expect([qmod.scale, qmod.zeroPoint]).toEqual([Math.fround(c.out_scale), c.out_zero_point]);
   const w = qmod.weight();
   expect(firstDifference(w.intRepr(), new Int8Array(decode(c.w_int).buffer))).toBe(-1);

@@ -8,7 +8,7 @@ import { decode, firstBitDifference, initGolden, loadGolden } from './util.mjs';
 const golden = loadGolden('fusion.json');
 const { nn, quantization } = qwasm;
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 
 function build(c) {
   const dims = c.kind === 'linear' ? 0 : Number(c.kind[4]);

@@ -9,7 +9,7 @@ import { decode, firstBitDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('histogram_observer.json');
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 
 test.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
   const o = new qwasm.quantization.HistogramObserver(c.options);

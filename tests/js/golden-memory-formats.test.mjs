@@ -10,7 +10,7 @@ const golden = loadGolden('memory_formats.json');
 const { nn, tidy } = qwasm;
 const F = nn.quantized.functional;
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 
 // The input as the golden describes it: integers in logical order, then the layout.
 function input(e) {

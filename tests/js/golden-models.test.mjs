@@ -13,7 +13,7 @@ import { decode, firstBitDifference, firstDifference, initGolden, loadGolden } f
 const golden = loadGolden('models.json');
 const { quantization, tidy } = qwasm;
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 const tensorOf = (a) => ({ data: decode(a), shape: a.shape });

@@ -5,7 +5,7 @@ import { decode, firstBitDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('observers.json');
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 
 function asArray(v) {
   return typeof v === 'number' ? Float32Array.of(v) : Float32Array.from(v);

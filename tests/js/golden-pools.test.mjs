@@ -10,7 +10,7 @@ import { decode, firstDifference, initGolden, loadGolden } from './util.mjs';
 const golden = loadGolden('pools.json');
 const { nn } = qwasm;
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 function build(c) {

@@ -9,7 +9,7 @@ import { decode, firstDifference, initGolden, loadGolden } from './util.mjs';
 const golden = loadGolden('qops.json');
 const F = qwasm.nn.quantized.functional;
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 
 const make = (t) =>
   qwasm.makePerTensorQuantizedTensor({ data: decode(t.ints), shape: t.shape }, t.scale, t.zero_point, 'quint8');

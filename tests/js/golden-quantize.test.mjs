@@ -6,7 +6,7 @@ import { decode, firstBitDifference, firstDifference, initGolden, loadGolden } f
 
 const golden = loadGolden('quantize.json');
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 function quantize(c) {

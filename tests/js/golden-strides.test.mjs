@@ -9,7 +9,7 @@ const golden = loadGolden('strides.json');
 const { nn, tidy } = qwasm;
 const F = nn.quantized.functional;
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 
 const quint8 = (e) =>
   qwasm.makePerTensorQuantizedTensor({ data: decode(e.ints), shape: e.shape }, e.scale, e.zero_point, 'quint8');

@@ -3,14 +3,18 @@
 // (tests/golden/exported/*.qwasm.safetensors, tests/golden/video_resnets.json):
 // io.loadModel runs them on clips of batch 1 and 2, 8 and 16 frames, 112x112,
 // and the logits' integers and the dequantized floats equal PyTorch's bit for
-// bit, with both kernel families. Nothing leaks.
+// bit, with both kernel families. Nothing leaks. Under both engines:
+// video_resnets.json was converted under fbgemm (format version 1 files),
+// video_resnets_x86.json under x86, PyTorch's default (the convs on oneDNN).
 import { readFileSync } from 'node:fs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { decode, firstBitDifference, firstDifference, initGolden, lcgBytes, loadGolden } from './util.mjs';
 
 const golden = loadGolden('video_resnets.json');
+const x86 = loadGolden('video_resnets_x86.json');
+const cases = [golden, x86].flatMap((g) => g.cases.map((c) => [`${g.engine}: ${c.name}`, { ...c, engine: g.engine }]));
 
-beforeAll(() => initGolden(qwasm));
+beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 const files = new Map();
@@ -28,13 +32,25 @@ function clip({ lcg, shape }) {
   return { data: Float32Array.from(bytes, (b) => (b - 128) / 64), shape };
 }
 
-describe.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
+describe.each(cases)('%s', (name, c) => {
   test.each(['wasmsimd', 'scalar'])('equals PyTorch bit for bit (%s kernels)', (isa) => {
     qwasm.setKernelIsa(isa);
     const heap = qwasm.heapInUse();
     const model = qwasm.io.loadModel(fileBytes(c.file));
     const x = clip(c.input);
     try {
+      // Each conv on the backend PyTorch used: under x86 all of them on oneDNN (symmetric weights, groups 1).
+      expect(model.engine).toBe(c.engine);
+      const layers = model.namedModules().filter(([, m]) => typeof m.backend === 'string');
+      const isLinear = (m) =>
+        m instanceof qwasm.nn.quantized.Linear || m instanceof qwasm.nn.intrinsic.quantized.LinearReLU;
+      const backendOf = (kind) => [
+        ...new Set(layers.filter(([, m]) => isLinear(m) === (kind === 'linear')).map(([, m]) => m.backend)),
+      ];
+      expect({ conv: backendOf('conv'), linear: backendOf('linear') }).toEqual({
+        conv: [c.engine === 'x86' ? 'onednn' : 'fbgemm'],
+        linear: ['fbgemm'],
+      });
       const y = model.forward(x);
       const want = decode(c.y);
       expect({ name, isa, shape: y.shape, firstBitDifference: firstBitDifference(y.data, want) }).toEqual({

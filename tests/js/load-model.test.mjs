@@ -79,9 +79,39 @@ const BAD = [
   ],
   [
     'a newer format version',
+    () => edited((h) => (h.__metadata__.format_version = '3')),
+    Error,
+    /format version the string '3': this qwasm reads versions 1 and 2/,
+  ],
+  [
+    'version 2 without the engine it needs',
     () => edited((h) => (h.__metadata__.format_version = '2')),
     Error,
-    /this qwasm reads version 1/,
+    /the graph's engine must be 'x86' or 'fbgemm', got undefined/,
+  ],
+  [
+    'version 2 with a conv whose backend is not one of the two',
+    () =>
+      edited((h, g) => {
+        h.__metadata__.format_version = '2';
+        g.engine = 'x86';
+        for (const m of Object.values(g.modules)) if (m.type === 'QuantizedConv') m.backend = 'mkldnn';
+      }),
+    Error,
+    /module 'conv1\.0'\.backend must be 'onednn' or 'fbgemm', got the string 'mkldnn'/,
+  ],
+  [
+    'a backend qwasm would not give: onednn for an asymmetric weight',
+    () =>
+      edited((h, g) => {
+        h.__metadata__.format_version = '2';
+        g.engine = 'x86';
+        for (const m of Object.values(g.modules)) if (m.type === 'QuantizedConv') m.backend = 'onednn';
+        const conv = firstConv(g);
+        conv.weight = { ints: conv.weight.ints, qscheme: 'per_tensor_affine', scale: 0.01, zero_point: 3 };
+      }),
+    Error,
+    /ran on onednn in PyTorch, and qwasm would run it on fbgemm/,
   ],
   [
     'a graph that is not JSON',

@@ -93,11 +93,15 @@ export function runAll(cases) {
  * QWASM_TEST_THREADS=n (scripts/test-all runs the goldens with 1, 3 and 4),
  * the threaded testing build at n threads with fine-grained tasks, so that
  * even small cases are split among the threads: every golden must then give
- * the same bits at every thread count.
+ * the same bits at every thread count. The quantized engine is the one the
+ * golden file was generated under (its `engine`: 'fbgemm' or 'x86').
  */
-export function initGolden(qwasm) {
+export function initGolden(qwasm, golden) {
+  const engine = () => {
+    if (golden !== undefined) qwasm.quantization.setEngine(golden.engine);
+  };
   const threads = process.env.QWASM_TEST_THREADS;
-  if (!threads) return qwasm.init();
+  if (!threads) return qwasm.init().then(engine);
   const require = createRequire(import.meta.url);
   const factory = require('../../build/wasm/qwasm.testing.mt.js');
   return qwasm
@@ -116,5 +120,6 @@ export function initGolden(qwasm) {
         throw new Error(`QWASM_TEST_THREADS=${threads} but qwasm runs ${JSON.stringify(info)}`);
       }
       console.log(`[qwasm] golden suite at ${threads} threads, fine-grained tasks`);
+      engine();
     });
 }

@@ -82,12 +82,12 @@ def lcg_clip(seed, shape):
     return ((out - 128) / 64).reshape(shape)
 
 
-def quantized_model(arch, width_div=1, num_classes=400, seed=0, calibration=None):
-    """Fused, prepared with get_default_qconfig('fbgemm'), calibrated on
-    `calibration` (a list of clips), converted."""
-    torch.backends.quantized.engine = "fbgemm"
+def quantized_model(arch, width_div=1, num_classes=400, seed=0, calibration=None, engine="fbgemm"):
+    """Fused, prepared with get_default_qconfig(engine) under that quantized
+    engine, calibrated on `calibration` (a list of clips), converted."""
+    torch.backends.quantized.engine = engine
     m = quantizable_video_resnet(float_model(arch, width_div, num_classes, seed))
-    m.qconfig = get_default_qconfig("fbgemm")
+    m.qconfig = get_default_qconfig(engine)
     prepare(m, inplace=True)
     with torch.no_grad():
         for clip in calibration:

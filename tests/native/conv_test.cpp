@@ -173,6 +173,40 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
           << " depthwise=" << packed.depthwise << " threads " << threads << " seed " << seed;
     }
   }
+
+  // The same layer as PyTorch's x86 engine runs it: oneDNN's requantization,
+  // which takes symmetric weights (zero points 0).
+  std::vector<double> sym_zps(wscales.size(), 0.0);
+  QTensor sym;
+  s = per_channel
+          ? make_per_channel_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), wshape, wscales.data(),
+                                       sym_zps.data(), wscales.size(), 0, false, DType::kQInt8, &sym)
+          : make_per_tensor_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), wshape, wscales[0], 0,
+                                      DType::kQInt8, &sym);
+  ASSERT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(conv_backend_for(QEngine::kX86, geo, sym), cc.groups <= 100 ? ConvBackend::kOnednn : ConvBackend::kFbgemm);
+  EXPECT_EQ(conv_backend_for(QEngine::kFbgemm, geo, sym), ConvBackend::kFbgemm);
+  PackedQConv onednn;
+  ASSERT_TRUE(pack_qconv(geo, sym, bias_on ? bias.data() : nullptr, cc.cout, &onednn, ConvBackend::kOnednn).ok());
+  std::vector<int32_t> zero_wz(cc.cout, 0);
+  ref::QConvArgs sym_args = args;
+  sym_args.w_zero_points = zero_wz.data();
+  sym_args.a_scale = a_scale;
+  sym_args.out_scale = out_scale;
+  sym_args.backend = ConvBackend::kOnednn;
+  ref::qconv3d(geo, sym_args, expected.data());
+  for (const auto& [isa, threads] : isa_thread_runs()) {
+    ASSERT_TRUE(set_num_threads(threads).ok());
+    QTensor out;
+    s = qconv3d(onednn, input, out_scale, out_zp, relu, isa, &out);
+    ASSERT_TRUE(s.ok()) << s.message;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      ASSERT_EQ(out.data()[i], expected[i])
+          << "onednn " << kernels::isa_name(isa) << " index " << i << " " << describe(cc)
+          << " per_channel=" << per_channel << " bias=" << bias_on << " relu=" << relu << " a_zp=" << a_zp
+          << " threads " << threads << " seed " << seed;
+    }
+  }
 }
 
 std::vector<ConvCase> sweep() {
@@ -434,3 +468,37 @@ TEST(QLinear, ShapeErrorsNameTheFeatures) {
 }
 
 }  // namespace
+
+TEST(ConvBackend, OnednnTakesSymmetricWeightsOnly) {
+  ConvGeometry g;
+  g.in_channels = 2;
+  g.out_channels = 2;
+  g.kernel = {1, 1, 1};
+  std::vector<int8_t> w = {1, -2, 3, -4};
+  std::vector<double> scales = {0.1, 0.2}, zps = {0, 3};
+  QTensor weight;
+  ASSERT_TRUE(make_per_channel_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), {2, 2, 1, 1, 1},
+                                         scales.data(), zps.data(), 2, 0, false, DType::kQInt8, &weight)
+                  .ok());
+  // PyTorch's x86 engine sends an asymmetric weight to FBGEMM, and oneDNN's path refuses it.
+  EXPECT_EQ(conv_backend_for(QEngine::kX86, g, weight), ConvBackend::kFbgemm);
+  PackedQConv packed;
+  const Status s = pack_qconv(g, weight, nullptr, 0, &packed, ConvBackend::kOnednn);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message.find("zero point 3 for channel 1"), std::string::npos) << s.message;
+  // A symmetric weight goes to oneDNN, unless groups are above 100 or the layer is linear.
+  std::vector<double> zeros = {0, 0};
+  QTensor sym;
+  ASSERT_TRUE(make_per_channel_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), {2, 2, 1, 1, 1},
+                                         scales.data(), zeros.data(), 2, 0, false, DType::kQInt8, &sym)
+                  .ok());
+  EXPECT_EQ(conv_backend_for(QEngine::kX86, g, sym), ConvBackend::kOnednn);
+  ConvGeometry many = g;
+  many.groups = 101;
+  EXPECT_EQ(conv_backend_for(QEngine::kX86, many, sym), ConvBackend::kFbgemm);
+  many.groups = 100;
+  EXPECT_EQ(conv_backend_for(QEngine::kX86, many, sym), ConvBackend::kOnednn);
+  ConvGeometry linear = g;
+  linear.spatial_dims = 0;
+  EXPECT_EQ(conv_backend_for(QEngine::kX86, linear, sym), ConvBackend::kFbgemm);
+}

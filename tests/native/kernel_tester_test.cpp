@@ -370,6 +370,64 @@ INSTANTIATE_TEST_SUITE_P(Registry, DequantizeRowKernelTest, ::testing::ValuesIn(
 
 // ------------------------------------------------------------------- qconv
 
+// The requantization constants of one kernel call for n channels, derived for
+// the backend the way the driver derives them (conv_run.cpp,
+// requant_constants), and the oracle: ref::requantize (FBGEMM) or
+// ref::requantize_onednn, which derive their constants on their own.
+struct Requant {
+  ConvBackend backend = ConvBackend::kFbgemm;
+  int32_t zp = 0;
+  bool relu = false;
+  double a_scale = 0, out_scale = 0;                  // oneDNN: the tensors' scales
+  std::vector<float> weight_scale, bias, multiplier;  // what the kernel reads
+  ConvRequantParams params{};
+
+  // bias_shift moves every output by about that many accumulator units
+  // (saturation cases); multiplier_scale scales the output multiplier.
+  Requant(ConvBackend b, size_t n, std::mt19937_64& g, int32_t zp_, bool relu_, float multiplier_scale,
+          float bias_shift, float bias_range, float mu_lo, float mu_hi)
+      : backend(b), zp(zp_), relu(relu_), weight_scale(n, 1.0f), bias(n), multiplier(n) {
+    std::uniform_real_distribution<float> bd(-bias_range, bias_range), mu(mu_lo, mu_hi);
+    if (b == ConvBackend::kFbgemm) {
+      for (size_t j = 0; j < n; ++j) {
+        bias[j] = bd(g) + bias_shift;  // bias / (a_scale * w_scale)
+        multiplier[j] = mu(g) * multiplier_scale;
+      }
+      params = {weight_scale.data(), bias.data(), multiplier.data(), 1.0f, 0.0f, zp, relu ? zp : 0, 255};
+      return;
+    }
+    std::uniform_real_distribution<double> as(0.002, 0.05);
+    std::uniform_real_distribution<float> ws(0.001f, 0.01f);
+    a_scale = as(g);
+    const double mid = 0.5 * (mu_lo + mu_hi) * multiplier_scale;  // a * w / out, on average
+    out_scale = a_scale * 0.0055 / mid;
+    for (size_t j = 0; j < n; ++j) {
+      weight_scale[j] = ws(g);
+      bias[j] = static_cast<float>((bd(g) + bias_shift) * a_scale * weight_scale[j]);
+    }
+    const float dst_mul = 1.0f / (1.0f / static_cast<float>(1.0 / out_scale));
+    for (size_t j = 0; j < n; ++j) multiplier[j] = dst_mul;
+    params = {weight_scale.data(),    bias.data(), multiplier.data(), 1.0f / static_cast<float>(1.0 / a_scale),
+              static_cast<float>(zp), 0,           relu ? zp : 0,     255};
+  }
+
+  uint8_t want(int32_t acc, size_t j) const {
+    if (backend == ConvBackend::kOnednn) {
+      return ref::requantize_onednn(acc, a_scale, weight_scale[j], bias[j], true, out_scale, zp, relu);
+    }
+    return ref::requantize(acc, bias[j], multiplier[j], zp, relu ? zp : 0, 255);
+  }
+
+  std::string describe(size_t j) const {
+    return std::string(backend == ConvBackend::kOnednn ? "onednn" : "fbgemm") + " weight_scale " +
+           std::to_string(weight_scale[j]) + " bias " + std::to_string(bias[j]) + " multiplier " +
+           std::to_string(multiplier[j]) + " a_scale " + std::to_string(a_scale) + " out_scale " +
+           std::to_string(out_scale);
+  }
+};
+
+constexpr ConvBackend kBackends[] = {ConvBackend::kFbgemm, ConvBackend::kOnednn};
+
 // One call of a generic quantized conv kernel: mr pixels x nc channels over
 // `segs` segments of seg_len values, with the tester's own packing from the
 // entry's (nr, kr) and a naive oracle.
@@ -406,40 +464,42 @@ class QConvKernelTest : public ::testing::TestWithParam<const QConvKernel*> {
         for (size_t j = 0; j < t.nc; ++j)
           packed[((s * kblocks + idx / k().kr) * k().nr + j) * k().kr + idx % k().kr] =
               w[(s * t.seg_len + idx) * k().nr + j];
-    std::vector<float> bias_div(k().nr + 8), multiplier(k().nr + 8);
-    std::uniform_real_distribution<float> bd(-500.f, 500.f), mu(0.0001f, 0.002f);
-    for (size_t j = 0; j < k().nr + 8; ++j) {
-      bias_div[j] = bd(g) + t.bias_shift;
-      multiplier[j] = mu(g) * t.multiplier_scale;
-    }
-    const ConvRequantParams params{bias_div.data(), multiplier.data(), t.zp, t.relu ? t.zp : 0, 255};
-    std::vector<uint8_t> out(t.mr * k().nr * t.c_stride + 8, 0xEE);
-    std::vector<uint8_t*> c(t.mr);
-    std::vector<const int16_t*> ap(t.mr);
-    for (size_t m = 0; m < t.mr; ++m) {
-      c[m] = out.data() + m;  // pixel m; channel j at c[m][j * c_stride]
-      ap[m] = a[m].data();
-    }
-    const size_t c_stride = t.c_stride * t.mr;
-    k().fn(t.mr, t.nc, t.segs, kblocks, ap.data(), offsets.data(), packed.data(), c.data(), c_stride, &params);
-    for (size_t m = 0; m < t.mr; ++m) {
-      for (size_t j = 0; j < k().nr; ++j) {
-        const uint8_t got = out[m + j * c_stride];
-        if (j >= t.nc) {
-          EXPECT_EQ(got, 0xEE) << k().name << " wrote channel " << j << " past nc=" << t.nc;
-          continue;
+    std::vector<uint8_t> first;
+    for (const ConvBackend backend : kBackends) {
+      const Requant rq(backend, k().nr + 8, g, t.zp, t.relu, t.multiplier_scale, t.bias_shift, 500.f, 0.0001f, 0.002f);
+      std::vector<uint8_t> out(t.mr * k().nr * t.c_stride + 8, 0xEE);
+      std::vector<uint8_t*> c(t.mr);
+      std::vector<const int16_t*> ap(t.mr);
+      for (size_t m = 0; m < t.mr; ++m) {
+        c[m] = out.data() + m;  // pixel m; channel j at c[m][j * c_stride]
+        ap[m] = a[m].data();
+      }
+      const size_t c_stride = t.c_stride * t.mr;
+      k().fn(t.mr, t.nc, t.segs, kblocks, ap.data(), offsets.data(), packed.data(), c.data(), c_stride, &rq.params);
+      for (size_t m = 0; m < t.mr; ++m) {
+        for (size_t j = 0; j < k().nr; ++j) {
+          const uint8_t got = out[m + j * c_stride];
+          if (j >= t.nc) {
+            EXPECT_EQ(got, 0xEE) << k().name << " wrote channel " << j << " past nc=" << t.nc;
+            continue;
+          }
+          int32_t acc = 0;
+          for (size_t s = 0; s < t.segs; ++s)
+            for (size_t idx = 0; idx < t.seg_len; ++idx)
+              acc += int32_t{a[m][offsets[s] + idx]} * w[(s * t.seg_len + idx) * k().nr + j];
+          EXPECT_EQ(got, rq.want(acc, j))
+              << k().name << " pixel " << m << " channel " << j << " acc " << acc << " " << rq.describe(j)
+              << " mr=" << t.mr << " nc=" << t.nc << " segs=" << t.segs << " seg_len=" << t.seg_len << " seed " << seed;
         }
-        int32_t acc = 0;
-        for (size_t s = 0; s < t.segs; ++s)
-          for (size_t idx = 0; idx < t.seg_len; ++idx)
-            acc += int32_t{a[m][offsets[s] + idx]} * w[(s * t.seg_len + idx) * k().nr + j];
-        const uint8_t want = ref::requantize(acc, bias_div[j], multiplier[j], t.zp, t.relu ? t.zp : 0, 255);
-        EXPECT_EQ(got, want) << k().name << " pixel " << m << " channel " << j << " acc " << acc << " multiplier "
-                             << multiplier[j] << " bias_div " << bias_div[j] << " mr=" << t.mr << " nc=" << t.nc
-                             << " segs=" << t.segs << " seg_len=" << t.seg_len << " seed " << seed;
+      }
+      // Saturation and the ReLU floor are the same for both backends.
+      if (first.empty()) {
+        first = out;
+      } else if (std::fabs(t.bias_shift) >= 1e8f) {
+        EXPECT_EQ(out[0], first[0]) << k().name << " backends disagree";
       }
     }
-    return out;
+    return first;
   }
 };
 
@@ -519,24 +579,29 @@ class QDwConvKernelTest : public ::testing::TestWithParam<const QDwConvKernel*> 
     for (size_t t = 0; t < ntaps; ++t)
       for (size_t ch = 0; ch < channels; ++ch)
         packed[((t / group) * channels + ch) * group + t % group] = w[t * channels + ch];
-    std::vector<float> bias_div(channels + 8), multiplier(channels + 8);
-    std::uniform_real_distribution<float> bd(-100.f, 100.f), mu(0.0005f, 0.004f);
-    for (size_t j = 0; j < bias_div.size(); ++j) bias_div[j] = bd(g) + shift, multiplier[j] = mu(g);
-    const ConvRequantParams params{bias_div.data(), multiplier.data(), zp, relu ? zp : 0, 255};
-    const size_t stride = 2;
-    std::vector<uint8_t> out(channels * stride + 4, 0xEE);
-    k().fn(channels, valid, padded, a.data(), taps.data(), packed.data(), out.data(), stride, &params);
-    for (size_t ch = 0; ch < channels; ++ch) {
-      if (ch >= valid) {
-        EXPECT_EQ(out[ch * stride], 0xEE) << k().name << " wrote channel " << ch << " past valid=" << valid;
-        continue;
+    std::vector<uint8_t> first;
+    for (const ConvBackend backend : kBackends) {
+      const Requant rq(backend, channels + 8, g, zp, relu, 1.0f, shift, 100.f, 0.0005f, 0.004f);
+      const size_t stride = 2;
+      std::vector<uint8_t> out(channels * stride + 4, 0xEE);
+      k().fn(channels, valid, padded, a.data(), taps.data(), packed.data(), out.data(), stride, &rq.params);
+      for (size_t ch = 0; ch < channels; ++ch) {
+        if (ch >= valid) {
+          EXPECT_EQ(out[ch * stride], 0xEE) << k().name << " wrote channel " << ch << " past valid=" << valid;
+          continue;
+        }
+        int32_t acc = 0;
+        for (size_t t = 0; t < ntaps; ++t) acc += int32_t{a[taps[t] + ch]} * w[t * channels + ch];
+        EXPECT_EQ(out[ch * stride], rq.want(acc, ch))
+            << k().name << " channel " << ch << " ntaps " << ntaps << " " << rq.describe(ch) << " seed " << seed;
       }
-      int32_t acc = 0;
-      for (size_t t = 0; t < ntaps; ++t) acc += int32_t{a[taps[t] + ch]} * w[t * channels + ch];
-      EXPECT_EQ(out[ch * stride], ref::requantize(acc, bias_div[ch], multiplier[ch], zp, relu ? zp : 0, 255))
-          << k().name << " channel " << ch << " ntaps " << ntaps << " seed " << seed;
+      if (first.empty()) {
+        first = out;
+      } else if (std::fabs(shift) >= 1e8f) {
+        EXPECT_EQ(out[0], first[0]) << k().name << " backends disagree";
+      }
     }
-    return out;
+    return first;
   }
 };
 

@@ -89,6 +89,8 @@ export async function cases(): Promise<unknown[]> {
     (io.loadModel(new Uint8Array(0)).nodes[0].args = []),
     // @ts-expect-error: the budget is a number
     io.loadModel(new Uint8Array(0), { maxWork: '1e12' }),
+    // @ts-expect-error: qwasm reproduces the x86 and fbgemm engines only
+    quantization.setEngine('qnnpack'),
     // @ts-expect-error: GraphModule is made by loadModel, not constructed
     new io.GraphModule(),
   ];

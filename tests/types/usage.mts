@@ -97,6 +97,15 @@ export function readWeights(bytes: Uint8Array): number[] {
   return [...npy.shape, ...first.shape];
 }
 
+export function engines(): string[] {
+  quantization.setEngine('fbgemm');
+  const conv = new nn.quantized.Conv3d(2, 2, 1);
+  const backend: 'onednn' | 'fbgemm' = conv.backend;
+  conv.dispose();
+  quantization.setEngine(quantization.getEngine() === 'fbgemm' ? 'x86' : 'fbgemm');
+  return [backend, ...quantization.supportedEngines];
+}
+
 export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[] {
   const model: io.GraphModule = io.loadModel(bytes, { maxWork: 1e12, maxActivationBytes: 2 ** 30 });
   const out = model.forward({ data: clip, shape: [1, 3, 16, 112, 112] });

@@ -66,8 +66,13 @@ void qconv3d(const ConvGeometry& g, const QConvArgs& a, uint8_t* y) {
       const int32_t xv = xi < 0 ? 0 : a.x[xi] - a.a_zero_point;
       raw += xv * (a.w[wi] - a.w_zero_points[oc]);
     });
-    const float atws = a.a_scale * a.w_scales[oc];
-    const float multiplier = atws / a.out_scale;
+    if (a.backend == ConvBackend::kOnednn) {
+      y[index] = requantize_onednn(raw, a.a_scale, a.w_scales[oc], a.bias ? a.bias[oc] : 0.0f, a.bias != nullptr,
+                                   a.out_scale, a.out_zero_point, a.relu);
+      return;
+    }
+    const float atws = static_cast<float>(a.a_scale) * a.w_scales[oc];
+    const float multiplier = atws / static_cast<float>(a.out_scale);
     const float bias_div = a.bias ? a.bias[oc] / atws : 0.0f;
     y[index] = requantize(raw, bias_div, multiplier, a.out_zero_point, a.relu ? a.out_zero_point : 0, 255);
   });

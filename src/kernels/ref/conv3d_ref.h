@@ -16,15 +16,16 @@ namespace ref {
 struct QConvArgs {
   const uint8_t* x;   // quint8 input, NCDHW
   Shape input_shape;  // [N, Cin, D, H, W]
-  float a_scale;
+  double a_scale;     // as the tensor keeps it
   int32_t a_zero_point;
   const int8_t* w;        // qint8 weight [Cout, Cin / groups, kD, kH, kW]
   const float* w_scales;  // Cout entries (per tensor: the same value repeated)
   const int32_t* w_zero_points;
   const float* bias;  // Cout entries or nullptr
-  float out_scale;
+  double out_scale;
   int32_t out_zero_point;
   bool relu;
+  ConvBackend backend = ConvBackend::kFbgemm;  // whose requantization (requantize_ref.h)
 };
 
 // The output shape, computed here on its own: [N, Cout, Do, Ho, Wo].

@@ -19,5 +19,29 @@ inline uint8_t requantize(int32_t acc, float bias_div, float multiplier, int32_t
   return static_cast<uint8_t>(q + zp);
 }
 
+// oneDNN's int8 convolution epilogue as PyTorch's x86 engine drives it
+// (aten/src/ATen/native/quantized/cpu/qconv.cpp, PackedConvWeightsOnednn::
+// apply_impl; oneDNN's jit int8 conv / brgemm post-processing), op by op in
+// float32. PyTorch passes 1 / a_scale and 1 / out_scale (double, then float);
+// ideep and oneDNN invert what they get, in float. Then: the accumulator
+// times the source scale, times the channel's weight scale, plus the bias;
+// ReLU; times the destination multiplier; plus the zero point (before
+// rounding); saturated to 0..255 and rounded half to even.
+inline uint8_t requantize_onednn(int32_t acc, double a_scale, float w_scale, float bias, bool has_bias,
+                                 double out_scale, int32_t zp, bool relu) {
+  const float src_scale = 1.0f / static_cast<float>(1.0 / a_scale);
+  const float dst_scale = 1.0f / static_cast<float>(1.0 / out_scale);
+  const float dst_mul = 1.0f / dst_scale;
+  float v = static_cast<float>(acc);
+  v = v * src_scale;
+  v = v * w_scale;
+  if (has_bias) v = v + bias;
+  if (relu) v = v < 0.0f ? 0.0f : v;
+  v = v * dst_mul;
+  v = v + static_cast<float>(zp);
+  v = v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : v;
+  return static_cast<uint8_t>(std::nearbyint(v));
+}
+
 }  // namespace ref
 }  // namespace qwasm

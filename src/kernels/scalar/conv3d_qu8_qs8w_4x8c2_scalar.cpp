@@ -31,7 +31,7 @@ void conv3d_qu8_qs8w_4x8c2_scalar(size_t mr, size_t nc, size_t nseg, size_t kblo
   }
   for (size_t m = 0; m < mr; ++m) {
     for (size_t j = 0; j < nc; ++j) {
-      c[m][j * c_stride] = requantize(acc[m][j], params->bias_div[j], params->multiplier[j], *params);
+      c[m][j * c_stride] = requantize(acc[m][j], j, *params);
     }
   }
 }

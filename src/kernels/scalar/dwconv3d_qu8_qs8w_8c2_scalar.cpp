@@ -17,7 +17,7 @@ void dwconv3d_qu8_qs8w_8c2_scalar(size_t channels, size_t valid, size_t ntaps, c
       const int16_t* wp = w + ((t / 2) * channels + ch) * 2;
       acc += int32_t{a[tap_offsets[t] + ch]} * wp[0] + int32_t{a[tap_offsets[t + 1] + ch]} * wp[1];
     }
-    c[ch * c_stride] = requantize(acc, params->bias_div[ch], params->multiplier[ch], *params);
+    c[ch * c_stride] = requantize(acc, ch, *params);
   }
 }
 

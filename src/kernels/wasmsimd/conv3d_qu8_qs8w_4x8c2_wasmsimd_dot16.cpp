@@ -51,28 +51,19 @@ void conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16(size_t mr, size_t nc, size_t nseg, siz
     }
   }
   const RequantVectors r(*params);
-  const v128_t b0123 = wasm_v128_load(params->bias_div);
-  const v128_t b4567 = wasm_v128_load(params->bias_div + 4);
-  const v128_t m0123 = wasm_v128_load(params->multiplier);
-  const v128_t m4567 = wasm_v128_load(params->multiplier + 4);
+  const RequantChannels ch0123(*params, 0);
+  const RequantChannels ch4567(*params, 4);
   if (mr == 4 && c[1] == c[0] + 1 && c[2] == c[0] + 2 && c[3] == c[0] + 3) {
-    store_4x8_u8(c[0], c_stride, nc,
-                 pack_u8(requantize4(acc0x0123, b0123, m0123, r), requantize4(acc0x4567, b4567, m4567, r)),
-                 pack_u8(requantize4(acc1x0123, b0123, m0123, r), requantize4(acc1x4567, b4567, m4567, r)),
-                 pack_u8(requantize4(acc2x0123, b0123, m0123, r), requantize4(acc2x4567, b4567, m4567, r)),
-                 pack_u8(requantize4(acc3x0123, b0123, m0123, r), requantize4(acc3x4567, b4567, m4567, r)));
+    store_4x8_u8(c[0], c_stride, nc, pack_u8(requantize4(acc0x0123, ch0123, r), requantize4(acc0x4567, ch4567, r)),
+                 pack_u8(requantize4(acc1x0123, ch0123, r), requantize4(acc1x4567, ch4567, r)),
+                 pack_u8(requantize4(acc2x0123, ch0123, r), requantize4(acc2x4567, ch4567, r)),
+                 pack_u8(requantize4(acc3x0123, ch0123, r), requantize4(acc3x4567, ch4567, r)));
     return;
   }
-  store_u8_lanes(c[0], c_stride, nc, requantize4(acc0x0123, b0123, m0123, r), requantize4(acc0x4567, b4567, m4567, r));
-  if (mr > 1)
-    store_u8_lanes(c[1], c_stride, nc, requantize4(acc1x0123, b0123, m0123, r),
-                   requantize4(acc1x4567, b4567, m4567, r));
-  if (mr > 2)
-    store_u8_lanes(c[2], c_stride, nc, requantize4(acc2x0123, b0123, m0123, r),
-                   requantize4(acc2x4567, b4567, m4567, r));
-  if (mr > 3)
-    store_u8_lanes(c[3], c_stride, nc, requantize4(acc3x0123, b0123, m0123, r),
-                   requantize4(acc3x4567, b4567, m4567, r));
+  store_u8_lanes(c[0], c_stride, nc, requantize4(acc0x0123, ch0123, r), requantize4(acc0x4567, ch4567, r));
+  if (mr > 1) store_u8_lanes(c[1], c_stride, nc, requantize4(acc1x0123, ch0123, r), requantize4(acc1x4567, ch4567, r));
+  if (mr > 2) store_u8_lanes(c[2], c_stride, nc, requantize4(acc2x0123, ch0123, r), requantize4(acc2x4567, ch4567, r));
+  if (mr > 3) store_u8_lanes(c[3], c_stride, nc, requantize4(acc3x0123, ch0123, r), requantize4(acc3x4567, ch4567, r));
 }
 
 }  // namespace kernels

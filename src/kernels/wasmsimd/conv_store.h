@@ -13,17 +13,31 @@ namespace qwasm {
 namespace kernels {
 
 struct RequantVectors {
-  v128_t zero_point, min_minus_zp, max_minus_zp;
+  v128_t input_scale, zero_point_f, zero_point, min_minus_zp, max_minus_zp;
   explicit RequantVectors(const ConvRequantParams& p)
-      : zero_point(wasm_i32x4_splat(p.output_zero_point)),
+      : input_scale(wasm_f32x4_splat(p.input_scale)),
+        zero_point_f(wasm_f32x4_splat(p.zero_point_f)),
+        zero_point(wasm_i32x4_splat(p.output_zero_point)),
         min_minus_zp(wasm_i32x4_splat(p.output_min - p.output_zero_point)),
         max_minus_zp(wasm_i32x4_splat(p.output_max - p.output_zero_point)) {}
 };
 
+// The per-channel constants of channels j..j+3.
+struct RequantChannels {
+  v128_t weight_scale, bias, multiplier;
+  RequantChannels(const ConvRequantParams& p, size_t j)
+      : weight_scale(wasm_v128_load(p.weight_scale + j)),
+        bias(wasm_v128_load(p.bias + j)),
+        multiplier(wasm_v128_load(p.multiplier + j)) {}
+};
+
 // Same steps as requantize() in kernels/requantize.h, four lanes at a time.
-inline v128_t requantize4(v128_t acc, v128_t bias_div, v128_t multiplier, const RequantVectors& r) {
-  v128_t f = wasm_f32x4_add(wasm_f32x4_convert_i32x4(acc), bias_div);
-  f = wasm_f32x4_nearest(wasm_f32x4_mul(f, multiplier));
+inline v128_t requantize4(v128_t acc, const RequantChannels& ch, const RequantVectors& r) {
+  v128_t f = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc), r.input_scale);
+  f = wasm_f32x4_mul(f, ch.weight_scale);
+  f = wasm_f32x4_add(f, ch.bias);
+  f = wasm_f32x4_mul(f, ch.multiplier);
+  f = wasm_f32x4_nearest(wasm_f32x4_add(f, r.zero_point_f));
   v128_t q = wasm_i32x4_trunc_sat_f32x4(f);
   q = wasm_i32x4_min(wasm_i32x4_max(q, r.min_minus_zp), r.max_minus_zp);
   return wasm_i32x4_add(q, r.zero_point);

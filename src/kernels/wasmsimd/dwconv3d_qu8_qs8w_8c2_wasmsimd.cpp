@@ -32,10 +32,8 @@ void dwconv3d_qu8_qs8w_8c2_wasmsimd(size_t channels, size_t valid, size_t ntaps,
       acc_lo = wasm_i32x4_add(acc_lo, wasm_i32x4_dot_i16x8(lo, wasm_v128_load(wp)));
       acc_hi = wasm_i32x4_add(acc_hi, wasm_i32x4_dot_i16x8(hi, wasm_v128_load(wp + 8)));
     }
-    const v128_t lo =
-        requantize4(acc_lo, wasm_v128_load(params->bias_div + cb), wasm_v128_load(params->multiplier + cb), r);
-    const v128_t hi =
-        requantize4(acc_hi, wasm_v128_load(params->bias_div + cb + 4), wasm_v128_load(params->multiplier + cb + 4), r);
+    const v128_t lo = requantize4(acc_lo, RequantChannels(*params, cb), r);
+    const v128_t hi = requantize4(acc_hi, RequantChannels(*params, cb + 4), r);
     store_u8_lanes(c + cb * c_stride, c_stride, std::min<size_t>(8, valid - cb), lo, hi);
   }
 }

@@ -20,8 +20,8 @@ int32_t peak_dwconv_wasmsimd(size_t reps) {
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int16_t>(i % 13 - 6);
   std::vector<ptrdiff_t> taps(kTaps);
   for (size_t t = 0; t < kTaps; ++t) taps[t] = static_cast<ptrdiff_t>(t * kChannels);
-  std::vector<float> bias(kChannels, 0.5f), multiplier(kChannels, 0.01f);
-  const ConvRequantParams params{bias.data(), multiplier.data(), 100, 0, 255};
+  std::vector<float> weight_scale(kChannels, 1.0f), bias(kChannels, 0.5f), multiplier(kChannels, 0.01f);
+  const ConvRequantParams params{weight_scale.data(), bias.data(), multiplier.data(), 1.0f, 0.0f, 100, 0, 255};
   uint8_t out[kChannels];
   int32_t sum = 0;
   for (size_t r = 0; r < reps; ++r) {

@@ -262,6 +262,7 @@ export class GraphModule extends Module {
   #infos; // module path -> what the planner knows of it
   #limits;
   #hint;
+  #engine;
 
   /** @internal Built by io.loadModel. */
   constructor(modules, nodes, inputShape = null, plan = {}) {
@@ -271,6 +272,7 @@ export class GraphModule extends Module {
     this.#infos = plan.infos ?? new Map();
     this.#limits = plan.limits ?? DEFAULT_LIMITS;
     this.#hint = plan.hint ?? '';
+    this.#engine = plan.engine ?? 'fbgemm';
     this.#nodes = nodes.map((n) => ({ ...n, refs: references([n.args, Object.values(n.kwargs)], []) }));
     this.#public = Object.freeze(nodes.map((n) => publicNode(n, plan.planned?.get(n.name) ?? null)));
     const uses = new Map();
@@ -306,6 +308,15 @@ export class GraphModule extends Module {
       });
     }
     this.eval();
+  }
+
+  /**
+   * The quantized engine the model was converted under in PyTorch ('x86' or
+   * 'fbgemm'; files of format version 1 are 'fbgemm'). Each quantized conv
+   * runs on the backend PyTorch used for it (module.backend).
+   */
+  get engine() {
+    return this.#engine;
   }
 
   /** The shape of the example input the model was exported with, or null. */

@@ -10,6 +10,7 @@
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
 import { clipped, describe, MAX_RANK, quoted, readOptions } from '../args.mjs';
+import { withEngine } from '../engine.mjs';
 import { restate } from '../errors.mjs';
 import { nn } from '../nn/index.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
@@ -19,7 +20,11 @@ import { GraphModule, NODE_FUNCTIONS, NODE_METHODS, NODE_SIGNATURES } from './gr
 import { BudgetError, DEFAULT_LIMITS, planGraph } from './plan.mjs';
 
 export const FORMAT = 'qwasm-model';
-export const FORMAT_VERSION = 1;
+// Version 2 adds the engine the model was converted under and each quantized
+// conv's backend; version 1 files are read as fbgemm (they were exported so).
+export const FORMAT_VERSION = 2;
+const READABLE_VERSIONS = ['1', '2'];
+const ENGINES = ['x86', 'fbgemm'];
 const MAX_NODES = 100000;
 const MAX_NAME = 1000;
 
@@ -143,7 +148,7 @@ function onlyKeys(obj, allowed, what) {
 const CONV_KEYS = ['in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation', 'groups'];
 /** The attributes each module type has in the file (python/qwasm_export.py's _module_entry). */
 const MODULE_KEYS = {
-  QuantizedConv: ['dims', 'relu', ...CONV_KEYS, 'scale', 'zero_point', 'weight', 'bias'],
+  QuantizedConv: ['dims', 'relu', ...CONV_KEYS, 'scale', 'zero_point', 'weight', 'bias', 'backend'],
   QuantizedLinear: ['relu', 'in_features', 'out_features', 'scale', 'zero_point', 'weight', 'bias'],
   Quantize: ['scale', 'zero_point', 'dtype'],
   DeQuantize: [],
@@ -218,23 +223,40 @@ function quantizedModule(m, read, what, weightShape, make) {
 }
 
 /** One module of the file, built and loaded; its weights checked against its geometry. */
-function buildModule(m, read, what) {
+function buildModule(m, read, what, version) {
   if (!isObject(m)) fail(`${what} must be an object`);
   if (!Object.hasOwn(MODULE_KEYS, m.type)) fail(`${what}.type ${quote(m.type)} is not a module type this qwasm knows`);
-  onlyKeys(m, ['type', ...MODULE_KEYS[m.type]], what);
+  onlyKeys(m, ['type', ...MODULE_KEYS[m.type].filter((k) => version !== '1' || k !== 'backend')], what);
   const dims = () => readInt(m.dims, `${what}.dims`, 1, 3);
   switch (m.type) {
     case 'QuantizedConv': {
       const d = dims();
       const relu = readBool(m.relu, `${what}.relu`);
       const a = convArgs(m, d, what);
-      return quantizedModule(
-        m,
-        read,
-        what,
-        a.weightShape,
-        () => new QCONV[relu][d](a.inChannels, a.outChannels, a.kernel, a.options),
+      // The backend PyTorch packed the weights for (version 1: fbgemm). The
+      // module is built under the engine that gives it; qwasm's routing rule
+      // must then agree, or the file asks for numbers qwasm would not give.
+      const backend = version === '1' ? 'fbgemm' : m.backend;
+      if (backend !== 'onednn' && backend !== 'fbgemm') {
+        fail(`${what}.backend must be 'onednn' or 'fbgemm', got ${describe(m.backend)}`);
+      }
+      const mod = withEngine(backend === 'onednn' ? 'x86' : 'fbgemm', () =>
+        quantizedModule(
+          m,
+          read,
+          what,
+          a.weightShape,
+          () => new QCONV[relu][d](a.inChannels, a.outChannels, a.kernel, a.options),
+        ),
       );
+      const ours = mod.backend;
+      if (ours !== backend) {
+        mod.dispose();
+        fail(
+          `${what} ran on ${backend} in PyTorch, and qwasm would run it on ${ours} (PyTorch's x86 engine sends a conv to onednn only with symmetric weights and groups <= 100)`,
+        );
+      }
+      return mod;
     }
     case 'QuantizedLinear': {
       const relu = readBool(m.relu, `${what}.relu`);
@@ -454,7 +476,7 @@ function checkReshape(args, what) {
 }
 
 const NODE_KEYS = ['name', 'op', 'target', 'args', 'kwargs'];
-const GRAPH_KEYS = ['format', 'version', 'torch', 'input_shape', 'modules', 'nodes'];
+const GRAPH_KEYS = ['format', 'version', 'torch', 'engine', 'input_shape', 'modules', 'nodes'];
 
 // What the planner needs of a module: its file entry, read again now that buildModule has checked it.
 function moduleInfo(m) {
@@ -540,8 +562,9 @@ export function loadModel(input, options) {
         `not a qwasm model: its metadata has format ${describe(meta.format)}, expected '${FORMAT}' (write it with python/qwasm_export.py)`,
       );
     }
-    if (meta.format_version !== String(FORMAT_VERSION)) {
-      fail(`format version ${describe(meta.format_version)}: this qwasm reads version ${FORMAT_VERSION}`);
+    const version = meta.format_version;
+    if (!READABLE_VERSIONS.includes(version)) {
+      fail(`format version ${describe(version)}: this qwasm reads versions ${READABLE_VERSIONS.join(' and ')}`);
     }
     let graph;
     try {
@@ -550,7 +573,9 @@ export function loadModel(input, options) {
       fail(`the graph is not JSON: ${e.message}`);
     }
     if (!isObject(graph) || !isObject(graph.modules)) fail('the graph must be an object with modules');
-    onlyKeys(graph, GRAPH_KEYS, 'the graph');
+    onlyKeys(graph, version === '1' ? GRAPH_KEYS.filter((k) => k !== 'engine') : GRAPH_KEYS, 'the graph');
+    const engine = version === '1' ? 'fbgemm' : graph.engine;
+    if (!ENGINES.includes(engine)) fail(`the graph's engine must be 'x86' or 'fbgemm', got ${describe(graph.engine)}`);
     checkGraph(graph, graph.modules);
     // The example input's shape the exporter traced with: the budget is checked on it now, and on each real input in forward().
     const inputShape =
@@ -575,7 +600,7 @@ export function loadModel(input, options) {
       const where = `module ${quote(path)}`;
       let mod;
       try {
-        mod = buildModule(m, read, where);
+        mod = buildModule(m, read, where, version);
       } catch (e) {
         throw e instanceof FormatError ? e : restate(e, where);
       }
@@ -594,7 +619,7 @@ export function loadModel(input, options) {
         fail(`${e.message}${inputShape === null ? '' : ` (on the declared input [${inputShape.join(', ')}])`}`);
       throw e;
     }
-    return new GraphModule(modules, graph.nodes, inputShape, { infos, limits, planned, hint });
+    return new GraphModule(modules, graph.nodes, inputShape, { infos, limits, planned, hint, engine });
   } catch (e) {
     for (const m of built) m.dispose();
     if (e instanceof FormatError) throw new Error(`${ctx}: ${e.message}`);

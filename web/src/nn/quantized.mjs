@@ -9,6 +9,7 @@
 // cannot shadow its shape), and every user getter runs before anything
 // changes: a call that throws leaves the module as it was.
 import { bytesOf, checkNotRevoked, describe, readNumber, readOptions, typedArrayKind } from '../args.mjs';
+import { engineCode } from '../engine.mjs';
 import { checked } from '../errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
@@ -149,13 +150,14 @@ class QuantizedConvBase extends Module {
     const h = qtensorHandle(weight, ctx);
     const M = wasm(ctx);
     const geometry = flatGeometry(this.#geometry);
+    const engine = engineCode(); // packed for the engine in force now, as PyTorch's prepack
     let packed = null;
     try {
       packed =
         b === null
-          ? checked(M._makeQConv(geometry, h, 0, 0, false), ctx)
+          ? checked(M._makeQConv(geometry, h, 0, 0, false, engine), ctx)
           : withHeapCopy(M, new Uint8Array(b.buffer), 'the bias', ctx, (address) =>
-              checked(M._makeQConv(geometry, h, address, b.length, true), ctx),
+              checked(M._makeQConv(geometry, h, address, b.length, true, engine), ctx),
             );
     } catch (e) {
       if (packed && !packed.isDeleted()) packed.delete();
@@ -228,6 +230,15 @@ class QuantizedConvBase extends Module {
 
   get disposed() {
     return this.#packed === null;
+  }
+
+  /**
+   * Whose arithmetic this layer reproduces: 'onednn' (a convolution packed
+   * under the 'x86' engine with symmetric weights and groups <= 100, as
+   * PyTorch routes it) or 'fbgemm'. Fixed when the weights are set.
+   */
+  get backend() {
+    return this.#live('backend').backend() === 1 ? 'onednn' : 'fbgemm';
   }
 
   dispose() {

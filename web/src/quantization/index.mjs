@@ -1,5 +1,7 @@
 // PyTorch's torch.ao.quantization namespace: the observers, QConfig, the stubs
 // and the eager flow.
+
+import { getEngine, SUPPORTED_ENGINES, setEngine } from '../engine.mjs';
 import {
   HistogramObserver,
   MinMaxObserver,
@@ -20,6 +22,9 @@ export const quantization = Object.freeze({
   HistogramObserver,
   QConfig,
   getDefaultQConfig,
+  setEngine,
+  getEngine,
+  supportedEngines: SUPPORTED_ENGINES,
   QuantStub,
   DeQuantStub,
   fuseModules,
