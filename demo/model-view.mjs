@@ -39,9 +39,8 @@ function describeWeight(m) {
   const w = m.weight();
   try {
     const shape = `[${w.shape.join(', ')}] ${w.dtype}`;
-    return w.qscheme() === 'per_tensor_affine'
-      ? `${shape}, per tensor`
-      : `${shape}, per channel (axis ${w.qPerChannelAxis()})`;
+    const scheme = w.qscheme() === 'per_tensor_affine' ? 'per tensor' : `per channel (axis ${w.qPerChannelAxis()})`;
+    return `${shape}, ${scheme}, ${m.backend}`; // backend: whose requantization (the model's engine)
   } finally {
     w.dispose();
   }

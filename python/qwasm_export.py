@@ -73,6 +73,37 @@ def _packed_backend(path, m, dims):
                       f"this {type(m).__name__}; qwasm reproduces 'fbgemm' and 'x86'")
 
 
+def _check_onednn_shapes(model, example_input):
+    """PyTorch's oneDNN path (x86 engine) returns run-to-run different,
+    wrong integers for some shapes: a conv with one input channel per group
+    (depthwise with a channel multiplier, or a single input channel) whose
+    output has a spatial extent of 1 (measured on torch 2.15). No one can
+    match those numbers; refuse rather than export a model whose PyTorch
+    output is not reproducible."""
+    if torch.backends.quantized.engine != "x86":
+        return
+    shapes = {}
+    hooks = [m.register_forward_hook(lambda mod, inp, out, path=path: shapes.__setitem__(path, tuple(out.shape)))
+             for path, m in model.named_modules() if type(m) in _qconv_types()]
+    try:
+        with torch.no_grad():
+            model(example_input)
+    finally:
+        for h in hooks:
+            h.remove()
+    for path, shape in shapes.items():
+        m = model.get_submodule(path)
+        dims = _qconv_types()[type(m)][1]
+        icg, ocg = m.in_channels // m.groups, m.out_channels // m.groups
+        if (icg == 1 and (ocg > 1 or m.in_channels == 1) and min(shape[2:]) == 1
+                and _packed_backend(path, m, dims) == "onednn"):
+            raise ExportError(
+                f"{path}: under the x86 engine PyTorch runs this conv ({m.in_channels} -> {m.out_channels} channels, "
+                f"groups {m.groups}, output {list(shape)}) on oneDNN, which gives run-to-run different integers "
+                "for one input channel per group and an output extent of 1; convert the model with "
+                "torch.backends.quantized.engine = 'fbgemm' to export it")
+
+
 def _fconv_types():
     return {nn.Conv1d: 1, nn.Conv2d: 2, nn.Conv3d: 3}
 
@@ -258,6 +289,7 @@ def export(model, example_input, path, metadata=None):
     if not same:
         raise ExportError("the traced graph does not reproduce the model's output on example_input")
 
+    _check_onednn_shapes(model, example_input)
     w = _Writer()
     modules = {}
     nodes = []
