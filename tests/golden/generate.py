@@ -1363,6 +1363,8 @@ if __name__ == "__main__":
         write("memory_formats.json", memory_format_cases())
     if want("models"):
         write("models.json", model_cases())
+    if want("models_x86"):  # the same flow under PyTorch's default engine: the convs on oneDNN
+        with_engine("x86", lambda: write("models_x86.json", model_cases()))
     if want("conv3d"):
         write("conv3d.json", conv_cases())
     if want("conv3d_x86"):  # PyTorch's default engine: oneDNN's requantization for these convs

@@ -5,15 +5,21 @@
 // converted module's scale, zero point and weight integers, and the output
 // floats, equal PyTorch's bit for bit, with both kernel families. (The
 // weights and inputs are dyadic, so the float calibration forward is exact in
-// any summation order: see generate.py.)
+// any summation order: see generate.py.) Under both engines: models.json
+// was converted under fbgemm, models_x86.json under x86 (PyTorch's default,
+// the convs on oneDNN); qwasm converts under the same engine.
 import * as qwasm from '../../web/src/index.node.mjs';
 import { loadStateDict, MODELS } from '../models/three-models.mjs';
 import { decode, firstBitDifference, firstDifference, initGolden, loadGolden } from './util.mjs';
 
 const golden = loadGolden('models.json');
+const cases = [golden, loadGolden('models_x86.json')].flatMap((g) =>
+  g.cases.map((c) => [`${g.engine}: ${c.name}`, { ...c, engine: g.engine }]),
+);
 const { quantization, tidy } = qwasm;
 
 beforeAll(() => initGolden(qwasm, golden));
+afterAll(() => quantization.setEngine('x86'));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
@@ -25,10 +31,12 @@ const QTYPES = {
   QFunctional: 'QFunctional',
 };
 
-describe.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
+describe.each(cases)('%s', (_label, c) => {
+  const name = c.name;
   test.each(['wasmsimd', 'scalar'])(
     'the whole flow gives PyTorch bits (%s kernels)',
     (isa) => {
+      quantization.setEngine(c.engine);
       qwasm.setKernelIsa(isa);
       const heap = qwasm.heapInUse();
       const model = MODELS[name](qwasm).eval();
@@ -48,6 +56,9 @@ describe.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
           zeroPoint: want.zero_point,
         });
         if (want.weight_ints) {
+          // Converted under the engine: under x86 the convs take oneDNN's path (symmetric weights), Linear FBGEMM's.
+          const onednn = c.engine === 'x86' && want.type !== 'Linear';
+          expect({ path, backend: m.backend }).toEqual({ path, backend: onednn ? 'onednn' : 'fbgemm' });
           const w = m.weight();
           const ints = firstDifference(w.intRepr(), decode(want.weight_ints));
           const scales = firstBitDifference(Float64Array.from(w.qPerChannelScales()), decode(want.weight_scales));
