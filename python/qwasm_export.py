@@ -75,11 +75,13 @@ def _packed_backend(path, m, dims):
 
 def _check_onednn_shapes(model, example_input):
     """PyTorch's oneDNN path (x86 engine) returns run-to-run different,
-    wrong integers for some shapes: a conv with one input channel per group
-    (depthwise with a channel multiplier, or a single input channel) whose
-    output has a spatial extent of 1 (measured on torch 2.15). No one can
-    match those numbers; refuse rather than export a model whose PyTorch
-    output is not reproducible."""
+    wrong integers for some shapes (measured on torch 2.15): a conv with one
+    input channel per group (depthwise with a channel multiplier, or a single
+    input channel) whose output has a spatial extent of 1, and some 3-D convs
+    with windows wholly in the padding. No one can match those numbers;
+    refuse rather than export a model whose PyTorch output is not
+    reproducible. (export() also refuses a model whose two identical runs
+    differ.)"""
     if torch.backends.quantized.engine != "x86":
         return
     shapes = {}
@@ -95,13 +97,16 @@ def _check_onednn_shapes(model, example_input):
         m = model.get_submodule(path)
         dims = _qconv_types()[type(m)][1]
         icg, ocg = m.in_channels // m.groups, m.out_channels // m.groups
-        if (icg == 1 and (ocg > 1 or m.in_channels == 1) and min(shape[2:]) == 1
-                and _packed_backend(path, m, dims) == "onednn"):
+        one_per_group = icg == 1 and (ocg > 1 or m.in_channels == 1) and min(shape[2:]) == 1
+        padded_window = dims == 3 and any(p > d * (k - 1) for p, d, k in
+                                          zip(_ints(m.padding, 3), _ints(m.dilation, 3), _ints(m.kernel_size, 3)))
+        if (one_per_group or padded_window) and _packed_backend(path, m, dims) == "onednn":
+            why = ("one input channel per group and an output extent of 1" if one_per_group
+                   else "windows that lie wholly in the padding")
             raise ExportError(
                 f"{path}: under the x86 engine PyTorch runs this conv ({m.in_channels} -> {m.out_channels} channels, "
                 f"groups {m.groups}, output {list(shape)}) on oneDNN, which gives run-to-run different integers "
-                "for one input channel per group and an output extent of 1; convert the model with "
-                "torch.backends.quantized.engine = 'fbgemm' to export it")
+                f"for {why}; convert the model with torch.backends.quantized.engine = 'fbgemm' to export it")
 
 
 def _fconv_types():
@@ -285,8 +290,18 @@ def export(model, example_input, path, metadata=None):
         want, got = model(example_input), gm(example_input)
     if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
         raise ExportError("the model must return one tensor")
-    same = torch.equal(want.int_repr(), got.int_repr()) if want.is_quantized else torch.equal(want, got)
-    if not same:
+    def equal(a, b):
+        return torch.equal(a.int_repr(), b.int_repr()) if a.is_quantized else torch.equal(a, b)
+
+    if not equal(want, got):
+        with torch.no_grad():
+            again = model(example_input)
+        if not equal(want, again):
+            raise ExportError(
+                f"the model gives different outputs on two identical runs under the {torch.backends.quantized.engine} "
+                "engine (PyTorch's oneDNN path reads uninitialized memory for a few conv shapes, e.g. windows that lie "
+                "wholly in the padding); no one can reproduce those numbers: convert the model with "
+                "torch.backends.quantized.engine = 'fbgemm', or change the layer")
         raise ExportError("the traced graph does not reproduce the model's output on example_input")
 
     _check_onednn_shapes(model, example_input)
