@@ -74,13 +74,12 @@ def _packed_backend(path, m, dims):
 
 
 def _check_onednn_shapes(model, example_input):
-    """PyTorch's oneDNN path (x86 engine) returns run-to-run different,
-    wrong integers for some shapes (measured on torch 2.15): a conv with one
-    input channel per group (depthwise with a channel multiplier, or a single
-    input channel) whose output has a spatial extent of 1, and some 3-D convs
-    with windows wholly in the padding. No one can match those numbers;
-    refuse rather than export a model whose PyTorch output is not
-    reproducible. (export() also refuses a model whose two identical runs
+    """PyTorch's oneDNN path (x86 engine) returns wrong integers, different
+    from run to run, for a conv with one input channel per group (depthwise
+    with a channel multiplier, or a single input channel) whose output has a
+    spatial extent of 1 (measured on torch 2.15). No one can match those
+    numbers; refuse rather than export a model whose PyTorch output is not
+    reproducible. (export() also refuses any model whose two identical runs
     differ.)"""
     if torch.backends.quantized.engine != "x86":
         return
@@ -98,15 +97,12 @@ def _check_onednn_shapes(model, example_input):
         dims = _qconv_types()[type(m)][1]
         icg, ocg = m.in_channels // m.groups, m.out_channels // m.groups
         one_per_group = icg == 1 and (ocg > 1 or m.in_channels == 1) and min(shape[2:]) == 1
-        padded_window = dims == 3 and any(p > d * (k - 1) for p, d, k in
-                                          zip(_ints(m.padding, 3), _ints(m.dilation, 3), _ints(m.kernel_size, 3)))
-        if (one_per_group or padded_window) and _packed_backend(path, m, dims) == "onednn":
-            why = ("one input channel per group and an output extent of 1" if one_per_group
-                   else "windows that lie wholly in the padding")
+        if one_per_group and _packed_backend(path, m, dims) == "onednn":
             raise ExportError(
                 f"{path}: under the x86 engine PyTorch runs this conv ({m.in_channels} -> {m.out_channels} channels, "
-                f"groups {m.groups}, output {list(shape)}) on oneDNN, which gives run-to-run different integers "
-                f"for {why}; convert the model with torch.backends.quantized.engine = 'fbgemm' to export it")
+                f"groups {m.groups}, output {list(shape)}) on oneDNN, which gives wrong, run-to-run different "
+                "integers for one input channel per group and an output extent of 1; convert the model with "
+                "torch.backends.quantized.engine = 'fbgemm' to export it")
 
 
 def _fconv_types():
@@ -299,8 +295,8 @@ def export(model, example_input, path, metadata=None):
         if not equal(want, again):
             raise ExportError(
                 f"the model gives different outputs on two identical runs under the {torch.backends.quantized.engine} "
-                "engine (PyTorch's oneDNN path reads uninitialized memory for a few conv shapes, e.g. windows that lie "
-                "wholly in the padding); no one can reproduce those numbers: convert the model with "
+                "engine (PyTorch's oneDNN path reads uninitialized memory for a few conv shapes); no one can reproduce "
+                "those numbers: convert the model with "
                 "torch.backends.quantized.engine = 'fbgemm', or change the layer")
         raise ExportError("the traced graph does not reproduce the model's output on example_input")
 
