@@ -149,3 +149,24 @@ test("convert's errors name the module, not the constructor convert called", () 
   expect(message).not.toMatch(/new nn\./);
   net.dispose();
 });
+
+test('the README says which observers refuse and which drop +-Inf, and they do', async () => {
+  const { readFileSync } = await import('node:fs');
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  expect(readme).toContain('`HistogramObserver` refuses NaN and drops ±Inf');
+  expect(readme).toContain(
+    'the min/max observers (`MinMaxObserver`, `MovingAverageMinMaxObserver` and their per-channel twins) refuse NaN and ±Inf',
+  );
+  const h = new quantization.HistogramObserver();
+  h.observe(tensor([1, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 2]));
+  expect([h.minVal, h.maxVal]).toEqual([1, 2]);
+  expect(() => h.observe(tensor([Number.NaN]))).toThrow(RangeError);
+  for (const Obs of [
+    quantization.MinMaxObserver,
+    quantization.MovingAverageMinMaxObserver,
+    quantization.PerChannelMinMaxObserver,
+    quantization.MovingAveragePerChannelMinMaxObserver,
+  ]) {
+    expect(() => new Obs().observe(tensor([1, Number.POSITIVE_INFINITY], [1, 2]))).toThrow(RangeError);
+  }
+});
