@@ -6,6 +6,7 @@
 // for the user's own thrown error, that very error), or success; every row is
 // run twice and the heap must be back at its baseline after the second run.
 // After the whole matrix one ordinary call still gives the right answer.
+import { readFileSync } from 'node:fs';
 import * as qwasm from '../../web/src/index.node.mjs';
 
 const { nn, tensor, quantization, io } = qwasm;
@@ -246,7 +247,8 @@ beforeAll(() => {
   const small = qwasm.quantizePerTensor(tensor(new Float32Array(1), [1, 1, 1, 1, 1]), 0.1, 3, 'quint8');
   const gone = qwasm.quantizePerTensor(x, 0.1, 3, 'quint8');
   gone.dispose();
-  fixtures = { x, qx5, qconv, fconv, q, w, i8, qx4, small, gone };
+  const zoo = new Uint8Array(readFileSync(new URL('../golden/exported/zoo.qwasm.safetensors', import.meta.url)));
+  fixtures = { x, qx5, qconv, fconv, q, w, i8, qx4, small, gone, zoo };
 });
 afterAll(() => {
   for (const f of Object.values(fixtures)) if (f && typeof f.dispose === 'function') f.dispose();
@@ -380,6 +382,49 @@ const SITES = [
         qwasm.setKernelIsa('auto');
       }
     },
+  ],
+  [
+    'quantization.setEngine(name)',
+    [
+      [
+        [
+          ['a number', 1, TypeError],
+          ['an engine qwasm does not reproduce', 'qnnpack', TypeError],
+          ["'toString'", 'toString', TypeError],
+          ["'__proto__'", '__proto__', TypeError],
+          ['null', null, TypeError],
+          ['a String object', new String('x86'), TypeError], // eslint-disable-line no-new-wrappers
+          ["'fbgemm'", 'fbgemm', 'ok'],
+        ],
+        'x86',
+      ],
+    ],
+    (f, [e]) => {
+      try {
+        quantization.setEngine(e);
+      } finally {
+        quantization.setEngine('x86');
+      }
+    },
+  ],
+  [
+    'io.loadModel(bytes, options)',
+    [
+      [
+        [
+          ['a number', 1, TypeError],
+          ['a string', 'big', TypeError],
+          ['an unknown option', { maxBytes: 1 }, TypeError],
+          ['a negative budget', { maxWork: -1 }, RangeError],
+          ['a zero budget', { maxActivationBytes: 0 }, RangeError],
+          ['NaN', { maxWork: Number.NaN }, RangeError],
+          ['a budget as a string', { maxWork: '1e12' }, TypeError],
+          ['Infinity (no limit)', { maxWork: Number.POSITIVE_INFINITY }, 'ok'],
+        ],
+        {},
+      ],
+    ],
+    (f, [o]) => qwasm.io.loadModel(f.zoo, o).dispose(),
   ],
   [
     'setNumThreads(n)',
