@@ -45,7 +45,9 @@ def with_engine(engine, fn):
 
 def conv_backend(m, dims):
     """'onednn' or 'fbgemm': the backend PyTorch packed a quantized conv for."""
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+    python_dir = os.path.join(HERE, "..", "..", "python")
+    if python_dir not in sys.path:
+        sys.path.insert(0, python_dir)
     from qwasm_export import _packed_backend
     return _packed_backend("golden", m, dims)
 

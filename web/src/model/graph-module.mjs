@@ -8,7 +8,7 @@ import { reluData } from '../nn/float-relu.mjs';
 import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
 import { isQTensorInstance } from '../qtensor.mjs';
-import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, reshapeShape } from './plan.mjs';
+import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, flattenShape, nodeCost, reshapeShape } from './plan.mjs';
 
 const F = nn.quantized.functional;
 // A reshape's rank: at most qwasm's tensors' (MAX_RANK, 64), float or quantized.
@@ -56,17 +56,11 @@ function withShape(v, shape) {
 // torch.flatten(x, start_dim, end_dim)
 function flatten(x, start, end) {
   const shape = shapeOf(x, 'flatten: x');
-  const rank = Math.max(shape.length, 1);
   const s = wantInt(start, 'flatten: start_dim');
   const e = wantInt(end, 'flatten: end_dim');
-  const s0 = s < 0 ? s + rank : s;
-  const e0 = e < 0 ? e + rank : e;
-  if (s0 < 0 || s0 >= rank || e0 < 0 || e0 >= rank || s0 > e0) {
-    throw new NodeError(`flatten: dims ${s}..${e} are out of range for rank ${shape.length}`);
-  }
-  if (shape.length === 0) return withShape(x, [1]);
-  const merged = shape.slice(s0, e0 + 1).reduce((a, b) => a * b, 1);
-  return withShape(x, [...shape.slice(0, s0), merged, ...shape.slice(e0 + 1)]);
+  const out = flattenShape(shape, s, e);
+  if (out === null) throw new NodeError(`flatten: dims ${s}..${e} are out of range for rank ${shape.length}`);
+  return withShape(x, out);
 }
 
 function relu(x) {

@@ -10,7 +10,7 @@
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
 import { clipped, describe, MAX_RANK, quoted, readOptions } from '../args.mjs';
-import { withEngine } from '../engine.mjs';
+import { SUPPORTED_ENGINES, withEngine } from '../engine.mjs';
 import { restate } from '../errors.mjs';
 import { nn } from '../nn/index.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
@@ -24,7 +24,6 @@ export const FORMAT = 'qwasm-model';
 // conv's backend; version 1 files are read as fbgemm (they were exported so).
 export const FORMAT_VERSION = 2;
 const READABLE_VERSIONS = ['1', '2'];
-const ENGINES = ['x86', 'fbgemm'];
 const MAX_NODES = 100000;
 const MAX_NAME = 1000;
 
@@ -480,7 +479,6 @@ const GRAPH_KEYS = ['format', 'version', 'torch', 'engine', 'input_shape', 'modu
 
 // What the planner needs of a module: its file entry, read again now that buildModule has checked it.
 function moduleInfo(m) {
-  const n = (k) => m[k];
   switch (m.type) {
     case 'QuantizedConv':
     case 'Conv': {
@@ -488,9 +486,9 @@ function moduleInfo(m) {
       return {
         type: m.type,
         dims: d,
-        inChannels: n('in_channels'),
-        outChannels: n('out_channels'),
-        groups: n('groups'),
+        inChannels: m.in_channels,
+        outChannels: m.out_channels,
+        groups: m.groups,
         kernel: m.kernel_size.slice(0, d),
         stride: m.stride.slice(0, d),
         padding: m.padding.slice(0, d),
@@ -575,7 +573,8 @@ export function loadModel(input, options) {
     if (!isObject(graph) || !isObject(graph.modules)) fail('the graph must be an object with modules');
     onlyKeys(graph, version === '1' ? GRAPH_KEYS.filter((k) => k !== 'engine') : GRAPH_KEYS, 'the graph');
     const engine = version === '1' ? 'fbgemm' : graph.engine;
-    if (!ENGINES.includes(engine)) fail(`the graph's engine must be 'x86' or 'fbgemm', got ${describe(graph.engine)}`);
+    if (!SUPPORTED_ENGINES.includes(engine))
+      fail(`the graph's engine must be 'x86' or 'fbgemm', got ${describe(graph.engine)}`);
     checkGraph(graph, graph.modules);
     // The example input's shape the exporter traced with: the budget is checked on it now, and on each real input in forward().
     const inputShape =

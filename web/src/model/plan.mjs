@@ -11,6 +11,8 @@
 // aten/src/ATen/native/Pool.h pooling_output_shape, ConvUtils.h
 // conv_output_size; broadcasting: ExpandUtils.cpp infer_size).
 
+import { MAX_RANK } from '../args.mjs';
+
 /** The budget of one forward unless io.loadModel's options raise it. */
 export const DEFAULT_LIMITS = Object.freeze({
   maxActivationBytes: 2 ** 28, // one node's output or scratch (256 MiB)
@@ -97,7 +99,8 @@ function linearCost(info, x) {
   return { shape, work: numel(shape) * info.inFeatures, scratchBytes: 0 };
 }
 
-function flattenShape(shape, start, end) {
+/** The output of torch.flatten(x, start, end) on a tensor of `shape`, or null when the dims are out of range. */
+export function flattenShape(shape, start, end) {
   const rank = Math.max(shape.length, 1);
   const s = start < 0 ? start + rank : start;
   const e = end < 0 ? end + rank : end;
@@ -121,7 +124,7 @@ function broadcast(a, b) {
 
 /** The output of view / reshape to `dims` (one -1 inferred), or null when PyTorch would refuse it. */
 export function reshapeShape(shape, dims) {
-  if (dims.length > 64 || dims.some((d) => !Number.isSafeInteger(d) || d < -1)) return null;
+  if (dims.length > MAX_RANK || dims.some((d) => !Number.isSafeInteger(d) || d < -1)) return null;
   const inferred = dims.filter((d) => d === -1).length;
   if (inferred > 1) return null;
   const known = numel(dims.filter((d) => d !== -1));

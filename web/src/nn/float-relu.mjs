@@ -6,9 +6,8 @@
 // biome-ignore lint/complexity/useMathMinMax: Math.max(-0, 0) is +0, and PyTorch keeps -0.
 export const reluValue = (v) => (v < 0 ? 0 : v);
 
-/** relu of a float tensor's data, into a new Float32Array. */
-export function reluData(data) {
-  const out = new Float32Array(data.length);
+/** relu of a float tensor's data, into `out` (a new Float32Array unless given; it may be data itself). */
+export function reluData(data, out = new Float32Array(data.length)) {
   for (let i = 0; i < out.length; i++) out[i] = reluValue(data[i]);
   return out;
 }

@@ -232,7 +232,9 @@ export class ReLU extends Module {
     if (isQTensorInstance(x)) return qrelu(x);
     const ctx = 'nn.ReLU.forward(x)';
     const t = readFloatTensor(x, ctx);
-    return { data: reluData(new Float32Array(new Uint8Array(tensorBytes(t, ctx)).buffer)), shape: t.shape };
+    // One copy (read by byte length, whatever the array claims), made relu in place.
+    const data = new Float32Array(new Uint8Array(tensorBytes(t, ctx)).buffer);
+    return { data: reluData(data, data), shape: t.shape };
   }
 
   toString() {
