@@ -72,23 +72,32 @@ struct QConvModule {
   qwasm::PackedQConv packed;
   double scratch_bytes = 0;      // of the last forward call
   const char* last_kernel = "";  // a registry name (static storage)
+  int last_path = 0;             // 0 before the first call, 1 direct, 2 Winograd
+  bool time_phases = false;      // benchmarks: time the Winograd path's phases
+  double phase_ms[3] = {};       // of the last call: input transform, GEMMs, output transform
 };
 
 // engine: 0 fbgemm, 1 x86 (torch.backends.quantized.engine when PyTorch
 // would have packed these weights); the core picks the backend as PyTorch does.
-val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, double bias_count, bool has_bias, double engine) {
+// winograd: 0 off, 1 auto, 2 on (qwasm::WinogradMode).
+val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, double bias_count, bool has_bias, double engine,
+               double winograd) {
   QWASM_BIND_ENTER();
   QConvModule m;
   qwasm::ConvGeometry g;
   size_t nb = 0;
-  int64_t e = 0;
+  int64_t e = 0, w = 0;
   Status s = to_geometry(geometry, &g);
   if (s.ok()) s = to_count(bias_count, "bias.length", &nb);
   if (s.ok()) s = to_int(engine, "engine", 0, 1, &e);
+  if (s.ok()) s = to_int(winograd, "winograd", 0, 2, &w);
   if (s.ok()) {
     const auto backend = qwasm::conv_backend_for(e == 1 ? qwasm::QEngine::kX86 : qwasm::QEngine::kFbgemm, g, weight);
-    s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed,
-                          backend);
+    const auto mode = w == 0   ? qwasm::WinogradMode::kOff
+                      : w == 1 ? qwasm::WinogradMode::kAuto
+                               : qwasm::WinogradMode::kOn;
+    s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed, backend,
+                          mode);
   }
   return s.ok() ? val(std::move(m)) : error_value(s);
 }
@@ -109,6 +118,8 @@ val qconv_forward(QConvModule& m, const QTensor& input, double out_scale, double
   if (s.ok()) s = to_int(out_zp, "zeroPoint", INT32_MIN, INT32_MAX, &zp);
   QTensor out;
   qwasm::ConvRunInfo info;
+  double phase_ms[3] = {};
+  if (m.time_phases) info.winograd_phase_ms = phase_ms;
   if (s.ok()) {
     s = m.packed.geometry.spatial_dims == 0 ? qwasm::qlinear(m.packed, input, out_scale, zp, relu, i, &out, &info)
                                             : qwasm::qconv3d(m.packed, input, out_scale, zp, relu, i, &out, &info);
@@ -121,6 +132,8 @@ val qconv_forward(QConvModule& m, const QTensor& input, double out_scale, double
   }
   m.scratch_bytes = static_cast<double>(info.scratch_bytes);
   m.last_kernel = info.kernel;
+  if (s.ok()) m.last_path = info.winograd ? 2 : 1;
+  for (int i = 0; i < 3; ++i) m.phase_ms[i] = phase_ms[i];
   return result(s, std::move(out));
 }
 
@@ -136,6 +149,15 @@ val check_output_qparams(double scale, double zero_point) {
 double qconv_packed_bytes(const QConvModule& m) { return static_cast<double>(m.packed.bytes()); }
 int qconv_backend(const QConvModule& m) { return m.packed.backend == qwasm::ConvBackend::kOnednn ? 1 : 0; }
 double qconv_scratch_bytes(const QConvModule& m) { return m.scratch_bytes; }
+double qconv_winograd_bytes(const QConvModule& m) { return static_cast<double>(qwasm::winograd_bytes(m.packed)); }
+int qconv_last_path(const QConvModule& m) { return m.last_path; }
+// Benchmarks (bench/winograd.bench.mjs): the Winograd path's time split.
+void qconv_time_phases(QConvModule& m, bool on) { m.time_phases = on; }
+val qconv_last_phase_ms(const QConvModule& m) {
+  val a = val::array();
+  for (int i = 0; i < 3; ++i) a.call<void>("push", m.phase_ms[i]);
+  return a;
+}
 val qconv_last_kernel(const QConvModule& m) { return js_string(m.last_kernel); }
 
 // A float conv module's packed weights plus its last output (copied out by JS, then released).
@@ -206,6 +228,10 @@ EMSCRIPTEN_BINDINGS(qwasm_conv) {
       .function("packedBytes", &qconv_packed_bytes)
       .function("backend", &qconv_backend)
       .function("scratchBytes", &qconv_scratch_bytes)
+      .function("winogradBytes", &qconv_winograd_bytes)
+      .function("lastPath", &qconv_last_path)
+      .function("_timePhases", &qconv_time_phases)
+      .function("_lastPhaseMs", &qconv_last_phase_ms)
       .function("lastKernel", &qconv_last_kernel);
   class_<FConvModule>("_FConvModule")
       .function("forward", &fconv_forward)

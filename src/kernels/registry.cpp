@@ -5,6 +5,7 @@
 #include "kernels/conv_kernels.h"
 #include "kernels/pool_kernels.h"
 #include "kernels/quantize_kernels.h"
+#include "kernels/winograd_kernels.h"
 
 namespace qwasm {
 namespace kernels {
@@ -65,6 +66,36 @@ const FConvKernel kFConv[] = {
 };
 #undef QWASM_FCONV
 
+#define QWASM_WINO_INPUT(name, isa, cr) {#name, Isa::isa, cr, &name},
+#define QWASM_QGEMM(name, isa, mr, nr, kr)
+#define QWASM_WINO_OUTPUT(name, isa, cr)
+const WinoInputKernel kWinoInput[] = {
+#include "kernels/winograd.inc"
+};
+#undef QWASM_WINO_INPUT
+#undef QWASM_QGEMM
+#undef QWASM_WINO_OUTPUT
+
+#define QWASM_WINO_INPUT(name, isa, cr)
+#define QWASM_QGEMM(name, isa, mr, nr, kr) {#name, Isa::isa, mr, nr, kr, &name},
+#define QWASM_WINO_OUTPUT(name, isa, cr)
+const QGemmKernel kQGemm[] = {
+#include "kernels/winograd.inc"
+};
+#undef QWASM_WINO_INPUT
+#undef QWASM_QGEMM
+#undef QWASM_WINO_OUTPUT
+
+#define QWASM_WINO_INPUT(name, isa, cr)
+#define QWASM_QGEMM(name, isa, mr, nr, kr)
+#define QWASM_WINO_OUTPUT(name, isa, cr) {#name, Isa::isa, cr, &name},
+const WinoOutputKernel kWinoOutput[] = {
+#include "kernels/winograd.inc"
+};
+#undef QWASM_WINO_INPUT
+#undef QWASM_QGEMM
+#undef QWASM_WINO_OUTPUT
+
 #define QWASM_ROWMAX(name, isa, block) {#name, Isa::isa, block, &name},
 #define QWASM_ROWSUM(name, isa, block)
 const RowMaxKernel kRowMax[] = {
@@ -106,6 +137,9 @@ KernelTable<QConvKernel> qconv_kernels() { return table(kQConv); }
 KernelTable<QDwConvKernel> qdwconv_kernels() { return table(kQDwConv); }
 KernelTable<ToChannelsLastKernel> to_channels_last_kernels() { return table(kToChannelsLast); }
 KernelTable<FConvKernel> fconv_kernels() { return table(kFConv); }
+KernelTable<WinoInputKernel> wino_input_kernels() { return table(kWinoInput); }
+KernelTable<QGemmKernel> qgemm_kernels() { return table(kQGemm); }
+KernelTable<WinoOutputKernel> wino_output_kernels() { return table(kWinoOutput); }
 KernelTable<RowMaxKernel> rowmax_kernels() { return table(kRowMax); }
 KernelTable<RowSumKernel> rowsum_kernels() { return table(kRowSum); }
 
@@ -132,6 +166,16 @@ const ToChannelsLastKernel* find_to_channels_last(Isa isa) {
 }
 const FConvKernel* find_fconv(Isa isa) {
   return first(kFConv, isa, [](const FConvKernel&) { return true; });
+}
+
+const WinoInputKernel* find_wino_input(Isa isa) {
+  return first(kWinoInput, isa, [](const WinoInputKernel&) { return true; });
+}
+const QGemmKernel* find_qgemm(Isa isa) {
+  return first(kQGemm, isa, [](const QGemmKernel&) { return true; });
+}
+const WinoOutputKernel* find_wino_output(Isa isa) {
+  return first(kWinoOutput, isa, [](const WinoOutputKernel&) { return true; });
 }
 
 const RowMaxKernel* find_rowmax(Isa isa) {

@@ -75,6 +75,26 @@ enum class QEngine : uint8_t { kFbgemm, kX86 };
 // AVX-512 VNNI, which qwasm takes as given; FBGEMM otherwise.
 ConvBackend conv_backend_for(QEngine engine, const ConvGeometry& g, const QTensor& weight);
 
+// Whether a layer may run on the exact integer Winograd path
+// (docs/winograd.md): stride-1, dilation-1, groups-1 convolutions whose
+// kernel is 3 or 1 in each dimension (3x3x3, 1x3x3, 3x1x1, Conv2d 3x3,
+// Conv1d 3). Its accumulators are the direct path's, so every output byte is
+// the same; a per-call guard keeps any input that could overflow them on the
+// direct path. kAuto packs and takes it where it pays (measured:
+// BENCHMARKS.md), kOn wherever the shape and the guard allow, kOff never.
+enum class WinogradMode : uint8_t { kOff, kAuto, kOn };
+
+// Transformed weights U = G'^{(x)nd} (w - w_zp) (kernels/winograd_kernels.h),
+// [point][block of nr output channels][kblock of the padded input channels][nr][kr].
+struct WinogradWeights {
+  size_t nd = 0;     // 3-tap dimensions; 0: nothing packed
+  int dims[3] = {};  // those dimensions (0 = D, 1 = H, 2 = W), outermost first
+  size_t nr = 0, kr = 0;
+  int64_t cin_padded = 0;   // input channels rounded up to the input transform's block
+  int64_t abs_sum_max = 0;  // max over output channels of sum |w - w_zp|: the guard's bound
+  Buffer<int16_t> weights;
+};
+
 // Weights packed for one kernel tile (kernels/conv_kernels.h).
 struct QConvLayout {
   size_t nr = 0, kr = 0;  // generic kernels ([segment][kblock][nr][kr]); depthwise: nr = cr, kr = 0
@@ -99,6 +119,8 @@ struct PackedQConv {
   Shape weight_shape;
   QScheme weight_scheme = QScheme::kPerTensorAffine;
   Buffer<double> weight_qscales, weight_qzero_points;  // one per tensor, or one per output channel
+  WinogradMode winograd_mode = WinogradMode::kAuto;
+  WinogradWeights winograd;  // packed when the mode, the shape and the policy allow
   size_t bytes() const;
   // The layout packed for a tile, or nullptr.
   const QConvLayout* layout(size_t nr, size_t kr) const;
@@ -108,8 +130,17 @@ struct PackedQConv {
 // module_weight_shape(g) (or the same lifted to 5-D). bias: bias_count (= Cout)
 // finite floats, or nullptr. The oneDNN backend takes symmetric weights (every
 // zero point 0), as PyTorch routes only those to it.
+// `winograd` decides whether Winograd weights are packed beside the direct ones.
 Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count, PackedQConv* out,
-                  ConvBackend backend = ConvBackend::kFbgemm);
+                  ConvBackend backend = ConvBackend::kFbgemm, WinogradMode winograd = WinogradMode::kAuto);
+
+// Bytes of a layer's Winograd weights (0 when none are packed).
+inline size_t winograd_bytes(const PackedQConv& p) { return p.winograd.weights.size() * sizeof(int16_t); }
+
+// Whether a call with this input zero point keeps every accumulator within
+// the Winograd path's exact range: max_oc sum |w - w_zp| * max(a_zp, 255 -
+// a_zp) < 2^(31 - nd). False when no Winograd weights are packed.
+bool winograd_guard_passes(const PackedQConv& p, int32_t input_zero_point);
 
 // The weight pack_qconv was given: a new qint8 QTensor with its shape,
 // qscheme, qparams and integers (read back from the packed layout).
@@ -118,6 +149,10 @@ Status unpack_qconv_weight(const PackedQConv& packed, QTensor* out);
 struct ConvRunInfo {
   size_t scratch_bytes = 0;  // extra memory of the call beyond input, output and weights
   const char* kernel = "";   // the micro-kernel that ran
+  bool winograd = false;     // the Winograd path ran (kernel: its GEMM)
+  // Benchmarks: when set, the Winograd path adds the ms its input transforms,
+  // GEMMs and output transforms (+ requantization) took, summed over threads.
+  double* winograd_phase_ms = nullptr;
 };
 
 // Convolution: input quint8, per-tensor, [N, Cin, D, H, W]. Output quint8 per

@@ -9,6 +9,7 @@
 
 #include "qwasm/conv.h"
 #include "qwasm/conv_layout.h"
+#include "qwasm/conv_winograd.h"
 #include "qwasm/format.h"
 
 namespace qwasm {
@@ -109,7 +110,7 @@ Status pack_depthwise(const ConvGeometry& g, const int8_t* w, const int32_t* zps
 size_t PackedQConv::bytes() const {
   size_t n = (weight_scales.size() + bias.size()) * sizeof(float);
   for (size_t i = 0; i < nlayouts; ++i) n += layouts[i].weights.size() * sizeof(int16_t);
-  return n;
+  return n + winograd_bytes(*this);
 }
 
 const QConvLayout* PackedQConv::layout(size_t nr, size_t kr) const {
@@ -129,7 +130,7 @@ ConvBackend conv_backend_for(QEngine engine, const ConvGeometry& g, const QTenso
 }
 
 Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count, PackedQConv* out,
-                  ConvBackend backend) {
+                  ConvBackend backend, WinogradMode winograd) {
   QWASM_RETURN_IF_ERROR(validate_geometry(g));
   // The weight's shape is checked before any product of the geometry is
   // formed: a weight that exists bounds them all.
@@ -167,6 +168,8 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
   out->has_bias = bias != nullptr;
   out->backend = backend;
   out->nlayouts = 0;
+  out->winograd_mode = winograd;
+  out->winograd = WinogradWeights();
   for (int64_t oc = 0; oc < g.out_channels; ++oc) {
     out->weight_scales[oc] = static_cast<float>(weight.scales()[per_channel ? oc : 0]);
     zps[oc] = static_cast<int32_t>(weight.zero_points()[per_channel ? oc : 0]);
@@ -187,9 +190,10 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
         kernels::qdwconv_kernels(), [](const kernels::QDwConvKernel& k) { return std::make_pair(k.cr, k.kr); },
         [&](size_t cr, size_t kr) { return pack_depthwise(g, w, zps.data(), cr, kr, &out->layouts[out->nlayouts++]); });
   }
-  return for_each_tile_kind(
+  QWASM_RETURN_IF_ERROR(for_each_tile_kind(
       kernels::qconv_kernels(), [](const kernels::QConvKernel& k) { return std::make_pair(k.nr, k.kr); },
-      [&](size_t nr, size_t kr) { return pack_generic(g, w, zps.data(), nr, kr, &out->layouts[out->nlayouts++]); });
+      [&](size_t nr, size_t kr) { return pack_generic(g, w, zps.data(), nr, kr, &out->layouts[out->nlayouts++]); }));
+  return pack_winograd(g, w, zps.data(), winograd, &out->winograd);
 }
 
 Status unpack_qconv_weight(const PackedQConv& p, QTensor* out) {

@@ -82,8 +82,8 @@ void parallel_for_ranges(int64_t items, int64_t min_per_task, Body&& body, int64
 // The same for a body that can fail (returns a Status): the first failure,
 // in range order, or Ok.
 template <typename Body>
-Status parallel_for_ranges_status(int64_t items, int64_t min_per_task, Body&& body) {
-  const Split split = split_work(items, min_per_task);
+Status parallel_for_ranges_status(int64_t items, int64_t min_per_task, Body&& body, int64_t align = 1) {
+  const Split split = split_work(items, min_per_task, align);
   Status statuses[kMaxSplitTasks];
   parallel_for(split.tasks, [&](int64_t task) {
     const int64_t begin = task * split.per_task;

@@ -20,6 +20,7 @@
 #include "kernels/isa.h"
 #include "kernels/ref/conv3d_ref.h"
 #include "qwasm/conv.h"
+#include "qwasm/conv_winograd.h"
 #include "qwasm/thread_pool.h"
 #include "test_util.h"
 
@@ -174,6 +175,36 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
     }
   }
 
+  // The same layer on the exact integer Winograd path, where its shape
+  // allows it (forced on): the same bytes, at every ISA and thread count.
+  PackedQConv wino;
+  ASSERT_TRUE(
+      pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, cc.cout, &wino, ConvBackend::kFbgemm, WinogradMode::kOn)
+          .ok());
+  int dims[3];
+  EXPECT_EQ(winograd_bytes(wino) > 0, conv_internal::winograd_dims(geo, dims) > 0) << describe(cc);
+  PackedQConv direct;
+  ASSERT_TRUE(pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, cc.cout, &direct, ConvBackend::kFbgemm,
+                         WinogradMode::kOff)
+                  .ok());
+  EXPECT_EQ(winograd_bytes(direct), 0u);
+  for (const PackedQConv* p : {&wino, &direct}) {
+    for (const auto& [isa, threads] : isa_thread_runs()) {
+      ASSERT_TRUE(set_num_threads(threads).ok());
+      QTensor out;
+      ConvRunInfo info;
+      s = qconv3d(*p, input, out_scale, out_zp, relu, isa, &out, &info);
+      ASSERT_TRUE(s.ok()) << s.message;
+      EXPECT_EQ(info.winograd, p == &wino && winograd_bytes(wino) > 0) << describe(cc);
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(out.data()[i], expected[i])
+            << (info.winograd ? "winograd " : "direct ") << kernels::isa_name(isa) << " index " << i << " "
+            << describe(cc) << " per_channel=" << per_channel << " bias=" << bias_on << " relu=" << relu
+            << " a_zp=" << a_zp << " threads " << threads << " seed " << seed;
+      }
+    }
+  }
+
   // The same layer as PyTorch's x86 engine runs it: oneDNN's requantization,
   // which takes symmetric weights (zero points 0).
   std::vector<double> sym_zps(wscales.size(), 0.0);
@@ -195,16 +226,23 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
   sym_args.out_scale = out_scale;
   sym_args.backend = ConvBackend::kOnednn;
   ref::qconv3d(geo, sym_args, expected.data());
-  for (const auto& [isa, threads] : isa_thread_runs()) {
-    ASSERT_TRUE(set_num_threads(threads).ok());
-    QTensor out;
-    s = qconv3d(onednn, input, out_scale, out_zp, relu, isa, &out);
-    ASSERT_TRUE(s.ok()) << s.message;
-    for (size_t i = 0; i < expected.size(); ++i) {
-      ASSERT_EQ(out.data()[i], expected[i])
-          << "onednn " << kernels::isa_name(isa) << " index " << i << " " << describe(cc)
-          << " per_channel=" << per_channel << " bias=" << bias_on << " relu=" << relu << " a_zp=" << a_zp
-          << " threads " << threads << " seed " << seed;
+  PackedQConv onednn_wino;
+  ASSERT_TRUE(pack_qconv(geo, sym, bias_on ? bias.data() : nullptr, cc.cout, &onednn_wino, ConvBackend::kOnednn,
+                         WinogradMode::kOn)
+                  .ok());
+  for (const PackedQConv* p : {&onednn, &onednn_wino}) {
+    for (const auto& [isa, threads] : isa_thread_runs()) {
+      ASSERT_TRUE(set_num_threads(threads).ok());
+      QTensor out;
+      ConvRunInfo info;
+      s = qconv3d(*p, input, out_scale, out_zp, relu, isa, &out, &info);
+      ASSERT_TRUE(s.ok()) << s.message;
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(out.data()[i], expected[i])
+            << "onednn " << (info.winograd ? "winograd " : "direct ") << kernels::isa_name(isa) << " index " << i << " "
+            << describe(cc) << " per_channel=" << per_channel << " bias=" << bias_on << " relu=" << relu
+            << " a_zp=" << a_zp << " threads " << threads << " seed " << seed;
+      }
     }
   }
 }
@@ -243,6 +281,23 @@ std::vector<ConvCase> sweep() {
     add("depthwise" + cs + "_batch2_strided_dilated", 2, c, c, c, {5, 6, 7}, {3, 3, 3}, {2, 2, 2}, {1, 2, 1}, {1, 2, 1},
         {2, 2, 0});
   }
+  // The Winograd path's shapes (forced on in check_qconv): partial tiles in
+  // every dimension (odd outputs), input channels around the transform's
+  // 8-channel block, output channels around the GEMM's 8 and the 64-channel
+  // chunk, more tiles than a 16-tile block, every 3-tap combination,
+  // asymmetric and 1-tap padding, outputs of a single position.
+  add("wino3x3x3_odd_sizes", 1, 8, 8, 1, {5, 7, 9}, {3, 3, 3}, one, one, one, one);
+  add("wino3x3x3_cin9_cout70_two_chunks", 1, 9, 70, 1, {4, 6, 6}, {3, 3, 3}, one, one, one, one);
+  add("wino3x3x3_cin17_cout9_unpadded", 1, 17, 9, 1, {6, 7, 8}, {3, 3, 3}, one, one, zero, zero);
+  add("wino3x3x3_asymmetric_padding_batch2", 2, 7, 5, 1, {5, 6, 7}, {3, 3, 3}, one, one, {0, 1, 2}, {2, 1, 0});
+  add("wino3x3x3_single_output", 1, 3, 4, 1, {1, 1, 1}, {3, 3, 3}, one, one, one, one);
+  add("wino3x3x3_many_tiles", 1, 3, 5, 1, {9, 10, 11}, {3, 3, 3}, one, one, one, one);
+  add("wino1x3x3", 1, 12, 20, 1, {3, 9, 10}, {1, 3, 3}, one, one, {0, 1, 1}, {0, 1, 1});
+  add("wino1x3x3_padded_depth", 1, 6, 7, 1, {2, 5, 5}, {1, 3, 3}, one, one, one, one);
+  add("wino3x1x1", 1, 12, 20, 1, {7, 4, 5}, {3, 1, 1}, one, one, {1, 0, 0}, {1, 0, 0});
+  add("wino1x1x3_conv1d", 1, 5, 9, 1, {1, 1, 17}, {1, 1, 3}, one, one, {0, 0, 1}, {0, 0, 1});
+  add("wino3x3x1", 1, 4, 6, 1, {5, 5, 4}, {3, 3, 1}, one, one, {1, 1, 0}, {1, 1, 0});
+  add("wino3x1x3", 1, 4, 6, 1, {5, 4, 5}, {3, 1, 3}, one, one, {1, 0, 1}, {1, 0, 1});
   // 1x1x1 (pointwise), strided.
   add("pointwise", 1, 16, 12, 1, {3, 4, 5}, one, one, one, zero, zero);
   add("pointwise_stride2", 1, 16, 12, 1, {3, 4, 5}, one, {2, 2, 2}, one, zero, zero);
@@ -501,4 +556,99 @@ TEST(ConvBackend, OnednnTakesSymmetricWeightsOnly) {
   ConvGeometry linear = g;
   linear.spatial_dims = 0;
   EXPECT_EQ(conv_backend_for(QEngine::kX86, linear, sym), ConvBackend::kFbgemm);
+}
+
+namespace {
+
+// A 3x3x3 layer whose weights are all at the extreme (w = 127, zero point
+// -128: every |w - w_zp| = 255) with Cin input channels, on an input of all
+// `value` with zero point a_zp. Returns the output; sets *winograd when that
+// path ran. The reference runs beside it.
+void run_extreme_layer(int64_t cin, uint8_t value, int32_t a_zp, Isa isa, bool* winograd, std::vector<uint8_t>* got,
+                       std::vector<uint8_t>* want, int64_t* max_abs_acc) {
+  ConvGeometry geo;
+  geo.in_channels = cin;
+  geo.out_channels = 8;
+  geo.kernel = {3, 3, 3};
+  geo.pad_begin = geo.pad_end = {1, 1, 1};
+  const Shape in_shape = {1, cin, 3, 4, 5};
+  std::vector<uint8_t> x(static_cast<size_t>(cin * 60), value);
+  std::vector<int8_t> w(static_cast<size_t>(8 * cin * 27), 127);
+  QTensor input, weight;
+  ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 1.0, a_zp, DType::kQUInt8, &input).ok());
+  ASSERT_TRUE(make_per_tensor_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), {8, cin, 3, 3, 3}, 1.0,
+                                        -128, DType::kQInt8, &weight)
+                  .ok());
+  PackedQConv packed;
+  ASSERT_TRUE(pack_qconv(geo, weight, nullptr, 8, &packed, ConvBackend::kFbgemm, WinogradMode::kOn).ok());
+  ASSERT_GT(winograd_bytes(packed), 0u) << "the layer must be packed for Winograd: its guard is per call";
+  // The accumulators: |a - a_zp| * 255 * (taps inside the input) per channel;
+  // an output scale that keeps them apart after requantization.
+  *max_abs_acc = static_cast<int64_t>(std::abs(value - a_zp)) * 255 * 27 * cin;
+  const double out_scale = static_cast<double>(*max_abs_acc) / 200.0;
+  QTensor out;
+  ConvRunInfo info;
+  const Status s = qconv3d(packed, input, out_scale, 20, false, isa, &out, &info);
+  ASSERT_TRUE(s.ok()) << s.message;
+  *winograd = info.winograd;
+  got->assign(out.data(), out.data() + out.nbytes());
+  std::vector<float> ws(8, 1.0f);
+  std::vector<int32_t> wz(8, -128);
+  ref::QConvArgs args{x.data(), in_shape, 1.0, a_zp, w.data(), ws.data(), wz.data(), nullptr, out_scale, 20, false};
+  want->assign(got->size(), 0);
+  ref::qconv3d(geo, args, want->data());
+}
+
+}  // namespace
+
+// The guard: |acc| may reach max_oc sum |w - w_zp| * max(a_zp, 255 - a_zp);
+// past 2^28 (3x3x3) the Winograd path's 8 * acc would wrap int32, so such a
+// call must take the direct path, and its bytes stay exact. 200 input
+// channels at the extremes: 200 * 27 * 255 * 255 = 351,135,000 > 2^28 with
+// a_zp = 0 (the accumulators really get there: every input 255); with a_zp =
+// 128 the bound is 176 M and the Winograd path runs.
+TEST(QConvWinograd, TheGuardSendsAnOverflowingCallToTheDirectPathExactly) {
+  for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+    if (!kernels::isa_available(isa)) continue;
+    bool winograd = true;
+    std::vector<uint8_t> got, want;
+    int64_t max_acc = 0;
+    run_extreme_layer(200, 255, 0, isa, &winograd, &got, &want, &max_acc);
+    if (HasFatalFailure()) return;
+    EXPECT_GT(max_acc, int64_t{1} << 28);
+    EXPECT_FALSE(winograd) << kernels::isa_name(isa);
+    EXPECT_EQ(got, want) << kernels::isa_name(isa) << ": the call past the bound must be exact";
+    // Not all outputs alike: the border positions see fewer taps.
+    EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+
+    run_extreme_layer(200, 255, 128, isa, &winograd, &got, &want, &max_acc);
+    if (HasFatalFailure()) return;
+    EXPECT_TRUE(winograd) << kernels::isa_name(isa) << ": within the bound the fast path runs";
+    EXPECT_EQ(got, want) << kernels::isa_name(isa);
+  }
+}
+
+TEST(QConvWinograd, GuardBoundsPerDimensionCount) {
+  // The bound is 2^(31 - nd): 1 tap dimension 2^30, 2: 2^29, 3: 2^28.
+  for (int nd = 1; nd <= 3; ++nd) {
+    ConvGeometry geo;
+    geo.in_channels = 1;
+    geo.out_channels = 1;
+    for (int d = 0; d < nd; ++d) geo.kernel[2 - d] = 3;
+    const int64_t taps = geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
+    std::vector<int8_t> w(static_cast<size_t>(taps), 127);
+    QTensor weight;
+    ASSERT_TRUE(make_per_tensor_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(),
+                                          {1, 1, geo.kernel[0], geo.kernel[1], geo.kernel[2]}, 1.0, -128, DType::kQInt8,
+                                          &weight)
+                    .ok());
+    PackedQConv p;
+    ASSERT_TRUE(pack_qconv(geo, weight, nullptr, 1, &p, ConvBackend::kFbgemm, WinogradMode::kOn).ok());
+    ASSERT_EQ(p.winograd.nd, static_cast<size_t>(nd));
+    EXPECT_EQ(p.winograd.abs_sum_max, taps * 255);
+    EXPECT_TRUE(winograd_guard_passes(p, 0));
+    EXPECT_TRUE(winograd_guard_passes(p, 255));
+  }
+  PackedQConv none;
+  EXPECT_FALSE(winograd_guard_passes(none, 128));
 }

@@ -1,0 +1,191 @@
+// The Winograd F(2, 3) kernels for wasm SIMD128 (contracts:
+// kernels/winograd_kernels.h). The input transform runs 8 channels (int16x8)
+// at a time, the output transform 4 (int32x4), each dimension by dimension
+// with adds and subtracts only: every matrix entry is 0 or +-1.
+#include <wasm_simd128.h>
+
+#include <cassert>
+
+#include "kernels/wasmsimd/conv_store.h"
+#include "kernels/wasmsimd/dot16_4x8c2.h"
+#include "kernels/winograd_kernels.h"
+
+namespace qwasm {
+namespace kernels {
+namespace {
+
+// B^T along one dimension: 4 taps -> 4 points.
+inline void bt4(v128_t x0, v128_t x1, v128_t x2, v128_t x3, v128_t* y) {
+  y[0] = wasm_i16x8_sub(x0, x2);
+  y[1] = wasm_i16x8_add(x1, x2);
+  y[2] = wasm_i16x8_sub(x2, x1);
+  y[3] = wasm_i16x8_sub(x1, x3);
+}
+
+// The last two dimensions of a tile: e[i][k] (taps) -> points (a, b) stored at v + (a * 4 + b) * vs.
+inline void bt2d_store(const v128_t e[4][4], int16_t* v, size_t vs) {
+  v128_t f[4][4];  // f[a][k]
+  for (int k = 0; k < 4; ++k) {
+    v128_t y[4];
+    bt4(e[0][k], e[1][k], e[2][k], e[3][k], y);
+    for (int a = 0; a < 4; ++a) f[a][k] = y[a];
+  }
+  for (int a = 0; a < 4; ++a) {
+    v128_t y[4];
+    bt4(f[a][0], f[a][1], f[a][2], f[a][3], y);
+    for (int b = 0; b < 4; ++b) wasm_v128_store(v + static_cast<size_t>(a * 4 + b) * vs, y[b]);
+  }
+}
+
+inline void input8_1d(const int16_t* d, const ptrdiff_t* s, int16_t* v, size_t vs) {
+  v128_t y[4];
+  bt4(wasm_v128_load(d), wasm_v128_load(d + s[0]), wasm_v128_load(d + 2 * s[0]), wasm_v128_load(d + 3 * s[0]), y);
+  for (int a = 0; a < 4; ++a) wasm_v128_store(v + a * vs, y[a]);
+}
+
+inline void input8_2d(const int16_t* d, const ptrdiff_t* s, int16_t* v, size_t vs) {
+  v128_t e[4][4];
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 4; ++k) e[i][k] = wasm_v128_load(d + i * s[0] + k * s[1]);
+  bt2d_store(e, v, vs);
+}
+
+inline void input8_3d(const int16_t* d, const ptrdiff_t* s, int16_t* v, size_t vs) {
+  // B^T over the outermost dimension from one load of each tap, two rows of
+  // it at a time (rows 0 and 3, then 1 and 2: each pair reads all 4 taps).
+  for (int half = 0; half < 2; ++half) {
+    v128_t e0[4][4], e1[4][4];
+    for (int j = 0; j < 4; ++j) {
+      for (int k = 0; k < 4; ++k) {
+        const int16_t* p = d + j * s[1] + k * s[2];
+        const v128_t x0 = wasm_v128_load(p), x1 = wasm_v128_load(p + s[0]);
+        const v128_t x2 = wasm_v128_load(p + 2 * s[0]), x3 = wasm_v128_load(p + 3 * s[0]);
+        if (half == 0) {
+          e0[j][k] = wasm_i16x8_sub(x0, x2);  // row 0
+          e1[j][k] = wasm_i16x8_sub(x1, x3);  // row 3
+        } else {
+          e0[j][k] = wasm_i16x8_add(x1, x2);  // row 1
+          e1[j][k] = wasm_i16x8_sub(x2, x1);  // row 2
+        }
+      }
+    }
+    bt2d_store(e0, v + static_cast<size_t>(half == 0 ? 0 : 1) * 16 * vs, vs);
+    bt2d_store(e1, v + static_cast<size_t>(half == 0 ? 3 : 2) * 16 * vs, vs);
+  }
+}
+
+// A^T along one dimension: 4 points -> 2 outputs (int32, wrapping).
+inline void at2(v128_t x0, v128_t x1, v128_t x2, v128_t x3, v128_t* y0, v128_t* y1) {
+  *y0 = wasm_i32x4_add(wasm_i32x4_add(x0, x1), x2);
+  *y1 = wasm_i32x4_sub(wasm_i32x4_sub(x1, x2), x3);
+}
+
+// The last two dimensions: x[a][b] -> y[p * 2 + q].
+inline void at2d(const v128_t x[4][4], v128_t* y) {
+  v128_t f[2][4];
+  for (int b = 0; b < 4; ++b) at2(x[0][b], x[1][b], x[2][b], x[3][b], &f[0][b], &f[1][b]);
+  for (int p = 0; p < 2; ++p) at2(f[p][0], f[p][1], f[p][2], f[p][3], &y[p * 2], &y[p * 2 + 1]);
+}
+
+// y[o] (o in mixed radix 2) of 4 channels from m (point xi at m + xi * ms).
+inline void output4(size_t nd, const int32_t* m, size_t ms, v128_t* y) {
+  auto at = [&](size_t xi) { return wasm_v128_load(m + xi * ms); };
+  if (nd == 1) {
+    at2(at(0), at(1), at(2), at(3), &y[0], &y[1]);
+  } else if (nd == 2) {
+    v128_t x[4][4];
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) x[a][b] = at(a * 4 + b);
+    at2d(x, y);
+  } else {
+    for (int p = 0; p < 2; ++p) {
+      v128_t x[4][4];
+      for (int b = 0; b < 4; ++b) {
+        for (int c = 0; c < 4; ++c) {
+          const size_t xi = b * 4 + c;
+          x[b][c] = p == 0 ? wasm_i32x4_add(wasm_i32x4_add(at(xi), at(16 + xi)), at(32 + xi))
+                           : wasm_i32x4_sub(wasm_i32x4_sub(at(16 + xi), at(32 + xi)), at(48 + xi));
+        }
+      }
+      at2d(x, y + p * 4);
+    }
+  }
+}
+
+}  // namespace
+
+void winograd_input_f23_wasmsimd(size_t nd, size_t channels, const int16_t* d, const ptrdiff_t* strides, int16_t* v,
+                                 size_t v_stride) {
+  assert(nd >= 1 && nd <= kWinogradMaxDims && channels % 8 == 0);
+  for (size_t c = 0; c < channels; c += 8) {
+    if (nd == 1) {
+      input8_1d(d + c, strides, v + c, v_stride);
+    } else if (nd == 2) {
+      input8_2d(d + c, strides, v + c, v_stride);
+    } else {
+      input8_3d(d + c, strides, v + c, v_stride);
+    }
+  }
+}
+
+void gemm_qs16_4x8c2_wasmsimd_dot16(size_t rows, size_t kblocks, const int16_t* a, size_t a_stride, const int16_t* w,
+                                    int32_t* c, size_t c_stride) {
+  const ptrdiff_t whole_row = 0;
+  for (size_t m0 = 0; m0 < rows; m0 += 4) {
+    const size_t mr = rows - m0 < 4 ? rows - m0 : 4;
+    const int16_t* a0 = a + m0 * a_stride;
+    const int16_t* a1 = mr > 1 ? a0 + a_stride : a0;
+    const int16_t* a2 = mr > 2 ? a1 + a_stride : a1;
+    const int16_t* a3 = mr > 3 ? a2 + a_stride : a2;
+    Acc4x8 acc;
+    dot16_4x8c2(a0, a1, a2, a3, 1, &whole_row, kblocks, w, acc);
+    int32_t* c0 = c + m0 * c_stride;
+    wasm_v128_store(c0, acc.r0x0123);
+    wasm_v128_store(c0 + 4, acc.r0x4567);
+    if (mr > 1) wasm_v128_store(c0 + c_stride, acc.r1x0123), wasm_v128_store(c0 + c_stride + 4, acc.r1x4567);
+    if (mr > 2) wasm_v128_store(c0 + 2 * c_stride, acc.r2x0123), wasm_v128_store(c0 + 2 * c_stride + 4, acc.r2x4567);
+    if (mr > 3) wasm_v128_store(c0 + 3 * c_stride, acc.r3x0123), wasm_v128_store(c0 + 3 * c_stride + 4, acc.r3x4567);
+  }
+}
+
+void winograd_output_f23_wasmsimd(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c,
+                                  size_t c_stride, const ptrdiff_t* out_offsets, uint32_t valid,
+                                  const ConvRequantParams* params) {
+  assert(nd >= 1 && nd <= kWinogradMaxDims);
+  const size_t outputs = size_t{1} << nd;
+  const RequantVectors rv(*params);
+  for (size_t j0 = 0; j0 < nc; j0 += 4) {
+    v128_t y[8];
+    output4(nd, m + j0, m_stride, y);
+    const RequantChannels ch(*params, j0);
+    v128_t r[8];
+    for (size_t o = 0; o < outputs; ++o) {
+      r[o] = requantize4(wasm_i32x4_shr(y[o], static_cast<uint32_t>(nd)), ch, rv);  // exact: see the header
+    }
+    const size_t n = nc - j0 < 4 ? nc - j0 : 4;
+    uint8_t* cj = c + j0 * c_stride;
+    for (size_t o = 0; o < outputs; ++o) {
+      if (!(valid >> o & 1)) continue;
+      // Two outputs adjacent in the plane (the innermost dimension is W): one 2-byte store per channel.
+      if (o % 2 == 0 && (valid >> (o + 1) & 1) && out_offsets[o + 1] == out_offsets[o] + 1 && n == 4) {
+        const v128_t b16 = wasm_i16x8_narrow_i32x4(r[o], r[o + 1]);
+        const v128_t b8 = wasm_u8x16_narrow_i16x8(b16, b16);
+        const v128_t pairs = wasm_i8x16_shuffle(b8, b8, 0, 4, 1, 5, 2, 6, 3, 7, 0, 0, 0, 0, 0, 0, 0, 0);
+        uint8_t* p = cj + out_offsets[o];
+        wasm_v128_store16_lane(p, pairs, 0);
+        wasm_v128_store16_lane(p + c_stride, pairs, 1);
+        wasm_v128_store16_lane(p + 2 * c_stride, pairs, 2);
+        wasm_v128_store16_lane(p + 3 * c_stride, pairs, 3);
+        ++o;
+        continue;
+      }
+      const v128_t b16 = wasm_i16x8_narrow_i32x4(r[o], r[o]);
+      uint32_t bytes = static_cast<uint32_t>(wasm_i32x4_extract_lane(wasm_u8x16_narrow_i16x8(b16, b16), 0));
+      uint8_t* p = cj + out_offsets[o];
+      for (size_t j = 0; j < n; ++j, bytes >>= 8) p[j * c_stride] = static_cast<uint8_t>(bytes);
+    }
+  }
+}
+
+}  // namespace kernels
+}  // namespace qwasm

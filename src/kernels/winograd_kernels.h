@@ -1,0 +1,99 @@
+// The exact integer Winograd families (F(2, 3) along each 3-tap dimension of
+// a stride-1 convolution: docs/winograd.md): the input transform, the GEMM of
+// the transformed values, and the output transform + requantization. Each has
+// a scalar twin and a wasmsimd kernel; the tester (tests/native/
+// kernel_tester_test.cpp) checks each against kernels/ref/winograd_ref.h and
+// the drivers' output against the direct convolution's reference.
+//
+// A tile covers nd = 1, 2 or 3 "active" dimensions (those with 3 taps),
+// outermost first. Per dimension, with d = a - a_zp and g = w - w_zp:
+//   B^T = [[1,0,-1,0],[0,1,1,0],[0,-1,1,0],[0,1,0,-1]]   input, 4 taps -> 4 points
+//   G'  = 2G = [[2,0,0],[1,1,1],[1,-1,1],[0,0,2]]        weights, 3 taps -> 4 points
+//   A^T = [[1,1,1,0],[0,1,-1,-1]]                        4 points -> 2 outputs
+// V = (B^T)^{(x)nd} d fits int16 (|V| <= 2^nd * 255); U = G'^{(x)nd} g fits
+// int16 (|U| <= 3^nd * 255); M = sum over input channels of U * V in int32
+// (wrapping); Y = (A^T)^{(x)nd} M = 2^nd * acc exactly mod 2^32, where acc is
+// the direct convolution's accumulator. So acc = Y >> nd whenever
+// |acc| < 2^(31 - nd), which the driver checks before taking this path.
+//
+// Points of a tile: P = 4^nd, index xi in mixed radix 4 (the outermost active
+// dimension most significant). Outputs: 2^nd, index o in mixed radix 2.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/conv_kernels.h"
+#include "kernels/isa.h"
+
+namespace qwasm {
+namespace kernels {
+
+constexpr size_t kWinogradMaxDims = 3;
+
+// One tile, `channels` channels (a multiple of the entry's cr): the tile's
+// first input value is d[0] (a channels-last buffer, channel c at d[c]); along
+// active dimension k its 4 taps are strides[k] elements apart. Point xi of
+// channel c goes to v[xi * v_stride + c].
+using WinoInputFn = void (*)(size_t nd, size_t channels, const int16_t* d, const ptrdiff_t* strides, int16_t* v,
+                             size_t v_stride);
+
+// rows of the transformed-input matrix (row m at a + m * a_stride) times one
+// packed block of nr columns: c[m * c_stride + j] = sum_k a_m[k] * w(k, j),
+// wrapping int32, all nr columns stored. The kernel walks the rows mr at a
+// time (a last group short of mr repeats its last row, never stored).
+// kblocks groups of kr values per row; w is [kblock][nr][kr] int16 (the conv
+// kernels' "c2" packing).
+using QGemmFn = void (*)(size_t rows, size_t kblocks, const int16_t* a, size_t a_stride, const int16_t* w, int32_t* c,
+                         size_t c_stride);
+
+// One tile, nc output channels: point xi of channel j is m[xi * m_stride + j]
+// (m has slots up to a multiple of the entry's cr past nc). Output o of
+// channel j goes to c[out_offsets[o] + j * c_stride] when bit o of `valid` is
+// set (partial tiles at the edges). params: ConvRequantParams of channel 0.
+using WinoOutputFn = void (*)(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride,
+                              const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params);
+
+struct WinoInputKernel {
+  const char* name;
+  Isa isa;
+  size_t cr;
+  WinoInputFn fn;
+};
+
+struct QGemmKernel {
+  const char* name;
+  Isa isa;
+  size_t mr, nr, kr;
+  QGemmFn fn;
+};
+
+struct WinoOutputKernel {
+  const char* name;
+  Isa isa;
+  size_t cr;
+  WinoOutputFn fn;
+};
+
+#define QWASM_WINO_INPUT(name, isa, cr)                                                                   \
+  void name(size_t nd, size_t channels, const int16_t* d, const ptrdiff_t* strides, int16_t* v, size_t v_stride);
+#define QWASM_QGEMM(name, isa, mr, nr, kr)                                                               \
+  void name(size_t rows, size_t kblocks, const int16_t* a, size_t a_stride, const int16_t* w, int32_t* c, \
+            size_t c_stride);
+#define QWASM_WINO_OUTPUT(name, isa, cr)                                                                   \
+  void name(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride,       \
+            const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params);
+#include "kernels/winograd.inc"
+#undef QWASM_WINO_INPUT
+#undef QWASM_QGEMM
+#undef QWASM_WINO_OUTPUT
+
+KernelTable<WinoInputKernel> wino_input_kernels();
+KernelTable<QGemmKernel> qgemm_kernels();
+KernelTable<WinoOutputKernel> wino_output_kernels();
+
+const WinoInputKernel* find_wino_input(Isa isa);
+const QGemmKernel* find_qgemm(Isa isa);
+const WinoOutputKernel* find_wino_output(Isa isa);
+
+}  // namespace kernels
+}  // namespace qwasm

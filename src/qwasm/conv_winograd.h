@@ -1,0 +1,38 @@
+// The exact integer Winograd path of quantized convolutions (docs/winograd.md,
+// kernels/winograd_kernels.h): which layers qualify, the packing of their
+// transformed weights, the per-call choice, and the driver. Internal to the
+// conv implementation.
+#pragma once
+#include <cstdint>
+
+#include "kernels/isa.h"
+#include "qwasm/conv.h"
+#include "qwasm/conv_layout.h"
+
+namespace qwasm {
+namespace conv_internal {
+
+// The 3-tap dimensions of a Winograd-shaped layer (stride 1, dilation 1,
+// groups 1, every kernel extent 3 or 1, at least one 3), outermost first, in
+// dims; returns their count, or 0 when the layer does not qualify.
+size_t winograd_dims(const ConvGeometry& g, int* dims);
+
+// The policy of WinogradMode::kAuto at pack time, by channels and by the
+// transformed weights' size (docs/winograd.md, "When it pays").
+bool winograd_pays_for_layer(const ConvGeometry& g, size_t nd, int64_t transformed_bytes);
+
+// Packs g's transformed weights into out when `mode` and the policy allow
+// (w: the qint8 weight, zps: per output channel); leaves out empty otherwise.
+Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps, WinogradMode mode,
+                     WinogradWeights* out);
+
+// Whether this call runs on the Winograd path: weights packed, the guard
+// holds for the input's zero point, and (kAuto) the output is large enough.
+bool winograd_applies(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s);
+
+// The Winograd driver: same contract as the direct path's (conv_run.cpp).
+Status run_qwinograd(const PackedQConv& pw, const QTensor& input, const Shape& out_shape, const Spatial& s,
+                     double out_scale, int64_t out_zp, bool relu, kernels::Isa isa, QTensor* out, ConvRunInfo* info);
+
+}  // namespace conv_internal
+}  // namespace qwasm
