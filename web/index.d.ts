@@ -450,6 +450,14 @@ export declare namespace quantization {
   function getEngine(): QuantizedEngine;
   /** The engines qwasm reproduces. */
   const supportedEngines: readonly QuantizedEngine[];
+  /**
+   * The Winograd option of every quantized convolution built from now on
+   * (constructor, fromFloat, convert, io.loadModel) whose options do not
+   * name one. Default 'auto'.
+   */
+  function setWinograd(mode: WinogradOption): void;
+  /** The default setWinograd set. */
+  function getWinograd(): WinogradOption;
 
   /** Marks where the quantized region starts: the identity until convert() makes it a nn.quantized.Quantize. */
   class QuantStub extends nn.Module {
@@ -530,6 +538,20 @@ export interface ConvOptions {
   bias?: boolean;
   /** Only 'zeros' (the default) is supported. */
   paddingMode?: 'zeros';
+}
+
+/**
+ * The exact integer Winograd option of the quantized convolutions: 'auto'
+ * (the default: transformed weights packed, and used, where it pays), true
+ * (wherever the shape allows: stride 1, dilation 1, groups 1, each kernel
+ * extent 3 or 1) or false (never). The output bytes are the same either way.
+ */
+export type WinogradOption = 'auto' | boolean;
+
+/** Constructor options of the quantized convolutions. */
+export interface QuantizedConvOptions extends ConvOptions {
+  /** Default 'auto'. */
+  winograd?: WinogradOption;
 }
 
 /** Constructor options of the linear modules. */
@@ -630,6 +652,19 @@ declare abstract class QuantizedConv<K extends number[]> extends QuantizedModule
   readonly dilation: K;
   /** As given to the constructor. */
   readonly padding: Padding;
+  /** The Winograd option the module was built with. */
+  readonly winograd: WinogradOption;
+  /** Bytes of the Winograd-transformed weights among packedWeightBytes() (0 when none are held). */
+  winogradWeightBytes(): number;
+  /**
+   * The arithmetic the last forward() ran: 'winograd' or 'direct' ('' before
+   * the first). A layer holding Winograd weights still runs direct when the
+   * input's zero point could overflow the transform's accumulators, or (auto)
+   * when the output is too small to pay.
+   */
+  lastPath(): 'winograd' | 'direct' | '';
+  /** The GEMM or conv micro-kernel the last forward() ran (a registry name), or ''. */
+  lastKernel(): string;
 }
 
 /** The weight observer fromFloat may use: a qint8 observer (checked when called). */
@@ -642,6 +677,8 @@ export type WeightObserver = quantization.Observer;
 export type FromFloatOptions = {
   /** Quantizes the weight; must be qint8. Default PerChannelMinMaxObserver(qint8, per_channel_symmetric, chAxis 0). */
   weightObserver?: WeightObserver;
+  /** Convolutions only: the quantized module's Winograd option (default 'auto'). */
+  winograd?: WinogradOption;
 } & (
   | {
       /** A per-tensor observer that saw the float module's outputs during calibration. */
@@ -964,19 +1001,19 @@ export declare namespace nn {
     namespace quantized {
       class ConvReLU1d extends QuantizedConv<K1> {
         #private;
-        constructor(inChannels: number, outChannels: number, kernelSize: number | K1, options?: ConvOptions);
+        constructor(inChannels: number, outChannels: number, kernelSize: number | K1, options?: QuantizedConvOptions);
         /** PyTorch from_float: quantizes a calibrated nn.intrinsic.ConvReLU1d. */
         static fromFloat(mod: nn.intrinsic.ConvReLU1d, options: FromFloatOptions): ConvReLU1d;
       }
       class ConvReLU2d extends QuantizedConv<K2> {
         #private;
-        constructor(inChannels: number, outChannels: number, kernelSize: number | K2, options?: ConvOptions);
+        constructor(inChannels: number, outChannels: number, kernelSize: number | K2, options?: QuantizedConvOptions);
         /** PyTorch from_float: quantizes a calibrated nn.intrinsic.ConvReLU2d. */
         static fromFloat(mod: nn.intrinsic.ConvReLU2d, options: FromFloatOptions): ConvReLU2d;
       }
       class ConvReLU3d extends QuantizedConv<K3> {
         #private;
-        constructor(inChannels: number, outChannels: number, kernelSize: number | K3, options?: ConvOptions);
+        constructor(inChannels: number, outChannels: number, kernelSize: number | K3, options?: QuantizedConvOptions);
         /** PyTorch from_float: quantizes a calibrated nn.intrinsic.ConvReLU3d. */
         static fromFloat(mod: nn.intrinsic.ConvReLU3d, options: FromFloatOptions): ConvReLU3d;
       }
@@ -1069,19 +1106,19 @@ export declare namespace nn {
     }
     class Conv1d extends QuantizedConv<K1> {
       #private;
-      constructor(inChannels: number, outChannels: number, kernelSize: number | K1, options?: ConvOptions);
+      constructor(inChannels: number, outChannels: number, kernelSize: number | K1, options?: QuantizedConvOptions);
       /** PyTorch from_float: quantizes a calibrated nn.Conv1d. */
       static fromFloat(mod: nn.Conv1d, options: FromFloatOptions): Conv1d;
     }
     class Conv2d extends QuantizedConv<K2> {
       #private;
-      constructor(inChannels: number, outChannels: number, kernelSize: number | K2, options?: ConvOptions);
+      constructor(inChannels: number, outChannels: number, kernelSize: number | K2, options?: QuantizedConvOptions);
       /** PyTorch from_float: quantizes a calibrated nn.Conv2d. */
       static fromFloat(mod: nn.Conv2d, options: FromFloatOptions): Conv2d;
     }
     class Conv3d extends QuantizedConv<K3> {
       #private;
-      constructor(inChannels: number, outChannels: number, kernelSize: number | K3, options?: ConvOptions);
+      constructor(inChannels: number, outChannels: number, kernelSize: number | K3, options?: QuantizedConvOptions);
       /** PyTorch from_float: quantizes a calibrated nn.Conv3d. */
       static fromFloat(mod: nn.Conv3d, options: FromFloatOptions): Conv3d;
     }
@@ -1138,6 +1175,8 @@ export declare namespace io {
     maxActivationBytes?: number;
     /** Multiply-adds of one forward (a pool's window element counts 32). Default 5e11; Infinity for no limit. */
     maxWork?: number;
+    /** Every quantized convolution's Winograd option. Default 'auto'. */
+    winograd?: WinogradOption;
   }
 
   /** A graph argument: a reference to another node's output, a constant, or a list of those. */
@@ -1191,6 +1230,8 @@ export declare namespace io {
      * disposes it). @throws Error if the input does not go through one QuantStub.
      */
     forwardQuantized(q: QTensor<'quint8'>): QTensor;
+    /** Bytes of the quantized modules' packed weights in wasm memory, and the Winograd-transformed share of them. */
+    weightBytes(): { packed: number; winograd: number };
     /**
      * forward(x), timed node by node. heapBytes: the wasm heap after the node
      * plus its convolution's scratch; peakHeapBytes: their maximum (one
@@ -1202,6 +1243,8 @@ export declare namespace io {
         name: string;
         op: string;
         target: string | undefined;
+        /** A quantized convolution's arithmetic in this run; null for other nodes. */
+        path: 'winograd' | 'direct' | null;
         ms: number;
         heapBytes: number;
         outputBytes: number;

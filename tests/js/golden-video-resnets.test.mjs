@@ -52,6 +52,19 @@ describe.each(cases)('%s', (name, c) => {
         linear: ['fbgemm'],
       });
       const y = model.forward(x);
+      // Which arithmetic each conv ran: with QWASM_TEST_WINOGRAD=on every
+      // stride-1 3-tap conv (3x3x3, 1x3x3, 3x1x1) on Winograd; off, none.
+      const convs = layers.filter(([, m]) => !isLinear(m));
+      const winogradShaped = ([, m]) =>
+        m.stride.every((s) => s === 1) && m.kernelSize.every((k) => k === 1 || k === 3) && m.kernelSize.includes(3);
+      const paths = (pick) => [...new Set(convs.filter(pick).map(([, m]) => m.lastPath()))];
+      const forced = process.env.QWASM_TEST_WINOGRAD;
+      if (forced === 'on' || forced === 'off') {
+        expect({ eligible: paths(winogradShaped), other: paths((l) => !winogradShaped(l)) }).toEqual({
+          eligible: [forced === 'on' ? 'winograd' : 'direct'],
+          other: ['direct'],
+        });
+      }
       const want = decode(c.y);
       expect({ name, isa, shape: y.shape, firstBitDifference: firstBitDifference(y.data, want) }).toEqual({
         name,

@@ -36,6 +36,11 @@ const CALLS = [
   ['observer calculateQParams', (q4, obs) => obs.calculateQParams()],
   ['quantized conv constructor', () => new nn.quantized.Conv3d(3, 9, 3, { padding: 1 })],
   ['quantized conv forward', (q4, obs, qconv, qx) => qconv.forward(qx)],
+  [
+    'quantized conv constructor, Winograd weights forced',
+    () => new nn.quantized.Conv3d(3, 9, 3, { padding: 1, winograd: true }),
+  ],
+  ['quantized conv forward on the Winograd path', (q4, obs, qconv, qx, dw, fx, wconv) => wconv.forward(qx)],
   ['depthwise conv forward', (q4, obs, qconv, qx, dw) => dw.forward(qx)],
   [
     'float conv forward (packs)',
@@ -71,7 +76,8 @@ beforeAll(() => {
   const fx = tensor(new Float32Array(3 * 4 * 5 * 6).fill(0.5), [1, 3, 4, 5, 6]);
   const qx = qwasm.quantizePerTensor(fx, 0.05, 10, 'quint8');
   const dw = new nn.quantized.Conv3d(3, 3, 3, { groups: 3, padding: 1 });
-  fixtures = [q4, obs, qconv, qx, dw, fx];
+  const wconv = new nn.quantized.Conv3d(3, 9, 3, { padding: 1, winograd: true });
+  fixtures = [q4, obs, qconv, qx, dw, fx, wconv];
 });
 afterAll(() => {
   for (const f of fixtures) disposeAll(f);

@@ -97,8 +97,16 @@ export function runAll(cases) {
  * golden file was generated under (its `engine`: 'fbgemm' or 'x86').
  */
 export function initGolden(qwasm, golden) {
+  // QWASM_TEST_WINOGRAD=on / off: every quantized convolution the suite
+  // builds takes the Winograd path wherever its shape allows / never
+  // (scripts/test-all runs the golden suites both ways; unset: 'auto').
+  const winograd = { on: true, off: false }[process.env.QWASM_TEST_WINOGRAD ?? ''];
   const engine = () => {
     if (golden !== undefined) qwasm.quantization.setEngine(golden.engine);
+    if (winograd !== undefined) {
+      qwasm.quantization.setWinograd(winograd);
+      console.log(`[qwasm] golden suite with winograd ${winograd}`);
+    }
   };
   const threads = process.env.QWASM_TEST_THREADS;
   if (!threads) return qwasm.init().then(engine);

@@ -89,6 +89,12 @@ export async function cases(): Promise<unknown[]> {
     (io.loadModel(new Uint8Array(0)).nodes[0].args = []),
     // @ts-expect-error: the budget is a number
     io.loadModel(new Uint8Array(0), { maxWork: '1e12' }),
+    // @ts-expect-error: winograd is 'auto', true or false
+    new nn.quantized.Conv3d(2, 2, 3, { winograd: 'on' }),
+    // @ts-expect-error: a linear layer has no winograd option
+    new nn.quantized.Linear(2, 2, { winograd: true }),
+    // @ts-expect-error: winograd is 'auto', true or false
+    quantization.setWinograd('fast'),
     // @ts-expect-error: qwasm reproduces the x86 and fbgemm engines only
     quantization.setEngine('qnnpack'),
     // @ts-expect-error: GraphModule is made by loadModel, not constructed

@@ -106,8 +106,22 @@ export function engines(): string[] {
   return [backend, ...quantization.supportedEngines];
 }
 
+export function winograd(): (string | number | boolean)[] {
+  quantization.setWinograd(false);
+  const conv = new nn.quantized.Conv3d(16, 16, 3, { padding: 1, winograd: 'auto' });
+  const option: 'auto' | boolean = conv.winograd;
+  const path: 'winograd' | 'direct' | '' = conv.lastPath();
+  const bytes: number = conv.winogradWeightBytes();
+  const kernel: string = conv.lastKernel();
+  conv.dispose();
+  quantization.setWinograd(quantization.getWinograd() === false ? 'auto' : false);
+  return [option, path, bytes, kernel];
+}
+
 export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[] {
-  const model: io.GraphModule = io.loadModel(bytes, { maxWork: 1e12, maxActivationBytes: 2 ** 30 });
+  const model: io.GraphModule = io.loadModel(bytes, { maxWork: 1e12, maxActivationBytes: 2 ** 30, winograd: true });
+  const { packed, winograd: transformed } = model.weightBytes();
+  const paths = model.profile({ data: clip, shape: [1, 3, 16, 112, 112] }).layers.map((l) => l.path ?? 'none');
   const out = model.forward({ data: clip, shape: [1, 3, 16, 112, 112] });
   const logits = 'data' in out ? out.data : out.dequantize().data;
   const conv = model.getSubmodule('layer1.0.conv1.0');
@@ -123,6 +137,8 @@ export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[
   model.dispose();
   return [
     logits.length,
+    packed - transformed,
+    paths.length,
     layers.length,
     kinds.length,
     Number(conv instanceof nn.intrinsic.quantized.ConvReLU3d),

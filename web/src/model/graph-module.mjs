@@ -313,6 +313,20 @@ export class GraphModule extends Module {
     return this.#engine;
   }
 
+  /**
+   * Bytes of the quantized modules' packed weights in wasm memory, and the
+   * Winograd-transformed share of them: {packed, winograd}.
+   */
+  weightBytes() {
+    let packed = 0;
+    let winograd = 0;
+    for (const mod of this.#modules.values()) {
+      if (typeof mod.packedWeightBytes === 'function') packed += mod.packedWeightBytes();
+      if (typeof mod.winogradWeightBytes === 'function') winograd += mod.winogradWeightBytes();
+    }
+    return { packed, winograd };
+  }
+
   /** The shape of the example input the model was exported with, or null. */
   get inputShape() {
     return this.#inputShape === null ? null : [...this.#inputShape];
@@ -350,8 +364,10 @@ export class GraphModule extends Module {
   }
 
   /**
-   * forward(x), timed node by node: {output, layers: [{name, op, target, ms,
-   * heapBytes, outputBytes}], peakHeapBytes}. heapBytes is the wasm heap in
+   * forward(x), timed node by node: {output, layers: [{name, op, target,
+   * path, ms, heapBytes, outputBytes, output}], peakHeapBytes}. path is
+   * 'winograd' or 'direct' for a quantized convolution (which arithmetic
+   * ran; the bytes are the same), null for other nodes. heapBytes is the wasm heap in
    * use after the node plus the scratch its convolution used
    * (lastScratchBytes()), so peakHeapBytes bounds one forward's high-water
    * mark; outputBytes is the size of the node's output.
@@ -368,6 +384,7 @@ export class GraphModule extends Module {
         name: node.name,
         op: node.op,
         target: node.target,
+        path: mod !== null && typeof mod.lastPath === 'function' ? mod.lastPath() : null,
         ms,
         heapBytes,
         outputBytes: bytesOf(value),

@@ -16,6 +16,7 @@ import { nn } from '../nn/index.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
 import { wasm } from '../runtime.mjs';
 import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
+import { getWinograd, readWinograd } from '../winograd.mjs';
 import { GraphModule, NODE_FUNCTIONS, NODE_METHODS, NODE_SIGNATURES } from './graph-module.mjs';
 import { BudgetError, DEFAULT_LIMITS, planGraph } from './plan.mjs';
 
@@ -222,7 +223,7 @@ function quantizedModule(m, read, what, weightShape, make) {
 }
 
 /** One module of the file, built and loaded; its weights checked against its geometry. */
-function buildModule(m, read, what, version) {
+function buildModule(m, read, what, version, winograd) {
   if (!isObject(m)) fail(`${what} must be an object`);
   if (!Object.hasOwn(MODULE_KEYS, m.type)) fail(`${what}.type ${quote(m.type)} is not a module type this qwasm knows`);
   onlyKeys(m, ['type', ...MODULE_KEYS[m.type].filter((k) => version !== '1' || k !== 'backend')], what);
@@ -245,7 +246,7 @@ function buildModule(m, read, what, version) {
           read,
           what,
           a.weightShape,
-          () => new QCONV[relu][d](a.inChannels, a.outChannels, a.kernel, a.options),
+          () => new QCONV[relu][d](a.inChannels, a.outChannels, a.kernel, { ...a.options, winograd }),
         ),
       );
       const ours = mod.backend;
@@ -528,8 +529,10 @@ function moduleInfo(m) {
   }
 }
 
-function readLimits(options, ctx) {
-  const o = readOptions(options, ['maxActivationBytes', 'maxWork'], ctx);
+// io.loadModel's options: the budget ({maxActivationBytes, maxWork}) and the
+// quantized convolutions' winograd option.
+function readLoadOptions(options, ctx) {
+  const o = readOptions(options, ['maxActivationBytes', 'maxWork', 'winograd'], ctx);
   const limits = { ...DEFAULT_LIMITS };
   for (const key of ['maxActivationBytes', 'maxWork']) {
     if (!o.has(key)) continue;
@@ -538,18 +541,24 @@ function readLimits(options, ctx) {
     if (!(v > 0)) throw new RangeError(`${ctx}: ${key} must be > 0 (Infinity for no limit), got ${v}`);
     limits[key] = v;
   }
-  return Object.freeze(limits);
+  return {
+    limits: Object.freeze(limits),
+    winograd: o.has('winograd') ? readWinograd(o.get('winograd'), ctx) : getWinograd(),
+  };
 }
 
 /**
  * Reads a model written by python/qwasm_export.py and builds it: a
  * GraphModule whose forward(x) runs the exported graph.
  * @param {ArrayBuffer | ArrayBufferView} input
- * @param {{maxActivationBytes?: number, maxWork?: number}} [options]
+ * winograd ('auto', true or false) is every quantized convolution's
+ * Winograd option (nn.quantized.Conv3d's); the model's winogradWeightBytes()
+ * and profile() report what it holds and which path each layer took.
+ * @param {{maxActivationBytes?: number, maxWork?: number, winograd?: 'auto' | boolean}} [options]
  */
 export function loadModel(input, options) {
   const ctx = 'io.loadModel(bytes)';
-  const limits = readLimits(options, ctx);
+  const { limits, winograd } = readLoadOptions(options, ctx);
   wasm(ctx); // before init() this is the Error to give, not one of an internal call
   const file = parseSafetensors(bytesOfInput(input, ctx), ctx);
   const built = [];
@@ -599,7 +608,7 @@ export function loadModel(input, options) {
       const where = `module ${quote(path)}`;
       let mod;
       try {
-        mod = buildModule(m, read, where, version);
+        mod = buildModule(m, read, where, version, winograd);
       } catch (e) {
         throw e instanceof FormatError ? e : restate(e, where);
       }

@@ -23,6 +23,7 @@ import {
   quantizePerTensor,
 } from '../quantize.mjs';
 import { wasm } from '../runtime.mjs';
+import { readWinograd, winogradCode } from '../winograd.mjs';
 import * as floatNN from './float.mjs';
 import { Module } from './module.mjs';
 import {
@@ -61,6 +62,7 @@ class QuantizedConvBase extends Module {
   #bias = null; // Float32Array | null
   #scale = 1.0;
   #zeroPoint = 0;
+  #winograd = 'auto';
 
   constructor(spec, relu, name, inChannels, outChannels, kernelSize, options) {
     super();
@@ -68,9 +70,18 @@ class QuantizedConvBase extends Module {
     this.#relu = relu;
     this.#name = name;
     const ctx = `new ${name}(...)`;
-    const g = readConvArgs(spec, inChannels, outChannels, kernelSize, options, ctx);
+    const g = readConvArgs(
+      spec,
+      inChannels,
+      outChannels,
+      kernelSize,
+      options,
+      ctx,
+      spec.dims === 0 ? [] : ['winograd'],
+    );
     const numel = validateGeometry(g, ctx);
     this.#geometry = freezeGeometry(g);
+    this.#winograd = g.winograd;
     // PyTorch starts from an all-zero qint8 weight (scale 1, zero point 0) and a zero bias.
     const w = makePerTensorQuantizedTensor({ data: new Int8Array(numel), shape: weightShape(g) }, 1.0, 0, 'qint8');
     try {
@@ -151,13 +162,14 @@ class QuantizedConvBase extends Module {
     const M = wasm(ctx);
     const geometry = flatGeometry(this.#geometry);
     const engine = engineCode(); // packed for the engine in force now, as PyTorch's prepack
+    const winograd = winogradCode(this.#winograd);
     let packed = null;
     try {
       packed =
         b === null
-          ? checked(M._makeQConv(geometry, h, 0, 0, false, engine), ctx)
+          ? checked(M._makeQConv(geometry, h, 0, 0, false, engine, winograd), ctx)
           : withHeapCopy(M, new Uint8Array(b.buffer), 'the bias', ctx, (address) =>
-              checked(M._makeQConv(geometry, h, address, b.length, true, engine), ctx),
+              checked(M._makeQConv(geometry, h, address, b.length, true, engine, winograd), ctx),
             );
     } catch (e) {
       if (packed && !packed.isDeleted()) packed.delete();
@@ -223,6 +235,43 @@ class QuantizedConvBase extends Module {
     return this.#live('lastScratchBytes()').scratchBytes();
   }
 
+  /**
+   * The exact integer Winograd option the module was built with: 'auto'
+   * (transformed weights packed, and used, where it pays: docs/winograd.md),
+   * true (wherever the shape allows) or false (never). Output bytes are the
+   * same on either path. Always false for Linear.
+   */
+  get winograd() {
+    return this.#spec.dims === 0 ? false : this.#winograd;
+  }
+
+  /** Bytes of the Winograd-transformed weights among packedWeightBytes() (0 when none are held). */
+  winogradWeightBytes() {
+    return this.#live('winogradWeightBytes()').winogradBytes();
+  }
+
+  /**
+   * Which path the last forward() took: 'winograd' or 'direct' (a layer
+   * holding Winograd weights still takes the direct path for a call whose
+   * input zero point could overflow the transform's accumulators, or whose
+   * output is too small to pay), or '' before the first.
+   */
+  lastPath() {
+    return ['', 'direct', 'winograd'][this.#live('lastPath()').lastPath()];
+  }
+
+  /**
+   * @internal Benchmarks (bench/winograd.bench.mjs): with `on` a boolean,
+   * times (or stops timing) the Winograd path's phases of later forward()
+   * calls; returns the last call's [input transform, GEMMs, output transform]
+   * in ms, summed over threads.
+   */
+  _winogradPhaseMs(on) {
+    const packed = this.#live('_winogradPhaseMs()');
+    if (typeof on === 'boolean') packed._timePhases(on);
+    return packed._lastPhaseMs();
+  }
+
   /** The micro-kernel the last forward() ran (a registry name), or '' before the first. */
   lastKernel() {
     return this.#live('lastKernel()').lastKernel();
@@ -250,7 +299,7 @@ class QuantizedConvBase extends Module {
   }
 }
 
-const FROM_FLOAT_OPTIONS = ['activationObserver', 'outputScale', 'outputZeroPoint', 'weightObserver'];
+const FROM_FLOAT_OPTIONS = ['activationObserver', 'outputScale', 'outputZeroPoint', 'weightObserver', 'winograd'];
 
 // Runs one step of fromFloat, naming it in any error (same class) the step throws.
 function step(ctx, what, fn) {
@@ -333,6 +382,10 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
   }
   checked(wasm(ctx)._checkOutputQParams(outScale, outZeroPoint), ctx);
   const { geometry: g, weight, bias } = parts;
+  if (o.has('winograd') && parts.spec.dims === 0) {
+    throw new TypeError(`${ctx}: winograd applies to convolutions, not to ${floatName}`);
+  }
+  if (o.has('winograd')) readWinograd(o.get('winograd'), ctx);
   const wt = { data: weight.data, shape: weight.shape };
   const qweight = step(ctx, 'the weight', () => {
     weightObserver.observe(wt);
@@ -357,6 +410,7 @@ function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
             dilation: userTriple(g.dilation, dims),
             groups: g.groups,
             bias: bias !== null,
+            ...(o.has('winograd') ? { winograd: o.get('winograd') } : {}),
           });
     step(ctx, 'the quantized module', () => q.setWeightBias(qweight, bias === null ? null : bias.data));
     q.scale = outScale;

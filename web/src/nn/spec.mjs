@@ -5,6 +5,7 @@
 import { checkNotRevoked, describe, option, readBoolean, readOptions } from '../args.mjs';
 import { checked } from '../errors.mjs';
 import { wasm } from '../runtime.mjs';
+import { getWinograd, readWinograd } from '../winograd.mjs';
 
 export const SPECS = {
   1: { name: 'Conv1d', dims: 1, input: '[N, C, L]' },
@@ -39,11 +40,13 @@ function triple(value, dims, fill, what, ctx) {
 /**
  * @internal Reads PyTorch's constructor arguments into the core's geometry
  * (validated by the core): {dims, inChannels, outChannels, groups, kernel,
- * stride, dilation, padBegin, padEnd, padding (as given, frozen), bias}.
+ * stride, dilation, padBegin, padEnd, padding (as given, frozen), bias,
+ * winograd}. extraOptions: keys accepted beyond PyTorch's ('winograd' for
+ * the quantized convolutions; quantization.getWinograd() when absent).
  */
-export function readConvArgs(spec, inChannels, outChannels, kernelSize, options, ctx) {
+export function readConvArgs(spec, inChannels, outChannels, kernelSize, options, ctx, extraOptions = []) {
   const linear = spec.dims === 0;
-  const o = readOptions(options, linear ? LINEAR_OPTIONS : CONV_OPTIONS, ctx);
+  const o = readOptions(options, [...(linear ? LINEAR_OPTIONS : CONV_OPTIONS), ...extraOptions], ctx);
   for (const [name, v] of [
     [linear ? 'inFeatures' : 'inChannels', inChannels],
     [linear ? 'outFeatures' : 'outChannels', outChannels],
@@ -51,8 +54,10 @@ export function readConvArgs(spec, inChannels, outChannels, kernelSize, options,
     if (!isInt(v)) throw new TypeError(`${ctx}: ${name} must be an integer, got ${describe(v)}`);
   }
   const bias = o.has('bias') ? readBoolean(o.get('bias'), 'bias', ctx) : true;
+  const winograd = o.has('winograd') ? readWinograd(o.get('winograd'), ctx) : getWinograd();
   if (linear) {
     return {
+      winograd,
       dims: 0,
       inChannels,
       outChannels,
@@ -101,6 +106,7 @@ export function readConvArgs(spec, inChannels, outChannels, kernelSize, options,
     padding = isInt(paddingValue) ? paddingValue : Object.freeze(padBegin.slice(3 - spec.dims));
   }
   return {
+    winograd,
     dims: spec.dims,
     inChannels,
     outChannels,

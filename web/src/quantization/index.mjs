@@ -9,6 +9,7 @@ import {
   MovingAveragePerChannelMinMaxObserver,
   PerChannelMinMaxObserver,
 } from '../observer.mjs';
+import { getWinograd, setWinograd } from '../winograd.mjs';
 import { fuseModules } from './fuse.mjs';
 import { convert, prepare } from './prepare.mjs';
 import { getDefaultQConfig, QConfig } from './qconfig.mjs';
@@ -25,6 +26,8 @@ export const quantization = Object.freeze({
   setEngine,
   getEngine,
   supportedEngines: SUPPORTED_ENGINES,
+  setWinograd,
+  getWinograd,
   QuantStub,
   DeQuantStub,
   fuseModules,

@@ -1,0 +1,33 @@
+// The quantized convolutions' exact integer Winograd option (docs/winograd.md):
+// 'auto' (transformed weights packed, and used, where it pays), true
+// (wherever the shape allows) or false (never). The output bytes are the same
+// on either path; the option trades memory for speed. A module takes it from
+// its constructor's options (fromFloat's, io.loadModel's), else from
+// quantization.setWinograd's default, when its weights are packed.
+import { describe } from './args.mjs';
+
+/** The option's values. */
+export const WINOGRAD_MODES = Object.freeze(['auto', true, false]);
+
+let current = 'auto';
+
+/** @internal Checks a `winograd` option: 'auto', true or false. */
+export function readWinograd(v, ctx) {
+  if (!WINOGRAD_MODES.includes(v)) {
+    throw new TypeError(`${ctx}: winograd must be 'auto', true or false, got ${describe(v)}`);
+  }
+  return v;
+}
+
+/** The default of every quantized convolution built from now on whose options do not name one. */
+export function setWinograd(mode) {
+  current = readWinograd(mode, 'quantization.setWinograd(mode)');
+}
+
+/** The default setWinograd set ('auto' unless changed). */
+export function getWinograd() {
+  return current;
+}
+
+/** @internal The core's code of a mode (0 off, 1 auto, 2 on). */
+export const winogradCode = (mode) => (mode === false ? 0 : mode === 'auto' ? 1 : 2);
