@@ -1,7 +1,9 @@
 // The model view: an exported model (the built-in r3d_18 at an eighth of its
 // widths, or a dropped .qwasm.safetensors) loaded with io.loadModel; a table
 // of its layers, the per-channel weight scales of the one picked, and a
-// forward on a synthetic clip timed node by node (GraphModule.profile).
+// forward on a synthetic clip timed node by node (GraphModule.profile), with
+// the arithmetic each quantized convolution ran (exact integer Winograd or
+// direct: the same bytes).
 import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
 
@@ -72,6 +74,7 @@ function outputOf(node) {
 function renderTable() {
   const model = state.model;
   const times = new Map((state.last?.layers ?? []).map((l) => [l.name, l.ms]));
+  const paths = new Map((state.last?.layers ?? []).map((l) => [l.name, l.path]));
   const body = $('m-layers').tBodies[0];
   body.replaceChildren();
   for (const node of model.nodes.slice(1, -1)) {
@@ -88,6 +91,7 @@ function renderTable() {
       out.scale,
       out.zeroPoint,
       times.has(node.name) ? times.get(node.name).toFixed(2) : '',
+      paths.get(node.name) ?? '',
     ];
     const tr = body.insertRow();
     tr.dataset.node = node.name;
@@ -120,7 +124,10 @@ function setModel(model, name) {
   state.last = null;
   state.layers = weightedLayers(model).map(([path]) => path);
   $('m-layer').replaceChildren(...state.layers.map((p) => new Option(p, p)));
-  $('m-title').textContent = `${name}: ${model.nodes.length} graph nodes, ${state.layers.length} quantized layers`;
+  const bytes = model.weightBytes();
+  $('m-title').textContent =
+    `${name}: ${model.nodes.length} graph nodes, ${state.layers.length} quantized layers, ` +
+    `${(bytes.packed / 1e6).toFixed(2)} MB of packed weights (${(bytes.winograd / 1e6).toFixed(2)} MB Winograd-transformed)`;
   $('m-results').hidden = false;
   $('m-run').disabled = false;
   $('m-output').textContent = '';

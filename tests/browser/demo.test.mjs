@@ -316,6 +316,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
       add.kwargs.scale.toPrecision(6),
       String(add.kwargs.zero_point),
       '',
+      '',
     ]);
     await tab.evaluate(select('m-layer', 'layer2.0.conv1.0'));
     const w = model.getSubmodule('layer2.0.conv1.0').weight();
@@ -331,6 +332,16 @@ describe.each(selectedEngines())('%s', (engineName) => {
     expect(await tab.evaluate(text('#m-output'))).toMatch(
       /^Input \[1, 3, 16, 112, 112\]: [\d.]+ ms in 70 nodes, heap high-water [\d.]+ MB; output \[400 values\], top-1 index \d+\.$/,
     );
+    // Which arithmetic each conv ran: a stride-1 3x3x3 conv of 32 channels on Winograd, a strided one direct, the add neither.
+    const pathOf = (target) =>
+      tab.evaluate(
+        `[...document.querySelector('#m-layers tbody tr[data-node="${model.nodes.find((n) => n.target === target).name}"]').cells].at(-1).textContent`,
+      );
+    expect({
+      stride1: await pathOf('layer3.1.conv1.0'), // 32 -> 32 channels: 'auto' takes Winograd (layer1's 8 stay direct)
+      strided: await pathOf('layer2.0.conv1.0'),
+      add: await pathOf('quantized.add_relu'),
+    }).toEqual({ stride1: 'winograd', strided: 'direct', add: '' });
     model.dispose();
     await tab.screenshot(fileURLToPath(new URL(`model-${engineName}.png`, OUTPUT_DIR)));
     expect(await problems()).toEqual({ inPage: [], missing: [] });
