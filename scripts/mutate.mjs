@@ -2,11 +2,13 @@
 // Mutation smoke: applies, one at a time, small mistakes a kernel or driver
 // change could make (a rounding mode, an off-by-one in a tail, a resume
 // offset, a zero point's sign, a lost ReLU, a wrong weight vector in the SIMD
-// kernel, a float multiply where PyTorch multiplies in double, a moving
-// average of the wrong value), rebuilds, runs the suites that should notice,
+// kernel, a float multiply where PyTorch multiplies in double, the Winograd
+// path's guard dropped, its shift or a transform row wrong, a moving average
+// of the wrong value), rebuilds, runs the suites that should notice,
 // and checks that each mutation makes them fail. The sources are restored
 // after each one (and on any exit). Run before changing a kernel:
 //   npm run mutate            (about 5 minutes)
+//   QWASM_MUTATE_ONLY=Winograd npm run mutate    (the mutations whose name has that text)
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -39,18 +41,18 @@ const MUTATIONS = [
   {
     name: 'zero point sign: requantize subtracts the output zero point',
     file: 'src/kernels/requantize.h',
-    from: 'clamp_rounded(r, p.output_min - p.output_zero_point, p.output_max - p.output_zero_point) +\n      p.output_zero_point);',
-    to: 'clamp_rounded(r, p.output_min - p.output_zero_point, p.output_max - p.output_zero_point) -\n      p.output_zero_point);',
+    from: 'p.output_max - p.output_zero_point) +\n                              p.output_zero_point);',
+    to: 'p.output_max - p.output_zero_point) -\n                              p.output_zero_point);',
   },
   {
-    name: 'ReLU lost: the driver clamps at 0 whatever relu says',
-    file: 'src/qwasm/conv_run.cpp',
-    from: 'kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),\n                                    relu ? static_cast<int32_t>(out_zp) : 0, 255};',
-    to: 'kernels::ConvRequantParams params{bias_div.data(), multiplier.data(), static_cast<int32_t>(out_zp),\n                                    0, 255};',
+    name: 'ReLU lost: the drivers clamp at 0 whatever relu says',
+    file: 'src/qwasm/conv_requant.cpp',
+    from: 'p.output_min = relu ? static_cast<int32_t>(out_zp) : 0;',
+    to: 'p.output_min = 0;',
   },
   {
-    name: 'SIMD: pixel 3 of the dot16 kernel uses the wrong weight vector',
-    file: 'src/kernels/wasmsimd/conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16.cpp',
+    name: 'SIMD: pixel 3 of the dot16 loop (direct conv and Winograd GEMM) uses the wrong weight vector',
+    file: 'src/kernels/wasmsimd/dot16_4x8c2.h',
     from: 'acc3x4567 = wasm_i32x4_add(acc3x4567, wasm_i32x4_dot_i16x8(va3, w4567));',
     to: 'acc3x4567 = wasm_i32x4_add(acc3x4567, wasm_i32x4_dot_i16x8(va3, w0123));',
   },
@@ -59,6 +61,24 @@ const MUTATIONS = [
     file: 'src/kernels/quantize_val.h',
     from: 'static_cast<double>(static_cast<float>(q) - p.zero_point_f) * p.scale);',
     to: 'static_cast<double>((static_cast<float>(q) - p.zero_point_f) * p.scale_f));',
+  },
+  {
+    name: 'Winograd: the guard dropped (every call with packed weights takes the fast path)',
+    file: 'src/qwasm/conv_winograd.cpp',
+    from: 'if (!winograd_guard_passes(pw, input_zero_point)) return false;',
+    to: 'if (pw.winograd.nd == 0) return false;',
+  },
+  {
+    name: 'Winograd: the SIMD output transform divides by 2^(nd - 1)',
+    file: 'src/kernels/wasmsimd/winograd_f23_wasmsimd.cpp',
+    from: 'wasm_i32x4_shr(y[o], static_cast<uint32_t>(nd))',
+    to: 'wasm_i32x4_shr(y[o], static_cast<uint32_t>(nd - 1))',
+  },
+  {
+    name: "Winograd: B^T's last row negated in the SIMD input transform",
+    file: 'src/kernels/wasmsimd/winograd_f23_wasmsimd.cpp',
+    from: 'y[3] = wasm_i16x8_sub(x1, x3);',
+    to: 'y[3] = wasm_i16x8_sub(x3, x1);',
   },
   {
     name: 'moving average of the running max for the min',
@@ -88,6 +108,7 @@ function suitesFail() {
         'js',
         'tests/js/golden',
         'tests/js/kernels-vs-reference',
+        'tests/js/winograd',
       ],
     ],
   ];
@@ -124,7 +145,10 @@ if (suitesFail().length) {
   process.exit(1);
 }
 let survivors = 0;
-for (const m of MUTATIONS) {
+// QWASM_MUTATE_ONLY=<text>: only the mutations whose name contains it.
+const only = process.env.QWASM_MUTATE_ONLY;
+const chosen = MUTATIONS.filter((m) => !only || m.name.includes(only));
+for (const m of chosen) {
   const path = `${root}${m.file}`;
   const text = readFileSync(path, 'utf8');
   if (!text.includes(m.from)) {
@@ -148,7 +172,5 @@ for (const m of MUTATIONS) {
   }
 }
 build();
-console.log(
-  survivors ? `mutate: ${survivors} mutation(s) survived` : `mutate: all ${MUTATIONS.length} mutations caught`,
-);
+console.log(survivors ? `mutate: ${survivors} mutation(s) survived` : `mutate: all ${chosen.length} mutations caught`);
 process.exit(survivors ? 1 : 0);
