@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prepares bench/model.bench.mjs's inputs (needs torch, torchvision,
 safetensors, onnx, onnxruntime; writes bench/output/models/, not committed):
-for torchvision's r3d_18 and r2plus1d_18 (random init, fixed seed):
+for torchvision's r3d_18, mc3_18 and r2plus1d_18 (random init, fixed seed):
 
 - <arch>.qwasm.safetensors: quantized by PyTorch's eager flow
   (python/qwasm_video.py, get_default_qconfig('fbgemm')) on the calibration
@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
 warnings.filterwarnings("ignore")
 
-ARCHS = ("r3d_18", "r2plus1d_18")
+ARCHS = ("r3d_18", "mc3_18", "r2plus1d_18")
 SHAPE = (1, 3, 16, 112, 112)
 CALIBRATION_SEEDS = (500, 501, 502, 503)
 BENCH_SEEDS = (600, 601, 602, 603, 604, 605, 606, 607)

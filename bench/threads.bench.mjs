@@ -63,7 +63,7 @@ async function child(threads) {
   const rows = [];
   for (const c of SHAPES) {
     process.stderr.write(`  ${c.id} at ${threads}\n`);
-    const { qmod, qx, fmod, ortParams: q } = buildConvReLU3d(qwasm, c);
+    const { qmod, qx, fmod, ortParams: q } = buildConvReLU3d(qwasm, c, { winograd: false }); // the direct kernel
     const session = await ort.InferenceSession.create(qlinearConvModel(c, q), opts);
     const xq = new ort.Tensor('uint8', qx.intRepr(), [1, c.cin, ...c.spatial]);
     // Same bits at every thread count (the benchmark's own sanity check).

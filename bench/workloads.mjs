@@ -59,10 +59,12 @@ export function quantizedInputAndOrtParams(qwasm, qmod, inObs, x, bias) {
 
 /**
  * The float and quantized ConvReLU3d of shape c, the float input x (NCDHW
- * data) and its quint8 form qx, and `ortParams` for onnxruntime-web's
- * QLinearConv. The caller disposes qmod, fmod and qx.
+ * data) and its quint8 form qx, `ortParams` for onnxruntime-web's
+ * QLinearConv, and the output observer (to build another qmod from fmod).
+ * fromFloatOptions go to fromFloat (e.g. winograd). The caller disposes
+ * qmod, fmod and qx.
  */
-export function buildConvReLU3d(qwasm, c) {
+export function buildConvReLU3d(qwasm, c, fromFloatOptions = {}) {
   const next = rng(7 + c.cin * 131 + c.cout);
   const x = new Float32Array(c.n * c.cin * c.spatial.reduce((a, b) => a * b, 1)).map(() => next() * 4 - 1);
   const fconv = new qwasm.nn.Conv3d(c.cin, c.cout, c.kernel, { stride: c.stride, padding: c.pad, groups: c.groups });
@@ -72,9 +74,12 @@ export function buildConvReLU3d(qwasm, c) {
   inObs.observe(xt);
   const outObs = new qwasm.quantization.MinMaxObserver();
   outObs.observe(fmod.forward(xt));
-  const qmod = qwasm.nn.intrinsic.quantized.ConvReLU3d.fromFloat(fmod, { activationObserver: outObs });
+  const qmod = qwasm.nn.intrinsic.quantized.ConvReLU3d.fromFloat(fmod, {
+    activationObserver: outObs,
+    ...fromFloatOptions,
+  });
   const { qx, ortParams } = quantizedInputAndOrtParams(qwasm, qmod, inObs, xt, fconv.bias.data);
-  return { x, xt, fconv, fmod, qmod, qx, ortParams };
+  return { x, xt, fconv, fmod, qmod, qx, ortParams, outObs };
 }
 
 /**

@@ -1,0 +1,186 @@
+// The exact integer Winograd path, layer by layer: r3d_18's stride-1 3x3x3
+// convolutions, S2, r2plus1d_18's (1,3,3) and (3,1,1) convolutions and an
+// odd-sized layer (ConvReLU3d, batch 1), each as qwasm's direct convolution,
+// qwasm's Winograd path (same module from the same float weights, fromFloat
+// with winograd false / true) and onnxruntime-web's QLinearConv on the same
+// integers, at 1 and 2 threads. Each thread count runs in a child process of
+// its own (onnxruntime-web fixes its threads when its wasm starts); qwasm
+// runs the threaded benchmark build with a pool of that many threads. The
+// Winograd time is split into input transform / GEMMs / output transform +
+// requantization (summed over threads, from the core's own timers on extra
+// runs), and the outputs of both paths are compared byte for byte.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { interleave, median, saveResult } from './harness.mjs';
+import { qlinearConvModel } from './onnx-models.mjs';
+import { buildConvReLU3d, macs } from './workloads.mjs';
+
+const THREADS = [1, 2];
+const RUNS = Number(process.env.QWASM_BENCH_RUNS ?? 7);
+const K333 = [3, 3, 3];
+const K133 = [1, 3, 3];
+const K311 = [3, 1, 1];
+const LAYERS = [
+  { id: 'r3d L1', kind: '3x3x3', cin: 64, cout: 64, spatial: [16, 56, 56], kernel: K333 },
+  { id: 'r3d L2', kind: '3x3x3', cin: 128, cout: 128, spatial: [8, 28, 28], kernel: K333 },
+  { id: 'r3d L3', kind: '3x3x3', cin: 256, cout: 256, spatial: [4, 14, 14], kernel: K333 },
+  { id: 'r3d L4', kind: '3x3x3', cin: 512, cout: 512, spatial: [2, 7, 7], kernel: K333 },
+  { id: 'S2', kind: 'S2', cin: 64, cout: 64, spatial: [16, 28, 28], kernel: K333 },
+  { id: 'r(2+1)d L1 s', kind: '1x3x3', cin: 64, cout: 144, spatial: [16, 56, 56], kernel: K133 },
+  { id: 'r(2+1)d L1 t', kind: '3x1x1', cin: 144, cout: 64, spatial: [16, 56, 56], kernel: K311 },
+  { id: 'r(2+1)d L3 s', kind: '1x3x3', cin: 256, cout: 576, spatial: [4, 14, 14], kernel: K133 },
+  { id: 'r(2+1)d L3 t', kind: '3x1x1', cin: 576, cout: 256, spatial: [4, 14, 14], kernel: K311 },
+  { id: 'odd', kind: '3x3x3', cin: 48, cout: 40, spatial: [7, 13, 11], kernel: K333 },
+].map((s) => ({
+  n: 1,
+  ...s,
+  stride: [1, 1, 1],
+  pad: s.kernel.map((k) => (k - 1) / 2),
+  groups: 1,
+}));
+// Targets, one thread, vs onnxruntime-web QLinearConv (issue 19).
+const TARGETS = { '3x3x3': 2.5, S2: 3, '1x3x3': 2, '3x1x1': 2.2 };
+
+// qwasm's contestants interleaved, then onnxruntime-web's rounds, then
+// qwasm's again (see bench/threads.bench.mjs: onnxruntime-web's threads keep
+// the cores busy for a while after a run).
+async function timeBoth(ours, theirs) {
+  const a = await interleave(ours, { warmup: 2, rounds: Math.ceil(RUNS / 2) });
+  const o = await interleave([theirs], { warmup: 2, rounds: RUNS });
+  const b = await interleave(ours, { warmup: 1, rounds: Math.ceil(RUNS / 2) });
+  const merged = {};
+  for (const { name } of ours) {
+    const ms = [...a[name].all, ...b[name].all];
+    merged[name] = { medianMs: median(ms), minMs: Math.min(...ms), runs: ms.length };
+  }
+  return { ...merged, [theirs.name]: o[theirs.name] };
+}
+
+async function child(threads) {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = threads;
+  ort.env.wasm.simd = true;
+  const require = createRequire(import.meta.url);
+  const qwasm = await import('../web/src/node-entry.mjs');
+  await qwasm.init({
+    numThreads: threads,
+    _moduleFactory: require('../build/wasm/qwasm.testing.mt.js'),
+    wasmBinary: readFileSync(new URL('../build/wasm/qwasm.testing.mt.wasm', import.meta.url)),
+  });
+  const opts = {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
+  };
+  const rows = [];
+  for (const c of LAYERS) {
+    process.stderr.write(`  ${c.id} at ${threads}\n`);
+    const { qmod: wino, qx, fmod, outObs, ortParams: q } = buildConvReLU3d(qwasm, c, { winograd: true });
+    const direct = qwasm.nn.intrinsic.quantized.ConvReLU3d.fromFloat(fmod, {
+      activationObserver: outObs,
+      winograd: false,
+    });
+    const session = await ort.InferenceSession.create(qlinearConvModel(c, q), opts);
+    const xq = new ort.Tensor('uint8', qx.intRepr(), [1, c.cin, ...c.spatial]);
+    const a = wino.forward(qx);
+    const path = wino.lastPath();
+    const b = direct.forward(qx);
+    const bInts = b.intRepr();
+    const same = a.intRepr().every((v, i) => v === bInts[i]);
+    a.dispose();
+    b.dispose();
+    const t = await timeBoth(
+      [
+        { name: 'direct', fn: () => direct.forward(qx).dispose() },
+        { name: 'winograd', fn: () => wino.forward(qx).dispose() },
+      ],
+      { name: 'ort', fn: () => session.run({ x: xq }) },
+    );
+    // The split, from the core's timers, on runs of their own.
+    wino._winogradPhaseMs(true);
+    const splits = [];
+    for (let i = 0; i < 5; i++) {
+      wino.forward(qx).dispose();
+      splits.push(wino._winogradPhaseMs());
+    }
+    wino._winogradPhaseMs(false);
+    const split = [0, 1, 2].map((k) => median(splits.map((s) => s[k])));
+    rows.push({
+      id: c.id,
+      kind: c.kind,
+      shape: c,
+      macs: macs(c),
+      same,
+      path,
+      split,
+      winogradBytes: wino.winogradWeightBytes(),
+      directBytes: direct.packedWeightBytes(),
+      ...t,
+    });
+    await session.release();
+    for (const d of [qx, wino, direct, fmod]) d.dispose();
+  }
+  // Exit once the rows are flushed: onnxruntime-web's workers would keep the process alive.
+  process.stdout.write(JSON.stringify(rows), () => process.exit(0));
+}
+
+// The tables from the measurements (`--render` redoes them from the saved results).
+function render(byThreads, date) {
+  const fmt = (v, d = 1) => v.toFixed(d);
+  const desc = (c) => `${c.cin}->${c.cout}, k${c.kernel.join('x')}, ${c.spatial.join('x')}`;
+  const pct = (part, whole) => `${fmt((100 * part) / whole, 0)}%`;
+  const row = (t, r) => {
+    const total = r.split[0] + r.split[1] + r.split[2];
+    return `| ${r.id} | ${desc(r.shape)} | ${t} | ${fmt(r.direct.medianMs)} | ${fmt(r.winograd.medianMs)} | ${fmt(r.ort.medianMs)} | ${fmt(r.direct.medianMs / r.winograd.medianMs, 2)}x | ${fmt(r.ort.medianMs / r.winograd.medianMs, 2)}x | ${fmt(r.ort.medianMs / r.direct.medianMs, 2)}x | ${pct(r.split[0], total)} / ${pct(r.split[1], total)} / ${pct(r.split[2], total)} | ${fmt(r.winogradBytes / 2 ** 20, 2)} |`;
+  };
+  const table = THREADS.flatMap((t) => byThreads[t].map((r) => row(t, r))).join('\n');
+  const allSame = Object.values(byThreads).every((rows) => rows.every((r) => r.same && r.path === 'winograd'));
+  const one = byThreads[1];
+  const ratio = (r) => r.ort.medianMs / r.winograd.medianMs;
+  const targets = Object.entries(TARGETS).map(([kind, want]) => {
+    const rs = one.filter((r) => r.kind === kind);
+    const got = rs.map((r) => `${r.id} ${fmt(ratio(r), 2)}x`).join(', ');
+    return `- ${kind === 'S2' ? 'S2' : `${kind} layers`}: ${got} (target >= ${want}x: ${rs.every((r) => ratio(r) >= want) ? 'met' : 'not met'})`;
+  });
+  const sixtyFour = one.filter((r) => r.shape.cin === 64 && r.shape.cout === 64);
+  const transforms = sixtyFour
+    .map((r) => `${r.id} ${pct(r.split[0] + r.split[2], r.split[0] + r.split[1] + r.split[2])}`)
+    .join(', ');
+  const markdown = `## Exact integer Winograd: layer by layer
+
+ConvReLU3d, batch 1, stride 1, 'same' padding, calibrated like the conv table (bench/workloads.mjs): qwasm's direct convolution and its exact integer Winograd path (the same float module through \`fromFloat\` with \`winograd: false\` / \`true\`) and onnxruntime-web's QLinearConv on the same integers (bench/winograd.bench.mjs). Each thread count runs in its own process; qwasm at t threads is the threaded build with a pool of t threads, onnxruntime-web has \`numThreads = t\`; qwasm's two paths are timed in interleaved rounds before and after onnxruntime-web's rounds, medians of ${RUNS}. Split: the Winograd path's time in input transform / GEMMs / output transform + requantization, summed over threads (the core's own timers, 5 extra runs). Both paths gave the same bytes on every row, with the Winograd path taken: ${allSame ? 'yes' : '**NO**'}. ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${date}.
+
+| layer | shape | threads | direct ms | Winograd ms | ort int8 ms | Winograd vs direct | Winograd vs ort | direct vs ort | split in / GEMM / out | Winograd weights MiB |
+|---|---|---|---|---|---|---|---|---|---|---|
+${table}
+
+Targets, one thread, Winograd vs onnxruntime-web QLinearConv:
+${targets.join('\n')}
+
+The transforms' share of the 64-channel layers' Winograd time (one thread): ${transforms}.`;
+  const readme = `Exact integer Winograd (stride-1 3-tap convolutions, the same bytes as the direct kernel), one thread, ms (${date}):
+
+| layer | shape | Winograd | direct | onnxruntime-web int8 | Winograd vs ort |
+|---|---|---|---|---|---|
+${one.map((r) => `| ${r.id} | ${desc(r.shape)} | ${fmt(r.winograd.medianMs)} | ${fmt(r.direct.medianMs)} | ${fmt(r.ort.medianMs)} | ${fmt(ratio(r), 2)}x |`).join('\n')}`;
+  saveResult('2d-winograd', { date, byThreads, markdown, readme });
+  console.log(markdown);
+}
+
+if (process.argv[2] === '--child') {
+  await child(Number(process.argv[3]));
+} else if (process.argv[2] === '--render') {
+  const saved = JSON.parse(readFileSync(new URL('./results/2d-winograd.json', import.meta.url), 'utf8'));
+  render(saved.byThreads, saved.date);
+} else {
+  const self = fileURLToPath(import.meta.url);
+  const byThreads = {};
+  for (const t of THREADS) {
+    process.stderr.write(`${t} thread(s)...\n`);
+    byThreads[t] = JSON.parse(execFileSync(process.execPath, [self, '--child', String(t)], { maxBuffer: 1 << 24 }));
+  }
+  render(byThreads, new Date().toISOString().slice(0, 10));
+}
