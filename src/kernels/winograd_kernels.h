@@ -74,13 +74,13 @@ struct WinoOutputKernel {
   WinoOutputFn fn;
 };
 
-#define QWASM_WINO_INPUT(name, isa, cr)                                                                   \
+#define QWASM_WINO_INPUT(name, isa, cr) \
   void name(size_t nd, size_t channels, const int16_t* d, const ptrdiff_t* strides, int16_t* v, size_t v_stride);
-#define QWASM_QGEMM(name, isa, mr, nr, kr)                                                               \
+#define QWASM_QGEMM(name, isa, mr, nr, kr)                                                                \
   void name(size_t rows, size_t kblocks, const int16_t* a, size_t a_stride, const int16_t* w, int32_t* c, \
             size_t c_stride);
-#define QWASM_WINO_OUTPUT(name, isa, cr)                                                                   \
-  void name(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride,       \
+#define QWASM_WINO_OUTPUT(name, isa, cr)                                                          \
+  void name(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride, \
             const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params);
 #include "kernels/winograd.inc"
 #undef QWASM_WINO_INPUT

@@ -170,7 +170,8 @@ Status run_qwinograd(const PackedQConv& pw, const QTensor& input, const Shape& o
   const kernels::QGemmKernel* kgemm = kernels::find_qgemm(isa);
   const kernels::WinoOutputKernel* kout = kernels::find_wino_output(isa);
   const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(isa);
-  if (kgemm->nr != ww.nr || kgemm->kr != ww.kr) return Status::Error("internal: no Winograd weights for the GEMM's tile");
+  if (kgemm->nr != ww.nr || kgemm->kr != ww.kr)
+    return Status::Error("internal: no Winograd weights for the GEMM's tile");
   const int64_t nr = static_cast<int64_t>(ww.nr), kr = static_cast<int64_t>(ww.kr);
   const int64_t cinp = ww.cin_padded, P = static_cast<int64_t>(points_of(nd));
   const int64_t blocks = ceil_div(g.out_channels, nr), kblocks = cinp / kr;
@@ -233,7 +234,8 @@ Status run_qwinograd(const PackedQConv& pw, const QTensor& input, const Shape& o
     });
     uint8_t* yn = out->mutable_data() + n * g.out_channels * plane;
     QWASM_RETURN_IF_ERROR(parallel_for_ranges_status(
-        tblocks * chunks, items_for_work(int64_t{1} << 22, unit_macs), [&](int64_t begin, int64_t end) -> Status {
+        tblocks * chunks, items_for_work(int64_t{1} << 22, unit_macs),
+        [&](int64_t begin, int64_t end) -> Status {
           Buffer<int16_t> V;
           Buffer<int32_t> M;
           QWASM_RETURN_IF_ERROR(V.allocate(v_elems, "the Winograd transformed input", false));

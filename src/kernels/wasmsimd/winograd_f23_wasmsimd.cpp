@@ -148,9 +148,8 @@ void gemm_qs16_4x8c2_wasmsimd_dot16(size_t rows, size_t kblocks, const int16_t* 
   }
 }
 
-void winograd_output_f23_wasmsimd(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c,
-                                  size_t c_stride, const ptrdiff_t* out_offsets, uint32_t valid,
-                                  const ConvRequantParams* params) {
+void winograd_output_f23_wasmsimd(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride,
+                                  const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params) {
   assert(nd >= 1 && nd <= kWinogradMaxDims);
   const size_t outputs = size_t{1} << nd;
   const RequantVectors rv(*params);
