@@ -552,7 +552,7 @@ function readLoadOptions(options, ctx) {
  * GraphModule whose forward(x) runs the exported graph.
  * @param {ArrayBuffer | ArrayBufferView} input
  * winograd ('auto', true or false) is every quantized convolution's
- * Winograd option (nn.quantized.Conv3d's); the model's winogradWeightBytes()
+ * Winograd option (nn.quantized.Conv3d's); the model's weightBytes()
  * and profile() report what it holds and which path each layer took.
  * @param {{maxActivationBytes?: number, maxWork?: number, winograd?: 'auto' | boolean}} [options]
  */
