@@ -13,6 +13,18 @@ const { nn, tensor, quantization, io } = qwasm;
 
 class Boom extends Error {}
 
+// The winograd option's values: 'auto', true, false, and nothing else.
+const WINOGRAD_MODE = [
+  ['a number', 1, TypeError],
+  ["'on'", 'on', TypeError],
+  ["'AUTO'", 'AUTO', TypeError],
+  ['null', null, TypeError],
+  ['a String object', new String('auto'), TypeError], // eslint-disable-line no-new-wrappers
+  ['a Boolean object', new Boolean(true), TypeError], // eslint-disable-line no-new-wrappers
+  ['true', true, 'ok'],
+  ['false', false, 'ok'],
+];
+
 await qwasm.init(); // the table below builds observers
 
 // Values whose reading throws the user's own error.
@@ -408,11 +420,25 @@ const SITES = [
     },
   ],
   [
+    'quantization.setWinograd(mode)',
+    [[WINOGRAD_MODE, 'auto']],
+    (f, [m]) => {
+      try {
+        quantization.setWinograd(m);
+      } finally {
+        quantization.setWinograd('auto');
+      }
+    },
+  ],
+  [
     'io.loadModel(bytes, options)',
     [
       [
         [
           ['a number', 1, TypeError],
+          ['winograd a string', { winograd: 'on' }, TypeError],
+          ['winograd a number', { winograd: 1 }, TypeError],
+          ['winograd false', { winograd: false }, 'ok'],
           ['a string', 'big', TypeError],
           ['an unknown option', { maxBytes: 1 }, TypeError],
           ['a negative budget', { maxWork: -1 }, RangeError],
@@ -636,6 +662,11 @@ const SITES = [
     (f, [i, k]) => new nn.quantized.Conv3d(i, 4, k),
   ],
   [
+    'nn.quantized.Conv3d option winograd',
+    [[WINOGRAD_MODE, 'auto']],
+    (f, [w]) => new nn.quantized.Conv3d(2, 4, 3, { padding: 1, winograd: w }),
+  ],
+  [
     'nn.quantized.Conv3d.scale = s',
     [[SCALE, 0.1]],
     (f, [s]) => {
@@ -690,6 +721,8 @@ const SITES = [
           ...OPTIONS_OBJECT.filter(([l]) => l !== 'a number' && l !== 'a string' && l !== 'null'),
           ['activationObserver {}', { activationObserver: {} }, TypeError],
           ['outputScale NaN', { outputScale: NaN, outputZeroPoint: 0 }, RangeError],
+          ['winograd a string', { outputScale: 1, outputZeroPoint: 0, winograd: 'on' }, TypeError],
+          ['winograd true', { outputScale: 1, outputZeroPoint: 0, winograd: true }, 'ok'],
           ['outputZeroPoint 1e300', { outputScale: 1, outputZeroPoint: 1e300 }, RangeError],
           [
             'activationObserver and outputScale',

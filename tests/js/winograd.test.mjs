@@ -254,3 +254,56 @@ describe('io.loadModel: the option, what the model holds, which path each layer 
     expect(qwasm.heapInUse()).toBe(heap);
   });
 });
+
+// The numbers README.md and docs/winograd.md give: transformed weights take
+// 4^nd / 3^nd of the direct int16 packing (64/27 in 3-D), 'auto' packs them
+// from h = Cin * Cout / (Cin + Cout) = 8 (2-D, 3-D) or 40 (1-D), and at most
+// 64 MiB per layer.
+test("the README's and docs' Winograd numbers hold", () => {
+  const text = (path) => readFileSync(new URL(path, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const readme = text('../../README.md');
+  const docs = text('../../docs/winograd.md');
+  expect(readme).toContain('at most 64 MiB per layer');
+  expect(readme).toContain('transformed weights take 64/27 of the direct packing in 3-D');
+  expect(docs).toContain('`h >= 8` with two or three active dimensions, or `h >= 40` with one');
+  expect(docs).toContain('at most 64 MiB per layer');
+  expect(docs).toContain('64/27 in 3-D, 16/9 in 2-D, 4/3 in 1-D');
+  // The ratio: 64 -> 64 channels (no padding in any block), scales and bias (8 bytes per channel) aside.
+  for (const [kernel, ratio] of [
+    [
+      [3, 3, 3],
+      [64, 27],
+    ],
+    [
+      [1, 3, 3],
+      [16, 9],
+    ],
+    [
+      [3, 1, 1],
+      [4, 3],
+    ],
+  ]) {
+    const m = new nn.quantized.Conv3d(64, 64, kernel, { winograd: true });
+    const transformed = m.winogradWeightBytes();
+    const direct = m.packedWeightBytes() - transformed - 64 * 8;
+    expect({ kernel, scaled: transformed * ratio[1] }).toEqual({ kernel, scaled: direct * ratio[0] });
+    m.dispose();
+  }
+  // The policy's thresholds, each side of them.
+  const packedUnderAuto = (cin, cout, kernel) => {
+    const m = new nn.quantized.Conv3d(cin, cout, kernel);
+    const held = m.winogradWeightBytes() > 0;
+    m.dispose();
+    return held;
+  };
+  expect({
+    h8: packedUnderAuto(16, 16, 3),
+    h7: packedUnderAuto(14, 14, 3),
+    h8in2d: packedUnderAuto(16, 16, [1, 3, 3]),
+    h40in1d: packedUnderAuto(80, 80, [3, 1, 1]),
+    h39in1d: packedUnderAuto(78, 78, [3, 1, 1]),
+    // 3x3x3, 720 -> 720: 63.3 MiB of transformed weights; 728 -> 728: 64.7 MiB.
+    under64MiB: packedUnderAuto(720, 720, 3),
+    over64MiB: packedUnderAuto(728, 728, 3),
+  }).toEqual({ h8: true, h7: false, h8in2d: true, h40in1d: true, h39in1d: false, under64MiB: true, over64MiB: false });
+});
