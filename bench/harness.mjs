@@ -69,6 +69,27 @@ export async function interleave(contestants, { warmup = 2, rounds = 7 } = {}) {
   );
 }
 
+/**
+ * qwasm's contestants (`ours`) interleaved, then a threaded peer's rounds
+ * (`theirs`, e.g. onnxruntime-web at t threads), then qwasm's again:
+ * onnxruntime-web's threads keep the cores busy for a while after a run (even
+ * with spinning turned off, on a 2-core machine), which slowed whichever
+ * qwasm contestant came next by up to 3x when all were interleaved. Each
+ * side's median is over both of its blocks, so both see the machine at the
+ * same moments of the run. `rounds`: the peer's; qwasm's are split in two.
+ */
+export async function timeAroundPeer(ours, theirs, rounds) {
+  const a = await interleave(ours, { warmup: 2, rounds: Math.ceil(rounds / 2) });
+  const o = await interleave([theirs], { warmup: 2, rounds });
+  const b = await interleave(ours, { warmup: 1, rounds: Math.ceil(rounds / 2) });
+  const merged = {};
+  for (const { name } of ours) {
+    const ms = [...a[name].all, ...b[name].all];
+    merged[name] = { medianMs: median(ms), minMs: Math.min(...ms), runs: ms.length };
+  }
+  return { ...merged, [theirs.name]: o[theirs.name] };
+}
+
 export function machine() {
   const c = cpus();
   return `${c.length} x ${c[0]?.model ?? 'unknown CPU'}, Node ${process.version}, one thread`;

@@ -3,7 +3,7 @@
 // onnxruntime-web fixes its thread count when its wasm starts, so each thread
 // count runs in a child process of its own; inside a child, qwasm at 1 and at
 // t threads are timed in interleaved rounds before and after
-// onnxruntime-web's rounds at t threads (see timeBoth). qwasm runs the threaded benchmark
+// onnxruntime-web's rounds at t threads (see timeAroundPeer in harness.mjs). qwasm runs the threaded benchmark
 // build (build/wasm/qwasm.testing.mt.*: the release core + test entry points)
 // with a pool of t threads (its 1-thread column: setNumThreads(1)). The share of tiles each
 // thread ran in the conv's last loop is recorded (the pool's balance).
@@ -12,29 +12,13 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { interleave, median, saveResult } from './harness.mjs';
+import { saveResult, timeAroundPeer } from './harness.mjs';
 import { qlinearConvModel, qlinearMatMulModel } from './onnx-models.mjs';
 import { buildConvReLU3d, buildLinear, macs, SHAPES } from './workloads.mjs';
 
 const THREADS = [1, 2, 4];
 const RUNS = Number(process.env.QWASM_BENCH_RUNS ?? 7);
-// qwasm's two contestants interleaved, then onnxruntime-web's rounds, and
-// qwasm's again: onnxruntime-web's threads keep the cores busy for a while
-// after a run (even with spinning turned off, on this 2-core machine), which
-// slowed whichever qwasm contestant came next by up to 3x when all three were
-// interleaved. Each side's median is over both of its blocks, so both see the
-// machine at the same moments of the run.
-async function timeBoth(ours, theirs) {
-  const a = await interleave(ours, { warmup: 2, rounds: Math.ceil(RUNS / 2) });
-  const o = await interleave([theirs], { warmup: 2, rounds: RUNS });
-  const b = await interleave(ours, { warmup: 1, rounds: Math.ceil(RUNS / 2) });
-  const merged = {};
-  for (const { name } of ours) {
-    const ms = [...a[name].all, ...b[name].all];
-    merged[name] = { medianMs: median(ms), minMs: Math.min(...ms), runs: ms.length };
-  }
-  return { ...merged, [theirs.name]: o[theirs.name] };
-}
+const timeBoth = (ours, theirs) => timeAroundPeer(ours, theirs, RUNS);
 
 async function child(threads) {
   const ort = await import('onnxruntime-web');

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { interleave, median, saveResult } from './harness.mjs';
+import { median, saveResult, timeAroundPeer } from './harness.mjs';
 import { qlinearConvModel } from './onnx-models.mjs';
 import { buildConvReLU3d, macs } from './workloads.mjs';
 
@@ -44,20 +44,7 @@ const LAYERS = [
 // Targets, one thread, vs onnxruntime-web QLinearConv (issue 19).
 const TARGETS = { '3x3x3': 2.5, S2: 3, '1x3x3': 2, '3x1x1': 2.2 };
 
-// qwasm's contestants interleaved, then onnxruntime-web's rounds, then
-// qwasm's again (see bench/threads.bench.mjs: onnxruntime-web's threads keep
-// the cores busy for a while after a run).
-async function timeBoth(ours, theirs) {
-  const a = await interleave(ours, { warmup: 2, rounds: Math.ceil(RUNS / 2) });
-  const o = await interleave([theirs], { warmup: 2, rounds: RUNS });
-  const b = await interleave(ours, { warmup: 1, rounds: Math.ceil(RUNS / 2) });
-  const merged = {};
-  for (const { name } of ours) {
-    const ms = [...a[name].all, ...b[name].all];
-    merged[name] = { medianMs: median(ms), minMs: Math.min(...ms), runs: ms.length };
-  }
-  return { ...merged, [theirs.name]: o[theirs.name] };
-}
+const timeBoth = (ours, theirs) => timeAroundPeer(ours, theirs, RUNS);
 
 async function child(threads) {
   const ort = await import('onnxruntime-web');

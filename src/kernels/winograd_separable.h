@@ -1,11 +1,12 @@
-// The scalar Winograd kernels' separable step: one small matrix applied along
-// one dimension of a row-major block (kernels/winograd_kernels.h).
+// The separable step of the Winograd transforms done in plain C++ (the scalar
+// kernels, and the weight transform at pack time): one small matrix applied
+// along one dimension of a row-major block (kernels/winograd_kernels.h).
 #pragma once
 #include <cstddef>
 
 namespace qwasm {
 namespace kernels {
-namespace scalar_internal {
+namespace winograd_internal {
 
 // x holds a block with extents ext[0..nd) (row-major); replaces its dimension
 // k (extent cols) by rows values: y[.., r, ..] = sum_c mat[r][c] * x[.., c, ..].
@@ -29,6 +30,6 @@ void apply_along(const int (&mat)[Rows][Cols], size_t nd, size_t* ext, size_t k,
   for (size_t i = 0; i < outer * Rows * inner; ++i) x[i] = tmp[i];
 }
 
-}  // namespace scalar_internal
+}  // namespace winograd_internal
 }  // namespace kernels
 }  // namespace qwasm

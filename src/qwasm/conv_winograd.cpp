@@ -13,8 +13,8 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "kernels/scalar/winograd_separable.h"
 #include "kernels/winograd_kernels.h"
+#include "kernels/winograd_separable.h"
 #include "qwasm/conv_requant.h"
 #include "qwasm/thread_pool.h"
 
@@ -76,6 +76,13 @@ TileGrid tile_grid(const WinogradWeights& ww, const Spatial& s) {
   return t;
 }
 
+// The policy of WinogradMode::kAuto at pack time, by channels and by the
+// transformed weights' size (the constants above).
+bool winograd_pays_for_layer(const ConvGeometry& g, size_t nd, int64_t transformed_bytes) {
+  const int64_t h = g.in_channels * g.out_channels / (g.in_channels + g.out_channels);  // bounded: the weight exists
+  return h >= (nd == 1 ? kAutoMinHarmonic1d : kAutoMinHarmonic3d) && transformed_bytes <= kAutoMaxBytes;
+}
+
 }  // namespace
 
 size_t winograd_dims(const ConvGeometry& g, int* dims) {
@@ -90,11 +97,6 @@ size_t winograd_dims(const ConvGeometry& g, int* dims) {
     }
   }
   return nd;
-}
-
-bool winograd_pays_for_layer(const ConvGeometry& g, size_t nd, int64_t transformed_bytes) {
-  const int64_t h = g.in_channels * g.out_channels / (g.in_channels + g.out_channels);  // bounded: the weight exists
-  return h >= (nd == 1 ? kAutoMinHarmonic1d : kAutoMinHarmonic3d) && transformed_bytes <= kAutoMaxBytes;
 }
 
 Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps, WinogradMode mode,
@@ -144,7 +146,7 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
       const int8_t* src = w + (oc * g.in_channels + ic) * taps;
       for (int64_t t = 0; t < taps; ++t) x[t] = src[t] - zps[oc];
       size_t ext[3] = {3, 3, 3};
-      for (size_t d = 0; d < nd; ++d) kernels::scalar_internal::apply_along(kG2, nd, ext, d, x);
+      for (size_t d = 0; d < nd; ++d) kernels::winograd_internal::apply_along(kG2, nd, ext, d, x);
       for (int64_t xi = 0; xi < P; ++xi) {
         assert(std::abs(x[xi]) <= 32767);  // |U| <= 27 * 255
         U[((xi * blocks + oc / nr) * kblocks + ic / kr) * nr * kr + (oc % nr) * kr + ic % kr] =

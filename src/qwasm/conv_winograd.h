@@ -17,10 +17,6 @@ namespace conv_internal {
 // dims; returns their count, or 0 when the layer does not qualify.
 size_t winograd_dims(const ConvGeometry& g, int* dims);
 
-// The policy of WinogradMode::kAuto at pack time, by channels and by the
-// transformed weights' size (docs/winograd.md, "When it pays").
-bool winograd_pays_for_layer(const ConvGeometry& g, size_t nd, int64_t transformed_bytes);
-
 // Packs g's transformed weights into out when `mode` and the policy allow
 // (w: the qint8 weight, zps: per output channel); leaves out empty otherwise.
 Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps, WinogradMode mode,

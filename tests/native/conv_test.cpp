@@ -161,19 +161,31 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
     coverage->at_relu_floor += relu && v == out_zp;
   }
 
-  for (const auto& [isa, threads] : isa_thread_runs()) {
-    ASSERT_TRUE(set_num_threads(threads).ok());
-    QTensor out;
-    s = qconv3d(packed, input, out_scale, out_zp, relu, isa, &out);
-    ASSERT_TRUE(s.ok()) << s.message;
-    ASSERT_EQ(out.shape(), out_shape);
-    for (size_t i = 0; i < expected.size(); ++i) {
-      ASSERT_EQ(out.data()[i], expected[i])
-          << kernels::isa_name(isa) << " index " << i << " " << describe(cc) << " per_channel=" << per_channel
-          << " bias=" << bias_on << " relu=" << relu << " a_zp=" << a_zp << " out_scale=" << out_scale
-          << " depthwise=" << packed.depthwise << " threads " << threads << " seed " << seed;
+  // Runs a packing of the layer at every ISA and thread count: each output
+  // must equal `expected`; `path` (unless unchecked) is the one it must take.
+  enum class Path { kUnchecked, kDirect, kWinograd };
+  auto expect_runs_match = [&](const PackedQConv& p, const char* label, Path path) {
+    for (const auto& [isa, threads] : isa_thread_runs()) {
+      ASSERT_TRUE(set_num_threads(threads).ok());
+      QTensor out;
+      ConvRunInfo info;
+      s = qconv3d(p, input, out_scale, out_zp, relu, isa, &out, &info);
+      ASSERT_TRUE(s.ok()) << s.message;
+      ASSERT_EQ(out.shape(), out_shape);
+      if (path != Path::kUnchecked) {
+        EXPECT_EQ(info.winograd, path == Path::kWinograd) << label << " " << describe(cc);
+      }
+      for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(out.data()[i], expected[i])
+            << label << (info.winograd ? " winograd " : " direct ") << kernels::isa_name(isa) << " index " << i << " "
+            << describe(cc) << " per_channel=" << per_channel << " bias=" << bias_on << " relu=" << relu
+            << " a_zp=" << a_zp << " out_scale=" << out_scale << " depthwise=" << p.depthwise << " threads " << threads
+            << " seed " << seed;
+      }
     }
-  }
+  };
+  expect_runs_match(packed, "fbgemm", Path::kUnchecked);
+  if (::testing::Test::HasFatalFailure()) return;
 
   // The same layer on the exact integer Winograd path, where its shape
   // allows it (forced on): the same bytes, at every ISA and thread count.
@@ -188,22 +200,10 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
                          WinogradMode::kOff)
                   .ok());
   EXPECT_EQ(winograd_bytes(direct), 0u);
-  for (const PackedQConv* p : {&wino, &direct}) {
-    for (const auto& [isa, threads] : isa_thread_runs()) {
-      ASSERT_TRUE(set_num_threads(threads).ok());
-      QTensor out;
-      ConvRunInfo info;
-      s = qconv3d(*p, input, out_scale, out_zp, relu, isa, &out, &info);
-      ASSERT_TRUE(s.ok()) << s.message;
-      EXPECT_EQ(info.winograd, p == &wino && winograd_bytes(wino) > 0) << describe(cc);
-      for (size_t i = 0; i < expected.size(); ++i) {
-        ASSERT_EQ(out.data()[i], expected[i])
-            << (info.winograd ? "winograd " : "direct ") << kernels::isa_name(isa) << " index " << i << " "
-            << describe(cc) << " per_channel=" << per_channel << " bias=" << bias_on << " relu=" << relu
-            << " a_zp=" << a_zp << " threads " << threads << " seed " << seed;
-      }
-    }
-  }
+  expect_runs_match(wino, "fbgemm forced on", winograd_bytes(wino) > 0 ? Path::kWinograd : Path::kDirect);
+  if (::testing::Test::HasFatalFailure()) return;
+  expect_runs_match(direct, "fbgemm forced off", Path::kDirect);
+  if (::testing::Test::HasFatalFailure()) return;
 
   // The same layer as PyTorch's x86 engine runs it: oneDNN's requantization,
   // which takes symmetric weights (zero points 0).
@@ -230,21 +230,9 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
   ASSERT_TRUE(pack_qconv(geo, sym, bias_on ? bias.data() : nullptr, cc.cout, &onednn_wino, ConvBackend::kOnednn,
                          WinogradMode::kOn)
                   .ok());
-  for (const PackedQConv* p : {&onednn, &onednn_wino}) {
-    for (const auto& [isa, threads] : isa_thread_runs()) {
-      ASSERT_TRUE(set_num_threads(threads).ok());
-      QTensor out;
-      ConvRunInfo info;
-      s = qconv3d(*p, input, out_scale, out_zp, relu, isa, &out, &info);
-      ASSERT_TRUE(s.ok()) << s.message;
-      for (size_t i = 0; i < expected.size(); ++i) {
-        ASSERT_EQ(out.data()[i], expected[i])
-            << "onednn " << (info.winograd ? "winograd " : "direct ") << kernels::isa_name(isa) << " index " << i << " "
-            << describe(cc) << " per_channel=" << per_channel << " bias=" << bias_on << " relu=" << relu
-            << " a_zp=" << a_zp << " threads " << threads << " seed " << seed;
-      }
-    }
-  }
+  expect_runs_match(onednn, "onednn", Path::kUnchecked);
+  if (::testing::Test::HasFatalFailure()) return;
+  expect_runs_match(onednn_wino, "onednn forced on", Path::kUnchecked);
 }
 
 std::vector<ConvCase> sweep() {

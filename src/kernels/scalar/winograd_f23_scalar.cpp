@@ -3,13 +3,13 @@
 #include <cassert>
 
 #include "kernels/requantize.h"
-#include "kernels/scalar/winograd_separable.h"
 #include "kernels/winograd_kernels.h"
+#include "kernels/winograd_separable.h"
 
 namespace qwasm {
 namespace kernels {
 
-using scalar_internal::apply_along;
+using winograd_internal::apply_along;
 
 namespace {
 const int kBT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
