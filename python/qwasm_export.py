@@ -19,7 +19,9 @@ The numbers follow the quantized engine the model was converted under
 backend PyTorch packed its weights for ('onednn' or 'fbgemm', read from the
 packed weights), which qwasm reproduces.
 
-Command line, for a model saved whole with torch.save(model):
+Command line, for a float model saved whole with torch.save(model) (the
+`qwasm-export` script when installed with pip, see pyproject.toml; PyTorch
+cannot torch.load a whole converted model, so export that one from Python):
 
     python qwasm_export.py model.pt out.qwasm.safetensors --input-shape 1,3,16,112,112
 
@@ -30,16 +32,25 @@ import argparse
 import json
 import operator
 
-import torch
-import torch.fx
+# `qwasm-export --help` works without torch, and the CLI and export() then
+# say how to install it, instead of a traceback from this import.
+INSTALL_TORCH = ("PyTorch is not installed; the CPU-only wheels are enough: "
+                 "pip install torch --index-url https://download.pytorch.org/whl/cpu")
+try:
+    import torch
+    import torch.fx
+except ModuleNotFoundError as e:
+    if e.name != "torch":
+        raise
+    torch = None
+else:
+    nn = torch.nn
+    nnq = torch.ao.nn.quantized
+    nniq = torch.ao.nn.intrinsic.quantized
+    nni = torch.ao.nn.intrinsic
 
 FORMAT = "qwasm-model"
 FORMAT_VERSION = 2  # 2: the engine and each quantized conv's backend
-
-nn = torch.nn
-nnq = torch.ao.nn.quantized
-nniq = torch.ao.nn.intrinsic.quantized
-nni = torch.ao.nn.intrinsic
 
 
 class ExportError(Exception):
@@ -224,8 +235,9 @@ def _module_entry(path, m, w):
     raise ExportError(f"unsupported module {t.__module__}.{t.__qualname__} at '{path}'")
 
 
-# call_function / call_method targets and the name the graph records.
-_FUNCTIONS = {
+# call_function / call_method targets and the name the graph records (none
+# without torch: export() refuses first).
+_FUNCTIONS = {} if torch is None else {
     torch.ops.quantized.add: "quantized.add", torch.ops.quantized.add_relu: "quantized.add_relu",
     torch.ops.quantized.mul: "quantized.mul", torch.ops.quantized.mul_relu: "quantized.mul_relu",
     torch.ops.quantized.add_scalar: "quantized.add_scalar", torch.ops.quantized.mul_scalar: "quantized.mul_scalar",
@@ -270,6 +282,8 @@ def export(model, example_input, path, metadata=None):
     """Traces `model` and writes `path` (.safetensors). `example_input` runs the
     traced graph once against the model, so a tracing error shows here and not
     in the browser. Returns the graph description that was written."""
+    if torch is None:
+        raise ModuleNotFoundError(INSTALL_TORCH, name="torch")
     from safetensors.torch import save_file
 
     engine = torch.backends.quantized.engine
@@ -359,13 +373,25 @@ def export(model, example_input, path, metadata=None):
 
 
 def main():
-    p = argparse.ArgumentParser(description="Export a PyTorch model saved whole (torch.save) for qwasm's io.loadModel.")
-    p.add_argument("model", help="a file written by torch.save(model) (a converted or a float model)")
+    p = argparse.ArgumentParser(description="Export a float PyTorch model saved whole (torch.save) for qwasm's "
+                                "io.loadModel. A converted (quantized) model: call export() after convert().")
+    p.add_argument("model", help="a file written by torch.save(model) of a float model")
     p.add_argument("out", help="the .safetensors file to write")
     p.add_argument("--input-shape", required=True, help="the example input's shape, e.g. 1,3,16,112,112")
     a = p.parse_args()
+    if torch is None:
+        p.exit(1, f"{p.prog}: {INSTALL_TORCH}\n")
     torch.backends.quantized.engine = "fbgemm"
     model = torch.load(a.model, weights_only=False)
+    if not isinstance(model, torch.nn.Module):
+        p.exit(1, f"{p.prog}: {a.model} holds a {type(model).__name__}, not a model saved with torch.save(model)\n")
+    try:
+        model.eval()
+    except AttributeError:
+        # PyTorch's quantized modules do not survive torch.load of a whole model:
+        # their __setstate__ skips nn.Module's (pytorch/pytorch#61881).
+        p.exit(1, f"{p.prog}: {a.model} is a converted (quantized) model, which torch.load cannot restore whole "
+                  "(pytorch/pytorch#61881); call qwasm_export.export(model, example_input, path) after convert()\n")
     shape = [int(s) for s in a.input_shape.split(",")]
     graph = export(model, torch.zeros(shape), a.out)
     print(f"wrote {a.out}: {len(graph['modules'])} modules, {len(graph['nodes'])} nodes")
