@@ -1,9 +1,10 @@
 // The model view: an exported model (the built-in r3d_18 at an eighth of its
-// widths, or a dropped .qwasm.safetensors) loaded with io.loadModel; a table
-// of its layers, the per-channel weight scales of the one picked, and a
-// forward on a synthetic clip timed node by node (GraphModule.profile), with
-// the arithmetic each quantized convolution ran (exact integer Winograd or
-// direct: the same bytes).
+// widths, or a dropped .qwasm.safetensors) loaded and run in the library's
+// model worker (io.loadModel(source, { worker: true })), so that the page
+// stays responsive with a full-size model; a table of its layers, the
+// per-channel weight scales of the one picked, and a forward on a synthetic
+// clip timed node by node (profile), with the arithmetic each quantized
+// convolution ran (exact integer Winograd or direct: the same bytes).
 import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
 
@@ -11,7 +12,7 @@ const $ = (id) => document.getElementById(id);
 const BLUE = '#2f6fdb';
 const BUILTIN = new URL('../tests/golden/exported/r3d_18.qwasm.safetensors', import.meta.url);
 
-const state = { model: null, name: '', layers: [], last: null };
+const state = { model: null, name: '', layers: [], modules: new Map(), last: null, loading: 0 };
 let charts = null;
 
 function barChart(id, xTitle, yTitle) {
@@ -32,20 +33,10 @@ function showError(message) {
   $('m-error').hidden = message === '';
 }
 
-// The layers with a quantized weight (conv / linear), as [path, module].
-function weightedLayers(model) {
-  return model.namedModules().filter(([, m]) => typeof m.weight === 'function' && typeof m.scale === 'number');
-}
-
 function describeWeight(m) {
-  const w = m.weight();
-  try {
-    const shape = `[${w.shape.join(', ')}] ${w.dtype}`;
-    const scheme = w.qscheme() === 'per_tensor_affine' ? 'per tensor' : `per channel (axis ${w.qPerChannelAxis()})`;
-    return `${shape}, ${scheme}, ${m.backend}`; // backend: whose requantization (the model's engine)
-  } finally {
-    w.dispose();
-  }
+  const w = m.weight;
+  const scheme = w.qscheme === 'per_tensor_affine' ? 'per tensor' : `per channel (axis ${w.axis})`;
+  return `[${w.shape.join(', ')}] ${w.dtype}, ${scheme}, ${m.backend}`; // backend: whose requantization (the model's engine)
 }
 
 // A node's arguments as torch.fx prints them: node references by name, constants as written.
@@ -78,13 +69,13 @@ function renderTable() {
   const body = $('m-layers').tBodies[0];
   body.replaceChildren();
   for (const node of model.nodes.slice(1, -1)) {
-    const mod = node.op === 'call_module' ? model.getSubmodule(node.target) : null;
-    const quantized = mod !== null && typeof mod.scale === 'number' && typeof mod.weight === 'function';
+    const mod = node.op === 'call_module' ? state.modules.get(node.target) : null;
+    const quantized = mod?.weight !== undefined;
     const out = outputOf(node);
     const cells = [
       node.name,
       node.target,
-      mod ? mod.constructor.name : node.op.replace('call_', ''),
+      mod ? mod.type : node.op.replace('call_', ''),
       formatArgs(node),
       out.shape,
       quantized ? describeWeight(mod) : '',
@@ -102,19 +93,15 @@ function renderTable() {
 function renderScales() {
   const path = $('m-layer').value;
   if (!state.model || path === '') return;
-  const w = state.model.getSubmodule(path).weight();
-  try {
-    const perChannel = w.qscheme() !== 'per_tensor_affine';
-    const scales = perChannel ? Array.from(w.qPerChannelScales()) : [w.qScale()];
-    charts.scales.data.labels = scales.map((_, i) => String(i));
-    charts.scales.data.datasets[0].data = scales;
-    charts.scales.update();
-    $('m-scales-caption').textContent = perChannel
-      ? `${path}: ${scales.length} per-channel weight scales along qPerChannelAxis() = ${w.qPerChannelAxis()}.`
-      : `${path}: one per-tensor weight scale.`;
-  } finally {
-    w.dispose();
-  }
+  const w = state.modules.get(path).weight; // read in the worker at load: w.qPerChannelScales() there
+  const perChannel = w.qscheme !== 'per_tensor_affine';
+  const scales = w.scales;
+  charts.scales.data.labels = scales.map((_, i) => String(i));
+  charts.scales.data.datasets[0].data = scales;
+  charts.scales.update();
+  $('m-scales-caption').textContent = perChannel
+    ? `${path}: ${scales.length} per-channel weight scales along qPerChannelAxis() = ${w.axis}.`
+    : `${path}: one per-tensor weight scale.`;
 }
 
 function setModel(model, name) {
@@ -122,7 +109,9 @@ function setModel(model, name) {
   state.model = model;
   state.name = name;
   state.last = null;
-  state.layers = weightedLayers(model).map(([path]) => path);
+  state.modules = new Map(model.modules.map((m) => [m.path, m]));
+  // The layers with a quantized weight (conv / linear).
+  state.layers = model.modules.filter((m) => m.weight !== undefined).map((m) => m.path);
   $('m-layer').replaceChildren(...state.layers.map((p) => new Option(p, p)));
   const bytes = model.weightBytes();
   $('m-title').textContent =
@@ -139,12 +128,33 @@ function setModel(model, name) {
   $('m-status').textContent = `Loaded ${name}.`;
 }
 
-function load(bytes, name) {
+const MB = (n) => (n / 1e6).toFixed(1);
+
+/** Loads `source` (a URL or a File) in a model worker, showing the download's progress, then the build. */
+async function load(source, name) {
   showError('');
+  const ticket = ++state.loading; // a newer load wins over one still running
+  $('m-run').disabled = true;
+  const bar = $('m-progress');
+  bar.hidden = false;
+  bar.removeAttribute('value');
+  const onProgress = (loaded, total) => {
+    if (ticket !== state.loading) return;
+    if (total) bar.value = loaded / total;
+    $('m-status').textContent =
+      loaded === total ? `Building ${name} in the worker…` : `Downloading ${name}: ${MB(loaded)}${total ? ` of ${MB(total)}` : ''} MB…`;
+  };
   try {
-    setModel(qwasm.io.loadModel(bytes), name);
+    const model = await qwasm.io.loadModel(source, { worker: true, onProgress });
+    if (ticket !== state.loading) model.dispose();
+    else setModel(model, name);
   } catch (e) {
-    showError(e.message);
+    if (ticket === state.loading) {
+      showError(e.message);
+      $('m-status').textContent = '';
+    }
+  } finally {
+    if (ticket === state.loading) bar.hidden = true;
   }
 }
 
@@ -167,19 +177,22 @@ function syntheticClip(shape) {
   return { data, shape };
 }
 
-function run() {
+async function run() {
   showError('');
   const model = state.model;
   const shape = model.inputShape ?? [1, 3, 16, 112, 112];
+  $('m-run').disabled = true;
+  $('m-status').textContent = `Running ${state.name} in the worker…`;
   try {
-    const { output, layers, peakHeapBytes } = model.profile(syntheticClip(shape));
+    const { output, layers, peakHeapBytes } = await model.profile(syntheticClip(shape));
+    if (model !== state.model) return; // another model was loaded meanwhile
     state.last = { layers, output };
     charts.times.data.labels = layers.map((l) => l.name);
     charts.times.data.datasets[0].data = layers.map((l) => l.ms);
     charts.times.update();
     renderTable();
-    const logits = 'data' in output ? output.data : output.dequantize().data;
-    if (!('data' in output)) output.dispose();
+    const logits =
+      'scale' in output ? Array.from(output.data, (v) => (v - output.zeroPoint) * output.scale) : output.data;
     const top = logits.reduce((best, v, i) => (v > logits[best] ? i : best), 0);
     const total = layers.reduce((a, l) => a + l.ms, 0);
     $('m-output').textContent =
@@ -187,6 +200,8 @@ function run() {
     $('m-status').textContent = `Ran ${state.name}.`;
   } catch (e) {
     showError(e.message);
+  } finally {
+    $('m-run').disabled = state.model === null;
   }
 }
 
@@ -195,19 +210,10 @@ export function setupModelView() {
     scales: barChart('chart-m-scales', 'output channel', 'weight scale'),
     times: barChart('chart-m-times', 'graph node', 'ms'),
   };
-  $('m-builtin').addEventListener('click', async () => {
-    $('m-status').textContent = 'Loading…';
-    try {
-      const r = await fetch(BUILTIN);
-      if (!r.ok) throw new Error(`${BUILTIN.pathname}: HTTP ${r.status}`);
-      load(new Uint8Array(await r.arrayBuffer()), 'r3d_18 (1/8 width)');
-    } catch (e) {
-      showError(e.message);
-    }
-  });
+  $('m-builtin').addEventListener('click', () => load(BUILTIN.href, 'r3d_18 (1/8 width)'));
   $('m-layer').addEventListener('change', renderScales);
   $('m-run').addEventListener('click', run);
-  const fromFile = async (file) => load(new Uint8Array(await file.arrayBuffer()), file.name);
+  const fromFile = (file) => load(file, file.name);
   $('m-file').addEventListener('change', (e) => {
     const file = e.target.files?.[0];
     if (file) fromFile(file);

@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 //                         of its glues link the same bytes, checked as above)
 //   dist/qwasm.mt.node.cjs + qwasm.mt.node.worker.js   its Node.js glue and the
 //                         script each pool worker starts from
-//   dist/qwasm.mt.mjs + qwasm.mt.worker.js   its browser glue and worker script
-//                         (names as linked: the glues name their worker files)
+//   dist/qwasm.mt.mjs + qwasm.mt.worker.mjs   its browser glue (edited below) and
+//                         qwasm's pool worker (web/src/pool-worker.mjs)
 //   dist/qwasm.cjs        web/src bundled for Node.js (CommonJS: `require` loads
 //                         it synchronously; the ES module entry re-exports it)
 //   dist/qwasm.d.mts / .d.cts   web/index.d.ts, as ESM and as CJS declarations
@@ -55,25 +55,42 @@ writeFileSync(
   `${out}qwasm.mt.node.worker.js`,
   nodeWorker.replace(EVAL_LOADER, 'importScripts:function(f){global.createQwasmModule=require(f)}'),
 );
-copyFileSync(`${root}build/wasm/qwasm.mt.mjs`, `${out}qwasm.mt.mjs`);
-// Emscripten's browser worker script imports the glue and ignores a failed
-// import (a CSP sent with the worker script, a network error), so the glue
-// would wait for that worker for ever: the worker reports the failure as an
-// abort instead, which rejects init() (wasm-loader.mjs, onAbort).
-const GLUE_IMPORTED = '.then(function(instance){Module=instance})';
-const browserWorker = readFileSync(`${root}build/wasm/qwasm.mt.worker.js`, 'utf8');
-if (browserWorker.split(GLUE_IMPORTED).length !== 2) {
-  console.error(
-    "[package] Emscripten's browser worker script no longer imports the glue as expected; update package.mjs",
-  );
+// The threaded variant's browser glue starts its pool workers from
+// Emscripten's worker script, by a URL bundlers cannot follow, and a worker
+// that fails to load leaves it waiting for ever (its onerror only rethrows).
+// So: the glue asks the caller for each worker (Module.qwasmNewWorker, given
+// by index.browser.mjs with a `new Worker(new URL(...))` bundlers see), a
+// worker error becomes an abort, which rejects init() (wasm-loader.mjs,
+// onAbort), and the pool worker is qwasm's own (web/src/pool-worker.mjs).
+const GLUE_EDITS = [
+  [
+    'allocateUnusedWorker:function(){if(!Module["locateFile"]){PThread.unusedWorkers.push(new Worker(new URL("qwasm.mt.worker.js",import.meta.url)));return}var pthreadMainJs=locateFile("qwasm.mt.worker.js");PThread.unusedWorkers.push(new Worker(pthreadMainJs))}',
+    'allocateUnusedWorker:function(){PThread.unusedWorkers.push(Module["qwasmNewWorker"]())}',
+  ],
+  [
+    'worker.onerror=(e=>{var message="worker sent an error!";err(message+" "+e.filename+":"+e.lineno+": "+e.message);throw e})',
+    'worker.onerror=(e=>{e.preventDefault();Module["onAbort"]("a thread pool worker failed: "+(e.message||"its script did not load or run (an HTTP error, a MIME type that is not JavaScript, a syntax error or a Content-Security-Policy)"))})',
+  ],
+];
+let glue = readFileSync(`${root}build/wasm/qwasm.mt.mjs`, 'utf8');
+for (const [from, to] of GLUE_EDITS) {
+  if (glue.split(from).length !== 2) {
+    console.error(`[package] the threaded browser glue no longer contains ${from.slice(0, 60)}...; update package.mjs`);
+    process.exit(1);
+  }
+  glue = glue.replace(from, to);
+}
+writeFileSync(`${out}qwasm.mt.mjs`, glue);
+const POOL_GLUE_IMPORT = "from '../../dist/qwasm.mt.mjs';";
+const poolWorker = readFileSync(`${root}web/src/pool-worker.mjs`, 'utf8');
+if (poolWorker.split(POOL_GLUE_IMPORT).length !== 2) {
+  console.error('[package] web/src/pool-worker.mjs no longer imports the glue as expected; update package.mjs');
   process.exit(1);
 }
 writeFileSync(
-  `${out}qwasm.mt.worker.js`,
-  browserWorker.replace(
-    GLUE_IMPORTED,
-    '.then(function(instance){Module=instance},function(reason){postMessage({cmd:"onAbort",arg:"a thread pool worker could not load "+(e.data.urlOrBlob||"qwasm.mt.mjs")+": "+reason})})',
-  ),
+  `${out}qwasm.mt.worker.mjs`,
+  '// Generated from web/src/pool-worker.mjs by scripts/package.mjs. Do not edit.\n' +
+    poolWorker.replace(POOL_GLUE_IMPORT, "from './qwasm.mt.mjs';"),
 );
 
 await build({
@@ -86,6 +103,20 @@ await build({
   external: ['./qwasm.node.cjs', './qwasm.mt.node.cjs'],
   keepNames: true, // class names are part of the API (constructor.name, messages)
   banner: { js: '// qwasm for Node.js, bundled from web/src by scripts/package.mjs. Do not edit.' },
+  logLevel: 'warning',
+});
+
+// The Node.js model worker (io.loadModel(source, { worker: true })): its
+// own small bundle, which requires the package's build beside it.
+await build({
+  entryPoints: [`${root}web/src/model/model-worker.node.mjs`],
+  outfile: `${out}qwasm.model-worker.cjs`,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node18',
+  external: ['./qwasm.cjs'],
+  banner: { js: "// qwasm's Node.js model worker, bundled from web/src/model by scripts/package.mjs. Do not edit." },
   logLevel: 'warning',
 });
 

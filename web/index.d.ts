@@ -1167,7 +1167,83 @@ export declare namespace io {
    * tensor's dtype or shape, a module's attributes, the graph), or the node
    * that would go over the budget on the input shape the file declares.
    */
-  function loadModel(bytes: ArrayBuffer | Uint8Array, options?: LoadModelOptions): GraphModule;
+  function loadModel(bytes: ArrayBuffer | Uint8Array, options?: LoadModelOptions & { worker?: false }): GraphModule;
+  /**
+   * The model loaded and run in a dedicated worker the library starts (a
+   * module worker in browsers, worker_threads in Node.js), so the calling
+   * thread never blocks on it. A URL is downloaded by the worker (a path is
+   * read from disk in Node.js); a Response, stream or Blob is read here
+   * without blocking and handed over; bytes are copied once. Threads run in
+   * the worker where the page allows (cross-origin isolated; not in Firefox
+   * workers). Every error, a bad option included, is a rejection.
+   */
+  function loadModel(source: ModelSource, options: LoadModelOptions & WorkerLoadOptions & { worker: true }): Promise<WorkerModel>;
+  /**
+   * The model loaded on this thread without blocking on its download (for
+   * code that runs in its own worker): building it then takes one task, as
+   * loadModel does. Needs init().
+   */
+  function loadModelAsync(source: ModelSource, options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress'>): Promise<GraphModule>;
+
+  /** Where a model's bytes come from: a URL (or a path in Node.js), a Response, a byte stream, a Blob or File, or the bytes. */
+  type ModelSource = string | URL | Response | ReadableStream<Uint8Array> | Blob | ArrayBuffer | Uint8Array;
+
+  interface WorkerLoadOptions {
+    /** Follows the download: totalBytes is null when the source does not say (no Content-Length, a bare stream). */
+    onProgress?: (loadedBytes: number, totalBytes: number | null) => void;
+    /** The worker's init({ numThreads }). Default: init()'s default there. */
+    numThreads?: number;
+  }
+
+  /** A forward's answer from a worker: a float tensor, or a quantized output's integers and qparams. */
+  type WorkerOutput = Tensor | { dtype: 'quint8' | 'qint8'; data: Uint8Array | Int8Array; shape: number[]; scale: number; zeroPoint: number };
+
+  /** A module of a model in a worker, as read at load. */
+  interface WorkerModule {
+    readonly path: string;
+    /** Its class name (ConvReLU3d, Quantize, Identity, ...). */
+    readonly type: string;
+    readonly backend?: 'fbgemm' | 'onednn';
+    readonly scale?: number;
+    readonly zeroPoint?: number;
+    /** A quantized layer's weight: its qparams (scales and zero points per channel along axis, or one of each). */
+    readonly weight?: {
+      shape: number[];
+      dtype: 'qint8';
+      qscheme: string;
+      axis: number | null;
+      scales: number[];
+      zeroPoints: number[];
+    };
+  }
+
+  /**
+   * A model loaded in a worker by io.loadModel(source, { worker: true }).
+   * forward and profile return Promises; dispose() ends the worker (pending
+   * requests reject).
+   */
+  class WorkerModel {
+    #private;
+    private constructor();
+    readonly nodes: GraphNode[];
+    readonly inputShape: number[] | null;
+    readonly engine: QuantizedEngine;
+    readonly modules: WorkerModule[];
+    /** runtimeInfo() inside the worker. */
+    readonly runtime: RuntimeInfo;
+    weightBytes(): { packed: number; winograd: number };
+    /**
+     * x's buffer is transferred to the worker (detached here) unless
+     * transfer is false (then copied once); a view into a larger buffer is
+     * always copied.
+     */
+    forward(x: Tensor, options?: { transfer?: boolean }): Promise<WorkerOutput>;
+    profile(
+      x: Tensor,
+      options?: { transfer?: boolean },
+    ): Promise<{ output: WorkerOutput; layers: ReturnType<GraphModule['profile']>['layers']; peakHeapBytes: number }>;
+    dispose(): void;
+  }
 
   /** The budget of one forward of a loaded model; forward() checks each node against it before running it. */
   interface LoadModelOptions {

@@ -351,7 +351,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
     await tab.evaluate(click('tab-model'));
     await tab.evaluate(dropFile('model.safetensors', fixtureBytes('model.safetensors'), 'm-dropzone'));
     await tab.waitFor(`!document.getElementById('m-error').hidden`);
-    expect(await tab.evaluate(text('#m-error'))).toMatch(/io\.loadModel\(bytes\): not a qwasm model/);
+    expect(await tab.evaluate(text('#m-error'))).toMatch(/io\.loadModel\(source, \{ worker: true \}\): not a qwasm model/);
   }, 90_000);
 
   it('bad playground settings are explained in the page', async () => {

@@ -98,46 +98,6 @@ describe.each(selectedEngines())('%s', (engineName) => {
     }
   }, 180_000);
 
-  // A pool worker whose own CSP refuses its import of the glue (a CSP sent
-  // with qwasm.mt.worker.js) must not leave init() waiting for it: init()
-  // falls back to one thread and says why. (Chromium: Firefox workers start
-  // no threads; WebKit has no SharedArrayBuffer.)
-  const inChromium = engineName === 'chromium' ? it : test.skip;
-  inChromium(
-    'a pool worker that cannot load the glue: init() falls back to one thread and says why (Chromium)',
-    async () => {
-      const isolated = await startTestServer({
-        headers: {
-          'Content-Security-Policy': STRICT_CSP,
-          'Cross-Origin-Opener-Policy': 'same-origin',
-          'Cross-Origin-Embedder-Policy': 'require-corp',
-        },
-        fileHeaders: { '/dist/qwasm.mt.worker.js': { 'Content-Security-Policy': "script-src 'none'" } },
-      });
-      const tab = await engine.open(`${isolated.base}/tests/browser/library/index.html?load=default&threads=4`);
-      try {
-        const [page, worker] = await Promise.all([isolated.report('page', 60_000), isolated.report('worker', 60_000)]);
-        expectSameAsNode('page', page, false);
-        expectSameAsNode('worker', worker, false);
-        for (const r of [page.runtime, worker.runtime]) {
-          expect(r).toEqual({
-            variant: 'single-thread',
-            numThreads: 1,
-            maxThreads: 1,
-            isa: 'wasmsimd',
-            threadsUnavailable: expect.stringMatching(
-              /^loading the threaded variant failed: a thread pool worker could not load .*qwasm\.mt\.mjs/,
-            ),
-          });
-        }
-      } finally {
-        await tab.close();
-        await isolated.close();
-      }
-    },
-    180_000,
-  );
-
   it.each([
     ['default', true],
     ['locateFile', false],

@@ -5,7 +5,8 @@
 // console errors and warnings, uncaught errors and unhandled rejections in
 // window.__problems; requests for missing files are recorded (notFound);
 // fileHeaders adds headers to the named files' responses (e.g. a CSP on one
-// worker script).
+// worker script); fileResponses replaces the named files' responses
+// ({status, type, body}: a 404, a wrong MIME type, a script that does not parse).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +25,7 @@ const CAPTURE = `(() => {
   window.addEventListener('unhandledrejection', (e) => problems.push('unhandled rejection: ' + text([e.reason])));
 })();`;
 
-export async function startTestServer({ headers = {}, capture = false, fileHeaders = {} } = {}) {
+export async function startTestServer({ headers = {}, capture = false, fileHeaders = {}, fileResponses = {} } = {}) {
   const reports = new Map(); // key -> value
   const waiting = new Map(); // key -> resolve
   const notFound = [];
@@ -45,6 +46,12 @@ export async function startTestServer({ headers = {}, capture = false, fileHeade
     }
     if (path === '/__capture.js') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript' }).end(CAPTURE);
+      return true;
+    }
+    const replaced = fileResponses[path];
+    if (replaced) {
+      res.writeHead(replaced.status ?? 200, { ...headers, 'Content-Type': replaced.type ?? 'text/javascript' });
+      res.end(replaced.body ?? '');
       return true;
     }
     const file = join(ROOT, path);

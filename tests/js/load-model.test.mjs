@@ -69,7 +69,13 @@ function edited(f) {
 const firstConv = (g) => Object.values(g.modules).find((m) => m.type === 'QuantizedConv');
 
 const BAD = [
-  ['not bytes', () => 'zoo', TypeError, /expected an ArrayBuffer or a typed array/],
+  ['not bytes', () => 42, TypeError, /expected an ArrayBuffer or a typed array/],
+  [
+    'a URL instead of bytes',
+    () => 'zoo.qwasm.safetensors',
+    TypeError,
+    /expected the file's bytes \(ArrayBuffer or typed array\), got the string 'zoo\.qwasm\.safetensors'; for a URL, Response, stream or Blob use await io\.loadModelAsync\(source\) or io\.loadModel\(source, \{ worker: true \}\)/,
+  ],
   ['too short', () => new Uint8Array(3), Error, /not a \.safetensors file/],
   [
     'a safetensors file without the format',

@@ -79,8 +79,12 @@ export async function cases(): Promise<unknown[]> {
     new nn.AvgPool1d(2, { divisorOverride: 2 }),
     // @ts-expect-error: prepare takes a module
     quantization.prepare({}),
-    // @ts-expect-error: loadModel takes the file's bytes, not a path
+    // @ts-expect-error: loadModel takes the file's bytes, not a path (a URL or path needs worker: true, or loadModelAsync)
     io.loadModel('r3d_18.qwasm.safetensors'),
+    // @ts-expect-error: a worker model's forward is a Promise, not a Tensor
+    io.loadModel('r3d_18.qwasm.safetensors', { worker: true }).then((m) => m.forward(x).data),
+    // @ts-expect-error: onProgress is for a download (worker: true or loadModelAsync)
+    io.loadModel(new Uint8Array(0), { onProgress: () => {} }),
     // @ts-expect-error: forwardQuantized takes a quint8 QTensor
     io.loadModel(new Uint8Array(0)).forwardQuantized(x),
     // @ts-expect-error: a model's graph is read-only

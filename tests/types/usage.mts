@@ -118,6 +118,25 @@ export function winograd(): (string | number | boolean)[] {
   return [option, path, bytes, kernel];
 }
 
+export async function runModelInWorker(url: string, clip: Float32Array): Promise<number[]> {
+  const seen: [number, number | null][] = [];
+  const model: io.WorkerModel = await io.loadModel(url, {
+    worker: true,
+    numThreads: 2,
+    winograd: 'auto',
+    onProgress: (loaded, total) => seen.push([loaded, total]),
+  });
+  const out: io.WorkerOutput = await model.forward({ data: clip, shape: [1, 3, 16, 112, 112] }, { transfer: false });
+  const values = 'scale' in out ? Array.from(out.data, (v) => (v - out.zeroPoint) * out.scale) : Array.from(out.data);
+  const { layers } = await model.profile({ data: clip, shape: [1, 3, 16, 112, 112] });
+  const scales = model.modules.find((m) => m.weight !== undefined)?.weight?.scales ?? [];
+  const variant: 'threads' | 'single-thread' = model.runtime.variant;
+  model.dispose();
+  const local: io.GraphModule = await io.loadModelAsync(new Response(new Uint8Array(0)), { onProgress: () => {} });
+  local.dispose();
+  return [...values, layers.length, scales.length, variant.length, model.weightBytes().packed];
+}
+
 export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[] {
   const model: io.GraphModule = io.loadModel(bytes, { maxWork: 1e12, maxActivationBytes: 2 ** 30, winograd: true });
   const { packed, winograd: transformed } = model.weightBytes();

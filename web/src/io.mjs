@@ -7,7 +7,8 @@ import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './args.mjs';
 import { bytesOfInput, numelOf, parseSafetensors } from './safetensors.mjs';
 
 export { GraphModule } from './model/graph-module.mjs';
-export { loadModel } from './model/load.mjs';
+export { loadModel, loadModelAsync } from './model/load.mjs';
+export { WorkerModel } from './model/worker-model.mjs';
 
 // The first few names of a list, quoted and cut short.
 const listNames = (names) =>

@@ -3,15 +3,18 @@
 // ES module entry (index.node.mjs) re-exports, so that import and require
 // share one instance.
 
+import { nodeWorkerPort } from './model/worker-model.mjs';
 import {
   defaultThreads,
   loadGlue,
   loadThreadedGlue,
   MT_WASM,
+  readLocalFile,
   readWasm,
+  startModelWorkerThread,
   threadedFilesMissing,
 } from './platform.node.cjs';
-import { setPlatform } from './runtime.mjs';
+import { setPlatform, setPlatformHooks } from './runtime.mjs';
 import { compileWasm, instantiateGlue, isThreadedWasm, requireWasmSimd, threadsUnavailable } from './wasm-loader.mjs';
 
 // Node.js always has threads; the threaded variant is loaded when more than
@@ -35,5 +38,7 @@ setPlatform(async (options, factory, threads) => {
   });
   return { module, threaded, reason };
 }, defaultThreads);
+
+setPlatformHooks({ startModelWorker: () => nodeWorkerPort(startModelWorkerThread()), readLocalFile });
 
 export * from './api.mjs';

@@ -90,4 +90,26 @@ function loadGlue() {
   return require('./qwasm.node.cjs');
 }
 
-module.exports = { readWasm, loadGlue, loadThreadedGlue, threadedFilesMissing, defaultThreads, MT_WASM, REMEDY };
+/** A worker_threads Worker running dist/qwasm.model-worker.cjs (io.loadModel(source, { worker: true })). */
+function startModelWorkerThread() {
+  const { Worker } = require('node:worker_threads');
+  return new Worker(join(__dirname, 'qwasm.model-worker.cjs'));
+}
+
+/** A file's bytes, for model sources given as a path or file: URL. */
+async function readLocalFile(path) {
+  const { readFile } = require('node:fs/promises');
+  return new Uint8Array(await readFile(/^file:/i.test(path) ? new URL(path) : path));
+}
+
+module.exports = {
+  readWasm,
+  startModelWorkerThread,
+  readLocalFile,
+  loadGlue,
+  loadThreadedGlue,
+  threadedFilesMissing,
+  defaultThreads,
+  MT_WASM,
+  REMEDY,
+};

@@ -21,12 +21,35 @@ export const MAX_THREADS = 64;
  * @param {() => number} defaultThreads
  */
 export function setPlatform(instantiate, defaultThreads) {
-  platform = { instantiate, defaultThreads };
+  platform = { ...platform, instantiate, defaultThreads };
+}
+
+/**
+ * @internal What the model worker API needs from the platform:
+ * startModelWorker() starts a worker running web/src/model/worker-host.mjs
+ * (the entry sets it; inside a model worker it is not set), readLocalFile(path)
+ * reads a file (Node.js).
+ * @param {{startModelWorker?: () => any, readLocalFile?: (path: string) => Promise<Uint8Array>}} hooks
+ */
+export function setPlatformHooks(hooks) {
+  platform = { ...platform, ...hooks };
+}
+
+/** @internal A new model worker (see setPlatformHooks), or null where none can be started. */
+export function startModelWorker() {
+  return platform?.startModelWorker?.() ?? null;
+}
+
+/** @internal Reads a file path or file: URL (Node.js), or null where there are no files. */
+export function localFileReader() {
+  return platform?.readLocalFile ?? null;
 }
 
 // _moduleFactory: the test suites load the testing builds (asserts, test-only
-// entry points) through it; it is not part of the API.
-const INIT_OPTIONS = ['wasmBinary', 'locateFile', 'numThreads', '_moduleFactory'];
+// entry points) through it; _poolTimeoutMs shortens the wait for a pool
+// worker that never starts, for the tests of that failure. Neither is part
+// of the API.
+const INIT_OPTIONS = ['wasmBinary', 'locateFile', 'numThreads', '_moduleFactory', '_poolTimeoutMs'];
 
 function readInitOptions(options) {
   const ctx = 'init(options)';
@@ -80,6 +103,8 @@ export function init(options) {
     moduleOptions.wasmBinary = bytes.slice();
   }
   if (o.has('locateFile')) moduleOptions.locateFile = o.get('locateFile');
+  if (o.has('_poolTimeoutMs'))
+    moduleOptions.poolTimeoutMs = readInteger(o.get('_poolTimeoutMs'), '_poolTimeoutMs', 'init(options)');
   initOptions = o;
   const threads = o.has('numThreads') ? o.get('numThreads') : platform.defaultThreads();
   initPromise = Promise.resolve()

@@ -105,16 +105,30 @@ export function threadsUnavailable() {
 /**
  * Runs Emscripten's glue on an already compiled module; resolves to the
  * glue's Module once its runtime is initialized. `moduleArg` adds settings
- * (the threaded variant's pool size and script locations).
+ * (the threaded variant's pool size and worker factory); `timeoutMs`, when
+ * given, bounds the wait (the threaded variant waits for its pool workers).
  * @param {(moduleArg: object) => Promise<any>} createModule
  * @param {WebAssembly.Module} compiled
  * @param {object} [moduleArg]
+ * @param {number} [timeoutMs]
  */
-export function instantiateGlue(createModule, compiled, moduleArg = {}) {
+export function instantiateGlue(createModule, compiled, moduleArg = {}, timeoutMs = 0) {
   let fail = (_err) => {};
   const failed = new Promise((_resolve, reject) => {
     fail = reject;
   });
+  let timer;
+  if (timeoutMs > 0) {
+    timer = setTimeout(
+      () =>
+        fail(
+          new Error(
+            `the thread pool's workers did not start within ${timeoutMs / 1000} s (a worker's script hangs, or the engine is starved)`,
+          ),
+        ),
+      timeoutMs,
+    );
+  }
   // The glue makes this object its Module, so its PThread (the threaded
   // variant's pool) is reachable here to stop the workers after a failure.
   const settings = {
@@ -126,13 +140,21 @@ export function instantiateGlue(createModule, compiled, moduleArg = {}) {
       );
       return {}; // asynchronous: the glue waits for receiveInstance
     },
-    // An abort before the runtime is ready, or a pool worker that could not
-    // load the glue (its script reports that as an abort: scripts/package.mjs):
-    // the glue itself would keep waiting for that worker.
+    // An abort before the runtime is ready, or a pool worker that failed to
+    // load or start (the glue as edited by scripts/package.mjs, and the pool
+    // worker scripts, report those as aborts): the glue itself would keep
+    // waiting for that worker.
     onAbort: (what) => fail(new Error(String(what))),
   };
-  return Promise.race([createModule(settings), failed]).catch((err) => {
-    settings.PThread?.terminateAllThreads();
-    throw err;
-  });
+  return Promise.race([Promise.resolve().then(() => createModule(settings)), failed]).then(
+    (module) => {
+      clearTimeout(timer);
+      return module;
+    },
+    (err) => {
+      clearTimeout(timer);
+      settings.PThread?.terminateAllThreads();
+      throw err;
+    },
+  );
 }

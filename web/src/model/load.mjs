@@ -9,16 +9,18 @@
 // and the graph (every argument names an earlier node, so it has no cycle).
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
-import { clipped, describe, MAX_RANK, quoted, readOptions } from '../args.mjs';
+import { clipped, describe, MAX_RANK, quoted, readInteger, readOptions } from '../args.mjs';
 import { SUPPORTED_ENGINES, withEngine } from '../engine.mjs';
 import { restate } from '../errors.mjs';
 import { nn } from '../nn/index.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
-import { wasm } from '../runtime.mjs';
+import { localFileReader, MAX_THREADS, wasm } from '../runtime.mjs';
 import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
 import { getWinograd, readWinograd } from '../winograd.mjs';
 import { GraphModule, NODE_FUNCTIONS, NODE_METHODS, NODE_SIGNATURES } from './graph-module.mjs';
 import { BudgetError, DEFAULT_LIMITS, planGraph } from './plan.mjs';
+import { isModelSource, readModelSource, sourceError } from './source.mjs';
+import { loadModelInWorker } from './worker-model.mjs';
 
 export const FORMAT = 'qwasm-model';
 // Version 2 adds the engine the model was converted under and each quantized
@@ -529,10 +531,15 @@ function moduleInfo(m) {
   }
 }
 
-// io.loadModel's options: the budget ({maxActivationBytes, maxWork}) and the
-// quantized convolutions' winograd option.
+// io.loadModel's options: the budget ({maxActivationBytes, maxWork}), the
+// quantized convolutions' winograd option, and for loading off the calling
+// thread: worker, onProgress and the worker's numThreads.
 function readLoadOptions(options, ctx) {
-  const o = readOptions(options, ['maxActivationBytes', 'maxWork', 'winograd'], ctx);
+  const o = readOptions(
+    options,
+    ['maxActivationBytes', 'maxWork', 'winograd', 'worker', 'onProgress', 'numThreads'],
+    ctx,
+  );
   const limits = { ...DEFAULT_LIMITS };
   for (const key of ['maxActivationBytes', 'maxWork']) {
     if (!o.has(key)) continue;
@@ -541,10 +548,50 @@ function readLoadOptions(options, ctx) {
     if (!(v > 0)) throw new RangeError(`${ctx}: ${key} must be > 0 (Infinity for no limit), got ${v}`);
     limits[key] = v;
   }
+  const worker = o.get('worker') ?? false;
+  if (typeof worker !== 'boolean') throw new TypeError(`${ctx}: worker must be a boolean, got ${describe(worker)}`);
+  const onProgress = o.get('onProgress');
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new TypeError(
+      `${ctx}: onProgress must be a function (loadedBytes, totalBytes) => void, got ${describe(onProgress)}`,
+    );
+  }
+  let numThreads;
+  if (o.has('numThreads')) {
+    numThreads = readInteger(o.get('numThreads'), 'numThreads', ctx);
+    if (numThreads < 1 || numThreads > MAX_THREADS) {
+      throw new RangeError(`${ctx}: numThreads must be 1..${MAX_THREADS}, got ${numThreads}`);
+    }
+    if (!worker)
+      throw new TypeError(
+        `${ctx}: numThreads is the model worker's (worker: true); init({ numThreads }) sets this thread's`,
+      );
+  }
   return {
     limits: Object.freeze(limits),
     winograd: o.has('winograd') ? readWinograd(o.get('winograd'), ctx) : getWinograd(),
+    worker,
+    onProgress,
+    numThreads,
   };
+}
+
+/**
+ * Loads a model without blocking on its download, on the calling thread (for
+ * code that already runs in its own worker): `source` is a URL (a path in
+ * Node.js), a Response, a ReadableStream, a Blob or the bytes;
+ * onProgress(loadedBytes, totalBytes) follows the download. Building the
+ * modules then takes one task, as io.loadModel does. Needs init().
+ * @returns {Promise<GraphModule>}
+ */
+export async function loadModelAsync(source, options) {
+  const ctx = 'io.loadModelAsync(source)';
+  const { limits, winograd, worker, onProgress } = readLoadOptions(options, ctx);
+  if (worker) throw new TypeError(`${ctx}: worker: true is io.loadModel's option; loadModelAsync runs on this thread`);
+  if (!isModelSource(source)) throw sourceError(source, ctx);
+  wasm(ctx);
+  const bytes = await readModelSource(source, onProgress, ctx, localFileReader());
+  return buildModel(bytes, limits, winograd, ctx);
 }
 
 /**
@@ -554,11 +601,39 @@ function readLoadOptions(options, ctx) {
  * winograd ('auto', true or false) is every quantized convolution's
  * Winograd option (nn.quantized.Conv3d's); the model's weightBytes()
  * and profile() report what it holds and which path each layer took.
- * @param {{maxActivationBytes?: number, maxWork?: number, winograd?: 'auto' | boolean}} [options]
+ * With worker: true, `input` may be any source io.loadModelAsync takes, and
+ * the result is a Promise of a WorkerModel: the model is loaded and runs in
+ * a worker the library starts (worker-model.mjs).
+ * @param {{maxActivationBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number}} [options]
+ * @returns {any}
  */
 export function loadModel(input, options) {
+  if (options !== null && typeof options === 'object' && options.worker === true) return loadInWorker(input, options);
   const ctx = 'io.loadModel(bytes)';
-  const { limits, winograd } = readLoadOptions(options, ctx);
+  const { limits, winograd, onProgress } = readLoadOptions(options, ctx);
+  if (onProgress !== undefined) {
+    throw new TypeError(
+      `${ctx}: onProgress follows a download: use io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
+    );
+  }
+  if (isModelSource(input) && !(input instanceof ArrayBuffer) && !ArrayBuffer.isView(input)) {
+    throw new TypeError(
+      `${ctx}: expected the file's bytes (ArrayBuffer or typed array), got ${describe(input)}; for a URL, Response, stream or Blob use await io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
+    );
+  }
+  return buildModel(input, limits, winograd, ctx);
+}
+
+/** io.loadModel(source, { worker: true }): every error, a bad option too, is a rejection. */
+async function loadInWorker(input, options) {
+  const ctx = 'io.loadModel(source, { worker: true })';
+  const { limits, winograd, onProgress, numThreads } = readLoadOptions(options, ctx);
+  if (!isModelSource(input)) throw sourceError(input, ctx);
+  return loadModelInWorker(input, { limits, winograd, numThreads, onProgress });
+}
+
+/** The file's bytes, checked and built into a GraphModule (errors name `ctx`). */
+function buildModel(input, limits, winograd, ctx) {
   wasm(ctx); // before init() this is the Error to give, not one of an internal call
   const file = parseSafetensors(bytesOfInput(input, ctx), ctx);
   const built = [];

@@ -1,0 +1,81 @@
+// io.loadModel(url, { worker: true }) in each engine: the model downloads
+// with progress, loads and runs in the library's worker, gives Node's output
+// bit for bit, transfers its input, reports bad inputs as rejections, and
+// dispose() ends it. On a cross-origin isolated page, the worker runs the
+// threaded variant where the engine allows (Chromium; Firefox workers and
+// WebKit run one thread: see wasm-loader.mjs).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as Q from '../../web/src/index.node.mjs';
+import { engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { startTestServer } from './test-server.mjs';
+
+const MODEL = '/tests/golden/exported/r3d_18.qwasm.safetensors';
+const ISOLATED = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+const STRICT_CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; object-src 'none'";
+const FILE_BYTES = readFileSync(fileURLToPath(new URL(`../..${MODEL}`, import.meta.url)));
+
+let expected;
+beforeAll(async () => {
+  await Q.init();
+  const model = Q.io.loadModel(FILE_BYTES);
+  const shape = model.inputShape;
+  const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+  for (let i = 0; i < data.length; i++) data[i] = Math.sin(i * 0.37);
+  const y = model.forward({ data, shape });
+  expected = { shape: y.shape, output: Buffer.from(y.data.buffer).toString('base64') };
+  model.dispose();
+}, 60_000);
+
+describe.each(selectedEngines())('%s', (engineName) => {
+  const it = engineTest(engineName, test);
+  let engine;
+  beforeAll(async () => {
+    if (engineSkipReason(engineName)) return;
+    engine = await launchEngine(engineName);
+  }, 60_000);
+  afterAll(async () => {
+    await engine?.close();
+  });
+
+  it("a model loaded by URL in a worker: progress, Node's bits, a transferred input, errors, dispose (COOP/COEP, strict CSP)", async () => {
+    const server = await startTestServer({ headers: { ...ISOLATED, 'Content-Security-Policy': STRICT_CSP } });
+    const tab = await engine.open(`${server.base}/tests/browser/worker-model/index.html?model=${MODEL}`);
+    try {
+      const r = await server.report('worker-model', 120_000);
+      expect(r.error).toBeUndefined();
+      const total = FILE_BYTES.length;
+      expect(r.progress.at(-1)).toEqual([total, total]);
+      expect(r.progress[0]).toEqual([0, total]);
+      for (let i = 1; i < r.progress.length; i++) expect(r.progress[i][0]).toBeGreaterThanOrEqual(r.progress[i - 1][0]);
+      expect({ shape: r.shape, output: r.output }).toEqual(expected);
+      expect(r).toMatchObject({
+        sameAgain: true,
+        inputDetached: true,
+        keptLength: 3 * 16 * 112 * 112, // transfer: false keeps the caller's data
+        profiledSame: true,
+        afterDispose: 'WorkerModel.forward(x): the model was disposed',
+        modules: expect.any(Number),
+        nodes: 72,
+      });
+      expect(r.bad).toMatch(/^WorkerModel\.forward\(x\): node 'stem_0' .* expected a 5-D input/);
+      expect(r.profiledLayers).toBe(70);
+      // The worker's default numThreads: as init()'s on this machine.
+      if (engineName === 'chromium') {
+        expect(r.runtime).toEqual({ variant: 'threads', numThreads: 2, maxThreads: 2, isa: 'wasmsimd' });
+      } else {
+        expect(r.runtime).toEqual({
+          variant: 'single-thread',
+          numThreads: 1,
+          maxThreads: 1,
+          isa: 'wasmsimd',
+          threadsUnavailable: expect.any(String),
+        });
+      }
+    } finally {
+      await tab.close();
+      await server.close();
+    }
+  }, 180_000);
+});

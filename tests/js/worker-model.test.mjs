@@ -1,0 +1,239 @@
+// Loading a model off the calling thread, in Node.js: io.loadModel(source,
+// { worker: true }) (a worker_threads worker the library starts) and
+// io.loadModelAsync(source) (this thread, without blocking on the download).
+// Every kind of source gives the in-process model's output bit for bit;
+// progress is reported; the input is transferred unless asked not to be;
+// errors reject with the call named; dispose() ends the worker.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as qwasm from '../../web/src/index.node.mjs';
+import { chainModel, quantize } from './model-files.mjs';
+
+const PATH = fileURLToPath(new URL('../golden/exported/r3d_18.qwasm.safetensors', import.meta.url));
+const BYTES = new Uint8Array(readFileSync(PATH));
+
+/** The fixed clip every run here uses (sin(0.37 i)). */
+function clip(shape) {
+  const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
+  for (let i = 0; i < data.length; i++) data[i] = Math.sin(i * 0.37);
+  return { data, shape };
+}
+const bits = (t) => Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength).toString('base64');
+
+let expected;
+let shape;
+beforeAll(async () => {
+  await qwasm.init();
+  const model = qwasm.io.loadModel(BYTES);
+  shape = model.inputShape;
+  const y = model.forward(clip(shape));
+  expected = { shape: y.shape, bits: bits(y) };
+  model.dispose();
+}, 60_000);
+
+// Each source kind, as a user would pass it.
+const SOURCES = [
+  ['a path', () => PATH],
+  ['a file: URL', () => pathToFileURL(PATH)],
+  ['bytes (Uint8Array)', () => BYTES],
+  ['an ArrayBuffer', () => BYTES.slice().buffer],
+  ['a Response', () => new Response(BYTES, { headers: { 'Content-Length': String(BYTES.length) } })],
+  ['a ReadableStream', () => new Response(BYTES).body],
+  ['a Blob', () => new Blob([BYTES])],
+];
+
+describe('io.loadModel(source, { worker: true })', () => {
+  test.each(SOURCES)(
+    'from %s: the in-process output bit for bit, with progress',
+    async (_name, make) => {
+      const progress = [];
+      const model = await qwasm.io.loadModel(make(), { worker: true, onProgress: (l, t) => progress.push([l, t]) });
+      try {
+        const y = await model.forward(clip(shape));
+        expect({ shape: y.shape, bits: bits(y) }).toEqual(expected);
+        expect(progress.at(-1)[0]).toBe(BYTES.length);
+        for (let i = 1; i < progress.length; i++) expect(progress[i][0]).toBeGreaterThanOrEqual(progress[i - 1][0]);
+      } finally {
+        model.dispose();
+      }
+    },
+    60_000,
+  );
+
+  test("the caller's bytes stay theirs; a forward's input is transferred unless transfer: false", async () => {
+    const bytes = BYTES.slice();
+    const model = await qwasm.io.loadModel(bytes, { worker: true });
+    try {
+      expect(bytes.byteLength).toBe(BYTES.length);
+      const x = clip(shape);
+      await model.forward(x);
+      expect(x.data.byteLength).toBe(0); // transferred
+      const kept = clip(shape);
+      const y = await model.forward(kept, { transfer: false });
+      expect(kept.data.length).toBe(3 * 16 * 112 * 112);
+      expect(bits(y)).toBe(expected.bits);
+      // A view into a larger buffer is copied, never the whole buffer sent.
+      const big = new Float32Array(kept.data.length + 8);
+      big.set(kept.data, 8);
+      const view = { data: big.subarray(8), shape };
+      expect(bits(await model.forward(view))).toBe(expected.bits);
+      expect(big.length).toBe(kept.data.length + 8);
+    } finally {
+      model.dispose();
+    }
+  }, 60_000);
+
+  test('what the worker describes: nodes, modules with their weight qparams, weight bytes, its runtime', async () => {
+    const local = qwasm.io.loadModel(BYTES);
+    const model = await qwasm.io.loadModel(PATH, { worker: true, numThreads: 2 });
+    try {
+      expect(model.nodes).toEqual(local.nodes);
+      expect(model.inputShape).toEqual(local.inputShape);
+      expect(model.engine).toBe(local.engine);
+      expect(model.weightBytes()).toEqual(local.weightBytes());
+      expect(model.runtime).toEqual({ variant: 'threads', numThreads: 2, maxThreads: 2, isa: 'wasmsimd' });
+      const stem = model.modules.find((m) => m.path === 'stem.0');
+      const w = local.getSubmodule('stem.0').weight();
+      expect(stem).toEqual({
+        path: 'stem.0',
+        type: 'ConvReLU3d',
+        backend: local.getSubmodule('stem.0').backend,
+        scale: local.getSubmodule('stem.0').scale,
+        zeroPoint: local.getSubmodule('stem.0').zeroPoint,
+        weight: {
+          shape: w.shape,
+          dtype: 'qint8',
+          qscheme: w.qscheme(),
+          axis: 0,
+          scales: Array.from(w.qPerChannelScales()),
+          zeroPoints: Array.from(w.qPerChannelZeroPoints()),
+        },
+      });
+      w.dispose();
+      expect(model.modules.map((m) => m.path)).toEqual(local.namedModules().map(([p]) => p));
+      const p = await model.profile(clip(shape));
+      expect(p.layers.map((l) => l.name)).toEqual(local.profile(clip(shape)).layers.map((l) => l.name));
+      expect(bits(p.output)).toBe(expected.bits);
+    } finally {
+      model.dispose();
+      local.dispose();
+    }
+  }, 60_000);
+
+  test('one thread when asked: numThreads: 1 runs the single-thread variant in the worker', async () => {
+    const model = await qwasm.io.loadModel(PATH, { worker: true, numThreads: 1 });
+    try {
+      expect(model.runtime).toEqual({ variant: 'single-thread', numThreads: 1, maxThreads: 1, isa: 'wasmsimd' });
+      expect(bits(await model.forward(clip(shape)))).toBe(expected.bits);
+    } finally {
+      model.dispose();
+    }
+  }, 60_000);
+
+  test('errors reject with the call named; the model keeps working after a bad input', async () => {
+    await expect(qwasm.io.loadModel('/no/such/model.safetensors', { worker: true })).rejects.toThrow(
+      'io.loadModel(source, { worker: true }): reading /no/such/model.safetensors failed (ENOENT)',
+    );
+    await expect(qwasm.io.loadModel(new Uint8Array(12), { worker: true })).rejects.toThrow(
+      /^io\.loadModel\(source, \{ worker: true \}\): /,
+    );
+    await expect(qwasm.io.loadModel(42, { worker: true })).rejects.toThrow(
+      'io.loadModel(source, { worker: true }): source must be a URL (string or URL), a Response, a ReadableStream, a Blob or the',
+    );
+    const model = await qwasm.io.loadModel(BYTES, { worker: true });
+    try {
+      await expect(model.forward({ data: new Float32Array(3), shape: [1, 3] })).rejects.toThrow(
+        /^WorkerModel\.forward\(x\): node 'stem_0' \(call_module stem\.0\): .*expected a 5-D input/,
+      );
+      await expect(model.forward({ data: new Float32Array(2), shape: [3] })).rejects.toThrow(RangeError);
+      await expect(model.forward(null)).rejects.toThrow('WorkerModel.forward(x): x must be a float tensor');
+      await expect(model.forward(clip(shape), { transfer: 'yes' })).rejects.toThrow('transfer must be a boolean');
+      expect(bits(await model.forward(clip(shape)))).toBe(expected.bits);
+      const pending = model.forward(clip(shape));
+      model.dispose();
+      await expect(pending).rejects.toThrow('WorkerModel.forward(x): the model was disposed');
+      await expect(model.forward(clip(shape))).rejects.toThrow('the model was disposed');
+    } finally {
+      model.dispose();
+    }
+  }, 60_000);
+
+  test('a model without a final DeQuantStub answers with its integers and qparams', async () => {
+    // x -> QuantStub (scale 0.05, zero point 10) -> output: a quint8 answer.
+    const file = chainModel([1, 4], [quantize(0.05, 10)]);
+    const model = await qwasm.io.loadModel(file, { worker: true });
+    try {
+      const got = await model.forward({ data: new Float32Array([0, 0.05, -0.5, 100]), shape: [1, 4] });
+      expect(got).toEqual({
+        dtype: 'quint8',
+        data: new Uint8Array([10, 11, 0, 255]), // round(x / 0.05) + 10, clamped to 0..255
+        shape: [1, 4],
+        scale: 0.05,
+        zeroPoint: 10,
+      });
+    } finally {
+      model.dispose();
+    }
+  }, 60_000);
+});
+
+describe('io.loadModelAsync(source)', () => {
+  test.each(SOURCES)(
+    'from %s: the same model, on this thread',
+    async (_name, make) => {
+      const progress = [];
+      const model = await qwasm.io.loadModelAsync(make(), { onProgress: (l, t) => progress.push([l, t]) });
+      try {
+        const y = model.forward(clip(shape));
+        expect({ shape: y.shape, bits: bits(y) }).toEqual(expected);
+        expect(progress.at(-1)[0]).toBe(BYTES.length);
+      } finally {
+        model.dispose();
+      }
+    },
+    60_000,
+  );
+
+  test('its errors name it; a Response that failed says its status', async () => {
+    await expect(qwasm.io.loadModelAsync(new Response('gone', { status: 404 }))).rejects.toThrow(
+      'io.loadModelAsync(source): fetching the Response failed: HTTP 404',
+    );
+    await expect(qwasm.io.loadModelAsync(new Uint8Array(12))).rejects.toThrow(/^io\.loadModelAsync\(source\): /);
+    await expect(qwasm.io.loadModelAsync(BYTES, { worker: true })).rejects.toThrow(
+      "io.loadModelAsync(source): worker: true is io.loadModel's option",
+    );
+    const used = new Response(BYTES);
+    await used.arrayBuffer();
+    await expect(qwasm.io.loadModelAsync(used)).rejects.toThrow("the Response's body was already read");
+  });
+});
+
+describe("io.loadModel's new options are checked", () => {
+  test.each([
+    [{ worker: 'yes' }, TypeError, "io.loadModel(bytes): worker must be a boolean, got the string 'yes'"],
+    [{ onProgress: 1 }, TypeError, 'io.loadModel(bytes): onProgress must be a function'],
+    [{ onProgress: () => {} }, TypeError, 'io.loadModel(bytes): onProgress follows a download'],
+    [{ numThreads: 2 }, TypeError, "io.loadModel(bytes): numThreads is the model worker's (worker: true)"],
+  ])('%j is refused', (options, Type, message) => {
+    expect(() => qwasm.io.loadModel(BYTES, options)).toThrow(Type);
+    expect(() => qwasm.io.loadModel(BYTES, options)).toThrow(message);
+  });
+
+  test.each([
+    [{ worker: true, numThreads: 0 }, RangeError, 'numThreads must be 1..64, got 0'],
+    [{ worker: true, onProgress: 'x' }, TypeError, 'onProgress must be a function'],
+    [{ worker: true, maxWork: -1 }, RangeError, 'maxWork must be > 0'],
+  ])('with worker: true, %j is a rejection, not a throw', async (options, Type, message) => {
+    const pending = qwasm.io.loadModel(BYTES, options);
+    await expect(pending).rejects.toThrow(Type);
+    await expect(pending).rejects.toThrow(`io.loadModel(source, { worker: true }): ${message}`);
+  });
+
+  test('a URL, a Response, a stream or a Blob without worker: true points to loadModelAsync', () => {
+    for (const source of [PATH, new Blob([BYTES]), new Response(BYTES)]) {
+      expect(() => qwasm.io.loadModel(source)).toThrow(
+        'for a URL, Response, stream or Blob use await io.loadModelAsync(source) or io.loadModel(source, { worker: true })',
+      );
+    }
+  });
+});

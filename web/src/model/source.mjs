@@ -1,0 +1,134 @@
+// Where a model's bytes come from, for io.loadModelAsync and the model
+// worker: a URL (fetched, streamed), a Response, a ReadableStream of bytes,
+// a Blob or File, or the bytes themselves. onProgress(loadedBytes,
+// totalBytes) follows the download; totalBytes is null when the source does
+// not say (no Content-Length, a bare stream).
+import { describe, typedArrayKind } from '../args.mjs';
+
+/** Most bytes a model file may have: the largest wasm32 heap. */
+export const MAX_MODEL_BYTES = 2 ** 32;
+
+const isUrl = (s) => s instanceof URL || typeof s === 'string';
+const isResponse = (s) => typeof Response === 'function' && s instanceof Response;
+const isStream = (s) => typeof ReadableStream === 'function' && s instanceof ReadableStream;
+const isBlob = (s) => typeof Blob === 'function' && s instanceof Blob;
+const isBytes = (s) => s instanceof ArrayBuffer || typedArrayKind(s) !== undefined;
+
+/** True when `source` is one of the kinds readModelSource takes. */
+export function isModelSource(source) {
+  return isUrl(source) || isResponse(source) || isStream(source) || isBlob(source) || isBytes(source);
+}
+
+export function sourceError(source, ctx) {
+  return new TypeError(
+    `${ctx}: source must be a URL (string or URL), a Response, a ReadableStream, a Blob or the file's bytes (ArrayBuffer or typed array), got ${describe(source)}`,
+  );
+}
+
+/** A URL string as fetch() takes it: relative ones against the page (or worker) location. */
+export function absoluteUrl(source) {
+  const base = globalThis.location?.href;
+  try {
+    return base === undefined ? new URL(String(source)).href : new URL(String(source), base).href;
+  } catch {
+    return null; // not a URL here (in Node.js: a file path)
+  }
+}
+
+/**
+ * Reads the stream to its end, calling onProgress after each chunk. Chunks
+ * are kept until the end and copied once into the result.
+ * @param {ReadableStream<Uint8Array>} stream
+ * @param {number | null} total
+ */
+async function readStream(stream, total, onProgress, ctx) {
+  const reader = stream.getReader();
+  const chunks = [];
+  let loaded = 0;
+  onProgress?.(0, total);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (!(value instanceof Uint8Array)) {
+      await reader.cancel();
+      throw new TypeError(`${ctx}: the stream gave ${describe(value)}; it must give Uint8Array chunks`);
+    }
+    loaded += value.byteLength;
+    if (loaded > MAX_MODEL_BYTES) {
+      await reader.cancel();
+      throw new RangeError(`${ctx}: the model is over ${MAX_MODEL_BYTES} bytes (4 GiB), more than wasm32 can hold`);
+    }
+    chunks.push(value);
+    onProgress?.(loaded, total);
+  }
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return bytes;
+}
+
+async function readResponse(response, onProgress, ctx, what) {
+  if (!response.ok) {
+    const status = [response.status, response.statusText].filter(Boolean).join(' ');
+    throw new Error(`${ctx}: fetching ${what} failed: HTTP ${status}`);
+  }
+  if (response.bodyUsed) throw new TypeError(`${ctx}: the Response's body was already read`);
+  const length = Number(response.headers.get('content-length'));
+  // A compressed transfer reports the compressed length: the bytes read can exceed it.
+  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  const total = Number.isSafeInteger(length) && length > 0 && !encoded ? length : null;
+  if (response.body === null) return new Uint8Array(0);
+  return readStream(response.body, total, onProgress, ctx);
+}
+
+/**
+ * The model file's bytes, from any source kind (see above). readLocalFile
+ * reads a path or file: URL (Node.js); elsewhere it is null.
+ * @param {any} source
+ * @param {((loaded: number, total: number | null) => void) | undefined} onProgress
+ * @param {string} ctx
+ * @param {((path: string) => Promise<Uint8Array>) | null} readLocalFile
+ * @returns {Promise<Uint8Array>}
+ */
+export async function readModelSource(source, onProgress, ctx, readLocalFile) {
+  if (isBytes(source)) {
+    const bytes =
+      source instanceof ArrayBuffer
+        ? new Uint8Array(source)
+        : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+    onProgress?.(bytes.byteLength, bytes.byteLength);
+    return bytes;
+  }
+  if (isResponse(source)) return readResponse(source, onProgress, ctx, source.url || 'the Response');
+  if (isBlob(source)) return readStream(source.stream(), source.size, onProgress, ctx);
+  if (isStream(source)) return readStream(source, null, onProgress, ctx);
+  if (!isUrl(source)) throw sourceError(source, ctx);
+  const url = absoluteUrl(source);
+  if (url === null || url.startsWith('file:')) {
+    // Node.js: a path or a file: URL, read from disk.
+    const path = url ?? String(source);
+    if (readLocalFile === null) {
+      throw new TypeError(
+        `${ctx}: ${JSON.stringify(path.slice(0, 200))} is not a URL; file paths are read in Node.js only`,
+      );
+    }
+    let bytes;
+    try {
+      bytes = await readLocalFile(path);
+    } catch (err) {
+      throw new Error(`${ctx}: reading ${path} failed (${err?.code ?? err?.message ?? err})`, { cause: err });
+    }
+    onProgress?.(bytes.byteLength, bytes.byteLength);
+    return bytes;
+  }
+  let response;
+  try {
+    response = await fetch(url, { credentials: 'same-origin' });
+  } catch (err) {
+    throw new Error(`${ctx}: fetching ${url} failed (${err?.message ?? err})`, { cause: err });
+  }
+  return readResponse(response, onProgress, ctx, url);
+}

@@ -1,0 +1,110 @@
+// The model worker's side of io.loadModel(source, { worker: true }): it
+// loads the model with the qwasm it is given (the browser or the Node.js
+// build; nothing is imported here, so both worker entries share this file)
+// and answers the calling thread's requests one at a time.
+//
+// Requests: {id, op: 'load', source, options}, {id, op: 'forward' |
+// 'profile', x: {data, shape}}. Replies: {id, result} or {id, error: {name,
+// message}}; while loading, {id, progress: [loadedBytes, totalBytes]}.
+// Output tensors' buffers are transferred, not copied.
+import { readModelSource } from './source.mjs';
+
+const ERROR_TYPES = new Set(['TypeError', 'RangeError', 'Error']);
+
+function errorReply(id, err) {
+  const name = ERROR_TYPES.has(err?.name) ? err.name : 'Error';
+  return { id, error: { name, message: String(err?.message ?? err) } };
+}
+
+/** What the calling thread keeps of a module: its type and, for a quantized layer, its weight's qparams. */
+function describeModule(path, m) {
+  const entry = { path, type: m.constructor.name };
+  if (typeof m.backend === 'string') entry.backend = m.backend;
+  if (typeof m.scale === 'number') entry.scale = m.scale;
+  if (typeof m.zeroPoint === 'number') entry.zeroPoint = m.zeroPoint;
+  if (typeof m.weight === 'function' && typeof m.scale === 'number') {
+    const w = m.weight();
+    try {
+      const perTensor = w.qscheme() === 'per_tensor_affine';
+      entry.weight = {
+        shape: [...w.shape],
+        dtype: w.dtype,
+        qscheme: w.qscheme(),
+        axis: perTensor ? null : w.qPerChannelAxis(),
+        scales: perTensor ? [w.qScale()] : Array.from(w.qPerChannelScales()),
+        zeroPoints: perTensor ? [w.qZeroPoint()] : Array.from(w.qPerChannelZeroPoints()),
+      };
+    } finally {
+      w.dispose();
+    }
+  }
+  return entry;
+}
+
+/** A forward's output as plain data: a float tensor, or a per-tensor QTensor's integers and qparams. */
+function plainOutput(qwasm, out, transfer) {
+  if (out instanceof qwasm.QTensor) {
+    try {
+      const data = out.intRepr();
+      transfer.push(data.buffer);
+      return { dtype: out.dtype, data, shape: [...out.shape], scale: out.qScale(), zeroPoint: out.qZeroPoint() };
+    } finally {
+      out.dispose();
+    }
+  }
+  // A float tensor: its data is JS-owned and may be a view of a larger buffer.
+  const data =
+    out.data.byteOffset === 0 && out.data.byteLength === out.data.buffer.byteLength ? out.data : out.data.slice();
+  transfer.push(data.buffer);
+  return { dtype: 'float32', data, shape: [...out.shape] };
+}
+
+/**
+ * Serves one model on `port` ({post(message, transfer), onMessage(handler)}).
+ * @param {any} qwasm the library's namespace in this worker
+ * @param {{post: (message: any, transfer: any[]) => void, onMessage: (handler: (message: any) => void) => void}} port
+ * @param {((path: string) => Promise<Uint8Array>) | null} [readLocalFile] reads file paths (Node.js)
+ */
+export function serveModel(qwasm, port, readLocalFile = null) {
+  let model = null;
+  const handle = async ({ id, op, source, options, x }) => {
+    if (op === 'load') {
+      if (model !== null) throw new Error('this worker already holds a model');
+      const { numThreads, maxActivationBytes, maxWork, winograd } = options;
+      await qwasm.init(numThreads === undefined ? undefined : { numThreads });
+      const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
+      const bytes = await readModelSource(source, onProgress, 'io.loadModel(source, { worker: true })', readLocalFile);
+      model = qwasm.io.loadModel(bytes, { maxActivationBytes, maxWork, winograd });
+      return {
+        result: {
+          nodes: model.nodes,
+          inputShape: model.inputShape,
+          engine: model.engine,
+          weightBytes: model.weightBytes(),
+          modules: model.namedModules().map(([path, m]) => describeModule(path, m)),
+          runtime: qwasm.runtimeInfo(),
+        },
+        transfer: [],
+      };
+    }
+    if (model === null) throw new Error('no model is loaded in this worker');
+    const input = qwasm.tensor(x.data, x.shape);
+    const transfer = [];
+    if (op === 'forward') return { result: plainOutput(qwasm, model.forward(input), transfer), transfer };
+    if (op === 'profile') {
+      const { output, layers, peakHeapBytes } = model.profile(input);
+      return { result: { output: plainOutput(qwasm, output, transfer), layers, peakHeapBytes }, transfer };
+    }
+    throw new Error(`unknown request ${String(op)}`);
+  };
+  // One request at a time, in order: a forward waits for the load before it.
+  let queue = Promise.resolve();
+  port.onMessage((message) => {
+    queue = queue.then(() =>
+      handle(message).then(
+        ({ result, transfer }) => port.post({ id: message.id, result }, transfer),
+        (err) => port.post(errorReply(message.id, err), []),
+      ),
+    );
+  });
+}

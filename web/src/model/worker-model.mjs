@@ -1,0 +1,236 @@
+// io.loadModel(source, { worker: true }): the model is loaded and run in a
+// dedicated worker the library starts (a module worker in browsers,
+// worker_threads in Node.js), so a page's main thread only posts requests
+// and receives results. The worker is worker-host.mjs; WorkerModel is its
+// handle here.
+import { describe, isArrayBuffer } from '../args.mjs';
+import { localFileReader, startModelWorker } from '../runtime.mjs';
+import { tensor } from '../tensor.mjs';
+import { absoluteUrl, readModelSource } from './source.mjs';
+
+const CTX = 'io.loadModel(source, { worker: true })';
+
+/** A browser Worker as the port WorkerModel talks through. */
+export function browserWorkerPort(worker) {
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    onMessage: (handler) => {
+      worker.onmessage = (e) => handler(e.data);
+    },
+    onError: (handler) => {
+      worker.onerror = (e) => {
+        e.preventDefault();
+        handler(
+          e.message ||
+            'its script did not load or run (an HTTP error, a MIME type that is not JavaScript, a syntax error or a Content-Security-Policy)',
+        );
+      };
+    },
+    busy: () => {},
+    idle: () => {},
+    terminate: () => worker.terminate(),
+  };
+}
+
+/** A Node.js worker_threads Worker as the port; it lets the process exit while no request is pending. */
+export function nodeWorkerPort(worker) {
+  worker.unref();
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    onMessage: (handler) => worker.on('message', handler),
+    onError: (handler) => {
+      worker.on('error', (err) => handler(err?.message ?? String(err)));
+      worker.on('exit', (code) => handler(`it exited (code ${code})`));
+    },
+    busy: () => worker.ref(),
+    idle: () => worker.unref(),
+    terminate: () => worker.terminate(),
+  };
+}
+
+/** A float tensor's data for postMessage: its own buffer when it may be transferred, else one copy. */
+function transferable(data, transfer) {
+  // (isArrayBuffer, not instanceof: the data may come from another realm, and a SharedArrayBuffer cannot be transferred.)
+  const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && isArrayBuffer(data.buffer);
+  return whole && transfer ? data : data.slice();
+}
+
+/**
+ * A model loaded in a worker: forward and profile return Promises; the
+ * graph's description (nodes, modules, weight bytes) is read once at load.
+ * dispose() ends the worker.
+ */
+export class WorkerModel {
+  #port;
+  #pending = new Map(); // id -> {resolve, reject, onProgress}
+  #nextId = 1;
+  #info = null;
+  #dead = null; // why no request can be made any more
+
+  /** @internal Made by io.loadModel(source, { worker: true }). */
+  constructor(port) {
+    this.#port = port;
+    port.onMessage((m) => this.#receive(m));
+    port.onError((why) => this.#fail(`the model worker failed: ${why}`));
+  }
+
+  #receive({ id, progress, result, error }) {
+    const p = this.#pending.get(id);
+    if (p === undefined) return;
+    if (progress !== undefined) {
+      p.onProgress?.(progress[0], progress[1]);
+      return;
+    }
+    this.#pending.delete(id);
+    if (this.#pending.size === 0) this.#port.idle();
+    if (error === undefined) p.resolve(result);
+    else {
+      const Type = error.name === 'TypeError' ? TypeError : error.name === 'RangeError' ? RangeError : Error;
+      // The worker's message names its own call (io.loadModel(bytes), GraphModule.forward(x)): name this one.
+      const m = error.message;
+      p.reject(new Type(m.startsWith(`${p.ctx}: `) ? m : `${p.ctx}: ${m.replace(/^[\w.]+\([^)]*\): /, '')}`));
+    }
+  }
+
+  #fail(why) {
+    if (this.#dead !== null) return;
+    this.#dead = why;
+    this.#port.terminate();
+    for (const p of this.#pending.values()) p.reject(new Error(`${p.ctx}: ${why}`));
+    this.#pending.clear();
+  }
+
+  #request(ctx, message, transfer = [], onProgress = undefined) {
+    if (this.#dead !== null) return Promise.reject(new Error(`${ctx}: ${this.#dead}`));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject, onProgress, ctx });
+      this.#port.busy();
+      this.#port.post({ ...message, id }, transfer);
+    });
+  }
+
+  /** @internal */
+  async _load(source, options, onProgress, transfer) {
+    this.#info = await this.#request(CTX, { op: 'load', source, options }, transfer, onProgress);
+  }
+
+  #input(x, options, ctx) {
+    if (x === null || typeof x !== 'object')
+      throw new TypeError(`${ctx}: x must be a float tensor {data, shape}, got ${describe(x)}`);
+    const t = tensor(x.data, x.shape);
+    const transfer = options?.transfer ?? true;
+    if (typeof transfer !== 'boolean')
+      throw new TypeError(`${ctx}: transfer must be a boolean, got ${describe(transfer)}`);
+    const data = transferable(t.data, transfer);
+    return { x: { data, shape: t.shape }, transfer: [data.buffer] };
+  }
+
+  /**
+   * Runs the model in the worker. x is a float tensor {data, shape}; its
+   * buffer is transferred to the worker (it is detached here) unless
+   * options.transfer is false (then it is copied once). Resolves to the
+   * output: a float tensor {data, shape}, or, for a model without a final
+   * DeQuantStub, {dtype, data, shape, scale, zeroPoint} with the integers.
+   */
+  forward(x, options) {
+    const ctx = 'WorkerModel.forward(x)';
+    try {
+      const { x: input, transfer } = this.#input(x, options, ctx);
+      return this.#request(ctx, { op: 'forward', x: input }, transfer).then(plainResult);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** forward(x), timed node by node in the worker: {output, layers, peakHeapBytes} (GraphModule.profile). */
+  profile(x, options) {
+    const ctx = 'WorkerModel.profile(x)';
+    try {
+      const { x: input, transfer } = this.#input(x, options, ctx);
+      return this.#request(ctx, { op: 'profile', x: input }, transfer).then((r) => ({
+        ...r,
+        output: plainResult(r.output),
+      }));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** The graph's nodes, as GraphModule.nodes. */
+  get nodes() {
+    return this.#info.nodes;
+  }
+
+  /** The example input's shape the model was exported with, or null. */
+  get inputShape() {
+    return this.#info.inputShape === null ? null : [...this.#info.inputShape];
+  }
+
+  /** The quantized engine the model was converted under ('x86' or 'fbgemm'). */
+  get engine() {
+    return this.#info.engine;
+  }
+
+  /**
+   * Every module of the model: {path, type, backend?, scale?, zeroPoint?,
+   * weight?: {shape, dtype, qscheme, axis, scales, zeroPoints}} (weight for
+   * the quantized layers, read once at load).
+   */
+  get modules() {
+    return this.#info.modules;
+  }
+
+  /** runtimeInfo() inside the worker: the variant and threads it runs with. */
+  get runtime() {
+    return { ...this.#info.runtime };
+  }
+
+  /** GraphModule.weightBytes(): {packed, winograd}. */
+  weightBytes() {
+    return { ...this.#info.weightBytes };
+  }
+
+  /** Ends the worker (and frees everything it held); pending requests reject. */
+  dispose() {
+    this.#fail('the model was disposed');
+  }
+}
+
+function plainResult(out) {
+  return out.dtype === 'float32' ? tensor(out.data, out.shape) : out;
+}
+
+/**
+ * Starts a model worker and loads `source` in it. `options` are io.loadModel's,
+ * already checked: {limits, winograd, numThreads, onProgress}.
+ * @returns {Promise<WorkerModel>}
+ */
+export async function loadModelInWorker(source, { limits, winograd, numThreads, onProgress }) {
+  const port = startModelWorker();
+  if (port === null) {
+    throw new Error(`${CTX}: no model worker can be started here (inside a model worker, use io.loadModelAsync)`);
+  }
+  const model = new WorkerModel(port);
+  try {
+    // A URL (or, in Node.js, a path) is read by the worker itself; anything
+    // else is read here, without blocking, and handed over: bytes read here
+    // are transferred, bytes the caller passed are copied once (they stay theirs).
+    let sent;
+    let transfer = [];
+    if (typeof source === 'string' || source instanceof URL) sent = absoluteUrl(source) ?? String(source);
+    else {
+      const read = await readModelSource(source, onProgress, CTX, localFileReader());
+      const callers = isArrayBuffer(source) || ArrayBuffer.isView(source);
+      sent = !callers && read.byteOffset === 0 && read.byteLength === read.buffer.byteLength ? read : read.slice();
+      transfer = [sent.buffer];
+    }
+    const options = { ...limits, winograd };
+    if (numThreads !== undefined) options.numThreads = numThreads;
+    await model._load(sent, options, typeof sent === 'string' ? onProgress : undefined, transfer);
+    return model;
+  } catch (err) {
+    model.dispose();
+    throw err;
+  }
+}
