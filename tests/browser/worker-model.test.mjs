@@ -78,4 +78,18 @@ describe.each(selectedEngines())('%s', (engineName) => {
       await server.close();
     }
   }, 180_000);
+  it('a model worker script that cannot load: the load rejects and says so (no hang)', async () => {
+    const server = await startTestServer({
+      headers: ISOLATED,
+      fileResponses: { '/web/src/model/model-worker.mjs': { status: 404, type: 'text/plain', body: 'not found' } },
+    });
+    const tab = await engine.open(`${server.base}/tests/browser/worker-model/index.html?model=${MODEL}`);
+    try {
+      const r = await server.report('worker-model', 60_000);
+      expect(r.error).toMatch(/^Error: io\.loadModel\(source, \{ worker: true \}\): the model worker failed: /);
+    } finally {
+      await tab.close();
+      await server.close();
+    }
+  }, 90_000);
 });

@@ -57,5 +57,5 @@ try {
     nodes: model.nodes.length,
   });
 } catch (e) {
-  await report({ error: String(e?.stack ?? e) });
+  await report({ error: e?.message ? `${e.name}: ${e.message}` : String(e) });
 }
