@@ -1,0 +1,77 @@
+// The README's facts that drift as the code does are measured here, and a
+// test fails when the README no longer says them: what a page downloads
+// (gzipped: the library's code minified as a bundler ships it, the glue and
+// the wasm, for one thread and for threads), and the versions of the browser
+// engines and Node.js its support table says `npm test` ran.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { ROOT } from './readme-blocks.mjs';
+
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
+const dist = (f) => gz(readFileSync(join(ROOT, 'dist', f)));
+const kB = (n) => Math.round(n / 1000);
+
+test("the README's download sizes are what a page loads, gzipped, within 10%", async () => {
+  // The library's code as a bundler ships it (minified); the glues and wasm as shipped.
+  const bundled = await build({
+    entryPoints: [join(ROOT, 'web/src/index.browser.mjs')],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    write: false,
+    external: ['../../dist/*', './model/model-worker.mjs'],
+    logLevel: 'error',
+  });
+  const code = gz(bundled.outputFiles[0].contents);
+  const measured = {
+    page: kB(code + dist('qwasm.web.mjs') + dist('qwasm.wasm')),
+    wasm: kB(dist('qwasm.wasm')),
+    threads: kB(code + dist('qwasm.mt.mjs') + dist('qwasm.mt.wasm') + dist('qwasm.mt.worker.mjs')),
+  };
+  const said = /A page downloads about (\d+) kB gzipped \((\d+) kB\s+of it the wasm; (\d+) kB with threads\)/.exec(
+    readme,
+  );
+  expect(said).not.toBeNull();
+  const [page, wasm, threads] = said.slice(1).map(Number);
+  const within = (claim, actual) => Math.abs(claim - actual) <= 0.1 * actual;
+  expect({ measured, said: { page, wasm, threads } }).toEqual({
+    measured,
+    said: {
+      page: within(page, measured.page) ? page : `about ${measured.page}`,
+      wasm: within(wasm, measured.wasm) ? wasm : `about ${measured.wasm}`,
+      threads: within(threads, measured.threads) ? threads : `about ${measured.threads}`,
+    },
+  });
+});
+
+function version(command, args, pattern) {
+  let out = '';
+  try {
+    out = execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return null; // not installed here: the browser suites say so and skip it
+  }
+  return pattern.exec(out)?.[1] ?? null;
+}
+
+test('the support table names the engines and Node.js that npm test runs here', () => {
+  const row = (name) => readme.split('\n').find((l) => l.startsWith(`| ${name}`)) ?? '';
+  const engines = [
+    ['Chrome / Edge (V8)', 'Chromium', version('chromium', ['--version'], /Chromium (\d+)\./)],
+    ['Firefox (SpiderMonkey)', 'Firefox ESR', version('firefox-esr', ['--version'], /Firefox (\d+)\./)],
+    [
+      'Safari, iOS (JavaScriptCore)',
+      'WebKitGTK',
+      version('dpkg-query', ['-W', '-f', '${Version}', 'libwebkit2gtk-4.1-0'], /^(\d+\.\d+)\./),
+    ],
+    ['Node.js', 'Node', process.versions.node.split('.')[0]],
+  ];
+  for (const [name, program, v] of engines) {
+    if (v === null) continue;
+    expect([name, row(name).includes(`${program} ${v}`)]).toEqual([name, true]);
+  }
+});
