@@ -66,6 +66,8 @@ test('the support table names the engines and Node.js that npm test runs here', 
     [
       'Safari, iOS (JavaScriptCore)',
       'WebKitGTK',
+      // dpkg-query's own format field, not a template placeholder
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's format, not a template
       version('dpkg-query', ['-W', '-f', '${Version}', 'libwebkit2gtk-4.1-0'], /^(\d+\.\d+)\./),
     ],
     ['Node.js', 'Node', process.versions.node.split('.')[0]],
