@@ -9,7 +9,7 @@
 // and the graph (every argument names an earlier node, so it has no cycle).
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
-import { clipped, describe, MAX_RANK, quoted, readInteger, readOptions } from '../args.mjs';
+import { clipped, describe, isArrayBuffer, MAX_RANK, quoted, readInteger, readOptions } from '../args.mjs';
 import { SUPPORTED_ENGINES, withEngine } from '../engine.mjs';
 import { restate } from '../errors.mjs';
 import { nn } from '../nn/index.mjs';
@@ -608,7 +608,7 @@ export async function loadModelAsync(source, options) {
  * @returns {any}
  */
 export function loadModel(input, options) {
-  if (options !== null && typeof options === 'object' && options.worker === true) return loadInWorker(input, options);
+  if (asksForWorker(options)) return loadInWorker(input, options);
   const ctx = 'io.loadModel(bytes)';
   const { limits, winograd, onProgress } = readLoadOptions(options, ctx);
   if (onProgress !== undefined) {
@@ -616,12 +616,21 @@ export function loadModel(input, options) {
       `${ctx}: onProgress follows a download: use io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
     );
   }
-  if (isModelSource(input) && !(input instanceof ArrayBuffer) && !ArrayBuffer.isView(input)) {
+  if (isModelSource(input) && !isArrayBuffer(input) && !ArrayBuffer.isView(input)) {
     throw new TypeError(
       `${ctx}: expected the file's bytes (ArrayBuffer or typed array), got ${describe(input)}; for a URL, Response, stream or Blob use await io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
     );
   }
   return buildModel(input, limits, winograd, ctx);
+}
+
+/** options.worker === true, read without throwing (readLoadOptions reports a hostile options object). */
+function asksForWorker(options) {
+  try {
+    return options !== null && typeof options === 'object' && options.worker === true;
+  } catch {
+    return false;
+  }
 }
 
 /** io.loadModel(source, { worker: true }): every error, a bad option too, is a rejection. */

@@ -3,7 +3,7 @@
 // a Blob or File, or the bytes themselves. onProgress(loadedBytes,
 // totalBytes) follows the download; totalBytes is null when the source does
 // not say (no Content-Length, a bare stream).
-import { describe, typedArrayKind } from '../args.mjs';
+import { describe, isArrayBuffer, typedArrayKind } from '../args.mjs';
 
 /** Most bytes a model file may have: the largest wasm32 heap. */
 export const MAX_MODEL_BYTES = 2 ** 32;
@@ -12,11 +12,29 @@ const isUrl = (s) => s instanceof URL || typeof s === 'string';
 const isResponse = (s) => typeof Response === 'function' && s instanceof Response;
 const isStream = (s) => typeof ReadableStream === 'function' && s instanceof ReadableStream;
 const isBlob = (s) => typeof Blob === 'function' && s instanceof Blob;
-const isBytes = (s) => s instanceof ArrayBuffer || typedArrayKind(s) !== undefined;
+const isBytes = (s) => isArrayBuffer(s) || typedArrayKind(s) !== undefined;
+
+/**
+ * Which kind of source `source` is ('url', 'response', 'stream', 'blob',
+ * 'bytes'), or null for anything else, a revoked Proxy included (instanceof
+ * on one throws).
+ */
+function kindOf(source) {
+  try {
+    if (isUrl(source)) return 'url';
+    if (isBytes(source)) return 'bytes';
+    if (isResponse(source)) return 'response';
+    if (isStream(source)) return 'stream';
+    if (isBlob(source)) return 'blob';
+  } catch {
+    // a revoked Proxy, or a getter that throws
+  }
+  return null;
+}
 
 /** True when `source` is one of the kinds readModelSource takes. */
 export function isModelSource(source) {
-  return isUrl(source) || isResponse(source) || isStream(source) || isBlob(source) || isBytes(source);
+  return kindOf(source) !== null;
 }
 
 export function sourceError(source, ctx) {
@@ -94,18 +112,18 @@ async function readResponse(response, onProgress, ctx, what) {
  * @returns {Promise<Uint8Array>}
  */
 export async function readModelSource(source, onProgress, ctx, readLocalFile) {
-  if (isBytes(source)) {
-    const bytes =
-      source instanceof ArrayBuffer
-        ? new Uint8Array(source)
-        : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  const kind = kindOf(source);
+  if (kind === 'bytes') {
+    const bytes = isArrayBuffer(source)
+      ? new Uint8Array(source)
+      : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
     onProgress?.(bytes.byteLength, bytes.byteLength);
     return bytes;
   }
-  if (isResponse(source)) return readResponse(source, onProgress, ctx, source.url || 'the Response');
-  if (isBlob(source)) return readStream(source.stream(), source.size, onProgress, ctx);
-  if (isStream(source)) return readStream(source, null, onProgress, ctx);
-  if (!isUrl(source)) throw sourceError(source, ctx);
+  if (kind === 'response') return readResponse(source, onProgress, ctx, source.url || 'the Response');
+  if (kind === 'blob') return readStream(source.stream(), source.size, onProgress, ctx);
+  if (kind === 'stream') return readStream(source, null, onProgress, ctx);
+  if (kind !== 'url') throw sourceError(source, ctx);
   const url = absoluteUrl(source);
   if (url === null || url.startsWith('file:')) {
     // Node.js: a path or a file: URL, read from disk.
