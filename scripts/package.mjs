@@ -15,7 +15,10 @@ import { fileURLToPath } from 'node:url';
 //                         qwasm's pool worker (web/src/pool-worker.mjs)
 //   dist/qwasm.cjs        web/src bundled for Node.js (CommonJS: `require` loads
 //                         it synchronously; the ES module entry re-exports it)
-//   dist/qwasm.d.mts / .d.cts   web/index.d.ts, as ESM and as CJS declarations
+//   web/types/qwasm.d.mts / .d.cts   web/index.d.ts, as ESM and as CJS declarations
+//                         (not in dist/: Next.js's Turbopack traces every file
+//                         beside dist/qwasm.cjs when qwasm is a server external
+//                         package, and fails on a .d.cts, which it parses as code)
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -120,7 +123,37 @@ await build({
   logLevel: 'warning',
 });
 
+// The browser's model worker: web/src bundled into one module beside the
+// glues, so that an app's bundler treats it as a file of its own. (Left to
+// the bundler, Parcel 2.16 shares modules between an app's worker and this
+// nested one and then fails to find one of them.) Its paths to dist/ become
+// paths beside it.
+const modelWorker = await build({
+  entryPoints: [`${root}web/src/model/model-worker.mjs`],
+  bundle: true,
+  write: false,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  external: ['../../dist/*'],
+  keepNames: true,
+  logLevel: 'warning',
+});
+const FROM_SRC = /(['"])\.\.\/\.\.\/dist\//g;
+const workerCode = modelWorker.outputFiles[0].text;
+const fromSrc = workerCode.match(FROM_SRC)?.length ?? 0;
+if (fromSrc !== 5 || /(await import\(|new URL\()\s*['"]\.\.\//.test(workerCode.replace(FROM_SRC, '$1./'))) {
+  console.error(`[package] the browser model worker names dist/ files other than as expected ; update package.mjs`);
+  process.exit(1);
+}
+writeFileSync(
+  `${out}qwasm.model-worker.mjs`,
+  `// qwasm's browser model worker, bundled from web/src by scripts/package.mjs. Do not edit.\n${workerCode.replace(FROM_SRC, '$1./')}`,
+);
+
 const types = readFileSync(`${root}web/index.d.ts`, 'utf8');
 const header = '// Generated from web/index.d.ts by scripts/package.mjs. Do not edit.\n';
-writeFileSync(`${out}qwasm.d.mts`, header + types);
-writeFileSync(`${out}qwasm.d.cts`, header + types);
+const typesDir = `${root}web/types/`;
+mkdirSync(typesDir, { recursive: true });
+writeFileSync(`${typesDir}qwasm.d.mts`, header + types);
+writeFileSync(`${typesDir}qwasm.d.cts`, header + types);

@@ -1177,13 +1177,19 @@ export declare namespace io {
    * the worker where the page allows (cross-origin isolated; not in Firefox
    * workers). Every error, a bad option included, is a rejection.
    */
-  function loadModel(source: ModelSource, options: LoadModelOptions & WorkerLoadOptions & { worker: true }): Promise<WorkerModel>;
+  function loadModel(
+    source: ModelSource,
+    options: LoadModelOptions & WorkerLoadOptions & { worker: true },
+  ): Promise<WorkerModel>;
   /**
    * The model loaded on this thread without blocking on its download (for
    * code that runs in its own worker): building it then takes one task, as
    * loadModel does. Needs init().
    */
-  function loadModelAsync(source: ModelSource, options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress'>): Promise<GraphModule>;
+  function loadModelAsync(
+    source: ModelSource,
+    options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress'>,
+  ): Promise<GraphModule>;
 
   /** Where a model's bytes come from: a URL (or a path in Node.js), a Response, a byte stream, a Blob or File, or the bytes. */
   type ModelSource = string | URL | Response | ReadableStream<Uint8Array> | Blob | ArrayBuffer | Uint8Array;
@@ -1193,10 +1199,19 @@ export declare namespace io {
     onProgress?: (loadedBytes: number, totalBytes: number | null) => void;
     /** The worker's init({ numThreads }). Default: init()'s default there. */
     numThreads?: number;
+    /**
+     * Where the model worker's script is (qwasm.model-worker.mjs; .cjs in
+     * Node.js), for bundlers that do not emit it (esbuild, Rollup: copy
+     * node_modules/qwasm/dist/ and point here); the worker finds its wasm
+     * beside itself.
+     */
+    locateFile?: (file: string) => string | URL;
   }
 
   /** A forward's answer from a worker: a float tensor, or a quantized output's integers and qparams. */
-  type WorkerOutput = Tensor | { dtype: 'quint8' | 'qint8'; data: Uint8Array | Int8Array; shape: number[]; scale: number; zeroPoint: number };
+  type WorkerOutput =
+    | Tensor
+    | { dtype: 'quint8' | 'qint8'; data: Uint8Array | Int8Array; shape: number[]; scale: number; zeroPoint: number };
 
   /** A module of a model in a worker, as read at load. */
   interface WorkerModule {

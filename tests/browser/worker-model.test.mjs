@@ -81,7 +81,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
   it('a model worker script that cannot load: the load rejects and says so (no hang)', async () => {
     const server = await startTestServer({
       headers: ISOLATED,
-      fileResponses: { '/web/src/model/model-worker.mjs': { status: 404, type: 'text/plain', body: 'not found' } },
+      fileResponses: { '/dist/qwasm.model-worker.mjs': { status: 404, type: 'text/plain', body: 'not found' } },
     });
     const tab = await engine.open(`${server.base}/tests/browser/worker-model/index.html?model=${MODEL}`);
     try {

@@ -6,9 +6,10 @@
 
 /**
  * Before init(): isInitialized() is false, tensor() works, the rest says to
- * call init(). After: a known quantizePerTensor and PyTorch's quantized
- * ConvReLU3d (fbgemm) on the case's integers. Returns plain JSON data that
- * the driver compares with what PyTorch gave.
+ * call init(). After: runtimeInfo()'s variant (and why not threads), a known
+ * quantizePerTensor and PyTorch's quantized ConvReLU3d (fbgemm) on the case's
+ * integers. Returns plain JSON data that the driver compares with what
+ * PyTorch gave.
  * @param {any} qwasm the package's namespace
  * @param {any} c a case of tests/golden/conv3d.json
  * @param {object} [initOptions] passed to init()
@@ -39,6 +40,11 @@ export async function runChecks(qwasm, c, initOptions) {
 
   await qwasm.init(initOptions);
   result.initializedAfter = qwasm.isInitialized();
+  // Which variant init() loaded (threads need cross-origin isolation in a
+  // browser, and the threaded files where the bundler put the code) and, if
+  // not threads, why: null when nothing is missing.
+  const info = qwasm.runtimeInfo();
+  result.runtime = { variant: info.variant, threadsUnavailable: info.threadsUnavailable ?? null };
   const heapBefore = qwasm.heapInUse();
 
   const q = qwasm.quantizePerTensor(qwasm.tensor([0.1, -0.2, 0.3]), 0.01, 128, 'quint8');

@@ -3,7 +3,7 @@
 // ES module entry (index.node.mjs) re-exports, so that import and require
 // share one instance.
 
-import { nodeWorkerPort } from './model/worker-model.mjs';
+import { locatedUrl, nodeWorkerPort } from './model/worker-model.mjs';
 import {
   defaultThreads,
   loadGlue,
@@ -39,6 +39,10 @@ setPlatform(async (options, factory, threads) => {
   return { module, threaded, reason };
 }, defaultThreads);
 
-setPlatformHooks({ startModelWorker: () => nodeWorkerPort(startModelWorkerThread()), readLocalFile });
+setPlatformHooks({
+  startModelWorker: (locateFile) =>
+    nodeWorkerPort(startModelWorkerThread(locateFile ? locatedUrl(locateFile, 'qwasm.model-worker.cjs') : undefined)),
+  readLocalFile,
+});
 
 export * from './api.mjs';

@@ -69,7 +69,11 @@ function readWasm(locateFile, name = WASM) {
  */
 function threadedFilesMissing() {
   if (existsSync(join(__dirname, MT_WORKER)) && existsSync(join(__dirname, 'qwasm.mt.node.cjs'))) return '';
-  return `the threaded variant's files (${MT_WORKER}, qwasm.mt.node.cjs) are not beside the qwasm code in ${__dirname} (was qwasm bundled into the app?)`;
+  return (
+    `the threaded variant's files (${MT_WORKER}, qwasm.mt.node.cjs) are not beside the qwasm code in ${__dirname} ` +
+    "(a bundler moved it): with Next.js, serverExternalPackages: ['qwasm'] in next.config keeps qwasm as shipped; " +
+    'elsewhere, leave qwasm out of the server bundle (mark it external)'
+  );
 }
 
 /** Emscripten's glue of the threaded variant (CommonJS), beside the bundle in dist/. */
@@ -90,10 +94,13 @@ function loadGlue() {
   return require('./qwasm.node.cjs');
 }
 
-/** A worker_threads Worker running dist/qwasm.model-worker.cjs (io.loadModel(source, { worker: true })). */
-function startModelWorkerThread() {
+/**
+ * A worker_threads Worker running dist/qwasm.model-worker.cjs (io.loadModel(source,
+ * { worker: true })), or the script at `located` (a path or file: URL).
+ */
+function startModelWorkerThread(located) {
   const { Worker } = require('node:worker_threads');
-  return new Worker(join(__dirname, 'qwasm.model-worker.cjs'));
+  return new Worker(located === undefined ? join(__dirname, 'qwasm.model-worker.cjs') : toPath(located));
 }
 
 /** A file's bytes, for model sources given as a path or file: URL. */

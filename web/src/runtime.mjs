@@ -29,15 +29,18 @@ export function setPlatform(instantiate, defaultThreads) {
  * startModelWorker() starts a worker running web/src/model/worker-host.mjs
  * (the entry sets it; inside a model worker it is not set), readLocalFile(path)
  * reads a file (Node.js).
- * @param {{startModelWorker?: () => any, readLocalFile?: (path: string) => Promise<Uint8Array>}} hooks
+ * @param {{startModelWorker?: (locateFile?: (file: string) => string | URL) => any, readLocalFile?: (path: string) => Promise<Uint8Array>}} hooks
  */
 export function setPlatformHooks(hooks) {
   platform = { ...platform, ...hooks };
 }
 
-/** @internal A new model worker (see setPlatformHooks), or null where none can be started. */
-export function startModelWorker() {
-  return platform?.startModelWorker?.() ?? null;
+/**
+ * @internal A new model worker (see setPlatformHooks), or null where none can
+ * be started; locateFile(name), when given, says where its script is.
+ */
+export function startModelWorker(locateFile) {
+  return platform?.startModelWorker?.(locateFile) ?? null;
 }
 
 /** @internal Reads a file path or file: URL (Node.js), or null where there are no files. */

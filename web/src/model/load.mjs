@@ -537,7 +537,7 @@ function moduleInfo(m) {
 function readLoadOptions(options, ctx) {
   const o = readOptions(
     options,
-    ['maxActivationBytes', 'maxWork', 'winograd', 'worker', 'onProgress', 'numThreads'],
+    ['maxActivationBytes', 'maxWork', 'winograd', 'worker', 'onProgress', 'numThreads', 'locateFile'],
     ctx,
   );
   const limits = { ...DEFAULT_LIMITS };
@@ -567,12 +567,20 @@ function readLoadOptions(options, ctx) {
         `${ctx}: numThreads is the model worker's (worker: true); init({ numThreads }) sets this thread's`,
       );
   }
+  const locateFile = o.get('locateFile');
+  if (locateFile !== undefined) {
+    if (typeof locateFile !== 'function') {
+      throw new TypeError(`${ctx}: locateFile must be a function (file) => url, got ${describe(locateFile)}`);
+    }
+    if (!worker) throw new TypeError(`${ctx}: locateFile finds the model worker (worker: true)`);
+  }
   return {
     limits: Object.freeze(limits),
     winograd: o.has('winograd') ? readWinograd(o.get('winograd'), ctx) : getWinograd(),
     worker,
     onProgress,
     numThreads,
+    locateFile,
   };
 }
 
@@ -604,7 +612,7 @@ export async function loadModelAsync(source, options) {
  * With worker: true, `input` may be any source io.loadModelAsync takes, and
  * the result is a Promise of a WorkerModel: the model is loaded and runs in
  * a worker the library starts (worker-model.mjs).
- * @param {{maxActivationBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number}} [options]
+ * @param {{maxActivationBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL}} [options]
  * @returns {any}
  */
 export function loadModel(input, options) {
@@ -636,9 +644,9 @@ function asksForWorker(options) {
 /** io.loadModel(source, { worker: true }): every error, a bad option too, is a rejection. */
 async function loadInWorker(input, options) {
   const ctx = 'io.loadModel(source, { worker: true })';
-  const { limits, winograd, onProgress, numThreads } = readLoadOptions(options, ctx);
+  const { limits, winograd, onProgress, numThreads, locateFile } = readLoadOptions(options, ctx);
   if (!isModelSource(input)) throw sourceError(input, ctx);
-  return loadModelInWorker(input, { limits, winograd, numThreads, onProgress });
+  return loadModelInWorker(input, { limits, winograd, numThreads, onProgress, locateFile });
 }
 
 /** The file's bytes, checked and built into a GraphModule (errors name `ctx`). */

@@ -10,6 +10,15 @@ import { absoluteUrl, readModelSource } from './source.mjs';
 
 const CTX = 'io.loadModel(source, { worker: true })';
 
+/** Where locateFile(name) says the model worker's script is (a URL or a string). */
+export function locatedUrl(locateFile, name) {
+  const located = locateFile(name);
+  if (typeof located !== 'string' && !(located instanceof URL)) {
+    throw new TypeError(`${CTX}: locateFile('${name}') must return a URL or a string, got ${describe(located)}`);
+  }
+  return String(located);
+}
+
 /** A browser Worker as the port WorkerModel talks through. */
 export function browserWorkerPort(worker) {
   return {
@@ -203,11 +212,13 @@ function plainResult(out) {
 
 /**
  * Starts a model worker and loads `source` in it. `options` are io.loadModel's,
- * already checked: {limits, winograd, numThreads, onProgress}.
+ * already checked: {limits, winograd, numThreads, onProgress, locateFile}
+ * (locateFile(name) says where the model worker's script is, for bundlers
+ * that do not emit it; the worker finds the rest beside itself).
  * @returns {Promise<WorkerModel>}
  */
-export async function loadModelInWorker(source, { limits, winograd, numThreads, onProgress }) {
-  const port = startModelWorker();
+export async function loadModelInWorker(source, { limits, winograd, numThreads, onProgress, locateFile }) {
+  const port = startModelWorker(locateFile);
   if (port === null) {
     throw new Error(`${CTX}: no model worker can be started here (inside a model worker, use io.loadModelAsync)`);
   }

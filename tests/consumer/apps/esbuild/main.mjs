@@ -1,20 +1,25 @@
-// An esbuild bundle: esbuild does not copy assets named by
-// new URL(..., import.meta.url), so the app imports the wasm through the
-// package's "./qwasm.wasm" export (with --loader:.wasm=file) and tells init().
+// An esbuild bundle: esbuild does not copy the files the package names by
+// new URL(..., import.meta.url), so, as the README says, the build copies
+// node_modules/qwasm/dist/ to /qwasm/ (the driver does it, as a user's
+// `cp -r` would) and init() (and the model worker) are told where it is.
 import * as qwasm from 'qwasm';
-import wasmFile from 'qwasm/qwasm.wasm';
 import { runChecks } from '../check.mjs';
+import { modelInWorker } from '../model-check.mjs';
 import { report, runInWorker } from '../report.mjs';
+import { locateFile } from './locate.mjs';
 
 async function main() {
   const c = await (await fetch('./case.json')).json();
-  const locateFile = () => new URL(wasmFile, import.meta.url).href;
   await Promise.all([
     runChecks(qwasm, c, { locateFile }).then(
       (r) => report('page', r),
       (e) => report('page', { error: String(e?.message ?? e) }),
     ),
     runInWorker(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }), c),
+    modelInWorker(qwasm, { locateFile }).then(
+      (r) => report('model', r),
+      (e) => report('model', { error: String(e?.message ?? e) }),
+    ),
   ]);
 }
 main();

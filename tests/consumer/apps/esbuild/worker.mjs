@@ -1,10 +1,10 @@
 import * as qwasm from 'qwasm';
-import wasmFile from 'qwasm/qwasm.wasm';
 import { runChecks } from '../check.mjs';
+import { locateFile } from './locate.mjs';
 
 self.onmessage = async (e) => {
   try {
-    self.postMessage(await runChecks(qwasm, e.data, { locateFile: () => new URL(wasmFile, import.meta.url).href }));
+    self.postMessage(await runChecks(qwasm, e.data, { locateFile }));
   } catch (err) {
     self.postMessage({ error: String(err?.message ?? err) });
   }
