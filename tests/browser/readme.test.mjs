@@ -4,7 +4,7 @@
 // esbuild bundle, the last two served under the strict Content-Security-Policy
 // the README promises is enough.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build as esbuild } from 'esbuild';
 import { chromium } from 'playwright-core';
@@ -76,18 +76,14 @@ test('the Vite app (page and module worker) prints what the README says, under a
 
 test('the esbuild bundle, built with the command in its comment, prints what the README says, under a strict CSP', async () => {
   const [b] = blocks.filter((x) => x.runner === 'esbuild');
-  expect(b.code.split('\n')[0]).toBe('// esbuild main.js --bundle --format=esm --outdir=out --loader:.wasm=file');
+  expect(b.code.split('\n')[0]).toBe(
+    '// esbuild main.js --bundle --format=esm --outdir=out && cp -r node_modules/qwasm/dist out/qwasm',
+  );
   const dir = appWithQwasm('qwasm-readme-esbuild-');
   writeFileSync(join(dir, b.file), b.code);
   const out = join(dir, 'out');
-  await esbuild({
-    entryPoints: [join(dir, b.file)],
-    bundle: true,
-    format: 'esm',
-    outdir: out,
-    loader: { '.wasm': 'file' },
-    logLevel: 'error',
-  });
+  await esbuild({ entryPoints: [join(dir, b.file)], bundle: true, format: 'esm', outdir: out, logLevel: 'error' });
+  cpSync(join(dir, 'node_modules/qwasm/dist'), join(out, 'qwasm'), { recursive: true });
   writeFileSync(join(out, 'index.html'), PAGE);
   const r = await consoleLines(out, b.expected.length, { 'Content-Security-Policy': STRICT_CSP });
   expect(r).toEqual({ lines: b.expected, problems: [] });

@@ -57,3 +57,12 @@ export const BUNDLERS = [
       "copy node_modules/qwasm/dist/ to /qwasm/; pass locateFile: (file) => '/qwasm/' + file to init() and io.loadModel",
   },
 ];
+
+/** The README's bundler table (between its bundlers:start and bundlers:end markers), from BUNDLERS. */
+export function bundlerTable() {
+  return [
+    '| bundler | version tested | what is built | what the app does for qwasm |',
+    '|---|---|---|---|',
+    ...BUNDLERS.map((b) => `| ${b.name} | ${b.version} | ${b.tested} | ${b.setup ?? 'nothing'} |`),
+  ].join('\n');
+}

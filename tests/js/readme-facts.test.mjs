@@ -1,13 +1,15 @@
 // The README's facts that drift as the code does are measured here, and a
 // test fails when the README no longer says them: what a page downloads
 // (gzipped: the library's code minified as a bundler ships it, the glue and
-// the wasm, for one thread and for threads), and the versions of the browser
-// engines and Node.js its support table says `npm test` ran.
+// the wasm, for one thread and for threads), the versions of the browser
+// engines and Node.js its support table says `npm test` ran, and its table of
+// the bundlers the consumer suite builds (tests/consumer/bundlers.mjs).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { bundlerTable } from '../consumer/bundlers.mjs';
 import { ROOT } from './readme-blocks.mjs';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -76,4 +78,9 @@ test('the support table names the engines and Node.js that npm test runs here', 
     if (v === null) continue;
     expect([name, row(name).includes(`${program} ${v}`)]).toEqual([name, true]);
   }
+});
+
+test("the bundler table is the consumer suite's list of bundlers, versions and setup steps", () => {
+  const between = /<!-- bundlers:start -->\n([\s\S]*?)\n<!-- bundlers:end -->/.exec(readme);
+  expect(between?.[1]).toBe(bundlerTable());
 });
