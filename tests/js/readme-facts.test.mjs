@@ -84,3 +84,28 @@ test("the bundler table is the consumer suite's list of bundlers, versions and s
   const between = /<!-- bundlers:start -->\n([\s\S]*?)\n<!-- bundlers:end -->/.exec(readme);
   expect(between?.[1]).toBe(bundlerTable());
 });
+
+const result = (name) => JSON.parse(readFileSync(join(ROOT, 'bench/results', `${name}.json`), 'utf8'));
+
+test("the default thread count's reasons are the benchmark's numbers (bench/results/3b-default-threads.json)", () => {
+  const r = result('3b-default-threads');
+  const range = (rows) => {
+    const ratios = rows.map((x) => x.one / x.two);
+    return `${Math.min(...ratios).toFixed(ratios.some((v) => v < 1) ? 2 : 1)}–${Math.max(...ratios).toFixed(ratios.some((v) => v < 1) ? 2 : 1)}×`;
+  };
+  const text = readme.replace(/\s+/g, ' ');
+  expect({
+    idle: text.includes(`second thread paid idle (${range(r.idle)} on`),
+    saturated: text.includes(`with both cores taken by other work (${range(r.saturated)})`),
+    busy: text.includes(`broke even with one core taken (${range(r.busy)})`),
+  }).toEqual({ idle: true, saturated: true, busy: true });
+});
+
+test("the main-thread claim is the benchmark's: no long task while the model loads and runs in the worker", () => {
+  const r = result('5b-main-thread');
+  const worker = r.worst.filter((p) => p.name.startsWith('worker'));
+  expect(worker.map((p) => [p.name, p.longTasks])).toEqual(worker.map((p) => [p.name, 0]));
+  expect(readme.replace(/\s+/g, ' ')).toContain(
+    "the page's main thread never ran a task longer than 50 ms while the model loaded and ran in the worker",
+  );
+});
