@@ -293,8 +293,19 @@ describe.each(selectedEngines())('%s', (engineName) => {
     const bytes = readFileSync(fileURLToPath(new URL('../golden/exported/r3d_18.qwasm.safetensors', import.meta.url)));
     const model = qwasm.io.loadModel(new Uint8Array(bytes));
     await tab.evaluate(click('tab-model'));
+    // Every status the view shows while it loads (the model downloads and builds in qwasm's model worker).
+    await tab.evaluate(
+      `(window.__statuses = [], new MutationObserver(() => window.__statuses.push(document.getElementById('m-status').textContent)).observe(document.getElementById('m-status'), { childList: true, characterData: true, subtree: true }), true)`,
+    );
     await tab.evaluate(click('m-builtin'));
     await tab.waitFor(`${text('#m-status')} === 'Loaded r3d_18 (1/8 width).'`, 60_000);
+    const statuses = await tab.evaluate('window.__statuses');
+    expect(statuses.filter((t) => !t.startsWith('Downloading'))).toEqual([
+      'Building r3d_18 (1/8 width) in the worker…',
+      'Loaded r3d_18 (1/8 width).',
+    ]);
+    expect(statuses[0]).toMatch(/^Downloading r3d_18 \(1\/8 width\): 0\.0 of 0\.6 MB…$/);
+    expect(await tab.evaluate(`document.getElementById('m-progress').hidden`)).toBe(true);
     const layers = await tab.evaluate(`[...document.querySelectorAll('#m-layer option')].map((o) => o.value)`);
     const weighted = model
       .namedModules()
@@ -351,7 +362,9 @@ describe.each(selectedEngines())('%s', (engineName) => {
     await tab.evaluate(click('tab-model'));
     await tab.evaluate(dropFile('model.safetensors', fixtureBytes('model.safetensors'), 'm-dropzone'));
     await tab.waitFor(`!document.getElementById('m-error').hidden`);
-    expect(await tab.evaluate(text('#m-error'))).toMatch(/io\.loadModel\(source, \{ worker: true \}\): not a qwasm model/);
+    expect(await tab.evaluate(text('#m-error'))).toMatch(
+      /io\.loadModel\(source, \{ worker: true \}\): not a qwasm model/,
+    );
   }, 90_000);
 
   it('bad playground settings are explained in the page', async () => {
