@@ -145,7 +145,12 @@ describe('io.loadModel(source, { worker: true })', () => {
       await expect(model.forward({ data: new Float32Array(3), shape: [1, 3] })).rejects.toThrow(
         /^WorkerModel\.forward\(x\): node 'stem_0' \(call_module stem\.0\): .*expected a 5-D input/,
       );
-      await expect(model.forward({ data: new Float32Array(2), shape: [3] })).rejects.toThrow(RangeError);
+      await expect(model.forward({ data: new Float32Array(2), shape: [3] })).rejects.toThrow(
+        new RangeError('WorkerModel.forward(x): shape [3] holds 3 elements but data has 2'),
+      );
+      await expect(model.forward(clip(shape), { transfer: true, copy: 1 })).rejects.toThrow(
+        "WorkerModel.forward(x): unknown option 'copy' (expected 'transfer')",
+      );
       await expect(model.forward(null)).rejects.toThrow('WorkerModel.forward(x): x must be a float tensor');
       await expect(model.forward(clip(shape), { transfer: 'yes' })).rejects.toThrow('transfer must be a boolean');
       expect(bits(await model.forward(clip(shape)))).toBe(expected.bits);

@@ -3,7 +3,7 @@
 // worker_threads in Node.js), so a page's main thread only posts requests
 // and receives results. The worker is worker-host.mjs; WorkerModel is its
 // handle here.
-import { describe, isArrayBuffer } from '../args.mjs';
+import { describe, isArrayBuffer, readOptions } from '../args.mjs';
 import { localFileReader, startModelWorker } from '../runtime.mjs';
 import { tensor } from '../tensor.mjs';
 import { absoluteUrl, readModelSource } from './source.mjs';
@@ -115,7 +115,14 @@ export class WorkerModel {
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, onProgress, ctx });
       this.#port.busy();
-      this.#port.post({ ...message, id }, transfer);
+      try {
+        this.#port.post({ ...message, id }, transfer);
+      } catch (err) {
+        // Not sent (a buffer that cannot be transferred): nothing will answer it.
+        this.#pending.delete(id);
+        if (this.#pending.size === 0) this.#port.idle();
+        reject(new TypeError(`${ctx}: ${err?.message ?? err}`, { cause: err }));
+      }
     });
   }
 
@@ -125,12 +132,17 @@ export class WorkerModel {
   }
 
   #input(x, options, ctx) {
-    if (x === null || typeof x !== 'object')
-      throw new TypeError(`${ctx}: x must be a float tensor {data, shape}, got ${describe(x)}`);
-    const t = tensor(x.data, x.shape);
-    const transfer = options?.transfer ?? true;
+    const transfer = readOptions(options, ['transfer'], ctx).get('transfer') ?? true;
     if (typeof transfer !== 'boolean')
       throw new TypeError(`${ctx}: transfer must be a boolean, got ${describe(transfer)}`);
+    if (x === null || typeof x !== 'object')
+      throw new TypeError(`${ctx}: x must be a float tensor {data, shape}, got ${describe(x)}`);
+    let t;
+    try {
+      t = tensor(x.data, x.shape);
+    } catch (err) {
+      throw new err.constructor(`${ctx}: ${String(err.message).replace(/^tensor\(data, shape\): /, '')}`);
+    }
     const data = transferable(t.data, transfer);
     return { x: { data, shape: t.shape }, transfer: [data.buffer] };
   }
