@@ -2,9 +2,10 @@
 // entries import it for its effect (index.browser.mjs, and the model worker,
 // which must not import the entry: the entry names the model worker, and a
 // worker that names itself would send bundlers round in a circle).
-// Every file it loads is named by a pattern
-// bundlers understand, each naming one file, so that Vite, webpack, Parcel
-// and Next.js copy or bundle it into the app with no configuration:
+//
+// Every file it loads is named by a pattern bundlers understand, each naming
+// one file, so that Vite, webpack, Parcel and Next.js copy or bundle it into
+// the app with no configuration:
 //   the wasm            new URL('../../dist/qwasm.wasm', import.meta.url)
 //   its glue            import('../../dist/qwasm.web.mjs')
 //   the threaded wasm   new URL('../../dist/qwasm.mt.wasm', import.meta.url)
@@ -133,7 +134,11 @@ setPlatform(async (options, factory, threads) => {
     try {
       const url = options.locateFile ? locate(options.locateFile, 'qwasm.mt.wasm') : defaultThreadedWasmUrl();
       const compiled = await compileWasm(await fetchWasm(url, MT_REMEDY), url, MT_REMEDY);
-      if (!isThreadedWasm(compiled)) throw new Error(`${url} is not the threaded variant`);
+      if (!isThreadedWasm(compiled)) {
+        throw new Error(
+          `${url} (for qwasm.mt.wasm) is the single-thread build, not the threaded variant. ${MT_REMEDY}`,
+        );
+      }
       return { module: await instantiateThreaded(options, factory, threads, compiled), threaded: true, reason };
     } catch (err) {
       reason = `loading the threaded variant failed: ${err?.message ?? err}`;

@@ -67,7 +67,7 @@ async function readStream(stream, total, onProgress, ctx) {
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    if (!(value instanceof Uint8Array)) {
+    if (typedArrayKind(value) !== 'Uint8Array') {
       await reader.cancel();
       throw new TypeError(`${ctx}: the stream gave ${describe(value)}; it must give Uint8Array chunks`);
     }
