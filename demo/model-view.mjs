@@ -142,7 +142,9 @@ async function load(source, name) {
     if (ticket !== state.loading) return;
     if (total) bar.value = loaded / total;
     $('m-status').textContent =
-      loaded === total ? `Building ${name} in the worker…` : `Downloading ${name}: ${MB(loaded)}${total ? ` of ${MB(total)}` : ''} MB…`;
+      loaded === total
+        ? `Building ${name} in the worker…`
+        : `Downloading ${name}: ${MB(loaded)}${total ? ` of ${MB(total)}` : ''} MB…`;
   };
   try {
     const model = await qwasm.io.loadModel(source, { worker: true, onProgress });
