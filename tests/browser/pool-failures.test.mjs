@@ -66,7 +66,7 @@ describe.each(selectedEngines().filter((e) => e !== 'webkit'))('%s', (engineName
     90_000,
   );
 
-  test("a page whose CSP refuses workers (worker-src 'none'): init() falls back to one thread and says why", async () => {
+  it("a page whose CSP refuses workers (worker-src 'none'): init() falls back to one thread and says why", async () => {
     const r = await initWith({
       headers: { 'Content-Security-Policy': CSP.replace("worker-src 'self'", "worker-src 'none'") },
     });

@@ -104,6 +104,7 @@ test("the default thread count's reasons are the benchmark's numbers (bench/resu
 test("the main-thread claim is the benchmark's: no long task while the model loads and runs in the worker", () => {
   const r = result('5b-main-thread');
   const worker = r.worst.filter((p) => p.name.startsWith('worker'));
+  expect(worker.length).toBe(2); // the load and the forwards
   expect(worker.map((p) => [p.name, p.longTasks])).toEqual(worker.map((p) => [p.name, 0]));
   const text = readme.replace(/\s+/g, ' ');
   expect(text).toContain(

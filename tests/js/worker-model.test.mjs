@@ -163,6 +163,62 @@ describe('io.loadModel(source, { worker: true })', () => {
     }
   }, 60_000);
 
+  test('an onProgress that throws fails the load with its error (the process and the worker are not left behind)', async () => {
+    const boom = new Error('progress bar gone');
+    for (const source of [PATH, new Blob([BYTES])]) {
+      await expect(
+        qwasm.io.loadModel(source, {
+          worker: true,
+          onProgress() {
+            throw boom;
+          },
+        }),
+      ).rejects.toBe(boom);
+    }
+    // onProgress is called as a plain function: it cannot reach qwasm's own promise.
+    let self = 'unset';
+    const model = await qwasm.io.loadModel(PATH, {
+      worker: true,
+      onProgress() {
+        self = this;
+      },
+    });
+    model.dispose();
+    expect(self).toBeUndefined();
+  }, 60_000);
+
+  test('a source that cannot be read: detached bytes, a locked or failing stream, a bad locateFile', async () => {
+    const detached = BYTES.slice();
+    structuredClone(detached.buffer, { transfer: [detached.buffer] });
+    await expect(qwasm.io.loadModel(detached, { worker: true })).rejects.toThrow(
+      new TypeError('io.loadModel(source, { worker: true }): bytes is backed by a detached ArrayBuffer'),
+    );
+    const locked = new Response(BYTES).body;
+    locked.getReader();
+    await expect(qwasm.io.loadModel(locked, { worker: true })).rejects.toThrow(
+      new TypeError('io.loadModel(source, { worker: true }): the stream is locked (another reader is reading it)'),
+    );
+    const failing = new ReadableStream({
+      pull(controller) {
+        controller.error(new Error('network gone'));
+      },
+    });
+    await expect(qwasm.io.loadModelAsync(failing)).rejects.toThrow(
+      'io.loadModelAsync(source): reading the source failed (network gone)',
+    );
+    await expect(
+      qwasm.io.loadModel(PATH, { worker: true, locateFile: () => 'relative/qwasm.model-worker.cjs' }),
+    ).rejects.toThrow(/^io\.loadModel\(source, \{ worker: true \}\): the model worker could not be started \(/);
+    await expect(
+      qwasm.io.loadModel(PATH, {
+        worker: true,
+        locateFile: () => {
+          throw new Error('no map');
+        },
+      }),
+    ).rejects.toThrow('io.loadModel(source, { worker: true }): the model worker could not be started (no map)');
+  }, 60_000);
+
   test('a model without a final DeQuantStub answers with its integers and qparams', async () => {
     // x -> QuantStub (scale 0.05, zero point 10) -> output: a quint8 answer.
     const file = chainModel([1, 4], [quantize(0.05, 10)]);

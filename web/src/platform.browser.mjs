@@ -80,7 +80,10 @@ async function threadedFiles(locateFile) {
   const glueUrl = locate(locateFile, 'qwasm.mt.mjs');
   const workerUrl = locate(locateFile, 'qwasm.mt.worker.mjs');
   return {
-    createModule: (await import(/* webpackIgnore: true */ /* @vite-ignore */ glueUrl)).default,
+    // Absolute: import() resolves a relative specifier against this module, not the page as fetch() and Worker do.
+    createModule: (
+      await import(/* webpackIgnore: true */ /* @vite-ignore */ new URL(glueUrl, globalThis.location?.href).href)
+    ).default,
     newWorker: () => new Worker(workerUrl, { type: 'module' }),
   };
 }

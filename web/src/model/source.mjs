@@ -3,7 +3,7 @@
 // a Blob or File, or the bytes themselves. onProgress(loadedBytes,
 // totalBytes) follows the download; totalBytes is null when the source does
 // not say (no Content-Length, a bare stream).
-import { describe, isArrayBuffer, typedArrayKind } from '../args.mjs';
+import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, lengthOf, typedArrayKind } from '../args.mjs';
 
 /** Most bytes a model file may have: the largest wasm32 heap. */
 export const MAX_MODEL_BYTES = 2 ** 32;
@@ -60,24 +60,36 @@ export function absoluteUrl(source) {
  * @param {number | null} total
  */
 async function readStream(stream, total, onProgress, ctx) {
+  if (stream.locked) throw new TypeError(`${ctx}: the stream is locked (another reader is reading it)`);
   const reader = stream.getReader();
   const chunks = [];
   let loaded = 0;
-  onProgress?.(0, total);
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    if (typedArrayKind(value) !== 'Uint8Array') {
-      await reader.cancel();
-      throw new TypeError(`${ctx}: the stream gave ${describe(value)}; it must give Uint8Array chunks`);
+  try {
+    onProgress?.(0, total);
+    for (;;) {
+      let next;
+      try {
+        next = await reader.read();
+      } catch (err) {
+        throw new Error(`${ctx}: reading the source failed (${err?.message ?? describe(err)})`, { cause: err });
+      }
+      if (next.done) break;
+      const value = next.value;
+      if (typedArrayKind(value) !== 'Uint8Array') {
+        throw new TypeError(`${ctx}: the stream gave ${describe(value)}; it must give Uint8Array chunks`);
+      }
+      loaded += lengthOf(value);
+      if (loaded > MAX_MODEL_BYTES) {
+        throw new RangeError(`${ctx}: the model is over ${MAX_MODEL_BYTES} bytes (4 GiB), more than wasm32 can hold`);
+      }
+      chunks.push(bytesOf(value, 'a chunk', ctx));
+      onProgress?.(loaded, total);
     }
-    loaded += value.byteLength;
-    if (loaded > MAX_MODEL_BYTES) {
-      await reader.cancel();
-      throw new RangeError(`${ctx}: the model is over ${MAX_MODEL_BYTES} bytes (4 GiB), more than wasm32 can hold`);
-    }
-    chunks.push(value);
-    onProgress?.(loaded, total);
+  } catch (err) {
+    // Whatever stopped the read (a bad chunk, the size limit, onProgress
+    // throwing, a network error): the stream is released, not left open.
+    reader.cancel(err).catch(() => {});
+    throw err;
   }
   const bytes = new Uint8Array(loaded);
   let at = 0;
@@ -93,7 +105,9 @@ async function readResponse(response, onProgress, ctx, what) {
     const status = [response.status, response.statusText].filter(Boolean).join(' ');
     throw new Error(`${ctx}: fetching ${what} failed: HTTP ${status}`);
   }
-  if (response.bodyUsed) throw new TypeError(`${ctx}: the Response's body was already read`);
+  if (response.bodyUsed || response.body?.locked) {
+    throw new TypeError(`${ctx}: the Response's body was already read (or is being read)`);
+  }
   const length = Number(response.headers.get('content-length'));
   // A compressed transfer reports the compressed length: the bytes read can exceed it.
   const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
@@ -114,9 +128,8 @@ async function readResponse(response, onProgress, ctx, what) {
 export async function readModelSource(source, onProgress, ctx, readLocalFile) {
   const kind = kindOf(source);
   if (kind === 'bytes') {
-    const bytes = isArrayBuffer(source)
-      ? new Uint8Array(source)
-      : new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+    // Through the intrinsic accessors: a detached buffer is a TypeError naming the call.
+    const bytes = isArrayBuffer(source) ? bytesOfBuffer(source, 'bytes', ctx) : bytesOf(source, 'bytes', ctx);
     onProgress?.(bytes.byteLength, bytes.byteLength);
     return bytes;
   }

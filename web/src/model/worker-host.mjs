@@ -99,12 +99,13 @@ export function serveModel(qwasm, port, readLocalFile = null) {
   };
   // One request at a time, in order: a forward waits for the load before it.
   let queue = Promise.resolve();
+  // The queue always stays fulfilled: a reply that cannot be posted (say, a
+  // DataCloneError) is answered with that error, so no later request waits for ever.
   port.onMessage((message) => {
-    queue = queue.then(() =>
-      handle(message).then(
-        ({ result, transfer }) => port.post({ id: message.id, result }, transfer),
-        (err) => port.post(errorReply(message.id, err), []),
-      ),
-    );
+    queue = queue
+      .then(() => handle(message))
+      .then(({ result, transfer }) => port.post({ id: message.id, result }, transfer))
+      .catch((err) => port.post(errorReply(message.id, err), []))
+      .catch(() => {});
   });
 }

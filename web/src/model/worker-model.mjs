@@ -3,7 +3,7 @@
 // worker_threads in Node.js), so a page's main thread only posts requests
 // and receives results. The worker is worker-host.mjs; WorkerModel is its
 // handle here.
-import { describe, isArrayBuffer, readOptions } from '../args.mjs';
+import { bytesOf, describe, isArrayBuffer, readOptions } from '../args.mjs';
 import { localFileReader, startModelWorker } from '../runtime.mjs';
 import { tensor } from '../tensor.mjs';
 import { absoluteUrl, readModelSource } from './source.mjs';
@@ -57,11 +57,20 @@ export function nodeWorkerPort(worker) {
   };
 }
 
-/** A float tensor's data for postMessage: its own buffer when it may be transferred, else one copy. */
-function transferable(data, transfer) {
-  // (isArrayBuffer, not instanceof: the data may come from another realm, and a SharedArrayBuffer cannot be transferred.)
-  const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && isArrayBuffer(data.buffer);
-  return whole && transfer ? data : data.slice();
+/**
+ * A float tensor's data for postMessage: its own buffer when it may be
+ * transferred, else one copy. Read through the intrinsic accessors (bytesOf):
+ * an object's own `buffer` or `byteOffset` cannot redirect what is sent or
+ * detached, and a detached buffer is a TypeError.
+ */
+function transferable(data, transfer, ctx) {
+  const bytes = bytesOf(data, 'x.data', ctx);
+  // (isArrayBuffer, not instanceof: another realm's buffer is one too; a SharedArrayBuffer cannot be transferred.)
+  const whole = bytes.byteOffset === 0 && isArrayBuffer(bytes.buffer) && bytes.byteLength === bytes.buffer.byteLength;
+  if (whole && transfer) return new Float32Array(bytes.buffer);
+  const copy = new Float32Array(bytes.byteLength / 4);
+  new Uint8Array(copy.buffer).set(bytes);
+  return copy;
 }
 
 /**
@@ -87,7 +96,15 @@ export class WorkerModel {
     const p = this.#pending.get(id);
     if (p === undefined) return;
     if (progress !== undefined) {
-      p.onProgress?.(progress[0], progress[1]);
+      const onProgress = p.onProgress; // called as a function: `this` is not qwasm's record
+      try {
+        onProgress?.(progress[0], progress[1]);
+      } catch (err) {
+        // As when it throws during a read on this thread: the load fails with that error.
+        this.#pending.delete(id);
+        p.reject(err);
+        this.#fail('the load failed: onProgress threw');
+      }
       return;
     }
     this.#pending.delete(id);
@@ -141,9 +158,14 @@ export class WorkerModel {
     try {
       t = tensor(x.data, x.shape);
     } catch (err) {
-      throw new err.constructor(`${ctx}: ${String(err.message).replace(/^tensor\(data, shape\): /, '')}`);
+      // tensor() throws TypeError and RangeError naming itself; anything else came from the caller's object.
+      if (err instanceof TypeError || err instanceof RangeError) {
+        const Type = err instanceof RangeError ? RangeError : TypeError;
+        throw new Type(`${ctx}: ${err.message.replace(/^tensor\(data, shape\): /, '')}`);
+      }
+      throw new TypeError(`${ctx}: reading x failed (${describe(err)})`, { cause: err });
     }
-    const data = transferable(t.data, transfer);
+    const data = transferable(t.data, transfer, ctx);
     return { x: { data, shape: t.shape }, transfer: [data.buffer] };
   }
 
@@ -230,7 +252,13 @@ function plainResult(out) {
  * @returns {Promise<WorkerModel>}
  */
 export async function loadModelInWorker(source, { limits, winograd, numThreads, onProgress, locateFile }) {
-  const port = startModelWorker(locateFile);
+  let port;
+  try {
+    port = startModelWorker(locateFile);
+  } catch (err) {
+    // A locateFile that throws or returns what Worker cannot start (Node.js: not an absolute path).
+    throw new Error(`${CTX}: the model worker could not be started (${err?.message ?? describe(err)})`, { cause: err });
+  }
   if (port === null) {
     throw new Error(`${CTX}: no model worker can be started here (inside a model worker, use io.loadModelAsync)`);
   }
