@@ -128,7 +128,8 @@ async function launchFirefox() {
   };
 }
 
-function freePort() {
+/** A TCP port free on 127.0.0.1 now (for a server or driver about to start). */
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

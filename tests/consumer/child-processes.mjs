@@ -3,7 +3,6 @@
 // suite's work directory, stopped together when the suite ends.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's escape sequences are what it removes
@@ -29,17 +28,6 @@ export function limit(n) {
       waiting.push({ job, resolve });
       next();
     });
-}
-
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -125,5 +113,5 @@ export function childProcesses(env, workDir) {
     await Promise.all(processes.map(stopProcess));
   }
 
-  return { run, runBuild, startServerProcess, stopAll, freePort, limit };
+  return { run, runBuild, startServerProcess, stopAll };
 }

@@ -27,9 +27,10 @@ import { build as esbuild } from 'esbuild';
 import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
 import { CHROMIUM_FLAGS } from '../browser/browser.mjs';
+import { freePort } from '../browser/engines.mjs';
 import { BUNDLERS } from './bundlers.mjs';
 import { runChecks } from './checks.mjs';
-import { childProcesses, freePort, limit } from './child-processes.mjs';
+import { childProcesses, limit } from './child-processes.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = (name) => join(root, 'node_modules', '.bin', name);
@@ -169,14 +170,14 @@ function startBuilds() {
       runBuild('rollup', process.execPath, [
         pkg('rollup/dist/bin/rollup'),
         '--config',
-        join(apps, 'rollup/rollup.config.mjs'),
+        join(apps, 'dist-copied/rollup.config.mjs'),
         '--dir',
         out('rollup'),
       ]).then(
         copy('rollup', [
           caseJson,
           modelFile,
-          [join(apps, 'rollup/index.html'), 'index.html'],
+          [join(apps, 'dist-copied/index.html'), 'index.html'],
           // The app's one step for qwasm (README): the package's dist/ where locateFile says.
           [join(apps, 'node_modules/qwasm/dist'), 'qwasm'],
         ]),
@@ -419,11 +420,20 @@ async function openApp(dir, page, keys, { csp = STRICT_CSP, isolated = false, fa
   }
 }
 
+// What the browser apps' pages report (apps/*/main.mjs): the checks in the
+// page and in a module worker, and under `model` the model loaded and run in
+// qwasm's model worker (model-check.mjs).
+const APP_KEYS = ['page', 'worker', 'model'];
+
 /**
- * Page and worker both gave PyTorch's results with the given runtimeInfo(),
+ * An app's report (recorded in the summary under `label`): page and worker
+ * gave PyTorch's results on the variant the page allows (threads when
+ * cross-origin isolated), the model worker gave Node's bits on it too,
  * crossOriginIsolated was `isolated`, and nothing failed on the way.
  */
-function expectPyTorchInPageAndWorker(r, runtime, isolated) {
+function expectApp(label, r, isolated) {
+  observed[label] = { page: r.page?.runtime ?? r.page, worker: r.worker?.runtime ?? r.worker };
+  const runtime = isolated ? THREADS : NOT_ISOLATED;
   expect({
     crossOriginIsolated: r.crossOriginIsolated,
     page: compact(r.page),
@@ -437,20 +447,8 @@ function expectPyTorchInPageAndWorker(r, runtime, isolated) {
     violations: [],
     problems: [],
   });
-}
-
-// What the browser apps' pages report (apps/*/main.mjs): the checks in the
-// page and in a module worker, and under `model` the model loaded and run in
-// qwasm's model worker (model-check.mjs): Node's bits, threads there when
-// the page is cross-origin isolated.
-const APP_KEYS = ['page', 'worker', 'model'];
-function expectModelInWorker(r, isolated) {
   expect(r.model).toEqual({ ...expectedModel, variant: isolated ? 'threads' : 'single-thread' });
 }
-
-const record = (name, r) => {
-  observed[name] = { page: r.page?.runtime ?? r.page, worker: r.worker?.runtime ?? r.worker };
-};
 
 /** A finished build's output folder; the test fails if the build did (its own test shows why). */
 async function built(name) {
@@ -502,9 +500,7 @@ test.each(STATIC_APPS)(
     const dir = await built(build);
     const csp = allowingInlineScripts(STRICT_CSP, join(dir, 'index.html'));
     const r = await openApp(dir, 'index.html', APP_KEYS, { csp, fallback });
-    record(`${name}, not isolated`, r);
-    expectPyTorchInPageAndWorker(r, NOT_ISOLATED, false);
-    expectModelInWorker(r, false);
+    expectApp(`${name}, not isolated`, r, false);
   },
   400_000,
 );
@@ -515,9 +511,7 @@ test.each(STATIC_APPS)(
     const dir = await built(build);
     const csp = allowingInlineScripts(STRICT_CSP, join(dir, 'index.html'));
     const r = await openApp(dir, 'index.html', APP_KEYS, { csp, isolated: true, fallback });
-    record(`${name}, isolated`, r);
-    expectPyTorchInPageAndWorker(r, THREADS, true);
-    expectModelInWorker(r, true);
+    expectApp(`${name}, isolated`, r, true);
   },
   400_000,
 );
@@ -533,9 +527,7 @@ test(`the Vite ${version('Vite')} dev server (vite, COOP/COEP from server.header
     port,
   );
   const r = await openPage(`${url}/`, APP_KEYS);
-  record('Vite dev server, isolated', r);
-  expectPyTorchInPageAndWorker(r, THREADS, true);
-  expectModelInWorker(r, true);
+  expectApp('Vite dev server, isolated', r, true);
 }, 120_000);
 
 const nextServers = {};
@@ -587,9 +579,7 @@ test.each(NEXT_APPS)(
   async ({ name, ...app }) => {
     const url = await nextServer(app);
     const r = await openPage(`${url}/`, APP_KEYS);
-    record(`${name}, not isolated`, r);
-    expectPyTorchInPageAndWorker(r, NOT_ISOLATED, false);
-    expectModelInWorker(r, false);
+    expectApp(`${name}, not isolated`, r, false);
   },
   400_000,
 );
@@ -599,9 +589,7 @@ test.each(NEXT_APPS)(
   async ({ name, ...app }) => {
     const url = await nextServer(app);
     const r = await openPage(`${url}/`, APP_KEYS, { cookies: { isolated: '1' } });
-    record(`${name}, isolated`, r);
-    expectPyTorchInPageAndWorker(r, THREADS, true);
-    expectModelInWorker(r, true);
+    expectApp(`${name}, isolated`, r, true);
   },
   400_000,
 );
@@ -610,17 +598,25 @@ let esbuildApp;
 /** The esbuild app, built once (in-process: esbuild is fast) for the tests below. */
 function buildEsbuildApp() {
   esbuildApp ??= (async () => {
-    const appDir = join(apps, 'esbuild');
+    // The app Rollup builds too (dist-copied), and one that tells init() nothing (no-wasm).
+    const app = join(apps, 'dist-copied');
+    const noWasm = join(apps, 'no-wasm');
     const outdir = join(work, 'esbuild-dist');
     await esbuild({
-      entryPoints: ['main', 'worker', 'missing', 'missing-worker'].map((n) => join(appDir, `${n}.mjs`)),
+      entryPoints: [
+        join(app, 'main.mjs'),
+        join(app, 'worker.mjs'),
+        ...['missing', 'missing-worker'].map((n) => join(noWasm, `${n}.mjs`)),
+      ],
       outdir,
+      entryNames: '[name]', // one folder, as the pages name them (the entries come from two)
       bundle: true,
       format: 'esm',
       platform: 'browser',
       logLevel: 'error',
     });
-    for (const f of ['index.html', 'missing.html']) cpSync(join(appDir, f), join(outdir, f));
+    cpSync(join(app, 'index.html'), join(outdir, 'index.html'));
+    cpSync(join(noWasm, 'missing.html'), join(outdir, 'missing.html'));
     cpSync(join(apps, 'case.json'), join(outdir, 'case.json'));
     cpSync(MODEL_FILE, join(outdir, 'model.qwasm.safetensors'));
     // The app's one step for qwasm (README): the package's dist/ where locateFile says.
@@ -633,17 +629,13 @@ function buildEsbuildApp() {
 test(`esbuild ${version('esbuild')} (dist/ copied, locateFile): page, module worker and model worker give PyTorch integers under a strict CSP, on one thread as the page is not cross-origin isolated`, async () => {
   const outdir = await buildEsbuildApp();
   const r = await openApp(outdir, 'index.html', APP_KEYS);
-  record(`esbuild ${version('esbuild')}, not isolated`, r);
-  expectPyTorchInPageAndWorker(r, NOT_ISOLATED, false);
-  expectModelInWorker(r, false);
+  expectApp(`esbuild ${version('esbuild')}, not isolated`, r, false);
 }, 120_000);
 
 test(`esbuild ${version('esbuild')} (dist/ copied, locateFile): cross-origin isolated, page, module worker and model worker run the threaded variant and give PyTorch integers`, async () => {
   const outdir = await buildEsbuildApp();
   const r = await openApp(outdir, 'index.html', APP_KEYS, { isolated: true });
-  record(`esbuild ${version('esbuild')}, isolated`, r);
-  expectPyTorchInPageAndWorker(r, THREADS, true);
-  expectModelInWorker(r, true);
+  expectApp(`esbuild ${version('esbuild')}, isolated`, r, true);
 }, 120_000);
 
 test('without its wasm, init() names the URL, the HTTP status (or the HTML page) and the remedy, in page and worker', async () => {

@@ -15,6 +15,13 @@ let loaded = null; // { threaded, reason }: what init() loaded, and why not thre
 /** Most threads init({ numThreads }) accepts (src/qwasm/thread_pool.h). */
 export const MAX_THREADS = 64;
 
+/** A numThreads option (init's, or a model worker's): an integer 1..MAX_THREADS. */
+export function readThreadCount(v, ctx) {
+  const n = readInteger(v, 'numThreads', ctx);
+  if (n < 1 || n > MAX_THREADS) throw new RangeError(`${ctx}: numThreads must be 1..${MAX_THREADS}, got ${n}`);
+  return n;
+}
+
 /**
  * @internal
  * @param {(moduleOptions: object, factory: any, threads: number) => Promise<{module: any, threaded: boolean, reason: string}>} instantiate
@@ -68,10 +75,7 @@ function readInitOptions(options) {
   const factory = o.get('_moduleFactory');
   if (factory !== undefined && typeof factory !== 'function')
     throw new TypeError(`${ctx}: _moduleFactory must be a function`);
-  if (o.has('numThreads')) {
-    const n = readInteger(o.get('numThreads'), 'numThreads', ctx);
-    if (n < 1 || n > MAX_THREADS) throw new RangeError(`${ctx}: numThreads must be 1..${MAX_THREADS}, got ${n}`);
-  }
+  if (o.has('numThreads')) readThreadCount(o.get('numThreads'), ctx);
   return o;
 }
 

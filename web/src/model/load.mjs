@@ -9,12 +9,12 @@
 // and the graph (every argument names an earlier node, so it has no cycle).
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
-import { clipped, describe, isArrayBuffer, MAX_RANK, quoted, readInteger, readOptions } from '../args.mjs';
+import { clipped, describe, isArrayBuffer, MAX_RANK, quoted, readOptions } from '../args.mjs';
 import { SUPPORTED_ENGINES, withEngine } from '../engine.mjs';
 import { restate } from '../errors.mjs';
 import { nn } from '../nn/index.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
-import { localFileReader, MAX_THREADS, wasm } from '../runtime.mjs';
+import { localFileReader, readThreadCount, wasm } from '../runtime.mjs';
 import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
 import { getWinograd, readWinograd } from '../winograd.mjs';
 import { GraphModule, NODE_FUNCTIONS, NODE_METHODS, NODE_SIGNATURES } from './graph-module.mjs';
@@ -558,10 +558,7 @@ function readLoadOptions(options, ctx) {
   }
   let numThreads;
   if (o.has('numThreads')) {
-    numThreads = readInteger(o.get('numThreads'), 'numThreads', ctx);
-    if (numThreads < 1 || numThreads > MAX_THREADS) {
-      throw new RangeError(`${ctx}: numThreads must be 1..${MAX_THREADS}, got ${numThreads}`);
-    }
+    numThreads = readThreadCount(o.get('numThreads'), ctx);
     if (!worker)
       throw new TypeError(
         `${ctx}: numThreads is the model worker's (worker: true); init({ numThreads }) sets this thread's`,

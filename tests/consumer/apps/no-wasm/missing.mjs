@@ -1,4 +1,4 @@
-// The same bundle without telling init() where the wasm is: init() must
+// An esbuild bundle that does not tell init() where the wasm is: init() must
 // reject with an Error naming the URL it tried and what to do, in the page
 // and in a worker.
 import * as qwasm from 'qwasm';

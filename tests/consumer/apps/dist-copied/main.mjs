@@ -1,7 +1,8 @@
-// An esbuild bundle: esbuild does not copy the files the package names by
-// new URL(..., import.meta.url), so, as the README says, the build copies
-// node_modules/qwasm/dist/ to /qwasm/ (the driver does it, as a user's
-// `cp -r` would) and init() (and the model worker) are told where it is.
+// One app for the bundlers that copy no assets (Rollup, esbuild): they leave
+// new URL(..., import.meta.url) pointing next to their own output, so, as the
+// README says, the build copies node_modules/qwasm/dist/ to /qwasm/ (the
+// driver does it, as a user's `cp -r` would) and init() (and the model
+// worker) are told where it is.
 import * as qwasm from 'qwasm';
 import { runChecks } from '../check.mjs';
 import { modelInWorker } from '../model-check.mjs';

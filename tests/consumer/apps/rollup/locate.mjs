@@ -1,2 +1,0 @@
-// The one line a Rollup app needs: the package's dist/ was copied to /qwasm/.
-export const locateFile = (file) => `/qwasm/${file}`;
