@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { chainModel, quantize } from './model-files.mjs';
+import { decode, firstBitDifference, lcgBytes, loadGolden } from './util.mjs';
 
 const PATH = fileURLToPath(new URL('../golden/exported/r3d_18.qwasm.safetensors', import.meta.url));
 const BYTES = new Uint8Array(readFileSync(PATH));
@@ -58,6 +59,37 @@ describe('io.loadModel(source, { worker: true })', () => {
       }
     },
     60_000,
+  );
+
+  test.each(['video_resnets.json', 'video_resnets_x86.json'])(
+    "PyTorch's logits bit for bit through the worker: every video ResNet case of %s",
+    async (goldenFile) => {
+      const golden = loadGolden(goldenFile);
+      for (const c of golden.cases) {
+        const path = fileURLToPath(new URL(`../golden/${c.file}`, import.meta.url));
+        const model = await qwasm.io.loadModel(path, { worker: true });
+        try {
+          // The clip the golden's generator built: (byte - 128) / 64 from its seeded LCG.
+          const n = c.input.shape.reduce((a, b) => a * b, 1);
+          const x = { data: Float32Array.from(lcgBytes(c.input.lcg, n), (b) => (b - 128) / 64), shape: c.input.shape };
+          const y = await model.forward(x);
+          expect({
+            case: c.name,
+            engine: model.engine,
+            shape: y.shape,
+            firstBitDifference: firstBitDifference(y.data, decode(c.y)),
+          }).toEqual({
+            case: c.name,
+            engine: golden.engine,
+            shape: c.y.shape,
+            firstBitDifference: -1,
+          });
+        } finally {
+          model.dispose();
+        }
+      }
+    },
+    120_000,
   );
 
   test("the caller's bytes stay theirs; a forward's input is transferred unless transfer: false", async () => {
