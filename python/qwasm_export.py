@@ -235,8 +235,45 @@ def _module_entry(path, m, w):
     raise ExportError(f"unsupported module {t.__module__}.{t.__qualname__} at '{path}'")
 
 
-# call_function / call_method targets and the name the graph records (none
-# without torch: export() refuses first).
+# The model format's vocabulary, as web/src/model/vocabulary.json states it
+# for both languages (tests/js/vocabulary.test.mjs checks that these tables,
+# and the loader's, equal it): the fields of each module type _module_entry
+# writes (besides "type"), and for each function and method the graph may
+# record, its most positional arguments and the keyword arguments it may
+# carry (anything else, e.g. add's alpha or contiguous's memory_format, is an
+# ExportError: dropping it would change the result).
+_CONV_FIELDS = ["in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups"]
+MODULE_FIELDS = {
+    "QuantizedConv": ["dims", "relu", *_CONV_FIELDS, "scale", "zero_point", "weight", "bias", "backend"],
+    "QuantizedLinear": ["relu", "in_features", "out_features", "scale", "zero_point", "weight", "bias"],
+    "Quantize": ["scale", "zero_point", "dtype"],
+    "DeQuantize": [], "Identity": [], "ReLU": [], "ReLU6": [],
+    "Flatten": ["start_dim", "end_dim"],
+    "MaxPool": ["dims", "kernel_size", "stride", "padding", "dilation", "ceil_mode"],
+    "AvgPool": ["dims", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"],
+    "AdaptiveAvgPool": ["dims", "output_size"],
+    "Conv": ["dims", "relu", *_CONV_FIELDS, "weight", "bias"],
+    "Linear": ["relu", "in_features", "out_features", "weight", "bias"],
+    "BatchNorm": ["dims", "num_features", "eps", "weight", "bias", "running_mean", "running_var"],
+}
+_QPARAMS = ["scale", "zero_point"]
+GRAPH_FUNCTIONS = {
+    "quantized.add": {"args": 4, "kwargs": _QPARAMS}, "quantized.add_relu": {"args": 4, "kwargs": _QPARAMS},
+    "quantized.mul": {"args": 4, "kwargs": _QPARAMS}, "quantized.mul_relu": {"args": 4, "kwargs": _QPARAMS},
+    "quantized.add_scalar": {"args": 2, "kwargs": []}, "quantized.mul_scalar": {"args": 2, "kwargs": []},
+    "quantized.cat": {"args": 4, "kwargs": [*_QPARAMS, "dim"]},
+    "flatten": {"args": 3, "kwargs": ["start_dim", "end_dim"]},
+    "relu": {"args": 1, "kwargs": []}, "add": {"args": 2, "kwargs": []},
+}
+GRAPH_METHODS = {
+    "flatten": {"args": 3, "kwargs": ["start_dim", "end_dim"]},
+    "reshape": {"args": 65, "kwargs": []},  # x and at most 64 sizes (qwasm's tensor rank)
+    "relu": {"args": 1, "kwargs": []}, "dequantize": {"args": 1, "kwargs": []},
+    "contiguous": {"args": 1, "kwargs": []},
+}
+
+# call_function targets and call_method names, and the name the graph
+# records for each (no functions without torch: export() refuses first).
 _FUNCTIONS = {} if torch is None else {
     torch.ops.quantized.add: "quantized.add", torch.ops.quantized.add_relu: "quantized.add_relu",
     torch.ops.quantized.mul: "quantized.mul", torch.ops.quantized.mul_relu: "quantized.mul_relu",
@@ -246,17 +283,18 @@ _FUNCTIONS = {} if torch is None else {
 }
 _METHODS = {"flatten": "flatten", "view": "reshape", "reshape": "reshape", "relu": "relu",
             "dequantize": "dequantize", "contiguous": "contiguous"}
-# The keyword arguments each recorded target may carry (anything else, e.g.
-# add's alpha or contiguous's memory_format, is an ExportError: dropping it
-# would change the result).
-_KWARGS = {
-    "quantized.add": {"scale", "zero_point"}, "quantized.add_relu": {"scale", "zero_point"},
-    "quantized.mul": {"scale", "zero_point"}, "quantized.mul_relu": {"scale", "zero_point"},
-    "quantized.add_scalar": set(), "quantized.mul_scalar": set(),
-    "quantized.cat": {"scale", "zero_point", "dim"}, "flatten": {"start_dim", "end_dim"},
-    "relu": set(), "add": set(), "reshape": set(), "dequantize": set(), "contiguous": set(),
-}
 _INPLACE_FUNCTIONS = {operator.iadd}
+
+
+def _checked_fields(entry):
+    """The entry, once its fields are the vocabulary's for its type (a new
+    field must be declared in MODULE_FIELDS and vocabulary.json, or the
+    loader would refuse the file)."""
+    fields = MODULE_FIELDS[entry["type"]]
+    if sorted(entry) != sorted(["type", *fields]):
+        raise AssertionError(f"qwasm_export writes {sorted(entry)} for {entry['type']}, "
+                             f"its vocabulary says {sorted(['type', *fields])}")
+    return entry
 
 
 def _check_inplace(node, mutated, where):
@@ -330,7 +368,7 @@ def export(model, example_input, path, metadata=None):
             target = str(node.target)
             module = gm.get_submodule(target)
             if target not in modules:
-                modules[target] = _module_entry(target, module, w)
+                modules[target] = _checked_fields(_module_entry(target, module, w))
             if getattr(module, "inplace", False) and node.args:
                 _check_inplace(node, node.args[0], where)
             entry["target"] = target
@@ -340,6 +378,7 @@ def export(model, example_input, path, metadata=None):
                 raise ExportError(f"unsupported function {getattr(node.target, '__name__', node.target)} at {where} "
                                   f"(from: {node.format_node()})")
             entry["target"] = name
+            signature = GRAPH_FUNCTIONS[name]
             kwargs = dict(node.kwargs)
             if name == "add" and kwargs.pop("alpha", 1) != 1:
                 raise ExportError(f"{where}: add with alpha != 1 is not supported")
@@ -350,6 +389,7 @@ def export(model, example_input, path, metadata=None):
             if name is None:
                 raise ExportError(f"unsupported method .{node.target}() at {where} (from: {node.format_node()})")
             entry["target"] = name
+            signature = GRAPH_METHODS[name]
             kwargs = dict(node.kwargs)
         elif node.op == "output":
             if not isinstance(node.args[0], torch.fx.Node):
@@ -358,9 +398,12 @@ def export(model, example_input, path, metadata=None):
             raise ExportError(f"unsupported graph node {node.op} '{node.target}' at {where}")
         if node.op not in ("call_function", "call_method"):
             kwargs = dict(node.kwargs)
-        elif set(kwargs) - _KWARGS[entry["target"]]:
-            raise ExportError(f"{where}: keyword argument(s) {sorted(set(kwargs) - _KWARGS[entry['target']])} "
+        elif set(kwargs) - set(signature["kwargs"]):
+            raise ExportError(f"{where}: keyword argument(s) {sorted(set(kwargs) - set(signature['kwargs']))} "
                               f"of {entry['target']} are not supported (from: {node.format_node()})")
+        elif len(node.args) > signature["args"]:
+            raise ExportError(f"{where}: {len(node.args)} positional arguments, {entry['target']} takes at most "
+                              f"{signature['args']} (from: {node.format_node()})")
         entry["args"] = _encode_arg(list(node.args), where)
         entry["kwargs"] = {k: _encode_arg(v, where) for k, v in kwargs.items()}
         nodes.append(entry)

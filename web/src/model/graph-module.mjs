@@ -2,186 +2,15 @@
 // modules. forward(x) runs the nodes one by one; every intermediate QTensor is
 // disposed right after its last use, so one forward holds only the live
 // activations, and an error part-way disposes what the run made.
-import { describe, MAX_RANK } from '../args.mjs';
+import { describe } from '../args.mjs';
 import { heapInUse } from '../diagnostics.mjs';
-import { reluData } from '../nn/float-relu.mjs';
 import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
 import { isQTensorInstance } from '../qtensor.mjs';
-import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, flattenShape, nodeCost, reshapeShape } from './plan.mjs';
-
-const F = nn.quantized.functional;
-// A reshape's rank: at most qwasm's tensors' (MAX_RANK, 64), float or quantized.
-const MAX_RESHAPE_RANK = MAX_RANK;
-
-class NodeError extends Error {}
+import { graphCallable, isFloatTensor, NodeError } from './graph-functions.mjs';
+import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost } from './plan.mjs';
 
 const isQ = (v) => isQTensorInstance(v);
-const isFloat = (v) =>
-  v !== null && typeof v === 'object' && !isQ(v) && v.data instanceof Float32Array && Array.isArray(v.shape);
-
-// Positional argument i or keyword `name` (PyTorch's call conventions), else the default.
-function param(args, kwargs, i, name, fallback) {
-  if (i < args.length) return args[i];
-  if (Object.hasOwn(kwargs, name)) return kwargs[name];
-  if (fallback === undefined) throw new NodeError(`missing argument '${name}'`);
-  return fallback;
-}
-
-function wantQ(v, what) {
-  if (!isQ(v)) throw new NodeError(`${what} must be a quantized tensor, got ${describe(v)}`);
-  return v;
-}
-
-function wantInt(v, what) {
-  if (!Number.isSafeInteger(v)) throw new NodeError(`${what} must be an integer, got ${describe(v)}`);
-  return v;
-}
-
-function wantNumber(v, what) {
-  if (typeof v !== 'number') throw new NodeError(`${what} must be a number, got ${describe(v)}`);
-  return v;
-}
-
-function shapeOf(v, what) {
-  if (isQ(v)) return [...v.shape];
-  if (isFloat(v)) return v.shape;
-  throw new NodeError(`${what} must be a tensor, got ${describe(v)}`);
-}
-
-function withShape(v, shape) {
-  return isQ(v) ? v.view(shape) : { data: v.data, shape };
-}
-
-// torch.flatten(x, start_dim, end_dim)
-function flatten(x, start, end) {
-  const shape = shapeOf(x, 'flatten: x');
-  const s = wantInt(start, 'flatten: start_dim');
-  const e = wantInt(end, 'flatten: end_dim');
-  const out = flattenShape(shape, s, e);
-  if (out === null) throw new NodeError(`flatten: dims ${s}..${e} are out of range for rank ${shape.length}`);
-  return withShape(x, out);
-}
-
-function relu(x) {
-  if (isQ(x)) return F.relu(x);
-  if (!isFloat(x)) throw new NodeError(`relu: x must be a tensor, got ${describe(x)}`);
-  return { data: reluData(x.data), shape: x.shape.slice() };
-}
-
-// a + b for float tensors of one shape (the residual add of a float model).
-function floatAdd(a, b) {
-  if (!isFloat(a) || !isFloat(b))
-    throw new NodeError('add: both operands must be float tensors (quantized adds are quantized.add)');
-  if (a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) {
-    throw new NodeError(
-      `add: shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}] differ (broadcasting is not supported)`,
-    );
-  }
-  const data = new Float32Array(a.data.length);
-  for (let i = 0; i < data.length; i++) data[i] = a.data[i] + b.data[i];
-  return { data, shape: a.shape.slice() };
-}
-
-const binary = (op) => (args, kwargs) =>
-  op(
-    wantQ(param(args, kwargs, 0, 'qa'), 'qa'),
-    wantQ(param(args, kwargs, 1, 'qb'), 'qb'),
-    wantNumber(param(args, kwargs, 2, 'scale'), 'scale'),
-    wantInt(param(args, kwargs, 3, 'zero_point'), 'zero_point'),
-  );
-
-/** The functions an exported graph may call (python/qwasm_export.py's names). */
-export const NODE_FUNCTIONS = Object.freeze({
-  'quantized.add': binary(F.add),
-  'quantized.add_relu': binary(F.addRelu),
-  'quantized.mul': binary(F.mul),
-  'quantized.mul_relu': binary(F.mulRelu),
-  'quantized.add_scalar': (args, kwargs) =>
-    F.addScalar(wantQ(param(args, kwargs, 0, 'qa'), 'qa'), wantNumber(param(args, kwargs, 1, 'b'), 'b')),
-  'quantized.mul_scalar': (args, kwargs) =>
-    F.mulScalar(wantQ(param(args, kwargs, 0, 'qa'), 'qa'), wantNumber(param(args, kwargs, 1, 'b'), 'b')),
-  'quantized.cat': (args, kwargs) => {
-    const xs = param(args, kwargs, 0, 'qx');
-    if (!Array.isArray(xs)) throw new NodeError(`cat: qx must be a list of tensors, got ${describe(xs)}`);
-    return F.cat(
-      xs.map((x, i) => wantQ(x, `qx[${i}]`)),
-      wantInt(param(args, kwargs, 1, 'dim'), 'dim'),
-      wantNumber(param(args, kwargs, 2, 'scale'), 'scale'),
-      wantInt(param(args, kwargs, 3, 'zero_point'), 'zero_point'),
-    );
-  },
-  flatten: (args, kwargs) =>
-    flatten(
-      param(args, kwargs, 0, 'input'),
-      param(args, kwargs, 1, 'start_dim', 0),
-      param(args, kwargs, 2, 'end_dim', -1),
-    ),
-  relu: (args, kwargs) => relu(param(args, kwargs, 0, 'input')),
-  add: (args, kwargs) => floatAdd(param(args, kwargs, 0, 'input'), param(args, kwargs, 1, 'other')),
-});
-
-/** The tensor methods an exported graph may call (x is args[0]). */
-export const NODE_METHODS = Object.freeze({
-  flatten: (args, kwargs) =>
-    flatten(
-      param(args, kwargs, 0, 'self'),
-      param(args, kwargs, 1, 'start_dim', 0),
-      param(args, kwargs, 2, 'end_dim', -1),
-    ),
-  reshape: (args) => {
-    const x = args[0];
-    const dims = args.length === 2 && Array.isArray(args[1]) ? args[1] : args.slice(1);
-    const shape = shapeOf(x, 'reshape: x');
-    if (dims.length > MAX_RESHAPE_RANK)
-      throw new NodeError(`reshape: ${dims.length} dimensions, at most ${MAX_RESHAPE_RANK}`);
-    const dimsChecked = dims.map((d, i) => wantInt(d, `reshape: shape[${i}]`));
-    if (isQ(x)) return x.view(dimsChecked);
-    const inferred = reshapeShape(shape, dimsChecked);
-    if (inferred === null) {
-      throw new NodeError(
-        `reshape: shape [${dimsChecked.join(', ')}] is invalid for ${shape.reduce((a, b) => a * b, 1)} elements (at most one -1)`,
-      );
-    }
-    return { data: x.data, shape: inferred };
-  },
-  relu: (args) => relu(args[0]),
-  dequantize: (args) => wantQ(args[0], 'dequantize: x').dequantize(),
-  contiguous: (args) => {
-    const x = args[0];
-    if (isQ(x)) return x.contiguous();
-    if (!isFloat(x)) throw new NodeError(`contiguous: x must be a tensor, got ${describe(x)}`);
-    return x;
-  },
-});
-
-/**
- * What each function / method node may carry: at most `args` positional
- * arguments, and the keyword arguments in `kwargs` (the exporter refuses
- * others, such as add's alpha: ignoring one would change the result).
- */
-export const NODE_SIGNATURES = Object.freeze({
-  function: {
-    'quantized.add': { args: 4, kwargs: ['scale', 'zero_point'] },
-    'quantized.add_relu': { args: 4, kwargs: ['scale', 'zero_point'] },
-    'quantized.mul': { args: 4, kwargs: ['scale', 'zero_point'] },
-    'quantized.mul_relu': { args: 4, kwargs: ['scale', 'zero_point'] },
-    'quantized.add_scalar': { args: 2, kwargs: [] },
-    'quantized.mul_scalar': { args: 2, kwargs: [] },
-    'quantized.cat': { args: 4, kwargs: ['scale', 'zero_point', 'dim'] },
-    flatten: { args: 3, kwargs: ['start_dim', 'end_dim'] },
-    relu: { args: 1, kwargs: [] },
-    add: { args: 2, kwargs: [] },
-  },
-  method: {
-    flatten: { args: 3, kwargs: ['start_dim', 'end_dim'] },
-    reshape: { args: 1 + MAX_RESHAPE_RANK, kwargs: [] },
-    relu: { args: 1, kwargs: [] },
-    dequantize: { args: 1, kwargs: [] },
-    contiguous: { args: 1, kwargs: [] },
-  },
-});
-
 // Each name a node's arguments refer to, once per reference.
 function references(value, out) {
   if (Array.isArray(value)) for (const v of value) references(v, out);
@@ -192,7 +21,7 @@ function references(value, out) {
 // A node output's size: a QTensor's integers, a float tensor's float32s.
 function bytesOf(v) {
   if (isQ(v)) return v.numel() * (v.dtype === 'qint32' ? 4 : 1);
-  return isFloat(v) ? v.data.byteLength : 0;
+  return isFloatTensor(v) ? v.data.byteLength : 0;
 }
 
 const RESERVED = new Set(Object.getOwnPropertyNames(Module.prototype));
@@ -239,7 +68,7 @@ function describeOutput(v) {
       zeroPoint: perTensor ? v.qZeroPoint() : null,
     };
   }
-  if (isFloat(v)) return { dtype: 'float32', shape: v.shape.slice(), scale: null, zeroPoint: null };
+  if (isFloatTensor(v)) return { dtype: 'float32', shape: v.shape.slice(), scale: null, zeroPoint: null };
   return null;
 }
 
@@ -464,8 +293,7 @@ export class GraphModule extends Module {
         let value;
         const start = onNode === null ? 0 : performance.now();
         if (node.op === 'call_module') value = this.#modules.get(node.target).forward(args[0]);
-        else if (node.op === 'call_function') value = NODE_FUNCTIONS[node.target](args, kwargs);
-        else value = NODE_METHODS[node.target](args, kwargs);
+        else value = graphCallable(node.op, node.target).run(args, kwargs);
         store(node, value);
         if (onNode !== null) onNode(node, performance.now() - start, value);
         for (const r of node.refs) release(r);

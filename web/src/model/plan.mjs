@@ -11,7 +11,8 @@
 // aten/src/ATen/native/Pool.h pooling_output_shape, ConvUtils.h
 // conv_output_size; broadcasting: ExpandUtils.cpp infer_size).
 
-import { MAX_RANK } from '../args.mjs';
+import { flattenShape, floatValue, isTensor, numel, qValue, sameKind } from './abstract-values.mjs';
+import { graphCallable } from './graph-functions.mjs';
 
 /** The budget of one forward unless io.loadModel's options raise it. */
 export const DEFAULT_LIMITS = Object.freeze({
@@ -25,17 +26,6 @@ const POOL_ELEMENT_WORK = 32;
 
 export class BudgetError extends Error {}
 
-/**
- * An abstract value: a tensor's kind and what is known of it.
- * @typedef {{kind: 'quantized' | 'float', dtype: 'quint8' | 'float32', shape: number[] | null,
- *   scale: number | null, zeroPoint: number | null}} Value
- */
-
-const numel = (shape) => shape.reduce((a, b) => a * b, 1);
-const isTensor = (v) => v !== null && typeof v === 'object' && (v.kind === 'quantized' || v.kind === 'float');
-const floatValue = (shape) => ({ kind: 'float', dtype: 'float32', shape, scale: null, zeroPoint: null });
-const qValue = (shape, scale, zeroPoint) => ({ kind: 'quantized', dtype: 'quint8', shape, scale, zeroPoint });
-const sameKind = (v, shape) => ({ ...v, shape });
 const bytesOf = (v) => (v.shape === null ? 0 : numel(v.shape) * (v.kind === 'quantized' ? 1 : 4));
 
 // The output of a conv / pool along one dimension (ceil mode as PyTorch: the
@@ -99,41 +89,6 @@ function linearCost(info, x) {
   return { shape, work: numel(shape) * info.inFeatures, scratchBytes: 0 };
 }
 
-/** The output of torch.flatten(x, start, end) on a tensor of `shape`, or null when the dims are out of range. */
-export function flattenShape(shape, start, end) {
-  const rank = Math.max(shape.length, 1);
-  const s = start < 0 ? start + rank : start;
-  const e = end < 0 ? end + rank : end;
-  if (!Number.isSafeInteger(s) || !Number.isSafeInteger(e) || s < 0 || e >= rank || s > e) return null;
-  if (shape.length === 0) return [1];
-  return [...shape.slice(0, s), numel(shape.slice(s, e + 1)), ...shape.slice(e + 1)];
-}
-
-// torch.broadcast_shapes; null where the shapes do not broadcast.
-function broadcast(a, b) {
-  const rank = Math.max(a.length, b.length);
-  const out = [];
-  for (let i = 0; i < rank; i++) {
-    const x = a[a.length - rank + i] ?? 1;
-    const y = b[b.length - rank + i] ?? 1;
-    if (x !== y && x !== 1 && y !== 1) return null;
-    out.push(x === 1 ? y : x);
-  }
-  return out;
-}
-
-/** The output of view / reshape to `dims` (one -1 inferred), or null when PyTorch would refuse it. */
-export function reshapeShape(shape, dims) {
-  if (dims.length > MAX_RANK || dims.some((d) => !Number.isSafeInteger(d) || d < -1)) return null;
-  const inferred = dims.filter((d) => d === -1).length;
-  if (inferred > 1) return null;
-  const known = numel(dims.filter((d) => d !== -1));
-  const total = numel(shape);
-  if (inferred === 0) return known === total ? dims.slice() : null;
-  if (known === 0 || total % known !== 0) return null;
-  return dims.map((d) => (d === -1 ? total / known : d));
-}
-
 // A module's output and cost from its description (the checked file entry).
 function moduleCost(info, x) {
   const same = { shape: x.shape, work: numel(x.shape), scratchBytes: 0 };
@@ -177,71 +132,6 @@ function moduleOutput(info, x, shape) {
   }
 }
 
-const arg = (args, kwargs, i, name) => (i < args.length ? args[i] : kwargs[name]);
-
-// A call_function / call_method node's output and cost, from its resolved arguments.
-function callCost(node, args, kwargs) {
-  const t = node.target;
-  const x = args[0];
-  if (node.op === 'call_function' && t.startsWith('quantized.')) {
-    if (t === 'quantized.cat') {
-      const xs = arg(args, kwargs, 0, 'qx');
-      const dim = arg(args, kwargs, 1, 'dim');
-      if (!Array.isArray(xs) || xs.length === 0 || !xs.every(isTensor) || !Number.isSafeInteger(dim)) return null;
-      if (xs.some((v) => v.shape === null)) return { value: qValue(null, null, null), work: 0, scratchBytes: 0 };
-      const rank = xs[0].shape.length;
-      const d = dim < 0 ? dim + rank : dim;
-      if (d < 0 || d >= rank || xs.some((v) => v.shape.length !== rank)) return null;
-      const shape = xs[0].shape.slice();
-      shape[d] = xs.reduce((s, v) => s + v.shape[d], 0);
-      const scale = arg(args, kwargs, 2, 'scale');
-      const zeroPoint = arg(args, kwargs, 3, 'zero_point');
-      return { value: qValue(shape, scale, zeroPoint), work: numel(shape), scratchBytes: 0 };
-    }
-    if (!isTensor(x)) return null;
-    if (t === 'quantized.add_scalar' || t === 'quantized.mul_scalar') {
-      // The output qparams follow from the input's and the scalar (known after a run).
-      return { value: qValue(x.shape, null, null), work: x.shape === null ? 0 : numel(x.shape), scratchBytes: 0 };
-    }
-    const y = arg(args, kwargs, 1, 'qb');
-    if (!isTensor(y)) return null;
-    const scale = arg(args, kwargs, 2, 'scale');
-    const zeroPoint = arg(args, kwargs, 3, 'zero_point');
-    if (x.shape === null || y.shape === null)
-      return { value: qValue(null, scale, zeroPoint), work: 0, scratchBytes: 0 };
-    const shape = broadcast(x.shape, y.shape);
-    return shape === null ? null : { value: qValue(shape, scale, zeroPoint), work: numel(shape), scratchBytes: 0 };
-  }
-  if (!isTensor(x)) return null;
-  if (x.shape === null) {
-    return { value: t === 'dequantize' ? floatValue(null) : sameKind(x, null), work: 0, scratchBytes: 0 };
-  }
-  switch (t) {
-    case 'flatten': {
-      const shape = flattenShape(
-        x.shape,
-        arg(args, kwargs, 1, 'start_dim') ?? 0,
-        arg(args, kwargs, 2, 'end_dim') ?? -1,
-      );
-      return shape === null ? null : { value: sameKind(x, shape), work: 0, scratchBytes: 0 };
-    }
-    case 'reshape': {
-      const dims = args.length === 2 && Array.isArray(args[1]) ? args[1] : args.slice(1);
-      const shape = reshapeShape(x.shape, dims);
-      return shape === null ? null : { value: sameKind(x, shape), work: 0, scratchBytes: 0 };
-    }
-    case 'add': {
-      const y = args[1];
-      if (!isTensor(y) || y.shape === null) return null;
-      return { value: floatValue(x.shape), work: numel(x.shape), scratchBytes: 0 };
-    }
-    case 'dequantize':
-      return { value: floatValue(x.shape), work: numel(x.shape), scratchBytes: 0 };
-    default: // relu, contiguous
-      return { value: sameKind(x, x.shape), work: numel(x.shape), scratchBytes: 0 };
-  }
-}
-
 /**
  * One node's output value and cost from its input values (abstract values,
  * or constants). Returns null where the node cannot run on these inputs (the
@@ -256,7 +146,7 @@ export function nodeCost(node, info, args, kwargs) {
     const c = moduleCost(info, x);
     return c === null ? null : { value: moduleOutput(info, x, c.shape), work: c.work, scratchBytes: c.scratchBytes };
   }
-  return callCost(node, args, kwargs);
+  return graphCallable(node.op, node.target)?.cost(args, kwargs) ?? null;
 }
 
 /**
@@ -291,7 +181,7 @@ export function abstractOf(v, isQ) {
 /**
  * The whole graph on an input of `inputShape` (or unknown shapes when null):
  * each node's output value, checked against the budget node by node.
- * @returns {Map<string, Value>}
+ * @returns {Map<string, import('./abstract-values.mjs').Value>}
  */
 export function planGraph(nodes, infos, inputShape, limits, hint) {
   const values = new Map();

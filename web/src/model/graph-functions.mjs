@@ -1,0 +1,314 @@
+// The functions and tensor methods an exported graph may call, each stated
+// once: the most positional arguments it takes, the keyword arguments it may
+// carry (the exporter refuses others, such as add's alpha: ignoring one would
+// change the result), how it runs on real values, and its output and cost on
+// abstract values (the planner's, abstract-values.mjs). The names and
+// signatures are the model format's vocabulary (vocabulary.json, which
+// python/qwasm_export.py states too; tests/js/vocabulary.test.mjs checks both).
+import { describe, MAX_RANK } from '../args.mjs';
+import { reluData } from '../nn/float-relu.mjs';
+import { nn } from '../nn/index.mjs';
+import { isQTensorInstance } from '../qtensor.mjs';
+import {
+  broadcast,
+  flattenShape,
+  floatValue,
+  isTensor,
+  numel,
+  qValue,
+  reshapeDims,
+  reshapeShape,
+  sameKind,
+} from './abstract-values.mjs';
+
+const F = nn.quantized.functional;
+// A reshape's rank: at most qwasm's tensors' (MAX_RANK, 64), float or quantized.
+const MAX_RESHAPE_RANK = MAX_RANK;
+
+/**
+ * A function or method a graph may call.
+ * @typedef {{args: number, kwargs: string[], run: (args: any[], kwargs: Record<string, any>) => any,
+ *   cost: (args: any[], kwargs: Record<string, any>) => ({value: any, work: number, scratchBytes: number} | null),
+ *   checkConstants?: (args: any[]) => (string | null)}} GraphCallable
+ */
+
+/** A node's arguments do not fit its function (the graph names the node). */
+export class NodeError extends Error {}
+
+const isQ = (v) => isQTensorInstance(v);
+/** A float tensor {data: Float32Array, shape} as graph values are. */
+export const isFloatTensor = (v) =>
+  v !== null && typeof v === 'object' && !isQ(v) && v.data instanceof Float32Array && Array.isArray(v.shape);
+
+// Positional argument i or keyword `name` (PyTorch's call conventions), else the default.
+function param(args, kwargs, i, name, fallback) {
+  if (i < args.length) return args[i];
+  if (Object.hasOwn(kwargs, name)) return kwargs[name];
+  if (fallback === undefined) throw new NodeError(`missing argument '${name}'`);
+  return fallback;
+}
+
+// The same for abstract values: undefined when absent (the planner does not throw).
+const arg = (args, kwargs, i, name) => (i < args.length ? args[i] : kwargs[name]);
+
+function wantQ(v, what) {
+  if (!isQ(v)) throw new NodeError(`${what} must be a quantized tensor, got ${describe(v)}`);
+  return v;
+}
+
+function wantInt(v, what) {
+  if (!Number.isSafeInteger(v)) throw new NodeError(`${what} must be an integer, got ${describe(v)}`);
+  return v;
+}
+
+function wantNumber(v, what) {
+  if (typeof v !== 'number') throw new NodeError(`${what} must be a number, got ${describe(v)}`);
+  return v;
+}
+
+function shapeOf(v, what) {
+  if (isQ(v)) return [...v.shape];
+  if (isFloatTensor(v)) return v.shape;
+  throw new NodeError(`${what} must be a tensor, got ${describe(v)}`);
+}
+
+function withShape(v, shape) {
+  return isQ(v) ? v.view(shape) : { data: v.data, shape };
+}
+
+// torch.flatten(x, start_dim, end_dim)
+function flatten(x, start, end) {
+  const shape = shapeOf(x, 'flatten: x');
+  const s = wantInt(start, 'flatten: start_dim');
+  const e = wantInt(end, 'flatten: end_dim');
+  const out = flattenShape(shape, s, e);
+  if (out === null) throw new NodeError(`flatten: dims ${s}..${e} are out of range for rank ${shape.length}`);
+  return withShape(x, out);
+}
+
+function relu(x) {
+  if (isQ(x)) return F.relu(x);
+  if (!isFloatTensor(x)) throw new NodeError(`relu: x must be a tensor, got ${describe(x)}`);
+  return { data: reluData(x.data), shape: x.shape.slice() };
+}
+
+// a + b for float tensors of one shape (the residual add of a float model).
+function floatAdd(a, b) {
+  if (!isFloatTensor(a) || !isFloatTensor(b))
+    throw new NodeError('add: both operands must be float tensors (quantized adds are quantized.add)');
+  if (a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) {
+    throw new NodeError(
+      `add: shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}] differ (broadcasting is not supported)`,
+    );
+  }
+  const data = new Float32Array(a.data.length);
+  for (let i = 0; i < data.length; i++) data[i] = a.data[i] + b.data[i];
+  return { data, shape: a.shape.slice() };
+}
+
+function reshape(args) {
+  const x = args[0];
+  const dims = reshapeDims(args);
+  const shape = shapeOf(x, 'reshape: x');
+  if (dims.length > MAX_RESHAPE_RANK)
+    throw new NodeError(`reshape: ${dims.length} dimensions, at most ${MAX_RESHAPE_RANK}`);
+  const dimsChecked = dims.map((d, i) => wantInt(d, `reshape: shape[${i}]`));
+  if (isQ(x)) return x.view(dimsChecked);
+  const inferred = reshapeShape(shape, dimsChecked);
+  if (inferred === null) {
+    throw new NodeError(
+      `reshape: shape [${dimsChecked.join(', ')}] is invalid for ${numel(shape)} elements (at most one -1)`,
+    );
+  }
+  return { data: x.data, shape: inferred };
+}
+
+// A reshape's sizes are constants in an exported graph: the loader checks them (a message, or null when they fit).
+function checkReshapeSizes(args) {
+  const dims = reshapeDims(args);
+  if (dims.length > MAX_RESHAPE_RANK) return `reshape to ${dims.length} dimensions, at most ${MAX_RESHAPE_RANK}`;
+  const bad = dims.find((d) => !Number.isSafeInteger(d) || d < -1);
+  if (bad !== undefined) return `reshape's sizes must be integers >= -1, got ${describe(bad)}`;
+  if (dims.filter((d) => d === -1).length > 1)
+    return `reshape to [${dims.join(', ')}]: at most one dimension can be -1`;
+  return null;
+}
+
+// Costs. A node whose tensor input has an unknown shape has an output of
+// unknown shape (of `kindOfUnknown`'s kind).
+const costOf = (value, work) => ({ value, work, scratchBytes: 0 });
+
+const onTensor =
+  (cost, kindOfUnknown = (x) => sameKind(x, null)) =>
+  (args, kwargs) => {
+    const x = args[0];
+    if (!isTensor(x)) return null;
+    if (x.shape === null) return costOf(kindOfUnknown(x), 0);
+    return cost(x, args, kwargs);
+  };
+
+const elementwise = onTensor((x) => costOf(sameKind(x, x.shape), numel(x.shape)));
+
+const flattenCost = onTensor((x, args, kwargs) => {
+  const shape = flattenShape(x.shape, arg(args, kwargs, 1, 'start_dim') ?? 0, arg(args, kwargs, 2, 'end_dim') ?? -1);
+  return shape === null ? null : costOf(sameKind(x, shape), 0);
+});
+
+// quantized.add / mul (and their relu forms): the output qparams are the node's.
+function quantizedBinaryCost(args, kwargs) {
+  const x = args[0];
+  if (!isTensor(x)) return null;
+  const y = arg(args, kwargs, 1, 'qb');
+  if (!isTensor(y)) return null;
+  const scale = arg(args, kwargs, 2, 'scale');
+  const zeroPoint = arg(args, kwargs, 3, 'zero_point');
+  if (x.shape === null || y.shape === null) return costOf(qValue(null, scale, zeroPoint), 0);
+  const shape = broadcast(x.shape, y.shape);
+  return shape === null ? null : costOf(qValue(shape, scale, zeroPoint), numel(shape));
+}
+
+// The output qparams of add_scalar / mul_scalar follow from the input's and the scalar (known after a run).
+function quantizedScalarCost(args) {
+  const x = args[0];
+  if (!isTensor(x)) return null;
+  return costOf(qValue(x.shape, null, null), x.shape === null ? 0 : numel(x.shape));
+}
+
+function catCost(args, kwargs) {
+  const xs = arg(args, kwargs, 0, 'qx');
+  const dim = arg(args, kwargs, 1, 'dim');
+  if (!Array.isArray(xs) || xs.length === 0 || !xs.every(isTensor) || !Number.isSafeInteger(dim)) return null;
+  if (xs.some((v) => v.shape === null)) return costOf(qValue(null, null, null), 0);
+  const rank = xs[0].shape.length;
+  const d = dim < 0 ? dim + rank : dim;
+  if (d < 0 || d >= rank || xs.some((v) => v.shape.length !== rank)) return null;
+  const shape = xs[0].shape.slice();
+  shape[d] = xs.reduce((s, v) => s + v.shape[d], 0);
+  return costOf(qValue(shape, arg(args, kwargs, 2, 'scale'), arg(args, kwargs, 3, 'zero_point')), numel(shape));
+}
+
+const quantizedBinary = (op) => ({
+  args: 4,
+  kwargs: ['scale', 'zero_point'],
+  run: (args, kwargs) =>
+    op(
+      wantQ(param(args, kwargs, 0, 'qa'), 'qa'),
+      wantQ(param(args, kwargs, 1, 'qb'), 'qb'),
+      wantNumber(param(args, kwargs, 2, 'scale'), 'scale'),
+      wantInt(param(args, kwargs, 3, 'zero_point'), 'zero_point'),
+    ),
+  cost: quantizedBinaryCost,
+});
+
+const quantizedScalar = (op) => ({
+  args: 2,
+  kwargs: [],
+  run: (args, kwargs) => op(wantQ(param(args, kwargs, 0, 'qa'), 'qa'), wantNumber(param(args, kwargs, 1, 'b'), 'b')),
+  cost: quantizedScalarCost,
+});
+
+// flatten as a function (torch.flatten(input, ...)) and as a method (x.flatten(...)).
+const flattenEntry = (self) => ({
+  args: 3,
+  kwargs: ['start_dim', 'end_dim'],
+  run: (args, kwargs) =>
+    flatten(
+      param(args, kwargs, 0, self),
+      param(args, kwargs, 1, 'start_dim', 0),
+      param(args, kwargs, 2, 'end_dim', -1),
+    ),
+  cost: flattenCost,
+});
+
+/**
+ * The functions an exported graph may call (python/qwasm_export.py's names):
+ * {args: most positional arguments, kwargs: the keyword arguments allowed,
+ * run(args, kwargs): its output, cost(args, kwargs): its output and cost on
+ * abstract values, or null where it cannot run on them, and optionally
+ * checkConstants(args): what is wrong with constant arguments the loader can
+ * check in the file, or null}.
+ */
+export const GRAPH_FUNCTIONS = /** @type {Readonly<Record<string, GraphCallable>>} */ (
+  Object.freeze({
+    'quantized.add': quantizedBinary(F.add),
+    'quantized.add_relu': quantizedBinary(F.addRelu),
+    'quantized.mul': quantizedBinary(F.mul),
+    'quantized.mul_relu': quantizedBinary(F.mulRelu),
+    'quantized.add_scalar': quantizedScalar(F.addScalar),
+    'quantized.mul_scalar': quantizedScalar(F.mulScalar),
+    'quantized.cat': {
+      args: 4,
+      kwargs: ['scale', 'zero_point', 'dim'],
+      run: (args, kwargs) => {
+        const xs = param(args, kwargs, 0, 'qx');
+        if (!Array.isArray(xs)) throw new NodeError(`cat: qx must be a list of tensors, got ${describe(xs)}`);
+        return F.cat(
+          xs.map((x, i) => wantQ(x, `qx[${i}]`)),
+          wantInt(param(args, kwargs, 1, 'dim'), 'dim'),
+          wantNumber(param(args, kwargs, 2, 'scale'), 'scale'),
+          wantInt(param(args, kwargs, 3, 'zero_point'), 'zero_point'),
+        );
+      },
+      cost: catCost,
+    },
+    flatten: flattenEntry('input'),
+    relu: { args: 1, kwargs: [], run: (args, kwargs) => relu(param(args, kwargs, 0, 'input')), cost: elementwise },
+    add: {
+      args: 2,
+      kwargs: [],
+      run: (args, kwargs) => floatAdd(param(args, kwargs, 0, 'input'), param(args, kwargs, 1, 'other')),
+      cost: onTensor((x, args) => {
+        const y = args[1];
+        if (!isTensor(y) || y.shape === null) return null;
+        return costOf(floatValue(x.shape), numel(x.shape));
+      }),
+    },
+  })
+);
+
+/** The tensor methods an exported graph may call (x is args[0]); entries as GRAPH_FUNCTIONS'. */
+export const GRAPH_METHODS = /** @type {Readonly<Record<string, GraphCallable>>} */ (
+  Object.freeze({
+    flatten: flattenEntry('self'),
+    reshape: {
+      args: 1 + MAX_RESHAPE_RANK,
+      kwargs: [],
+      checkConstants: checkReshapeSizes,
+      run: reshape,
+      cost: onTensor((x, args) => {
+        const shape = reshapeShape(x.shape, reshapeDims(args));
+        return shape === null ? null : costOf(sameKind(x, shape), 0);
+      }),
+    },
+    relu: { args: 1, kwargs: [], run: (args) => relu(args[0]), cost: elementwise },
+    dequantize: {
+      args: 1,
+      kwargs: [],
+      run: (args) => wantQ(args[0], 'dequantize: x').dequantize(),
+      cost: onTensor(
+        (x) => costOf(floatValue(x.shape), numel(x.shape)),
+        () => floatValue(null),
+      ),
+    },
+    contiguous: {
+      args: 1,
+      kwargs: [],
+      run: (args) => {
+        const x = args[0];
+        if (isQ(x)) return x.contiguous();
+        if (!isFloatTensor(x)) throw new NodeError(`contiguous: x must be a tensor, got ${describe(x)}`);
+        return x;
+      },
+      cost: elementwise,
+    },
+  })
+);
+
+/**
+ * The entry of a call_function / call_method node's target, or undefined when the graph may not call it.
+ * @returns {GraphCallable | undefined}
+ */
+export function graphCallable(op, target) {
+  const table = op === 'call_function' ? GRAPH_FUNCTIONS : op === 'call_method' ? GRAPH_METHODS : null;
+  return table !== null && typeof target === 'string' && Object.hasOwn(table, target) ? table[target] : undefined;
+}
