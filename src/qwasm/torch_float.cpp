@@ -6,6 +6,7 @@
 #include <string>
 
 #include "qwasm/format.h"
+#include "qwasm/limits.h"
 
 namespace qwasm {
 namespace torch_cpu {
@@ -197,6 +198,102 @@ float div_floor(float a, float b) {
 
 int64_t bucket_right(const float* edges, int64_t n_edges, float v) {
   return (std::upper_bound(edges, edges + n_edges, v) - edges) - 1;
+}
+
+void clamp(const float* x, size_t n, float lo, float hi, float* out) {
+  if (std::isnan(lo) || std::isnan(hi)) {
+    // ATen's maximum / minimum propagate a NaN bound too.
+    for (size_t i = 0; i < n; ++i) out[i] = NAN;
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    // Comparisons, not std::max / std::min: a NaN fails both and comes
+    // through, and -0 against a bound of 0 is neither below nor above it.
+    const float below = x[i] < lo ? lo : x[i];
+    out[i] = below > hi ? hi : below;
+  }
+}
+
+namespace {
+
+// The checks both BatchNorm functions make before they allocate.
+Status check_stats(const BatchNormStats& bn) {
+  if (bn.channels < 1 || bn.channels > kMaxNumel) {
+    return Status::RangeError("a BatchNorm has 1.." + std::to_string(kMaxNumel) + " channels, got " +
+                              std::to_string(bn.channels));
+  }
+  if (bn.mean == nullptr || bn.var == nullptr) return Status::TypeError("a BatchNorm needs its running statistics");
+  if ((bn.weight == nullptr) != (bn.bias == nullptr)) {
+    return Status::TypeError("a BatchNorm's weight and bias are both given or both absent");
+  }
+  if (!(std::isfinite(bn.eps) && bn.eps >= 0)) {
+    return Status::RangeError("eps must be a finite number >= 0, got " + format_number(bn.eps));
+  }
+  return Status::Ok();
+}
+
+// 1 / sqrt(var + eps) in float, eps rounded to float first (ATen's
+// static_cast<opmath_t>(eps); fusion.py's rsqrt, which ATen computes so).
+float inverse_std(float var, double eps) { return 1.0f / std::sqrt(var + static_cast<float>(eps)); }
+
+}  // namespace
+
+Status batch_norm_eval(const float* x, const Shape& shape, const BatchNormStats& bn, Buffer<float>* y) {
+  QWASM_RETURN_IF_ERROR(check_stats(bn));
+  int64_t numel = 0;
+  QWASM_RETURN_IF_ERROR(validate_shape(shape, &numel));
+  if (shape.size() < 2 || shape[1] != bn.channels) {
+    return Status::RangeError("BatchNorm expects an input of shape [N, " + std::to_string(bn.channels) + ", *]");
+  }
+  QWASM_RETURN_IF_ERROR(y->allocate(CheckedSize(numel), "the BatchNorm output", false));
+  if (numel == 0) return Status::Ok();  // the other dimensions' product may not fit int64
+  const int64_t channels = bn.channels;
+  int64_t inner = 1;
+  for (size_t d = 2; d < shape.size(); ++d) inner *= shape[d];
+  for (int64_t c = 0; c < channels; ++c) {
+    const float invstd = inverse_std(bn.var[c], bn.eps);
+    const float alpha = invstd * (bn.weight == nullptr ? 1.0f : bn.weight[c]);
+    const float beta = (bn.bias == nullptr ? 0.0f : bn.bias[c]) - bn.mean[c] * alpha;
+    for (int64_t n = 0; n < shape[0]; ++n) {
+      const int64_t base = (n * channels + c) * inner;
+      // GCC contracts ATen's `x * alpha + beta` (on Vectorized<float> too) into a fused multiply-add.
+      for (int64_t i = base; i < base + inner; ++i) (*y)[static_cast<size_t>(i)] = std::fma(x[i], alpha, beta);
+    }
+  }
+  return Status::Ok();
+}
+
+Status fold_batch_norm(const float* w, const Shape& w_shape, const float* b, const BatchNormStats& bn, bool linear,
+                       Buffer<float>* folded_w, Buffer<float>* folded_b) {
+  QWASM_RETURN_IF_ERROR(check_stats(bn));
+  int64_t numel = 0;
+  QWASM_RETURN_IF_ERROR(validate_shape(w_shape, &numel));
+  if (w_shape.size() < 2 || w_shape[0] < 1) {
+    return Status::RangeError("the weight to fold into must have shape [out, ...] with out >= 1");
+  }
+  const int64_t out = w_shape[0];
+  if (bn.channels != out && !(linear && bn.channels == 1)) {
+    return Status::RangeError("the weight has " + std::to_string(out) + " output channels but the BatchNorm " +
+                              std::to_string(bn.channels));
+  }
+  if (linear && bn.weight == nullptr) {
+    return Status::TypeError("a BatchNorm without affine parameters cannot be folded into a linear layer");
+  }
+  QWASM_RETURN_IF_ERROR(folded_w->allocate(CheckedSize(numel), "the folded weight", false));
+  QWASM_RETURN_IF_ERROR(folded_b->allocate(CheckedSize(out), "the folded bias", false));
+  const int64_t per_channel = numel / out;  // 0 for an empty weight: the bias is still folded
+  for (int64_t c = 0; c < out; ++c) {
+    const int64_t k = bn.channels == 1 ? 0 : c;
+    const float r = inverse_std(bn.var[k], bn.eps);
+    const float g = bn.weight == nullptr ? 1.0f : bn.weight[k];
+    const float beta = bn.bias == nullptr ? 0.0f : bn.bias[k];
+    const float scale = g * r;
+    for (int64_t i = c * per_channel; i < (c + 1) * per_channel; ++i)
+      (*folded_w)[static_cast<size_t>(i)] = w[i] * scale;
+    const float centered = (b == nullptr ? 0.0f : b[c]) - bn.mean[k];
+    (*folded_b)[static_cast<size_t>(c)] = linear ? centered * scale + beta : centered * r * g + beta;
+  }
+  return Status::Ok();
 }
 
 }  // namespace torch_cpu

@@ -6,8 +6,9 @@
 // signatures are the model format's vocabulary (vocabulary.json, which
 // python/qwasm_export.py states too; tests/js/vocabulary.test.mjs checks both).
 import { describe, MAX_RANK } from '../args.mjs';
-import { reluData } from '../nn/float-relu.mjs';
+import { ownBytes } from '../heap.mjs';
 import { nn } from '../nn/index.mjs';
+import { reluFloats } from '../nn/torch-float.mjs';
 import { isQTensorInstance } from '../qtensor.mjs';
 import {
   broadcast,
@@ -89,7 +90,8 @@ function flatten(x, start, end) {
 function relu(x) {
   if (isQ(x)) return F.relu(x);
   if (!isFloatTensor(x)) throw new NodeError(`relu: x must be a tensor, got ${describe(x)}`);
-  return { data: reluData(x.data), shape: x.shape.slice() };
+  // nn.ReLU's formula (torch-float.mjs): -0 and NaN come through.
+  return { data: reluFloats(ownBytes(x.data), 'relu'), shape: x.shape.slice() };
 }
 
 // a + b for float tensors of one shape (the residual add of a float model).

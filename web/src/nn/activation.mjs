@@ -1,17 +1,15 @@
 // nn.ReLU6 and nn.Hardtanh, on float tensors and on quint8 QTensors (PyTorch's
 // quantized clamp: the bounds quantized with the input's qparams, which stay).
-import { readFloatTensor, readNumber, readOptions } from '../args.mjs';
+import { readFloatTensor, readNumber, readOptions, tensorBytes } from '../args.mjs';
 import { isQTensorInstance } from '../qtensor.mjs';
 import { hardtanh as qhardtanh } from './functional.mjs';
 import { Module } from './module.mjs';
+import { clampFloats } from './torch-float.mjs';
 
 function clampFloat(x, lo, hi, ctx) {
   const t = readFloatTensor(x, ctx);
-  const flo = Math.fround(lo);
-  const fhi = Math.fround(hi);
-  // As PyTorch's clamp: -0 and NaN come through (Math.max(-0, 0) would give +0;
-  // Math.min keeps -0 and NaN).
-  return { data: t.data.map((v) => (v < flo ? flo : Math.min(v, fhi))), shape: t.shape };
+  // PyTorch's clamp, in the core: the bounds rounded to float32, -0 and NaN come through.
+  return { data: clampFloats(tensorBytes(t, ctx), lo, hi, ctx), shape: t.shape };
 }
 
 /** torch.nn.Hardtanh(minVal = -1, maxVal = 1): clamp to [minVal, maxVal]. */

@@ -2,9 +2,10 @@
 // + eps) * weight + bias per channel (dimension 1), in float32. Their main use
 // here is to be folded into the convolution before it (quantization.fuseModules);
 // training-mode batch statistics are not implemented.
-import { readFloatTensor, readNumber, readOptions } from '../args.mjs';
+import { readFloatTensor, readNumber, readOptions, tensorBytes } from '../args.mjs';
 import { Module } from './module.mjs';
 import { Parameter, readTensorArg } from './parameter.mjs';
+import { batchNormFloats } from './torch-float.mjs';
 
 const RANKS = { 1: [2, 3], 2: [4], 3: [5] }; // input ranks per variant ([N, C] or [N, C, L] for 1d)
 
@@ -141,19 +142,8 @@ class BatchNormBase extends Module {
     }
     const c = t.shape[1];
     if (c !== this.#numFeatures) throw new RangeError(`${ctx}: expected ${this.#numFeatures} channels, got ${c}`);
-    const inner = t.shape.slice(2).reduce((a, b) => a * b, 1);
-    const f = Math.fround;
-    const y = new Float32Array(t.data.length);
-    for (let ch = 0; ch < c; ch++) {
-      // PyTorch's inference form: alpha = weight / sqrt(var + eps), beta = bias - mean * alpha.
-      const invstd = f(1 / f(Math.sqrt(f(this.#runningVar.data[ch] + this.#eps))));
-      const alpha = this.#affine ? f(this.#weight.data[ch] * invstd) : invstd;
-      const beta = f((this.#affine ? this.#bias.data[ch] : 0) - f(this.#runningMean.data[ch] * alpha));
-      for (let base = ch * inner; base < t.data.length; base += c * inner) {
-        for (let i = base; i < base + inner; i++) y[i] = f(f(t.data[i] * alpha) + beta);
-      }
-    }
-    return { data: y, shape: t.shape };
+    // PyTorch's inference form, in the core: y = x * alpha + beta per channel.
+    return { data: batchNormFloats(tensorBytes(t, ctx), t.shape, batchNormParts(this), ctx), shape: t.shape };
   }
 
   toString() {

@@ -10,7 +10,6 @@ import { currentIsa } from '../isa.mjs';
 import { adopt, release } from '../owned.mjs';
 import { isQTensorInstance } from '../qtensor.mjs';
 import { wasm } from '../runtime.mjs';
-import { reluData } from './float-relu.mjs';
 import { relu as qrelu } from './functional.mjs';
 import { Module } from './module.mjs';
 import { Parameter, parameterBytes, readTensorArg, sameBytes } from './parameter.mjs';
@@ -25,6 +24,7 @@ import {
   validateGeometry,
   weightShape,
 } from './spec.mjs';
+import { reluFloats } from './torch-float.mjs';
 
 function uniform(n, bound) {
   const data = new Float32Array(n);
@@ -232,9 +232,7 @@ export class ReLU extends Module {
     if (isQTensorInstance(x)) return qrelu(x);
     const ctx = 'nn.ReLU.forward(x)';
     const t = readFloatTensor(x, ctx);
-    // One copy (read by byte length, whatever the array claims), made relu in place.
-    const data = new Float32Array(new Uint8Array(tensorBytes(t, ctx)).buffer);
-    return { data: reluData(data, data), shape: t.shape };
+    return { data: reluFloats(tensorBytes(t, ctx), ctx), shape: t.shape };
   }
 
   toString() {

@@ -10,10 +10,11 @@
 // channel); these are the tools it offers instead.
 import { describe, readFloatTensor, readInteger, readNumber } from '../args.mjs';
 import { checked } from '../errors.mjs';
+import { ownBytes } from '../heap.mjs';
 import { qtensorHandle, wrapHandle } from '../qtensor.mjs';
 import { wasm } from '../runtime.mjs';
-import { reluValue } from './float-relu.mjs';
 import { Module } from './module.mjs';
+import { reluFloats } from './torch-float.mjs';
 
 function handle(q, name, ctx) {
   const h = qtensorHandle(q, ctx);
@@ -226,7 +227,9 @@ export class FloatFunctional extends Module {
   }
 
   addRelu(x, y) {
-    return this.#observe(floatBinary(x, y, (a, b) => reluValue(f(a + b)), 'FloatFunctional.addRelu(x, y)'));
+    const ctx = 'FloatFunctional.addRelu(x, y)';
+    const sum = floatBinary(x, y, (a, b) => f(a + b), ctx);
+    return this.#observe({ data: reluFloats(ownBytes(sum.data), ctx), shape: sum.shape });
   }
 
   mul(x, y) {

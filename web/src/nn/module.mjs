@@ -8,6 +8,7 @@
 // layers keep their state in private fields: they have no children.
 import { describe, readBoolean, readFloatTensor, readInteger, readNumber, readOptions } from '../args.mjs';
 import { isQTensorInstance as isQTensor, qtensorShape } from '../qtensor.mjs';
+import { flattenRange, flattenShape } from './shapes.mjs';
 
 export class Module {
   #training = true;
@@ -237,17 +238,13 @@ export class Identity extends Module {
   }
 }
 
-function flattenShape(shape, startDim, endDim, ctx) {
-  const rank = Math.max(shape.length, 1);
-  const s = startDim < 0 ? startDim + rank : startDim;
-  const e = endDim < 0 ? endDim + rank : endDim;
-  if (s < 0 || s >= rank || e < 0 || e >= rank) {
+function flattened(shape, startDim, endDim, ctx) {
+  const out = flattenShape(shape, startDim, endDim);
+  if (out !== null) return out;
+  if (flattenRange(shape.length, startDim, endDim) === null) {
     throw new RangeError(`${ctx}: startDim ${startDim} / endDim ${endDim} out of range for rank ${shape.length}`);
   }
-  if (s > e) throw new RangeError(`${ctx}: startDim ${startDim} must not come after endDim ${endDim}`);
-  if (shape.length === 0) return [1];
-  const middle = shape.slice(s, e + 1).reduce((a, b) => a * b, 1);
-  return [...shape.slice(0, s), middle, ...shape.slice(e + 1)];
+  throw new RangeError(`${ctx}: startDim ${startDim} must not come after endDim ${endDim}`);
 }
 
 /** nn.Flatten(startDim = 1, endDim = -1): a float tensor shares its data; a QTensor gives a view (dispose it). */
@@ -272,9 +269,9 @@ export class Flatten extends Module {
 
   forward(x) {
     const ctx = 'nn.Flatten.forward(x)';
-    if (isQTensor(x)) return x.view(flattenShape(qtensorShape(x, ctx), this.#startDim, this.#endDim, ctx));
+    if (isQTensor(x)) return x.view(flattened(qtensorShape(x, ctx), this.#startDim, this.#endDim, ctx));
     const t = readFloatTensor(x, ctx);
-    return { data: t.data, shape: flattenShape(t.shape, this.#startDim, this.#endDim, ctx) };
+    return { data: t.data, shape: flattened(t.shape, this.#startDim, this.#endDim, ctx) };
   }
 
   toString() {

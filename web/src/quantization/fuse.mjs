@@ -20,11 +20,11 @@ import {
 } from '../nn/float.mjs';
 import { Identity, Module } from '../nn/module.mjs';
 import { userTriple } from '../nn/spec.mjs';
-
-const f = Math.fround;
+import { foldBatchNorm } from '../nn/torch-float.mjs';
 
 // conv_bn_eval: W' = W * (g * r), b' = ((b - mean) * r) * g + beta, r = 1 / sqrt(var + eps);
-// linear_bn_eval: b' = (b - mean) * (g * r) + beta. Every step rounded to float32.
+// linear_bn_eval: b' = (b - mean) * (g * r) + beta. Every step rounded to float32, in
+// the core (torch_float.h fold_batch_norm); the checks here give the messages.
 function fold(conv, bn, linear, ctx) {
   const p = floatConvParts(conv);
   const s = batchNormParts(bn);
@@ -43,21 +43,14 @@ function fold(conv, bn, linear, ctx) {
       `${ctx}: a BatchNorm1d without affine parameters cannot be folded into a Linear (PyTorch refuses it too)`,
     );
   }
-  const eps = f(s.eps);
-  const w = p.weight.data;
-  const perChannel = w.length / out;
-  const weight = new Float32Array(w.length);
-  const bias = new Float32Array(out);
-  for (let c = 0; c < out; c++) {
-    const k = channels === 1 ? 0 : c;
-    const r = f(1 / f(Math.sqrt(f(s.variance[k] + eps))));
-    const g = s.weight === null ? 1 : s.weight[k];
-    const beta = s.bias === null ? 0 : s.bias[k];
-    const scale = f(g * r);
-    for (let i = c * perChannel; i < (c + 1) * perChannel; i++) weight[i] = f(w[i] * scale);
-    const b = p.bias === null ? 0 : p.bias.data[c];
-    bias[c] = linear ? f(f(f(b - s.mean[k]) * scale) + beta) : f(f(f(f(b - s.mean[k]) * r) * g) + beta);
-  }
+  const { weight, bias } = foldBatchNorm(
+    p.weight.data,
+    [...p.weight.shape],
+    p.bias === null ? null : p.bias.data,
+    s,
+    linear,
+    ctx,
+  );
   return rebuilt(conv, p, weight, bias);
 }
 
