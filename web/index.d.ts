@@ -724,13 +724,18 @@ export declare namespace quantization {
     #private;
     /**
      * @param options activation and weight: observer factories
-     *   (`Observer.withArgs(...)`), called once per observed module.
-     * @throws TypeError when either is not a function.
+     *   (`Observer.withArgs(...)`) or observer classes (PyTorch's
+     *   `QConfig(activation=MinMaxObserver, ...)`: made with their default
+     *   options), called once per observed module.
+     * @throws TypeError when either is not a function or class.
      */
-    constructor(options: { activation: () => Observer; weight: () => Observer });
-    /** Makes the observer of each observed output. */
+    constructor(options: {
+      activation: (() => Observer) | (new () => Observer);
+      weight: (() => Observer) | (new () => Observer);
+    });
+    /** Makes the observer of each observed output (a class given to the constructor comes back as a factory). */
     readonly activation: () => Observer;
-    /** Makes the observer of each weight (qint8). */
+    /** Makes the observer of each weight (qint8; a class given to the constructor comes back as a factory). */
     readonly weight: () => Observer;
   }
 
