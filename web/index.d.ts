@@ -11,10 +11,29 @@
 // What qwasm throws: TypeError for an argument of the wrong JavaScript type or
 // structure (a string where a number goes, an unknown option name), RangeError
 // for a value out of range (a scale <= 0, an axis past the rank, a shape that
-// does not match, wasm memory exhausted: "out of memory"), and Error for a
+// does not match; wasm memory exhausted: an OutOfMemoryError, a RangeError
+// with kind 'outOfMemory' and "out of memory" in its message), and Error for a
 // call in the wrong state (before init(), on a disposed tensor or module, a
 // model not in eval mode) or a malformed file. Every message starts with the
 // call that failed, e.g. "quantizePerTensor(x, scale, zeroPoint, dtype): ...".
+
+/**
+ * The RangeError qwasm throws when wasm memory runs out (a core allocation,
+ * a copy into the heap, or a model worker's): test `kind`, not the message.
+ * The heap is back where it was before the call; dispose() what you no
+ * longer need and retry.
+ * @example
+ * try {
+ *   qwasm.quantizePerTensor(hugeClip, 0.1, 0, 'quint8');
+ * } catch (e) {
+ *   if (e instanceof RangeError && (e as qwasm.OutOfMemoryError).kind === 'outOfMemory') freeSomething();
+ *   else throw e;
+ * }
+ */
+export interface OutOfMemoryError extends RangeError {
+  /** Always 'outOfMemory'. */
+  kind: 'outOfMemory';
+}
 
 /**
  * PyTorch's memory formats: `torch.contiguous_format`, `torch.channels_last`
