@@ -1,5 +1,6 @@
 // Convolution modules: packed quantized and float weights owned by JS objects.
 #include "bindings/common.h"
+#include "bindings/geometry.h"
 
 #include <cmath>
 
@@ -24,33 +25,35 @@ Status to_geometry_int(double x, const char* name, int64_t min, int64_t* out) {
   return to_int(x, name, -kSafe, kSafe, out);
 }
 
-// Geometry as the JS layer flattens it: [spatialDims, inChannels, outChannels,
-// groups, kernel x3, stride x3, dilation x3, padBegin x3, padEnd x3].
-Status to_geometry(const val& a, qwasm::ConvGeometry* g) {
-  constexpr unsigned kLength = 19;
-  if (a["length"].as<unsigned>() != kLength) return Status::Error("internal: malformed conv geometry");
-  double v[kLength];
-  for (unsigned i = 0; i < kLength; ++i) v[i] = a[i].as<double>();
+// The geometry the JS layer built (bindings/geometry.h), checked and validated.
+Status to_geometry(const ConvGeometryArgs& a, qwasm::ConvGeometry* g) {
   int64_t dims = 0;
-  QWASM_RETURN_IF_ERROR(to_int(v[0], "spatial dims", 0, 3, &dims));
+  QWASM_RETURN_IF_ERROR(to_int(a.dims, "spatial dims", 0, 3, &dims));
   g->spatial_dims = static_cast<int>(dims);
   const bool linear = dims == 0;
-  QWASM_RETURN_IF_ERROR(to_geometry_int(v[1], linear ? "inFeatures" : "inChannels", 1, &g->in_channels));
-  QWASM_RETURN_IF_ERROR(to_geometry_int(v[2], linear ? "outFeatures" : "outChannels", 1, &g->out_channels));
-  QWASM_RETURN_IF_ERROR(to_geometry_int(v[3], "groups", 1, &g->groups));
-  const char* names[5] = {"kernelSize", "stride", "dilation", "padding", "padding"};
-  std::array<int64_t, 3>* fields[5] = {&g->kernel, &g->stride, &g->dilation, &g->pad_begin, &g->pad_end};
-  for (int f = 0; f < 5; ++f) {
-    for (int d = 0; d < 3; ++d) {
-      QWASM_RETURN_IF_ERROR(to_geometry_int(v[4 + 3 * f + d], names[f], f >= 3 ? 0 : 1, &(*fields[f])[d]));
-    }
+  QWASM_RETURN_IF_ERROR(to_geometry_int(a.in_channels, linear ? "inFeatures" : "inChannels", 1, &g->in_channels));
+  QWASM_RETURN_IF_ERROR(to_geometry_int(a.out_channels, linear ? "outFeatures" : "outChannels", 1, &g->out_channels));
+  QWASM_RETURN_IF_ERROR(to_geometry_int(a.groups, "groups", 1, &g->groups));
+  struct Field {
+    const char* name;
+    const Triple& from;
+    std::array<int64_t, 3>* to;
+    int64_t min;
+  };
+  const Field fields[5] = {{"kernelSize", a.kernel, &g->kernel, 1},
+                           {"stride", a.stride, &g->stride, 1},
+                           {"dilation", a.dilation, &g->dilation, 1},
+                           {"padding", a.pad_begin, &g->pad_begin, 0},
+                           {"padding", a.pad_end, &g->pad_end, 0}};
+  for (const Field& f : fields) {
+    for (int d = 0; d < 3; ++d) QWASM_RETURN_IF_ERROR(to_geometry_int(f.from[d], f.name, f.min, &(*f.to)[d]));
   }
   return qwasm::validate_geometry(*g);
 }
 
 // Validates a geometry; returns the weight's element count (a float copy of
 // it must fit one allocation) or an error.
-val conv_weight_count(val geometry) {
+val conv_weight_count(const ConvGeometryArgs& geometry) {
   QWASM_BIND_ENTER();
   qwasm::ConvGeometry g;
   Status s = to_geometry(geometry, &g);
@@ -80,8 +83,8 @@ struct QConvModule {
 // engine: 0 fbgemm, 1 x86 (torch.backends.quantized.engine when PyTorch
 // would have packed these weights); the core picks the backend as PyTorch does.
 // winograd: 0 off, 1 auto, 2 on (qwasm::WinogradMode).
-val make_qconv(val geometry, const QTensor& weight, uintptr_t bias, double bias_count, bool has_bias, double engine,
-               double winograd) {
+val make_qconv(const ConvGeometryArgs& geometry, const QTensor& weight, uintptr_t bias, double bias_count,
+               bool has_bias, double engine, double winograd) {
   QWASM_BIND_ENTER();
   QConvModule m;
   qwasm::ConvGeometry g;
@@ -168,7 +171,8 @@ struct FConvModule {
   const char* last_kernel = "";
 };
 
-val make_fconv(val geometry, uintptr_t weight, double weight_count, uintptr_t bias, double bias_count, bool has_bias) {
+val make_fconv(const ConvGeometryArgs& geometry, uintptr_t weight, double weight_count, uintptr_t bias,
+               double bias_count, bool has_bias) {
   QWASM_BIND_ENTER();
   FConvModule m;
   qwasm::ConvGeometry g;

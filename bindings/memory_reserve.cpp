@@ -27,8 +27,8 @@ qwasm::Status ensure_memory_reserve() {
   if (g_reserve == nullptr) {
     g_reserve = std::malloc(kReserveBytes);
     if (g_reserve == nullptr) {
-      return qwasm::Status::RangeError(
-          "out of memory: less than 1 MiB of wasm memory is left; dispose() tensors and modules you no longer need");
+      return qwasm::Status::OutOfMemory(
+          "less than 1 MiB of wasm memory is left; dispose() tensors and modules you no longer need");
     }
   }
   std::set_new_handler(release_reserve);

@@ -1,7 +1,7 @@
-// Pooling on QTensors and on float tensors. Geometry arrives as a flat JS
-// array of numbers the JS layer built: [dims, kernel x3, stride x3, padding x3,
-// dilation x3, ceilMode, countIncludePad, hasDivisor, divisor].
+// Pooling on QTensors and on float tensors. Geometry arrives as the bound
+// value object the JS layer built (bindings/geometry.h).
 #include "bindings/common.h"
+#include "bindings/geometry.h"
 #include "qwasm/pool.h"
 
 namespace qwasm_bind {
@@ -9,29 +9,20 @@ namespace {
 
 constexpr int64_t kMaxGeometry = 2147483647;
 
-Status read_params(const val& g, qwasm::PoolParams* p) {
-  if (g["length"].as<unsigned>() != 17) return Status::TypeError("pool geometry must have 17 entries");
-  auto num = [&](unsigned i, const char* name, int64_t lo, int64_t hi, int64_t* out) -> Status {
-    const val v = g[i];
-    if (!v.isNumber()) return Status::TypeError(std::string(name) + " must be a number");
-    return to_int(v.as<double>(), name, lo, hi, out);
-  };
-  int64_t dims = 0, flag = 0;
-  QWASM_RETURN_IF_ERROR(num(0, "dims", 1, 3, &dims));
+Status read_params(const PoolGeometryArgs& g, qwasm::PoolParams* p) {
+  int64_t dims = 0;
+  QWASM_RETURN_IF_ERROR(to_int(g.dims, "dims", 1, 3, &dims));
   p->dims = static_cast<int>(dims);
   for (int d = 0; d < 3; ++d) {
-    QWASM_RETURN_IF_ERROR(num(1 + d, "kernelSize", 1, kMaxGeometry, &p->kernel[d]));
-    QWASM_RETURN_IF_ERROR(num(4 + d, "stride", 1, kMaxGeometry, &p->stride[d]));
-    QWASM_RETURN_IF_ERROR(num(7 + d, "padding", 0, kMaxGeometry, &p->padding[d]));
-    QWASM_RETURN_IF_ERROR(num(10 + d, "dilation", 1, kMaxGeometry, &p->dilation[d]));
+    QWASM_RETURN_IF_ERROR(to_int(g.kernel_size[d], "kernelSize", 1, kMaxGeometry, &p->kernel[d]));
+    QWASM_RETURN_IF_ERROR(to_int(g.stride[d], "stride", 1, kMaxGeometry, &p->stride[d]));
+    QWASM_RETURN_IF_ERROR(to_int(g.padding[d], "padding", 0, kMaxGeometry, &p->padding[d]));
+    QWASM_RETURN_IF_ERROR(to_int(g.dilation[d], "dilation", 1, kMaxGeometry, &p->dilation[d]));
   }
-  QWASM_RETURN_IF_ERROR(num(13, "ceilMode", 0, 1, &flag));
-  p->ceil_mode = flag != 0;
-  QWASM_RETURN_IF_ERROR(num(14, "countIncludePad", 0, 1, &flag));
-  p->count_include_pad = flag != 0;
-  QWASM_RETURN_IF_ERROR(num(15, "hasDivisor", 0, 1, &flag));
-  p->has_divisor = flag != 0;
-  return num(16, "divisorOverride", -kMaxGeometry, kMaxGeometry, &p->divisor);
+  p->ceil_mode = g.ceil_mode;
+  p->count_include_pad = g.count_include_pad;
+  p->has_divisor = g.has_divisor;
+  return to_int(g.divisor_override, "divisorOverride", -kMaxGeometry, kMaxGeometry, &p->divisor);
 }
 
 Status read_sizes(const val& sizes, int dims, int64_t* out) {
@@ -53,7 +44,7 @@ val float_result(const Status& s, const qwasm::Buffer<float>& y, const qwasm::Sh
 }
 
 // kind: 0 max, 1 avg.
-val qpool(const QTensor& x, double kind, val geometry, double isa) {
+val qpool(const QTensor& x, double kind, const PoolGeometryArgs& geometry, double isa) {
   QWASM_BIND_ENTER();
   qwasm::PoolParams p;
   Isa i;
@@ -76,7 +67,7 @@ val qadaptive_avg_pool(const QTensor& x, double dims, val sizes, double isa) {
   return result(s, std::move(out));
 }
 
-val fpool(uintptr_t x, double nbytes, val shape, double kind, val geometry) {
+val fpool(uintptr_t x, double nbytes, val shape, double kind, const PoolGeometryArgs& geometry) {
   QWASM_BIND_ENTER();
   qwasm::Shape dims;
   size_t n = 0;

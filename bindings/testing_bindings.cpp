@@ -31,7 +31,6 @@ void reference_dequantize(const QTensor& q, uintptr_t y) {
 }
 
 void fail_allocations_after(double n) { qwasm::testing::fail_allocations_after(static_cast<int64_t>(n)); }
-double allocation_count() { return static_cast<double>(qwasm::testing::allocation_count()); }
 
 // The conv kernel's inner loop on L1-resident operands: reps * pairs * 64 MACs.
 double peak_dot16(double reps, double pairs) {
@@ -44,7 +43,8 @@ double peak_dwconv(double reps) { return qwasm::kernels::peak_dwconv_wasmsimd(st
 // Whether the core this was linked with has its asserts (the testing build does).
 bool asserts_enabled() { return qwasm::asserts_enabled(); }
 
-// The registry's kernel names, one family after another, for the benchmarks.
+// The registry's kernel names, one family after another: the kernel
+// equivalence tests check a convolution reports a listed one.
 val kernel_names() {
   val o = val::object();
   auto list = [](auto table) {
@@ -81,7 +81,6 @@ EMSCRIPTEN_BINDINGS(qwasm_testing) {
   function("_referenceQuantize", &reference_quantize);
   function("_referenceDequantize", &reference_dequantize);
   function("_failAllocationsAfter", &fail_allocations_after);
-  function("_allocationCount", &allocation_count);
   function("_peakDot16", &peak_dot16);
   function("_peakDwconv", &peak_dwconv);
   function("_assertsEnabled", &asserts_enabled);

@@ -30,7 +30,7 @@ Status allocation_error(const char* what, CheckedSize bytes, bool too_large) {
     return Status::RangeError(std::string(what) + " would need " + size + ", more than the " +
                               std::to_string(kMaxBufferBytes) + " bytes one allocation can hold");
   }
-  return Status::RangeError(std::string("out of memory: ") + what + " would need " + size);
+  return Status::OutOfMemory(std::string(what) + " would need " + size);
 }
 
 namespace testing {

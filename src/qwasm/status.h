@@ -8,9 +8,10 @@ namespace qwasm {
 
 enum class StatusCode {
   kOk = 0,
-  kTypeError,   // wrong kind of argument (JS TypeError)
-  kRangeError,  // value outside what is allowed (JS RangeError)
-  kError,       // anything else, e.g. an operation the tensor's scheme lacks
+  kTypeError,    // wrong kind of argument (JS TypeError)
+  kRangeError,   // value outside what is allowed (JS RangeError)
+  kError,        // anything else, e.g. an operation the tensor's scheme lacks
+  kOutOfMemory,  // an allocation failed (JS RangeError with kind 'outOfMemory')
 };
 
 struct Status {
@@ -22,6 +23,9 @@ struct Status {
   static Status TypeError(std::string m) { return {StatusCode::kTypeError, std::move(m)}; }
   static Status RangeError(std::string m) { return {StatusCode::kRangeError, std::move(m)}; }
   static Status Error(std::string m) { return {StatusCode::kError, std::move(m)}; }
+  // The message starts "out of memory: " (what users read); the code is what
+  // callers test, so no layer has to match the text.
+  static Status OutOfMemory(const std::string& m) { return {StatusCode::kOutOfMemory, "out of memory: " + m}; }
 };
 
 // Propagates a failed Status to the caller.

@@ -119,3 +119,38 @@ describe.each(['scalar', 'wasmsimd'])('%s kernels', (isa) => {
 test('the build has SIMD and uses it by default', () => {
   expect(qwasm.kernelIsa()).toBe('wasmsimd');
 });
+
+test('the registry lists a scalar and a wasmsimd kernel in every family, and a convolution runs the listed one of the ISA chosen', () => {
+  const names = M()._kernelNames();
+  expect(Object.keys(names).sort()).toEqual([
+    'dequantize',
+    'fconv',
+    'qconv',
+    'qdwconv',
+    'quantize',
+    'rowmax',
+    'rowsum',
+  ]);
+  for (const [family, list] of Object.entries(names)) {
+    const isas = [list.some((n) => n.endsWith('_scalar')), list.some((n) => n.includes('_wasmsimd'))];
+    expect([family, ...isas]).toEqual([family, true, true]);
+  }
+  const conv = new qwasm.nn.intrinsic.quantized.ConvReLU3d(2, 4, 1, { winograd: false });
+  const x = qwasm.quantizePerTensor(
+    { data: new Float32Array(2 * 8).fill(1), shape: [1, 2, 2, 2, 2] },
+    0.1,
+    3,
+    'quint8',
+  );
+  for (const isa of ['scalar', 'wasmsimd']) {
+    qwasm.setKernelIsa(isa);
+    conv.forward(x).dispose();
+    expect([isa, names.qconv.includes(conv.lastKernel()), conv.lastKernel().includes(`_${isa}`)]).toEqual([
+      isa,
+      true,
+      true,
+    ]);
+  }
+  conv.dispose();
+  x.dispose();
+});

@@ -106,7 +106,11 @@ test.each(ROWS)(
       M()._failAllocationsAfter(-1);
       expect(qwasm.heapInUse()).toBe(baseline);
       if (error === null) break;
-      expect({ n, kind: error.constructor.name }).toEqual({ n, kind: 'RangeError' });
+      expect({ n, type: error.constructor.name, kind: error.kind }).toEqual({
+        n,
+        type: 'RangeError',
+        kind: 'outOfMemory',
+      });
       expect(error.message).toContain('out of memory');
       failures += 1;
     }
@@ -127,8 +131,23 @@ test.each(ROWS)('$name: every JS-side heap copy failing in turn gives a RangeErr
     M()._malloc = malloc;
     expect(qwasm.heapInUse()).toBe(baseline);
     if (error === null) break;
-    expect({ n, kind: error.constructor.name }).toEqual({ n, kind: 'RangeError' });
+    expect({ n, type: error.constructor.name, kind: error.kind }).toEqual({
+      n,
+      type: 'RangeError',
+      kind: 'outOfMemory',
+    });
     expect(error.message).toContain('out of memory');
   }
   expect(attempt(call)).toBe(null);
+});
+
+test('a RangeError that is not about memory (scale 0) carries no out-of-memory kind', () => {
+  let error;
+  try {
+    qwasm.quantizePerTensor({ data: new Float32Array(4), shape: [4] }, 0, 0, 'quint8');
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(RangeError);
+  expect(error.kind).toBeUndefined();
 });

@@ -103,5 +103,7 @@ export async function cases(): Promise<unknown[]> {
     quantization.setEngine('qnnpack'),
     // @ts-expect-error: GraphModule is made by loadModel, not constructed
     new io.GraphModule(),
+    // @ts-expect-error: a QConfig's activation is an observer factory or class, not a module class
+    new quantization.QConfig({ activation: nn.Conv3d, weight: quantization.MinMaxObserver }),
   ];
 }

@@ -97,6 +97,17 @@ export function readWeights(bytes: Uint8Array): number[] {
   return [...npy.shape, ...first.shape];
 }
 
+// QConfig takes observer classes as PyTorch's does (QConfig(activation=HistogramObserver, ...)),
+// and gives back factories either way.
+export function qconfigOfClasses(): string {
+  const qconfig = new quantization.QConfig({
+    activation: quantization.HistogramObserver,
+    weight: quantization.PerChannelMinMaxObserver.withArgs({ dtype: 'qint8', qscheme: 'per_channel_symmetric' }),
+  });
+  const activation: quantization.Observer = qconfig.activation();
+  return activation.qscheme;
+}
+
 export function engines(): string[] {
   quantization.setEngine('fbgemm');
   const conv = new nn.quantized.Conv3d(2, 2, 1);

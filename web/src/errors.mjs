@@ -1,17 +1,41 @@
 // Turns the bindings' {error, kind} results into thrown JavaScript errors.
+// The kind codes are bindings/common.h's kind_code().
 const ERROR_CLASSES = new Map([
   [1, TypeError],
   [2, RangeError],
   [3, Error],
+  [4, RangeError],
 ]);
 
-/** @internal Returns `result`, or throws the error the core reported, prefixed with the call. */
+/** The `kind` of an error thrown because wasm memory ran out (the core's or a JS-side malloc). */
+export const OUT_OF_MEMORY = 'outOfMemory';
+const KIND_OUT_OF_MEMORY = 4;
+
+/** @internal A RangeError marked as out of memory (error.kind === 'outOfMemory'). */
+export function outOfMemoryError(message) {
+  return Object.assign(new RangeError(message), { kind: OUT_OF_MEMORY });
+}
+
+/** @internal True when `error` reports wasm memory running out (by its kind, never its text). */
+export function isOutOfMemory(error) {
+  return error instanceof RangeError && /** @type {any} */ (error).kind === OUT_OF_MEMORY;
+}
+
+/**
+ * @internal Returns `result`, or throws the error the core reported, prefixed with the call.
+ * @template T
+ * @param {T | import('./bridge.mjs').CoreError} result
+ * @param {string} context
+ * @returns {T}
+ */
 export function checked(result, context) {
-  if (result !== null && typeof result === 'object' && typeof result.error === 'string') {
+  if (result !== null && typeof result === 'object' && 'error' in result && typeof result.error === 'string') {
+    const message = `${context}: ${result.error}`;
+    if (result.kind === KIND_OUT_OF_MEMORY) throw outOfMemoryError(message);
     const ErrorClass = ERROR_CLASSES.get(result.kind) ?? Error;
-    throw new ErrorClass(`${context}: ${result.error}`);
+    throw new ErrorClass(message);
   }
-  return result;
+  return /** @type {T} */ (result);
 }
 
 // The call a qwasm error message starts with: "new nn.quantized.Conv3d(...): ",

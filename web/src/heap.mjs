@@ -2,6 +2,7 @@
 // `finally` so that an error never leaks. Addresses are unsigned (memory can
 // reach 4 GiB; _malloc returns int32). The heap views are read again after
 // every malloc because memory growth replaces the underlying buffer.
+import { isOutOfMemory, outOfMemoryError } from './errors.mjs';
 import { liveHandles } from './owned.mjs';
 
 /** One allocation holds at most 2^31 - 1 bytes (src/qwasm/limits.h). */
@@ -13,10 +14,13 @@ function outOfMemory(ctx, what, bytes) {
     count > 0
       ? `; ${count} qwasm objects not yet disposed hold ${held} bytes: call dispose() on the ones you no longer need`
       : '';
-  return new RangeError(`${ctx}: out of memory: ${what} would need ${bytes} bytes of wasm memory${note}`);
+  return outOfMemoryError(`${ctx}: out of memory: ${what} would need ${bytes} bytes of wasm memory${note}`);
 }
 
-/** @internal An unsigned heap address of `bytes` bytes, or a RangeError. */
+/**
+ * @internal An unsigned heap address of `bytes` bytes, or a RangeError.
+ * @param {import('./bridge.mjs').EmscriptenRuntime} M
+ */
 export function malloc(M, bytes, what, ctx) {
   if (bytes > MAX_BUFFER_BYTES) {
     throw new RangeError(
@@ -30,7 +34,7 @@ export function malloc(M, bytes, what, ctx) {
 
 /** @internal Rethrows a core out-of-memory error with the live-object note. */
 export function noteOutOfMemory(error) {
-  if (error instanceof RangeError && error.message.includes('out of memory')) {
+  if (isOutOfMemory(error)) {
     const { count, bytes } = liveHandles();
     if (count > 0) {
       error.message += `; ${count} qwasm objects not yet disposed hold ${bytes} bytes: call dispose() on the ones you no longer need`;
@@ -39,7 +43,16 @@ export function noteOutOfMemory(error) {
   return error;
 }
 
-/** @internal Copies `bytes` (a Uint8Array) into a fresh heap block, runs fn(address, byteLength), frees it. */
+/**
+ * @internal Copies `bytes` (a Uint8Array) into a fresh heap block, runs fn(address, byteLength), frees it.
+ * @template T
+ * @param {import('./bridge.mjs').EmscriptenRuntime} M
+ * @param {Uint8Array} bytes
+ * @param {string} what
+ * @param {string} ctx
+ * @param {(address: number, byteLength: number) => T} fn
+ * @returns {T}
+ */
 export function withHeapCopy(M, bytes, what, ctx, fn) {
   const n = bytes.byteLength;
   const address = malloc(M, n, what, ctx);
@@ -64,7 +77,7 @@ const CHUNK_FLOATS = 1 << 16;
  * @internal Produces n floats into `out` (a Float32Array of length n, or a new
  * JS-owned one, or anything with a typed array's set(chunk, offset)) by
  * calling fill(address, begin, end) on chunks of a scratch buffer in wasm memory.
- * @param {any} M the Emscripten module
+ * @param {import('./bridge.mjs').EmscriptenRuntime} M
  * @param {number} n
  * @param {string} ctx
  * @param {(address: number, begin: number, end: number) => void} fill

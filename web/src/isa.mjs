@@ -3,14 +3,19 @@
 import { describe } from './args.mjs';
 import { wasm } from './runtime.mjs';
 
+/** @type {Map<string, import('./bridge.mjs').IsaCode>} */
 const ISA_CODES = new Map([
   ['auto', 0],
   ['scalar', 1],
   ['wasmsimd', 2],
 ]);
+/** @type {import('./bridge.mjs').IsaCode} */
 let isaCode = 0;
 
-/** @internal The code the bindings expect. */
+/**
+ * @internal The code the bindings expect.
+ * @returns {import('./bridge.mjs').IsaCode}
+ */
 export function currentIsa() {
   return isaCode;
 }

@@ -212,19 +212,7 @@ class UniformObserverBase {
     const empty = this.#min.length === 0;
     const block = empty ? Float32Array.of(Infinity, -Infinity) : stateBlock(this.#min, this.#max);
     const r = withHeapCopy(M, ownBytes(block), 'the running state', ctx, (state) =>
-      checked(
-        M._observerCalculateQParams(
-          state,
-          block.length / 2,
-          DTYPES.get(this.#dtype),
-          QSCHEMES.get(this.#qscheme),
-          this.#quantMin,
-          this.#quantMax,
-          this.#customized,
-          this.#eps,
-        ),
-        ctx,
-      ),
+      checked(M._observerCalculateQParams(state, block.length / 2, ...this._qparamsConfig), ctx),
     );
     if (!this.#perChannel) return { scale: r.scale[0], zeroPoint: r.zeroPoint[0] };
     const floatZp = this.#qscheme === 'per_channel_affine_float_qparams';
@@ -265,6 +253,11 @@ class UniformObserverBase {
   }
 
   /** @internal The configuration the core needs for qparams. */
+  /**
+   * @internal The qparams arguments the core's calculate-qparams bindings take after the state:
+   * (dtype, qscheme, quantMin, quantMax, customized, eps).
+   * @returns {[number, number, number, number, boolean, number]}
+   */
   get _qparamsConfig() {
     return [
       DTYPES.get(this.#dtype),

@@ -38,6 +38,7 @@ function perScheme(self, method, wantPerTensor) {
 }
 
 export class QTensor {
+  /** @type {import('./bridge.mjs').QTensorHandle | null} */
   #handle;
   #shape;
   #dtype;
@@ -266,12 +267,18 @@ export function isQTensorInstance(x) {
   return isQTensor(x);
 }
 
-/** @internal A QTensor around a handle the bindings returned. */
+/**
+ * @internal A QTensor around a handle the bindings returned.
+ * @param {import('./bridge.mjs').QTensorHandle} handle
+ */
 export function wrapHandle(handle) {
   return new QTensor(constructing, handle);
 }
 
-/** @internal The live handle of a QTensor argument (TypeError / Error otherwise). */
+/**
+ * @internal The live handle of a QTensor argument (TypeError / Error otherwise).
+ * @returns {import('./bridge.mjs').QTensorHandle}
+ */
 export function qtensorHandle(q, ctx) {
   return handleOf(q, ctx);
 }

@@ -9,6 +9,7 @@ import { checked } from './errors.mjs';
 let platform = null;
 let initPromise = null;
 let initOptions = null;
+/** @type {import('./bridge.mjs').Core | null} */
 let wasmModule = null;
 let loaded = null; // { threaded, reason }: what init() loaded, and why not threads
 
@@ -120,16 +121,17 @@ export function init(options) {
       ({ module, threaded, reason }) => {
         // The threaded variant's glue created threads - 1 pool workers; the
         // core's thread pool now takes them (src/qwasm/thread_pool.h).
+        const core = /** @type {import('./bridge.mjs').Core} */ (module);
         if (threaded) {
           try {
-            checked(module._startThreads(threads), 'init(options)');
+            checked(core._startThreads(threads), 'init(options)');
           } catch (err) {
             initPromise = null; // as for any failed load: init() may be retried
             initOptions = null;
             throw err;
           }
         }
-        wasmModule = module;
+        wasmModule = core;
         loaded = { threaded, reason };
       },
       (err) => {
@@ -148,7 +150,10 @@ export function isInitialized() {
   return wasmModule !== null;
 }
 
-/** @internal The Emscripten module; throws (naming the call `ctx`) before init() has resolved. */
+/**
+ * @internal The Emscripten module; throws (naming the call `ctx`) before init() has resolved.
+ * @returns {import('./bridge.mjs').Core}
+ */
 export function wasm(ctx = 'qwasm') {
   if (wasmModule === null) {
     throw new Error(`${ctx}: qwasm is not initialized: call \`await init()\` before using the API`);

@@ -7,13 +7,15 @@
 // 'profile', x: {data, shape}}. Replies: {id, result} or {id, error: {name,
 // message}}; while loading, {id, progress: [loadedBytes, totalBytes]}.
 // Output tensors' buffers are transferred, not copied.
+import { isOutOfMemory, OUT_OF_MEMORY } from '../errors.mjs';
 import { readModelSource } from './source.mjs';
 
 const ERROR_TYPES = new Set(['TypeError', 'RangeError', 'Error']);
 
 function errorReply(id, err) {
   const name = ERROR_TYPES.has(err?.name) ? err.name : 'Error';
-  return { id, error: { name, message: String(err?.message ?? err) } };
+  const error = { name, message: String(err?.message ?? err) };
+  return { id, error: isOutOfMemory(err) ? { ...error, kind: OUT_OF_MEMORY } : error };
 }
 
 /** What the calling thread keeps of a module: its type and, for a quantized layer, its weight's qparams. */

@@ -4,6 +4,7 @@
 // and receives results. The worker is worker-host.mjs; WorkerModel is its
 // handle here.
 import { bytesOf, describe, isArrayBuffer, readOptions } from '../args.mjs';
+import { OUT_OF_MEMORY } from '../errors.mjs';
 import { localFileReader, startModelWorker } from '../runtime.mjs';
 import { tensor } from '../tensor.mjs';
 import { absoluteUrl, readModelSource } from './source.mjs';
@@ -114,7 +115,9 @@ export class WorkerModel {
       const Type = error.name === 'TypeError' ? TypeError : error.name === 'RangeError' ? RangeError : Error;
       // The worker's message names its own call (io.loadModel(bytes), GraphModule.forward(x)): name this one.
       const m = error.message;
-      p.reject(new Type(m.startsWith(`${p.ctx}: `) ? m : `${p.ctx}: ${m.replace(/^[\w.]+\([^)]*\): /, '')}`));
+      const rejection = new Type(m.startsWith(`${p.ctx}: `) ? m : `${p.ctx}: ${m.replace(/^[\w.]+\([^)]*\): /, '')}`);
+      if (error.kind === OUT_OF_MEMORY) Object.assign(rejection, { kind: OUT_OF_MEMORY });
+      p.reject(rejection);
     }
   }
 

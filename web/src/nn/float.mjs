@@ -14,7 +14,6 @@ import { relu as qrelu } from './functional.mjs';
 import { Module } from './module.mjs';
 import { Parameter, parameterBytes, readTensorArg, sameBytes } from './parameter.mjs';
 import {
-  flatGeometry,
   freezeGeometry,
   liftInputShape,
   lowerOutputShape,
@@ -48,6 +47,7 @@ class FloatConvBase extends Module {
   #geometry;
   #weight;
   #bias;
+  /** @type {import('../bridge.mjs').FConvHandle | null} */
   #packed = null;
   #packedWeight = null; // the bytes last packed, to notice in-place edits
   #packedBias = null;
@@ -130,6 +130,10 @@ class FloatConvBase extends Module {
   }
 
   // Packs the weights unless the packed copy still holds the current values.
+  /**
+   * @param {import('../bridge.mjs').Core} M
+   * @returns {import('../bridge.mjs').FConvHandle}
+   */
   #pack(M, ctx) {
     const w = parameterBytes(this.#weight, ctx);
     const b = this.#bias === null ? null : parameterBytes(this.#bias, ctx);
@@ -138,7 +142,7 @@ class FloatConvBase extends Module {
       sameBytes(w, this.#packedWeight) &&
       (b === null ? this.#packedBias === null : this.#packedBias !== null && sameBytes(b, this.#packedBias));
     if (fresh) return this.#packed;
-    const geometry = flatGeometry(this.#geometry);
+    const geometry = this.#geometry;
     const wCount = w.byteLength / 4;
     const handle = withHeapCopy(M, w, 'the weight', ctx, (wAddr) =>
       b === null

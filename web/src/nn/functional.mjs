@@ -32,6 +32,7 @@ function qparams(scale, zeroPoint, ctx) {
   return [readNumber(scale, 'scale', ctx), readNumber(zeroPoint, 'zeroPoint', ctx)];
 }
 
+/** @param {(M: import('../bridge.mjs').Core) => import('../bridge.mjs').Result<import('../bridge.mjs').QTensorHandle>} f */
 const run = (ctx, f) => wrapHandle(checked(f(wasm(ctx)), ctx));
 
 /** quantized::add(a, b, scale, zeroPoint): a + b requantized to (scale, zeroPoint); broadcasts. */

@@ -1,12 +1,12 @@
 // PyTorch's module namespaces: nn, nn.intrinsic, nn.quantized, nn.intrinsic.quantized.
 
-import * as stubs from '../quantization/stubs.mjs';
 import * as act from './activation.mjs';
 import * as bn from './batchnorm.mjs';
 import * as f from './float.mjs';
 import * as fn from './functional.mjs';
 import * as m from './module.mjs';
 import * as pool from './pooling.mjs';
+import * as qm from './quantize-modules.mjs';
 import * as q from './quantized.mjs';
 
 export const nn = Object.freeze({
@@ -65,8 +65,8 @@ export const nn = Object.freeze({
       hardtanh: fn.hardtanh,
       clamp: fn.clamp,
     }),
-    Quantize: stubs.Quantize,
-    DeQuantize: stubs.DeQuantize,
+    Quantize: qm.Quantize,
+    DeQuantize: qm.DeQuantize,
     Conv1d: q.Conv1d,
     Conv2d: q.Conv2d,
     Conv3d: q.Conv3d,

@@ -29,8 +29,13 @@ function readSizes(v, dims, name, ctx, { allowNull = false, min = 1 } = {}) {
 }
 
 // The first `dims` entries are the module's; the core ignores the rest.
-const pad3 = (a, fill) => [...a, ...Array(3 - a.length).fill(fill)];
+/** @returns {import('../bridge.mjs').Triple} */
+const pad3 = (a, fill) => /** @type {any} */ ([...a, ...Array(3 - a.length).fill(fill)]);
 
+/**
+ * A float pool on x's bytes in wasm memory.
+ * @param {(M: import('../bridge.mjs').Core, address: number, nbytes: number, shape: number[]) => import('../bridge.mjs').Result<import('../bridge.mjs').FloatResult>} call
+ */
 function runFloat(x, ctx, call) {
   const t = readFloatTensor(x, ctx);
   const M = wasm(ctx);
@@ -101,18 +106,19 @@ class PoolBase extends Module {
     return this.#ceilMode;
   }
 
+  /** @returns {import('../bridge.mjs').PoolGeometry} */
   #geometry() {
-    return [
-      this.#dims,
-      ...pad3(this.#kernel, 1),
-      ...pad3(this.#stride, 1),
-      ...pad3(this.#padding, 0),
-      ...pad3(this.#dilation, 1),
-      this.#ceilMode ? 1 : 0,
-      this.#countIncludePad ? 1 : 0,
-      this.#divisor === null ? 0 : 1,
-      this.#divisor ?? 0,
-    ];
+    return {
+      dims: this.#dims,
+      kernelSize: pad3(this.#kernel, 1),
+      stride: pad3(this.#stride, 1),
+      padding: pad3(this.#padding, 0),
+      dilation: pad3(this.#dilation, 1),
+      ceilMode: this.#ceilMode,
+      countIncludePad: this.#countIncludePad,
+      hasDivisor: this.#divisor !== null,
+      divisorOverride: this.#divisor ?? 0,
+    };
   }
 
   forward(x) {

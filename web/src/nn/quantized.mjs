@@ -10,7 +10,7 @@
 // changes: a call that throws leaves the module as it was.
 import { bytesOf, checkNotRevoked, describe, readNumber, readOptions, typedArrayKind } from '../args.mjs';
 import { engineCode } from '../engine.mjs';
-import { checked } from '../errors.mjs';
+import { checked, isOutOfMemory, OUT_OF_MEMORY } from '../errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
 import { currentIsa } from '../isa.mjs';
 import { isObserver, PerChannelMinMaxObserver } from '../observer.mjs';
@@ -27,7 +27,6 @@ import { readWinograd, winogradCode } from '../winograd.mjs';
 import * as floatNN from './float.mjs';
 import { Module } from './module.mjs';
 import {
-  flatGeometry,
   freezeGeometry,
   liftInputShape,
   readConvArgs,
@@ -58,6 +57,7 @@ class QuantizedConvBase extends Module {
   #relu;
   #name;
   #geometry;
+  /** @type {import('../bridge.mjs').QConvHandle | null} */
   #packed = null;
   #bias = null; // Float32Array | null
   #scale = 1.0;
@@ -160,7 +160,7 @@ class QuantizedConvBase extends Module {
     const b = readBias(bias, ctx);
     const h = qtensorHandle(weight, ctx);
     const M = wasm(ctx);
-    const geometry = flatGeometry(this.#geometry);
+    const geometry = this.#geometry;
     const engine = engineCode(); // packed for the engine in force now, as PyTorch's prepack
     const winograd = winogradCode(this.#winograd);
     let packed = null;
@@ -310,7 +310,7 @@ function step(ctx, what, fn) {
       const ErrorClass = /** @type {ErrorConstructor} */ (e.constructor);
       const wrapped = new ErrorClass(`${ctx}: ${what}: ${e.message}`);
       wrapped.cause = e;
-      throw wrapped;
+      throw isOutOfMemory(e) ? Object.assign(wrapped, { kind: OUT_OF_MEMORY }) : wrapped;
     }
     throw e;
   }

@@ -128,24 +128,9 @@ export function freezeGeometry(g) {
   return Object.freeze(g);
 }
 
-/** @internal The geometry as the bindings take it: a flat array of 19 numbers. */
-export function flatGeometry(g) {
-  return [
-    g.dims,
-    g.inChannels,
-    g.outChannels,
-    g.groups,
-    ...g.kernel,
-    ...g.stride,
-    ...g.dilation,
-    ...g.padBegin,
-    ...g.padEnd,
-  ];
-}
-
 /** @internal Validates a geometry in the core; returns the weight's element count. */
 export function validateGeometry(g, ctx) {
-  return checked(wasm(ctx)._convWeightCount(flatGeometry(g)), ctx);
+  return checked(wasm(ctx)._convWeightCount(g), ctx);
 }
 
 /** @internal The PyTorch weight shape of a module. */

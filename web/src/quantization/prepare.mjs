@@ -20,9 +20,10 @@ import { BatchNorm1d, BatchNorm2d, BatchNorm3d } from '../nn/batchnorm.mjs';
 import * as float from '../nn/float.mjs';
 import { FloatFunctional, QFunctional } from '../nn/functional.mjs';
 import { Dropout, Module, namedModulesOf, walkModules } from '../nn/module.mjs';
+import { DeQuantize, Quantize } from '../nn/quantize-modules.mjs';
 import * as quantized from '../nn/quantized.mjs';
 import { QConfig } from './qconfig.mjs';
-import { DeQuantize, DeQuantStub, Quantize, QuantStub } from './stubs.mjs';
+import { DeQuantStub, QuantStub } from './stubs.mjs';
 
 const FUSED = [float.ConvReLU1d, float.ConvReLU2d, float.ConvReLU3d, float.LinearReLU];
 const OBSERVED_LEAVES = [QuantStub, float.Conv1d, float.Conv2d, float.Conv3d, float.Linear];

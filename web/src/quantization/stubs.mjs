@@ -1,10 +1,8 @@
 // QuantStub / DeQuantStub mark where a float model's quantized region starts
 // and ends (float identities until convert()); nn.quantized.Quantize and
-// nn.quantized.DeQuantize are what convert() puts in their place.
-import { readChoice, readNumber } from '../args.mjs';
-import { DTYPES } from '../dtypes.mjs';
+// nn.quantized.DeQuantize (nn/quantize-modules.mjs) are what convert() puts
+// in their place.
 import { Module } from '../nn/module.mjs';
-import { dequantize, quantizePerTensor } from '../quantize.mjs';
 
 /** torch.ao.quantization.QuantStub: the identity, until convert() makes it a Quantize. */
 export class QuantStub extends Module {
@@ -17,50 +15,5 @@ export class QuantStub extends Module {
 export class DeQuantStub extends Module {
   forward(x) {
     return x;
-  }
-}
-
-/** nn.quantized.Quantize(scale, zeroPoint, dtype): forward(x) = quantizePerTensor(x, scale, zeroPoint, dtype). */
-export class Quantize extends Module {
-  #scale;
-  #zeroPoint;
-  #dtype;
-
-  constructor(scale, zeroPoint, dtype = 'quint8') {
-    super();
-    const ctx = 'new nn.quantized.Quantize(scale, zeroPoint, dtype)';
-    this.#scale = readNumber(scale, 'scale', ctx);
-    this.#zeroPoint = readNumber(zeroPoint, 'zeroPoint', ctx);
-    readChoice(dtype, DTYPES, 'dtype', ctx);
-    this.#dtype = dtype;
-  }
-
-  get scale() {
-    return this.#scale;
-  }
-  get zeroPoint() {
-    return this.#zeroPoint;
-  }
-  get dtype() {
-    return this.#dtype;
-  }
-
-  forward(x) {
-    return quantizePerTensor(x, this.#scale, this.#zeroPoint, this.#dtype);
-  }
-
-  toString() {
-    return `Quantize(scale=${this.#scale}, zero_point=${this.#zeroPoint}, dtype=${this.#dtype})`;
-  }
-}
-
-/** nn.quantized.DeQuantize: forward(q) = q.dequantize(). */
-export class DeQuantize extends Module {
-  forward(q) {
-    return dequantize(q);
-  }
-
-  toString() {
-    return 'DeQuantize()';
   }
 }

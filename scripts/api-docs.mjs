@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// The API reference: TypeDoc over web/index.d.ts (the source of the shipped
+// declarations), with the options in typedoc.json.
+//   node scripts/api-docs.mjs           (npm run docs:api) writes HTML to build/api/
+//   node scripts/api-docs.mjs --check   (scripts/lint, so npm test) writes nothing
+// Both treat every TypeDoc warning as an error: a {@link} that does not
+// resolve, an export or member without documentation, a type that is
+// referenced but not part of the reference. The reference is not committed.
+//
+// TypeDoc is a devDependency run from node_modules/.bin; TYPEDOC_BIN names
+// another binary (one installed outside the repository, to try a version).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2);
+const check = args.includes('--check');
+if (args.some((a) => a !== '--check')) {
+  console.error('usage: node scripts/api-docs.mjs [--check]');
+  process.exit(2);
+}
+
+const typedoc = process.env.TYPEDOC_BIN || `${root}node_modules/.bin/typedoc`;
+if (!existsSync(typedoc)) {
+  console.error(
+    `[api-docs] TypeDoc is not installed (${typedoc} is missing): run npm install (typedoc is a devDependency)`,
+  );
+  process.exit(1);
+}
+
+const run = spawnSync(typedoc, ['--options', 'typedoc.json', ...(check ? ['--emit', 'none'] : [])], {
+  cwd: root,
+  stdio: 'inherit',
+});
+if (run.error) {
+  console.error(`[api-docs] could not run ${typedoc}: ${run.error.message}`);
+  process.exit(1);
+}
+if (run.status !== 0) {
+  console.error('[api-docs] TypeDoc failed: document what it names in web/index.d.ts, or fix the {@link}');
+  process.exit(1);
+}
+if (!check) console.log('[api-docs] the API reference is in build/api/index.html');

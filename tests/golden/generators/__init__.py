@@ -1,0 +1,1 @@
+"""One module per golden family; tests/golden/generate.py runs them."""
