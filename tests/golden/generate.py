@@ -43,7 +43,7 @@ FAMILIES = {
     "video_resnets": lambda: write("video_resnets.json", video_resnets.video_resnet_cases()),
     "video_resnets_x86": lambda: with_engine(
         "x86", lambda: write("video_resnets_x86.json", video_resnets.video_resnet_cases("x86"))),
-    "export_zoo": lambda: write("export_zoo.json", export_zoo.export_zoo_cases()),
+    "export_zoo": lambda: write("export_zoo.json", export_zoo.export_zoo_cases() + export_zoo.non_finite_cases()),
     "strides": lambda: write("strides.json", strides.stride_cases()),
     "io": io_fixtures.io_fixtures,
 }

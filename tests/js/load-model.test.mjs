@@ -44,6 +44,30 @@ describe('the export zoo against PyTorch', () => {
   });
 });
 
+// PyTorch's float arithmetic on the values where it has corners: each op
+// (BatchNorm, ReLU, ReLU6, relu, the float pools, the shape ops, add) of a
+// small float model on an input holding -0, NaN, +-Inf, subnormals and
+// float32's extremes, bit for bit.
+describe('-0, NaN and +-Inf through every float op of a model file', () => {
+  const cases = golden.cases.filter((c) => c.name.startsWith('non-finite: '));
+  test('the golden file has them', () => expect(cases.length).toBe(10));
+  test.each(cases.map((c) => [c.name.slice('non-finite: '.length), c]))('%s', (_, c) => {
+    const heap = qwasm.heapInUse();
+    const model = qwasm.io.loadModel(fileOf(c.file));
+    const y = model.forward(tensorOf(c.x));
+    model.dispose();
+    const want = decode(c.y);
+    const at = firstBitDifference(y.data, want, { anyNaN: true });
+    expect({ shape: y.shape, firstBitDifference: at, got: y.data[at], want: want[at] }).toEqual({
+      shape: c.y.shape,
+      firstBitDifference: -1,
+      got: undefined,
+      want: undefined,
+    });
+    expect(qwasm.heapInUse()).toBe(heap);
+  });
+});
+
 // The file's parts, to edit and put back together.
 function split(bytes) {
   const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));

@@ -40,12 +40,14 @@ export function lcgBytes(seed, count) {
 }
 
 /** First index where two float arrays differ in bits, or -1. NaN payloads count. */
-export function firstBitDifference(a, b) {
+export function firstBitDifference(a, b, { anyNaN = false } = {}) {
   if (a.length !== b.length) return -2;
   const bits = a.BYTES_PER_ELEMENT === 8 ? BigUint64Array : Uint32Array;
   const ua = new bits(a.buffer, a.byteOffset, a.length);
   const ub = new bits(b.buffer, b.byteOffset, b.length);
-  for (let i = 0; i < ua.length; i++) if (ua[i] !== ub[i]) return i;
+  // anyNaN: a NaN matches any NaN (IEEE arithmetic leaves a NaN's sign and payload open; wasm canonicalizes them).
+  for (let i = 0; i < ua.length; i++)
+    if (ua[i] !== ub[i] && !(anyNaN && Number.isNaN(a[i]) && Number.isNaN(b[i]))) return i;
   return -1;
 }
 

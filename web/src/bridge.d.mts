@@ -263,6 +263,30 @@ export interface Core extends EmscriptenRuntime {
     outputSize: number[],
   ): Result<FloatResult>;
 
+  // float_bindings.cpp (PyTorch's float32 formulas, torch_float.h)
+  /** clamp of nbytes / 4 floats; an infinite bound is no bound. */
+  _fclamp(x: Address, nbytes: Count, lo: number, hi: number): Result<Float32Array>;
+  /** BatchNorm in eval mode; stats: [weight | bias | mean | var], numFeatures floats each. */
+  _fbatchNorm(
+    x: Address,
+    nbytes: Count,
+    shape: number[],
+    stats: Address,
+    statsBytes: Count,
+    affine: 0 | 1,
+    eps: number,
+  ): Result<Float32Array>;
+  /** weight: the weight of wShape, then its bias (wShape[0] floats); stats as _fbatchNorm's. */
+  _ffoldBatchNorm(
+    weight: Address,
+    nbytes: Count,
+    wShape: number[],
+    stats: Address,
+    statsBytes: Count,
+    eps: number,
+    linear: 0 | 1,
+  ): Result<{ weight: Float32Array; bias: Float32Array }>;
+
   // conv_bindings.cpp
   /** Validates a geometry; returns the weight's element count. */
   _convWeightCount(geometry: ConvGeometry): Result<number>;

@@ -1,4 +1,5 @@
-"""export_zoo.json: a model using every node kind the exporter writes, quantized and float."""
+"""export_zoo.json: a model using every node kind the exporter writes, quantized and float, and
+-0, NaN and +-Inf through every float op a model file can hold."""
 import numpy as np
 import torch
 
@@ -87,4 +88,77 @@ def export_zoo_cases():
     with torch.no_grad():
         cases.append({"name": "zoo (float)", "file": "exported/zoo_float.qwasm.safetensors", "x": arr(x.numpy()),
                       "y": arr(f(x).numpy())})
+    return cases
+
+
+def non_finite_cases():
+    """-0, +0, NaN, +Inf and -Inf through every float op a model file can
+    hold, one small float model each (exported/nonfinite_*.qwasm.safetensors):
+    BatchNorm (affine, with a negative and a zero gamma, and not), the ReLU and
+    ReLU6 modules, relu as a function and a method, the float pools, flatten
+    (module, function, method) with view / reshape, Identity / Dropout and the
+    float add. Each output is PyTorch's to the bit (a NaN matches any NaN)."""
+    add_to_path("..", "..", "python")
+    from qwasm_export import export
+    nn = torch.nn
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(SEED + 51)
+    x = rng.uniform(-8, 8, (2, 3, 4, 4)).astype(np.float32)
+    flat = x.reshape(-1)
+    corners = [-0.0, 0.0, np.nan, np.inf, -np.inf, 6.0, -6.0, 1e-45, -1e-45, 3e38, -3e38]
+    # Every corner at least twice, in each channel and in different pool windows.
+    for i, v in enumerate(corners * 3):
+        flat[(i * 7 + 3) % flat.size] = v
+    x = torch.from_numpy(x)
+
+    class Relus(nn.Module):
+        def forward(self, x):
+            return torch.relu(x) + x.relu()  # function and method; -0 + -0 is -0
+
+    class Shapes(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.flatten = nn.Flatten()
+            self.keep = nn.Identity()
+            self.drop = nn.Dropout(0.5)
+
+        def forward(self, x):
+            y = self.drop(self.keep(self.flatten(x)))  # [2, 48]
+            y = y.view(2, 3, 16).reshape(6, -1)
+            return torch.flatten(y.view(6, 4, 4), 1).flatten()
+
+    class Add(nn.Module):
+        def forward(self, x):
+            return x + x.flatten(1).reshape(2, 3, 4, 4)
+
+    def batchnorm(affine):
+        bn = nn.BatchNorm2d(3, affine=affine).eval()
+        with torch.no_grad():
+            bn.running_mean.copy_(torch.tensor([0.5, -0.25, 0.0]))
+            bn.running_var.copy_(torch.tensor([2.0, 0.3, 1.0]))
+            if affine:
+                bn.weight.copy_(torch.tensor([1.5, -0.75, 0.0]))  # a negative gamma flips -Inf; 0 * Inf is NaN
+                bn.bias.copy_(torch.tensor([-0.25, 0.0, 0.125]))
+        return bn
+
+    models = [
+        ("BatchNorm2d", batchnorm(True)),
+        ("BatchNorm2d without affine", batchnorm(False)),
+        ("ReLU", nn.ReLU()),
+        ("ReLU6", nn.ReLU6()),
+        ("relu function and method", Relus()),
+        ("MaxPool2d", nn.MaxPool2d(2)),
+        ("AvgPool2d", nn.AvgPool2d(2)),
+        ("AdaptiveAvgPool2d", nn.AdaptiveAvgPool2d(2)),
+        ("Flatten, Identity, Dropout, view, reshape, flatten", Shapes()),
+        ("add", Add()),
+    ]
+    cases = []
+    for name, m in models:
+        m = nn.Sequential(m).eval()  # torch.fx traces the root's forward: a leaf module must be a child
+        slug = "".join(c if c.isalnum() else "_" for c in name.split(",")[0].lower()).strip("_")
+        file = f"exported/nonfinite_{slug}.qwasm.safetensors"
+        export(m, x, output_path(file))
+        with torch.no_grad():
+            cases.append({"name": f"non-finite: {name}", "file": file, "x": arr(x.numpy()), "y": arr(m(x).numpy())})
     return cases

@@ -10,15 +10,22 @@ import { checked } from '../errors.mjs';
 import { noteOutOfMemory, ownBytes, withHeapCopy } from '../heap.mjs';
 import { wasm } from '../runtime.mjs';
 
-// Copies each [bytes, what] of `copies` into wasm memory and runs
-// call(M, address0, byteLength0, address1, ...); frees them after. A core
-// out-of-memory error gets the live-object note.
+/**
+ * Copies each {bytes, what} of `copies` into wasm memory and runs
+ * call(M, address0, byteLength0, address1, ...); frees them after. A core
+ * out-of-memory error gets the live-object note.
+ * @template T
+ * @param {{bytes: Uint8Array, what: string}[]} copies
+ * @param {string} ctx
+ * @param {(M: import('../bridge.mjs').Core, ...placed: number[]) => import('../bridge.mjs').Result<T>} call
+ * @returns {T}
+ */
 function inHeap(copies, ctx, call) {
   const M = wasm(ctx);
   const next = (i, placed) =>
     i === copies.length
       ? checked(call(M, ...placed), ctx)
-      : withHeapCopy(M, copies[i][0], copies[i][1], ctx, (address, n) => next(i + 1, [...placed, address, n]));
+      : withHeapCopy(M, copies[i].bytes, copies[i].what, ctx, (address, n) => next(i + 1, [...placed, address, n]));
   try {
     return next(0, []);
   } catch (e) {
@@ -28,7 +35,7 @@ function inHeap(copies, ctx, call) {
 
 /** torch.clamp(x, lo, hi) on float32s: ±Infinity is no bound; NaN and -0 come through as in PyTorch. */
 export function clampFloats(bytes, lo, hi, ctx) {
-  return inHeap([[bytes, 'the input']], ctx, (M, address, n) => M._fclamp(address, n, lo, hi));
+  return inHeap([{ bytes, what: 'the input' }], ctx, (M, address, n) => M._fclamp(address, n, lo, hi));
 }
 
 /** torch.relu (clamp_min(x, 0)): -0 and NaN come through. */
@@ -52,8 +59,8 @@ function statsBytes(s) {
  */
 export function batchNormFloats(bytes, shape, s, ctx) {
   const copies = [
-    [bytes, 'the input'],
-    [statsBytes(s), 'the BatchNorm parameters'],
+    { bytes, what: 'the input' },
+    { bytes: statsBytes(s), what: 'the BatchNorm parameters' },
   ];
   return inHeap(copies, ctx, (M, address, n, stats, statsN) =>
     M._fbatchNorm(address, n, shape, stats, statsN, s.weight === null ? 0 : 1, s.eps),
@@ -70,8 +77,8 @@ export function foldBatchNorm(weight, shape, bias, s, linear, ctx) {
   block.set(weight, 0);
   if (bias !== null) block.set(bias, weight.length);
   const copies = [
-    [ownBytes(block), 'the weight'],
-    [statsBytes(s), 'the BatchNorm parameters'],
+    { bytes: ownBytes(block), what: 'the weight and bias' },
+    { bytes: statsBytes(s), what: 'the BatchNorm parameters' },
   ];
   return inHeap(copies, ctx, (M, address, n, stats, statsN) =>
     M._ffoldBatchNorm(address, n, shape, stats, statsN, s.eps, linear ? 1 : 0),
