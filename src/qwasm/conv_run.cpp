@@ -277,7 +277,7 @@ Strides conv_output_strides(const Shape& shape) {
 Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
                kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
   Shape out_shape;
-  QWASM_RETURN_IF_ERROR(check_qcall(pw, input, out_scale, out_zp, false, &out_shape));
+  QWASM_RETURN_IF_ERROR(check_qcall(pw, input, out_scale, out_zp, /*linear=*/false, &out_shape));
   const QCall call{pw, input, std::move(out_shape), out_scale, out_zp, relu, isa};
   const Spatial s = spatial_of(pw.geometry, input.shape(), call.out_shape);
   if (pw.depthwise) {
@@ -307,7 +307,7 @@ Status lower_conv_output(const QTensor& out5, int spatial_dims, QTensor* out) {
 Status qlinear(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
                kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
   Shape out_shape;
-  QWASM_RETURN_IF_ERROR(check_qcall(pw, input, out_scale, out_zp, true, &out_shape));
+  QWASM_RETURN_IF_ERROR(check_qcall(pw, input, out_scale, out_zp, /*linear=*/true, &out_shape));
   const QCall call{pw, input, std::move(out_shape), out_scale, out_zp, relu, isa};
   const int64_t in_channels = pw.geometry.in_channels;
   const int64_t rows = in_channels ? input.numel() / in_channels : 0;
