@@ -10,8 +10,10 @@ import { buildConvReLU3d, buildLinear, macs, SHAPES } from './workloads.mjs';
 const only = process.env.QWASM_BENCH_SHAPES?.split(',');
 const RUNS = Number(process.env.QWASM_BENCH_RUNS ?? 7);
 
-// Peak of the int8 kernel's instruction mix: timed in the same rounds as the
-// shape it is compared with, so both see the same machine.
+// Peak of the int8 kernel's instruction mix: the registered kernel itself
+// (bench/native/peak.cpp: the dispatcher's qconv kernel, PEAK_PAIRS kblocks of
+// its 4 x 8 x 2 tile per call, on L1-resident data), timed in the same rounds
+// as the shape it is compared with, so both see the same machine.
 const PEAK_REPS = 20000;
 const PEAK_PAIRS = 256;
 const peakContestant = (M) => ({ name: 'peak', fn: () => M._peakDot16(PEAK_REPS, PEAK_PAIRS) });
@@ -200,7 +202,7 @@ const linearSection = linear
   : '';
 const markdown = `## ConvReLU3d (int8) vs onnxruntime-web
 
-Batch 1, kernel 3x3x3, padding 1, one thread. Every column of a row is timed in the same rounds, interleaved (each round runs every contestant once, in a rotating order, so that all see the same moments of this shared machine); medians of ${RUNS} rounds after warm-up (scalar: 3). qwasm int8: \`nn.intrinsic.quantized.ConvReLU3d.forward\` on a quint8 QTensor (per-channel qint8 weights from \`fromFloat\`), on the direct kernel (\`winograd: false\`; the exact integer Winograd path, which 'auto' takes for S1, S2 and S4, has its own table below), including the input conversion and the output allocation. qwasm float: \`nn.intrinsic.ConvReLU3d.forward\` (copies in and out included). onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm backend, SIMD, 1 thread): QLinearConv (uint8 input, int8 per-channel weights) and float Conv + Relu, same data. Peak: the int8 kernel's inner loop (dot_i16x8 + add, broadcast and weight loads) on L1-resident data, timed in each row's rounds ("% peak" uses the row's own; the median over rows is **${fmt(peakGmacs)} GMAC/s**). The scalar column is the scalar kernels (compiled without SIMD). "vs ort" = onnxruntime time / qwasm int8 time. Extra memory: scratch of one int8 forward call beyond input, output and packed weights. Last column: max difference to onnxruntime's QLinearConv output in LSBs (share of outputs that differ); onnxruntime rounds its requantization differently from PyTorch, qwasm matches PyTorch. ${machine()}, ${date}.
+Batch 1, kernel 3x3x3, padding 1, one thread. Every column of a row is timed in the same rounds, interleaved (each round runs every contestant once, in a rotating order, so that all see the same moments of this shared machine); medians of ${RUNS} rounds after warm-up (scalar: 3). qwasm int8: \`nn.intrinsic.quantized.ConvReLU3d.forward\` on a quint8 QTensor (per-channel qint8 weights from \`fromFloat\`), on the direct kernel (\`winograd: false\`; the exact integer Winograd path, which 'auto' takes for S1, S2 and S4, has its own table below), including the input conversion and the output allocation. qwasm float: \`nn.intrinsic.ConvReLU3d.forward\` (copies in and out included). onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm backend, SIMD, 1 thread): QLinearConv (uint8 input, int8 per-channel weights) and float Conv + Relu, same data. Peak: the registered int8 kernel itself (its dot_i16x8 loop, requantization and stores; ${PEAK_PAIRS} reduction pairs per call) on L1-resident data, timed in each row's rounds ("% peak" uses the row's own; the median over rows is **${fmt(peakGmacs)} GMAC/s**). The scalar column is the scalar kernels (compiled without SIMD). "vs ort" = onnxruntime time / qwasm int8 time. Extra memory: scratch of one int8 forward call beyond input, output and packed weights. Last column: max difference to onnxruntime's QLinearConv output in LSBs (share of outputs that differ); onnxruntime rounds its requantization differently from PyTorch, qwasm matches PyTorch. ${machine()}, ${date}.
 
 | shape | channels, DxHxW | GMAC | int8 SIMD ms | GMAC/s | % peak | int8 scalar ms | float SIMD ms | ort int8 ms | ort float ms | vs ort int8 | vs ort float | vs qwasm float | extra memory | vs ort output |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|

@@ -25,7 +25,7 @@
 #include <utility>
 
 #include "bindings/memory_reserve.h"
-#include "kernels/quantize_kernels.h"
+#include "kernels/isa.h"
 #include "qwasm/dtype.h"
 #include "qwasm/format.h"
 #include "qwasm/limits.h"

@@ -1,14 +1,16 @@
 // Entry points for the test suites and benchmarks only, linked into the
 // testing build (build/wasm/qwasm.testing.*), never into the package: the
 // naive reference on a tensor's own qparams, allocation fault injection, and
-// the peak microbenchmark.
+// the peak microbenchmarks (bench/native/peak.h).
 #include "bindings/common.h"
 
+#include "bench/native/peak.h"
 #include "kernels/conv_kernels.h"
 #include "kernels/pool_kernels.h"
-#include "kernels/ref/quantize_ref.h"
+#include "kernels/quantize_kernels.h"
 #include "qwasm/build_info.h"
 #include "qwasm/thread_pool.h"
+#include "reference/quantize_ref.h"
 
 namespace qwasm_bind {
 namespace {
@@ -32,13 +34,14 @@ void reference_dequantize(const QTensor& q, uintptr_t y) {
 
 void fail_allocations_after(double n) { qwasm::testing::fail_allocations_after(static_cast<int64_t>(n)); }
 
-// The conv kernel's inner loop on L1-resident operands: reps * pairs * 64 MACs.
+// The registered conv kernel on L1-resident operands, `pairs` kblocks per
+// call: reps * pairs * 64 MACs (the 4x8c2 tile).
 double peak_dot16(double reps, double pairs) {
-  return qwasm::kernels::peak_dot16_wasmsimd(static_cast<size_t>(reps), static_cast<size_t>(pairs));
+  return qwasm::bench::peak_qconv(static_cast<size_t>(reps), static_cast<size_t>(pairs));
 }
 
-// The depthwise kernel on L1-resident operands: reps * 64 * 27 MACs.
-double peak_dwconv(double reps) { return qwasm::kernels::peak_dwconv_wasmsimd(static_cast<size_t>(reps)); }
+// The registered depthwise kernel on L1-resident operands: reps * 64 * 27 MACs.
+double peak_dwconv(double reps) { return qwasm::bench::peak_qdwconv(static_cast<size_t>(reps)); }
 
 // Whether the core this was linked with has its asserts (the testing build does).
 bool asserts_enabled() { return qwasm::asserts_enabled(); }

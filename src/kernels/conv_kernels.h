@@ -21,14 +21,14 @@
 // padded to a multiple of cr channels and vectorize across channels.
 //
 // Every SIMD kernel has a scalar twin with the same signature and tile; all
-// equal the naive reference in kernels/ref bit for bit (the float kernels:
+// equal the naive reference in tests/reference bit for bit (the float kernels:
 // the same sum order, so bit for bit too).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 #include "kernels/isa.h"
-#include "kernels/quantize_kernels.h"
+#include "kernels/kernel_table.h"
 
 namespace qwasm {
 namespace kernels {
@@ -130,14 +130,6 @@ KernelTable<QConvKernel> qconv_kernels();
 KernelTable<QDwConvKernel> qdwconv_kernels();
 KernelTable<ToChannelsLastKernel> to_channels_last_kernels();
 KernelTable<FConvKernel> fconv_kernels();
-
-#if QWASM_HAVE_WASMSIMD
-// Benchmark only: the inner loop of conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16 on
-// L1-resident operands; reps * pairs * 64 MACs. Returns a checksum.
-int32_t peak_dot16_wasmsimd(size_t reps, size_t pairs);
-// The depthwise kernel on L1-resident data (64 channels, 27 taps): reps * 64 * 27 MACs.
-int32_t peak_dwconv_wasmsimd(size_t reps);
-#endif
 
 // The dispatcher: the first listed kernel of `isa` (scalar when this build lacks it).
 const QConvKernel* find_qconv(Isa isa);

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "kernels/isa.h"
-#include "kernels/quantize_kernels.h"  // KernelTable
+#include "kernels/kernel_table.h"
 
 namespace qwasm {
 namespace kernels {

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "kernels/isa.h"
+#include "kernels/kernel_table.h"
 #include "kernels/params.h"
 
 namespace qwasm {
@@ -88,15 +89,6 @@ struct DequantizeRowKernel {
 #undef QWASM_DEQUANTIZE
 #undef QWASM_QUANTIZE_ROW
 #undef QWASM_DEQUANTIZE_ROW
-
-// A registry table: every listed kernel of this build, in list order.
-template <typename Entry>
-struct KernelTable {
-  const Entry* entries;
-  size_t count;
-  const Entry* begin() const { return entries; }
-  const Entry* end() const { return entries + count; }
-};
 
 KernelTable<QuantizeKernel> quantize_kernels();
 KernelTable<DequantizeKernel> dequantize_kernels();

@@ -11,29 +11,15 @@
 // kernel tile this build lists; each forward call converts the input once into
 // the padded channels-last buffer the kernels stream.
 #pragma once
-#include <array>
 #include <cstdint>
 
-#include "kernels/conv_kernels.h"
+#include "kernels/isa.h"
 #include "qwasm/buffer.h"
+#include "qwasm/conv_types.h"  // ConvGeometry, ConvBackend
 #include "qwasm/qtensor.h"
 #include "qwasm/status.h"
 
 namespace qwasm {
-
-struct ConvGeometry {
-  int64_t in_channels = 0;
-  int64_t out_channels = 0;
-  int64_t groups = 1;
-  std::array<int64_t, 3> kernel{1, 1, 1};
-  std::array<int64_t, 3> stride{1, 1, 1};
-  std::array<int64_t, 3> dilation{1, 1, 1};
-  std::array<int64_t, 3> pad_begin{0, 0, 0};  // 'same' may pad one more at the end
-  std::array<int64_t, 3> pad_end{0, 0, 0};
-  // 1, 2 or 3 spatial dimensions (the last ones of each triple; the others are
-  // unit), or 0 for a linear layer. Decides the weight shape and the messages.
-  int spatial_dims = 3;
-};
 
 // Checks channel counts, groups, kernel, stride, dilation and padding: each at
 // least its minimum and at most kMaxGeometryValue; unit values in the
@@ -55,14 +41,6 @@ Status linear_output_shape(const ConvGeometry& g, const Shape& input, Shape* out
 // The output qparams of a quantized layer: a scale that is a finite positive
 // float32, a zero point in 0..255 (quint8).
 Status validate_output_qparams(double scale, int64_t zero_point);
-
-// Which of PyTorch's quantized conv backends a layer reproduces: under the
-// `fbgemm` engine (and under `x86` for what oneDNN does not take) FBGEMM's
-// requantization; under `x86` on a CPU with VNNI, for symmetric weights and
-// groups <= 100 (qconv_prepack.cpp, should_use_onednn_quant), oneDNN's.
-// The integer accumulators are the same; the float steps after them differ
-// (kernels/conv_kernels.h, ConvRequantParams).
-enum class ConvBackend : uint8_t { kFbgemm, kOnednn };
 
 // torch.backends.quantized.engine: the two an x86 CPU has.
 enum class QEngine : uint8_t { kFbgemm, kX86 };

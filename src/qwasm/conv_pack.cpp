@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "kernels/conv_kernels.h"
 #include "qwasm/conv.h"
 #include "qwasm/conv_layout.h"
 #include "qwasm/conv_winograd.h"

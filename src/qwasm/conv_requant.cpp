@@ -47,6 +47,13 @@ Status requant_constants(const PackedQConv& pw, double a_scale, double o_scale, 
   return Status::Ok();
 }
 
+Status make_qoutput(const QCall& call, size_t block, QTensor* out, RequantConstants* rc) {
+  const double zp = static_cast<double>(call.out_zp);
+  QWASM_RETURN_IF_ERROR(
+      make_qtensor(call.out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &call.out_scale, &zp, 1, out));
+  return requant_constants(call.pw, call.input.q_scale(), call.out_scale, call.out_zp, call.relu, block, rc);
+}
+
 // The params of the block of channels starting at oc0 (per tile: tiles run on several threads).
 kernels::ConvRequantParams requant_at(const RequantConstants& rc, int64_t oc0) {
   kernels::ConvRequantParams p = rc.params;

@@ -1,5 +1,6 @@
-// The requantization constants of one quantized conv / linear call, shared
-// by the direct and the Winograd drivers (conv_run.cpp, conv_winograd.cpp).
+// One quantized conv / linear call as its drivers see it, and the setup they
+// share: its output tensor and requantization constants (the direct and
+// depthwise drivers in conv_run.cpp, the Winograd driver in conv_winograd.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +20,24 @@ struct RequantConstants {
   kernels::ConvRequantParams params{};
   size_t bytes() const { return (weight_scale.size() + bias.size() + multiplier.size()) * sizeof(float); }
 };
+
+// A quantized conv / linear call whose arguments qconv3d / qlinear have
+// checked (the layer's kind, the input's dtype and scheme, the output shape
+// and qparams): what every driver runs.
+struct QCall {
+  const PackedQConv& pw;
+  const QTensor& input;  // quint8, per tensor
+  Shape out_shape;
+  double out_scale;  // as the output tensor keeps it
+  int64_t out_zp;
+  bool relu;
+  kernels::Isa isa;
+};
+
+// The drivers' shared setup, after their scratch: the call's output tensor
+// (quint8, per tensor, out_scale / out_zp) in *out and its requantization
+// constants for kernels that load `block` channels at once in *rc.
+Status make_qoutput(const QCall& call, size_t block, QTensor* out, RequantConstants* rc);
 
 // a_scale and o_scale as the tensors keep them (double): each backend derives
 // its float constants from them the way PyTorch's path does. `block`: the

@@ -7,7 +7,9 @@
 #include <cassert>
 #include <cmath>
 #include <string>
+#include <utility>
 
+#include "kernels/conv_kernels.h"
 #include "qwasm/conv.h"
 #include "qwasm/conv_layout.h"
 #include "qwasm/conv_requant.h"
@@ -22,12 +24,21 @@ namespace {
 
 constexpr size_t kMaxMR = 8;  // the drivers' pointer arrays
 
-Status check_quantized_input(const QTensor& input) {
+// The prologue qconv3d and qlinear share: the layer is of the entry point's
+// kind, the input is quint8 per tensor, the output shape (a convolution's or
+// a linear layer's) exists, and the output qparams are valid.
+Status check_qcall(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool linear,
+                   Shape* out_shape) {
+  const ConvGeometry& g = pw.geometry;
+  if (linear && g.spatial_dims != 0) return Status::Error("internal: a convolution runs through qconv3d");
+  if (!linear && g.spatial_dims == 0) return Status::Error("internal: a linear layer runs through qlinear");
   if (input.dtype() != DType::kQUInt8 || input.qscheme() != QScheme::kPerTensorAffine) {
     return Status::TypeError(std::string("input must be a quint8 per_tensor_affine tensor, got ") +
                              dtype_name(input.dtype()) + " " + qscheme_name(input.qscheme()));
   }
-  return Status::Ok();
+  QWASM_RETURN_IF_ERROR(linear ? linear_output_shape(g, input.shape(), out_shape)
+                               : conv_output_shape(g, input.shape(), out_shape));
+  return validate_output_qparams(out_scale, out_zp);
 }
 
 const QConvLayout* packed_for(const PackedQConv& pw, size_t nr, size_t kr, Status* s) {
@@ -109,13 +120,12 @@ void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, 
 }
 
 // Shared by qconv3d and qlinear once the shapes are known: the generic path.
-Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& out_shape, const Spatial& s,
-                    int64_t batch, bool channels_last, double out_scale, int64_t out_zp, bool relu, kernels::Isa isa,
-                    QTensor* out, ConvRunInfo* info) {
-  const ConvGeometry& g = pw.geometry;
-  const kernels::QConvKernel* k = kernels::find_qconv(isa);
+Status run_qgeneric(const QCall& call, const Spatial& s, int64_t batch, bool channels_last, QTensor* out,
+                    ConvRunInfo* info) {
+  const ConvGeometry& g = call.pw.geometry;
+  const kernels::QConvKernel* k = kernels::find_qconv(call.isa);
   Status st;
-  const QConvLayout* layout = packed_for(pw, k->nr, k->kr, &st);
+  const QConvLayout* layout = packed_for(call.pw, k->nr, k->kr, &st);
   if (!layout) return st;
   const Reduction r = reduction_of(g, static_cast<int64_t>(k->nr), static_cast<int64_t>(k->kr));
   // kr - 1 slack values: the last kblock of the last segment may read past the end.
@@ -124,19 +134,16 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
                                         "the conv's padded input"));
   Buffer<ptrdiff_t> offsets;
   QWASM_RETURN_IF_ERROR(segment_offsets(g, r, s, &offsets));
-  const double zp_d = static_cast<double>(out_zp);
-  QWASM_RETURN_IF_ERROR(
-      make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
   RequantConstants rc;
-  QWASM_RETURN_IF_ERROR(requant_constants(pw, input.q_scale(), out_scale, out_zp, relu, k->nr, &rc));
+  QWASM_RETURN_IF_ERROR(make_qoutput(call, k->nr, out, &rc));
   if (info) {
     info->scratch_bytes = buffer.size() * 2 + rc.bytes() + offsets.size() * sizeof(ptrdiff_t);
     info->kernel = k->name;
   }
-  const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
+  const int32_t a_zp = static_cast<int32_t>(call.input.q_zero_point());
   auto centered = [a_zp](uint8_t v) { return static_cast<int16_t>(v - a_zp); };
-  const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(isa);
-  const uint8_t* x = input.data();
+  const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(call.isa);
+  const uint8_t* x = call.input.data();
   const int64_t in_item = g.in_channels * s.D * s.H * s.W;
   const size_t block_weights = static_cast<size_t>(r.nseg * r.kblocks) * k->kr * k->nr;
   for_each_tile(
@@ -164,12 +171,11 @@ Status run_qgeneric(const PackedQConv& pw, const QTensor& input, const Shape& ou
   return Status::Ok();
 }
 
-Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& out_shape, const Spatial& s,
-                      double out_scale, int64_t out_zp, bool relu, kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
-  const ConvGeometry& g = pw.geometry;
-  const kernels::QDwConvKernel* k = kernels::find_qdwconv(isa);
+Status run_qdepthwise(const QCall& call, const Spatial& s, QTensor* out, ConvRunInfo* info) {
+  const ConvGeometry& g = call.pw.geometry;
+  const kernels::QDwConvKernel* k = kernels::find_qdwconv(call.isa);
   Status st;
-  const QConvLayout* layout = packed_for(pw, k->cr, k->kr, &st);
+  const QConvLayout* layout = packed_for(call.pw, k->cr, k->kr, &st);
   if (!layout) return st;
   const int64_t cpad = ceil_div(g.in_channels, static_cast<int64_t>(k->cr)) * static_cast<int64_t>(k->cr);
   Buffer<int16_t> buffer;
@@ -179,11 +185,8 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
   const int64_t group = static_cast<int64_t>(std::max<size_t>(k->kr, 1));
   Buffer<ptrdiff_t> taps;
   QWASM_RETURN_IF_ERROR(taps.allocate(ceil_div(ntaps, group) * group, "the conv's tap offsets", false));
-  const double zp_d = static_cast<double>(out_zp);
-  QWASM_RETURN_IF_ERROR(
-      make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
   RequantConstants rc;
-  QWASM_RETURN_IF_ERROR(requant_constants(pw, input.q_scale(), out_scale, out_zp, relu, k->cr, &rc));
+  QWASM_RETURN_IF_ERROR(make_qoutput(call, k->cr, out, &rc));
   size_t t = 0;
   for (int64_t kd = 0; kd < g.kernel[0]; ++kd)
     for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
@@ -196,8 +199,9 @@ Status run_qdepthwise(const PackedQConv& pw, const QTensor& input, const Shape& 
     info->kernel = k->name;
   }
   const kernels::ConvRequantParams& params = rc.params;
+  const QTensor& input = call.input;
   const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
-  const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(isa);
+  const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(call.isa);
   const int64_t out_size = s.out_size();
   const int64_t in_item = g.in_channels * s.D * s.H * s.W;
   // Threads: tasks of whole output pixels (all channels), ~64 K multiply-adds
@@ -272,22 +276,18 @@ Strides conv_output_strides(const Shape& shape) {
 
 Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
                kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
-  const ConvGeometry& g = pw.geometry;
-  if (g.spatial_dims == 0) return Status::Error("internal: a linear layer runs through qlinear");
-  QWASM_RETURN_IF_ERROR(check_quantized_input(input));
   Shape out_shape;
-  QWASM_RETURN_IF_ERROR(conv_output_shape(g, input.shape(), &out_shape));
-  QWASM_RETURN_IF_ERROR(validate_output_qparams(out_scale, out_zp));
-  const Spatial s = spatial_of(g, input.shape(), out_shape);
+  QWASM_RETURN_IF_ERROR(check_qcall(pw, input, out_scale, out_zp, /*linear=*/false, &out_shape));
+  const QCall call{pw, input, std::move(out_shape), out_scale, out_zp, relu, isa};
+  const Spatial s = spatial_of(pw.geometry, input.shape(), call.out_shape);
   if (pw.depthwise) {
-    QWASM_RETURN_IF_ERROR(run_qdepthwise(pw, input, out_shape, s, out_scale, out_zp, relu, isa, out, info));
+    QWASM_RETURN_IF_ERROR(run_qdepthwise(call, s, out, info));
   } else if (winograd_applies(pw, static_cast<int32_t>(input.q_zero_point()), s)) {
-    QWASM_RETURN_IF_ERROR(run_qwinograd(pw, input, out_shape, s, out_scale, out_zp, relu, isa, out, info));
+    QWASM_RETURN_IF_ERROR(run_qwinograd(call, s, out, info));
   } else {
-    QWASM_RETURN_IF_ERROR(
-        run_qgeneric(pw, input, out_shape, s, input.shape()[0], false, out_scale, out_zp, relu, isa, out, info));
+    QWASM_RETURN_IF_ERROR(run_qgeneric(call, s, input.shape()[0], false, out, info));
   }
-  out->set_strides(conv_output_strides(out_shape));
+  out->set_strides(conv_output_strides(call.out_shape));
   return Status::Ok();
 }
 
@@ -306,14 +306,12 @@ Status lower_conv_output(const QTensor& out5, int spatial_dims, QTensor* out) {
 
 Status qlinear(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
                kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
-  const ConvGeometry& g = pw.geometry;
-  if (g.spatial_dims != 0) return Status::Error("internal: a convolution runs through qconv3d");
-  QWASM_RETURN_IF_ERROR(check_quantized_input(input));
   Shape out_shape;
-  QWASM_RETURN_IF_ERROR(linear_output_shape(g, input.shape(), &out_shape));
-  QWASM_RETURN_IF_ERROR(validate_output_qparams(out_scale, out_zp));
-  const int64_t rows = g.in_channels ? input.numel() / g.in_channels : 0;
-  return run_qgeneric(pw, input, out_shape, linear_spatial(rows), 1, true, out_scale, out_zp, relu, isa, out, info);
+  QWASM_RETURN_IF_ERROR(check_qcall(pw, input, out_scale, out_zp, /*linear=*/true, &out_shape));
+  const QCall call{pw, input, std::move(out_shape), out_scale, out_zp, relu, isa};
+  const int64_t in_channels = pw.geometry.in_channels;
+  const int64_t rows = in_channels ? input.numel() / in_channels : 0;
+  return run_qgeneric(call, linear_spatial(rows), 1, true, out, info);
 }
 
 Status fconv3d(const PackedFConv& pw, const float* x, const Shape& input_shape, bool relu, kernels::Isa isa,

@@ -162,8 +162,10 @@ bool winograd_applies(const PackedQConv& pw, int32_t input_zero_point, const Spa
   return pw.winograd_mode == WinogradMode::kOn || tile_grid(pw.winograd, s).total() >= kAutoMinTiles;
 }
 
-Status run_qwinograd(const PackedQConv& pw, const QTensor& input, const Shape& out_shape, const Spatial& s,
-                     double out_scale, int64_t out_zp, bool relu, kernels::Isa isa, QTensor* out, ConvRunInfo* info) {
+Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunInfo* info) {
+  const PackedQConv& pw = call.pw;
+  const QTensor& input = call.input;
+  const kernels::Isa isa = call.isa;
   const ConvGeometry& g = pw.geometry;
   const WinogradWeights& ww = pw.winograd;
   const size_t nd = ww.nd;
@@ -186,11 +188,8 @@ Status run_qwinograd(const PackedQConv& pw, const QTensor& input, const Shape& o
   for (size_t k = 0; k < nd; ++k) *padded[ww.dims[k]] = 2 * grid.count[ww.dims[k]] + 2;
   Buffer<int16_t> buffer;
   QWASM_RETURN_IF_ERROR(buffer.allocate(padded_buffer_elements(sx, cinp, 1, 0), "the conv's padded input"));
-  const double zp_d = static_cast<double>(out_zp);
-  QWASM_RETURN_IF_ERROR(
-      make_qtensor(out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &out_scale, &zp_d, 1, out));
   RequantConstants rc;
-  QWASM_RETURN_IF_ERROR(requant_constants(pw, input.q_scale(), out_scale, out_zp, relu, ww.nr, &rc));
+  QWASM_RETURN_IF_ERROR(make_qoutput(call, ww.nr, out, &rc));
 
   const int64_t tiles = grid.total();
   const int64_t tblocks = ceil_div(tiles, kTiles);

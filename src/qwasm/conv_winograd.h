@@ -8,6 +8,7 @@
 #include "kernels/isa.h"
 #include "qwasm/conv.h"
 #include "qwasm/conv_layout.h"
+#include "qwasm/conv_requant.h"  // QCall
 
 namespace qwasm {
 namespace conv_internal {
@@ -27,8 +28,7 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
 bool winograd_applies(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s);
 
 // The Winograd driver: same contract as the direct path's (conv_run.cpp).
-Status run_qwinograd(const PackedQConv& pw, const QTensor& input, const Shape& out_shape, const Spatial& s,
-                     double out_scale, int64_t out_zp, bool relu, kernels::Isa isa, QTensor* out, ConvRunInfo* info);
+Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunInfo* info);
 
 }  // namespace conv_internal
 }  // namespace qwasm

@@ -1,23 +1,13 @@
-// Quantized dtypes and schemes, with PyTorch's names and integer ranges. The
-// enum values are the codes the JavaScript layer passes across the boundary.
+// Quantized dtypes and schemes (the enums: quant_types.h), with PyTorch's
+// names and integer ranges.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 #include "qwasm/checked_size.h"
+#include "qwasm/quant_types.h"  // DType, QScheme
 
 namespace qwasm {
-
-enum class DType { kQUInt8 = 0, kQInt8 = 1, kQInt32 = 2, kQUInt4x2 = 3 };
-
-enum class QScheme {
-  kPerTensorAffine = 0,
-  kPerChannelAffine = 1,
-  kPerChannelAffineFloatQParams = 2,
-  // Observers only: tensors never carry the symmetric schemes (PyTorch QTensor.cpp).
-  kPerTensorSymmetric = 3,
-  kPerChannelSymmetric = 4,
-};
 
 struct QRange {
   int64_t qmin;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "kernels/quantize_kernels.h"
 #include "qwasm/format.h"
 #include "qwasm/limits.h"
 #include "qwasm/thread_pool.h"

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/quantize_kernels.h"
+#include "kernels/isa.h"
 #include "qwasm/buffer.h"
 #include "qwasm/dtype.h"
 #include "qwasm/memory_format.h"

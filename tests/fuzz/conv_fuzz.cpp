@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "fuzz_input.h"
-#include "kernels/ref/conv3d_ref.h"
 #include "qwasm/conv.h"
+#include "reference/conv3d_ref.h"
 
 using namespace qwasm;
 

@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "fuzz_input.h"
-#include "kernels/ref/conv3d_ref.h"
 #include "qwasm/checked_size.h"
 #include "qwasm/conv.h"
 #include "qwasm/observer.h"
 #include "qwasm/pool.h"
 #include "qwasm/qelementwise.h"
 #include "qwasm/qtensor.h"
+#include "reference/conv3d_ref.h"
 
 using namespace qwasm;
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fuzz_input.h"
-#include "kernels/ref/quantize_ref.h"
 #include "qwasm/qtensor.h"
+#include "reference/quantize_ref.h"
 
 using namespace qwasm;
 

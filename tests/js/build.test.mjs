@@ -1,7 +1,8 @@
 // The build tells the truth: only the SIMD sources contain SIMD instructions
 // (the scalar kernels really are scalar, so 'qwasm scalar' measures scalar
 // code); the shipped wasm holds the API and none of the test-only entry
-// points; the testing build runs with asserts, the release without.
+// points, and links no test or benchmark code (the reference, bench/native);
+// the testing build runs with asserts, the release without.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,6 +56,35 @@ test('the shipped wasm has no test-only entry points; the testing wasm has them'
   }
   for (const name of ['_quantizePerTensor', '_makeQConv', '_observerObserve']) {
     expect([name, has('dist/qwasm.wasm', name)]).toEqual([name, true]);
+  }
+});
+
+// What a build.ninja output is linked from: its inputs (objects and the
+// static libraries, which CMake lists as implicit inputs), each library
+// expanded into its objects.
+function linkInputs(ninja, output) {
+  const line = ninja.split('\n').find((l) => l.startsWith(`build ${output}: `));
+  expect([output, line !== undefined]).toEqual([output, true]);
+  const inputs = line
+    .split(' || ')[0]
+    .split(' ')
+    .slice(3)
+    .filter((i) => i !== '|');
+  return inputs.flatMap((i) => (i.endsWith('.a') ? [i, ...linkInputs(ninja, i)] : [i]));
+}
+
+test('the package links no test or benchmark code; the testing build links the reference and the peak', () => {
+  const ninja = readFileSync(join(root, 'build/wasm/build.ninja'), 'utf8');
+  const testCode = (input) => /(^|\/)(tests|bench)\/|reference|_ref\.cpp|peak|testing_bindings/.test(input);
+  for (const output of ['qwasm.mjs', 'qwasm.node.js', 'qwasm.mt.mjs', 'qwasm.mt.node.js']) {
+    const inputs = linkInputs(ninja, output);
+    expect([output, inputs.some((i) => i.includes('/src/kernels/registry.cpp.o'))]).toEqual([output, true]);
+    expect([output, inputs.filter(testCode)]).toEqual([output, []]);
+  }
+  for (const output of ['qwasm.testing.js', 'qwasm.bench.js', 'qwasm.testing.mt.js']) {
+    const inputs = linkInputs(ninja, output);
+    expect([output, inputs.some((i) => i.includes('/tests/reference/quantize_ref.cpp.o'))]).toEqual([output, true]);
+    expect([output, inputs.some((i) => i.includes('/bench/native/peak.cpp.o'))]).toEqual([output, true]);
   }
 });
 

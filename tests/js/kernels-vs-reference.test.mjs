@@ -1,5 +1,5 @@
 // Every kernel family in the wasm build (scalar twins and WASM SIMD) equals the
-// naive reference of src/kernels/ref bit for bit, over lengths that hit every
+// naive reference of tests/reference bit for bit, over lengths that hit every
 // remainder path and values at ties, zero, saturation and non-finite.
 import { handle, initTesting, M, qwasm, withCopy } from './testing.mjs';
 import { firstBitDifference, firstDifference, rng, seed } from './util.mjs';

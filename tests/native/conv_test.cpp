@@ -16,12 +16,11 @@
 #include <sstream>
 #include <vector>
 
-#include "kernels/conv_kernels.h"
 #include "kernels/isa.h"
-#include "kernels/ref/conv3d_ref.h"
 #include "qwasm/conv.h"
 #include "qwasm/conv_winograd.h"
 #include "qwasm/thread_pool.h"
+#include "reference/conv3d_ref.h"
 #include "test_util.h"
 
 using namespace qwasm;

@@ -31,12 +31,13 @@
 #include "kernels/conv_kernels.h"
 #include "kernels/pool_kernels.h"
 #include "kernels/quantize_kernels.h"
-#include "kernels/ref/conv3d_ref.h"
-#include "kernels/ref/pool_rows_ref.h"
-#include "kernels/ref/quantize_ref.h"
-#include "kernels/ref/requantize_ref.h"
-#include "kernels/ref/winograd_ref.h"
 #include "kernels/winograd_kernels.h"
+#include "qwasm/dtype.h"
+#include "reference/conv3d_ref.h"
+#include "reference/pool_rows_ref.h"
+#include "reference/quantize_ref.h"
+#include "reference/requantize_ref.h"
+#include "reference/winograd_ref.h"
 #include "test_util.h"
 
 using namespace qwasm;

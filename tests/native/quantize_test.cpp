@@ -9,10 +9,10 @@
 #include <limits>
 #include <vector>
 
-#include "kernels/quantize_kernels.h"
-#include "kernels/ref/quantize_ref.h"
+#include "kernels/isa.h"
 #include "qwasm/qtensor.h"
 #include "qwasm/thread_pool.h"
+#include "reference/quantize_ref.h"
 #include "test_util.h"
 
 using namespace qwasm;

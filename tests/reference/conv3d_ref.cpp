@@ -1,8 +1,8 @@
-#include "kernels/ref/conv3d_ref.h"
+#include "reference/conv3d_ref.h"
 
 #include <cmath>
 
-#include "kernels/ref/requantize_ref.h"
+#include "reference/requantize_ref.h"
 
 namespace qwasm {
 namespace ref {

@@ -1,4 +1,4 @@
-#include "kernels/ref/quantize_ref.h"
+#include "reference/quantize_ref.h"
 
 #include <cmath>
 #include <cstring>
@@ -22,6 +22,25 @@ Layout layout_of(const std::vector<int64_t>& shape, const QParamsView& qp) {
     for (size_t d = qp.axis + 1; d < shape.size(); ++d) l.inner *= shape[d];
   }
   return l;
+}
+
+// PyTorch's ranges of the quantized dtypes (c10/core/ScalarType.h), written
+// here rather than read from the core's dtype_range.
+void range_of(DType dtype, int32_t* qmin, int32_t* qmax) {
+  switch (dtype) {
+    case DType::kQUInt8:
+      *qmin = 0, *qmax = 255;
+      return;
+    case DType::kQInt8:
+      *qmin = -128, *qmax = 127;
+      return;
+    case DType::kQInt32:
+      *qmin = INT32_MIN, *qmax = INT32_MAX;
+      return;
+    case DType::kQUInt4x2:
+      *qmin = 0, *qmax = 15;
+      return;
+  }
 }
 
 // A rounded float (or +-Inf) clamped to [qmin, qmax], compared in double.
@@ -92,8 +111,8 @@ int32_t load(DType dtype, const uint8_t* q, int64_t i) {
 
 void quantize(const float* x, const std::vector<int64_t>& shape, const QParamsView& qp, DType dtype, uint8_t* out) {
   const Layout l = layout_of(shape, qp);
-  const QRange range = dtype_range(dtype);
-  const int32_t qmin = static_cast<int32_t>(range.qmin), qmax = static_cast<int32_t>(range.qmax);
+  int32_t qmin = 0, qmax = 0;
+  range_of(dtype, &qmin, &qmax);
   for (int64_t i = 0; i < l.numel; ++i) {
     const int64_t c = (i / l.inner) % l.channels;
     const int32_t q = qp.scheme == QScheme::kPerChannelAffineFloatQParams

@@ -1,4 +1,4 @@
-#include "kernels/ref/winograd_ref.h"
+#include "reference/winograd_ref.h"
 
 namespace qwasm {
 namespace ref {

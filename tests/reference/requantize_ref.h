@@ -1,6 +1,6 @@
 // The reference's requantization (FBGEMM's ReQuantizeOutput with a float
 // bias), written separately from the kernels' (kernels/requantize.h): the
-// oracle of the conv kernel tests and of ref/conv3d_ref.cpp.
+// oracle of the conv kernel tests and of conv3d_ref.cpp.
 #pragma once
 #include <cmath>
 #include <cstdint>

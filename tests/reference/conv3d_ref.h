@@ -3,15 +3,21 @@
 // kernel d / h / w and input channel: nine loops), padding read as a zero
 // value, one requantization per output, written here separately from the
 // kernels' (docs/numerics.md).
+//
+// The oracle includes none of the core it checks: only the plain geometry and
+// backend types its callers already build (qwasm/conv_types.h, data with no
+// code), so that a test hands it the very ConvGeometry it hands the core.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "qwasm/conv.h"
+#include "qwasm/conv_types.h"
 
 namespace qwasm {
 namespace ref {
+
+using Shape = std::vector<int64_t>;  // [N, C, D, H, W]
 
 struct QConvArgs {
   const uint8_t* x;   // quint8 input, NCDHW

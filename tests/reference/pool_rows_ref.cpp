@@ -1,4 +1,4 @@
-#include "kernels/ref/pool_rows_ref.h"
+#include "reference/pool_rows_ref.h"
 
 namespace qwasm {
 namespace ref {

@@ -2,11 +2,14 @@
 // against. One obvious loop over flat indices; the channel of index i is
 // (i / inner) % channels; the element arithmetic written out here, separately
 // from the kernels' (docs/numerics.md). No tiling, no kernels, no shortcuts.
+// It includes none of the core it checks: only the plain dtype and scheme
+// enums (qwasm/quant_types.h, no code behind them); the integer ranges are
+// written here again.
 #pragma once
 #include <cstdint>
 #include <vector>
 
-#include "qwasm/dtype.h"
+#include "qwasm/quant_types.h"
 
 namespace qwasm {
 namespace ref {
