@@ -27,7 +27,7 @@ export function decode(a) {
 
 /**
  * count bytes from the LCG x = (1103515245 x + 12345) mod 2^31, byte = x >> 16:
- * large golden inputs are stored as a seed (tests/golden/generate.py lcg_bytes).
+ * large golden inputs are stored as a seed (lcg_bytes in tests/golden/generators/memory_formats.py).
  */
 export function lcgBytes(seed, count) {
   const out = new Uint8Array(count);
