@@ -26,6 +26,7 @@
 
 #include "bindings/memory_reserve.h"
 #include "kernels/isa.h"
+#include "qwasm/buffer.h"
 #include "qwasm/dtype.h"
 #include "qwasm/format.h"
 #include "qwasm/limits.h"
@@ -145,6 +146,11 @@ inline Status to_shape(const val& shape, qwasm::Shape* out) {
 template <typename T>
 inline const T* at(uintptr_t address) {
   return reinterpret_cast<const T*>(address);
+}
+
+// A JS-owned Float32Array copy of a buffer (never a view into wasm memory).
+inline val float32_copy(const qwasm::Buffer<float>& b) {
+  return val::global("Float32Array").new_(emscripten::typed_memory_view(b.size(), b.data()));
 }
 
 // A shape as a JS array of numbers.

@@ -18,11 +18,6 @@ Status to_float_count(double nbytes, const char* name, size_t* out) {
   return Status::Ok();
 }
 
-// A JS-owned Float32Array copy of a buffer.
-val float32_array(const qwasm::Buffer<float>& y) {
-  return val::global("Float32Array").new_(emscripten::typed_memory_view(y.size(), y.data()));
-}
-
 // The BatchNorm parameters block at `address`: 4 x channels floats.
 Status read_stats(uintptr_t address, double nbytes, double affine, double eps, qwasm::torch_cpu::BatchNormStats* bn) {
   size_t n = 0;
@@ -60,7 +55,7 @@ val fclamp(uintptr_t x, double nbytes, double lo, double hi) {
   if (s.ok()) s = y.allocate(qwasm::CheckedSize(static_cast<int64_t>(n)), "the output", false);
   if (!s.ok()) return error_value(s);
   qwasm::torch_cpu::clamp(at<float>(x), n, static_cast<float>(lo), static_cast<float>(hi), y.data());
-  return float32_array(y);
+  return float32_copy(y);
 }
 
 val fbatch_norm(uintptr_t x, double nbytes, val shape, uintptr_t stats, double stats_bytes, double affine, double eps) {
@@ -71,7 +66,7 @@ val fbatch_norm(uintptr_t x, double nbytes, val shape, uintptr_t stats, double s
   if (s.ok()) s = read_stats(stats, stats_bytes, affine, eps, &bn);
   qwasm::Buffer<float> y;
   if (s.ok()) s = qwasm::torch_cpu::batch_norm_eval(at<float>(x), dims, bn, &y);
-  return s.ok() ? float32_array(y) : error_value(s);
+  return s.ok() ? float32_copy(y) : error_value(s);
 }
 
 // weight: the conv's or linear's weight of w_shape followed by its bias
@@ -95,8 +90,8 @@ val ffold_batch_norm(uintptr_t weight, double nbytes, val w_shape, uintptr_t sta
   if (s.ok()) s = qwasm::torch_cpu::fold_batch_norm(p, dims, p + numel, bn, linear != 0, &w, &b);
   if (!s.ok()) return error_value(s);
   val o = val::object();
-  o.set("weight", float32_array(w));
-  o.set("bias", float32_array(b));
+  o.set("weight", float32_copy(w));
+  o.set("bias", float32_copy(b));
   return o;
 }
 

@@ -27,7 +27,7 @@ val histogram_observe(uintptr_t x, double nbytes, double bins, uintptr_t state) 
   std::memcpy(block.data(), at<float>(state), block.size() * 4);
   s = qwasm::histogram_observe(at<float>(x), n / 4, b, block.data() + 2, &block[0], &block[1]);
   if (!s.ok()) return error_value(s);
-  return val::global("Float32Array").new_(emscripten::typed_memory_view(block.size(), block.data()));
+  return float32_copy(block);
 }
 
 // The qparams of a non-empty state block: the L2 search, then _calculate_qparams.

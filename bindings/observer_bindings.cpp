@@ -40,10 +40,6 @@ val observer_config(double dtype, double qscheme, bool reduce_range, bool per_ch
   return o;
 }
 
-val float32_copy(const qwasm::Buffer<float>& b) {
-  return val::global("Float32Array").new_(emscripten::typed_memory_view(b.size(), b.data()));
-}
-
 // One observe(x) step. state holds nstate running mins then nstate running
 // maxes (nstate = 0: nothing observed yet). Returns the new {min, max}.
 val observer_observe(uintptr_t x, double nbytes, val shape, bool per_channel, double ch_axis, uintptr_t state,

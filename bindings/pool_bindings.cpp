@@ -38,7 +38,7 @@ Status read_sizes(const val& sizes, int dims, int64_t* out) {
 val float_result(const Status& s, const qwasm::Buffer<float>& y, const qwasm::Shape& shape) {
   if (!s.ok()) return error_value(s);
   val o = val::object();
-  o.set("data", val::global("Float32Array").new_(emscripten::typed_memory_view(y.size(), y.data())));
+  o.set("data", float32_copy(y));
   o.set("shape", to_js_shape(shape));
   return o;
 }

@@ -1,10 +1,10 @@
 // Turns the bindings' {error, kind} results into thrown JavaScript errors.
-// The kind codes are bindings/common.h's kind_code().
+// The kind codes are bindings/common.h's kind_code(); kind 4, out of memory,
+// becomes a RangeError with kind 'outOfMemory' (checked() below).
 const ERROR_CLASSES = new Map([
   [1, TypeError],
   [2, RangeError],
   [3, Error],
-  [4, RangeError],
 ]);
 
 /** The `kind` of an error thrown because wasm memory ran out (the core's or a JS-side malloc). */
