@@ -2,7 +2,18 @@
 // `@ts-expect-error` is an error, or tsc reports the directive as unused and
 // the types test fails. Each case is a lie the declarations used to tell.
 // (Biome leaves this file alone: sorting or wrapping would move the lines.)
-import { init, io, makePerTensorQuantizedTensor, nn, quantization, quantizePerTensor, runtimeInfo, setNumThreads, tensor } from 'qwasm';
+import {
+  init,
+  io,
+  makePerTensorQuantizedTensor,
+  nn,
+  type OutOfMemoryError,
+  quantization,
+  quantizePerTensor,
+  runtimeInfo,
+  setNumThreads,
+  tensor,
+} from 'qwasm';
 // @ts-expect-error: the package has no default export (ESM and CJS alike)
 import qwasmDefault from 'qwasm';
 // @ts-expect-error: internal declarations are not importable
@@ -106,4 +117,11 @@ export async function cases(): Promise<unknown[]> {
     // @ts-expect-error: a QConfig's activation is an observer factory or class, not a module class
     new quantization.QConfig({ activation: nn.Conv3d, weight: quantization.MinMaxObserver }),
   ];
+}
+
+// An out-of-memory error's kind is the one literal 'outOfMemory'.
+export function outOfMemoryKind(e: OutOfMemoryError): 'outOfMemory' {
+  // @ts-expect-error: kind is 'outOfMemory', nothing else
+  const other: OutOfMemoryError['kind'] = 'out of memory';
+  return other === e.kind ? e.kind : e.kind;
 }

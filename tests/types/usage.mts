@@ -5,6 +5,7 @@ import {
   io,
   makePerTensorQuantizedTensor,
   nn,
+  type OutOfMemoryError,
   type QTensor,
   quantization,
   quantizePerChannel,
@@ -175,4 +176,15 @@ export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[
     addScale ?? 0,
     typeof firstArg === 'object' && firstArg !== null && 'node' in firstArg ? 1 : 0,
   ];
+}
+
+// The README's advice: test an out-of-memory error's kind, not its text.
+export function outOfMemoryIsRecoverable(run: () => void): boolean {
+  try {
+    run();
+    return true;
+  } catch (e) {
+    if (e instanceof RangeError && (e as OutOfMemoryError).kind === 'outOfMemory') return false;
+    throw e;
+  }
 }
