@@ -16,7 +16,7 @@ import { PRESETS } from '../../demo/presets.mjs';
 import { channelErrors } from '../../demo/stats.mjs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { OUTPUT_DIR } from './browser.mjs';
-import { engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
 import { startTestServer } from './test-server.mjs';
 
 const fixtureBytes = (name) => readFileSync(fileURLToPath(new URL(`../golden/fixtures/${name}`, import.meta.url)));
@@ -119,7 +119,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
       headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
     });
     engine = await launchEngine(engineName);
-  }, 60_000);
+  }, ENGINE_LAUNCH_HOOK_MS);
 
   afterAll(async () => {
     await engine?.close();

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as Q from '../../web/src/index.node.mjs';
-import { engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
 import { FIXTURES, runGrowthCheck, runLibraryChecks } from './library/checks.mjs';
 import { startTestServer } from './test-server.mjs';
 
@@ -49,7 +49,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
     server = await startTestServer({ headers: { 'Content-Security-Policy': STRICT_CSP } });
     engine = await launchEngine(engineName);
     console.log(`${engineName} ${engine.version}`);
-  }, 60_000);
+  }, ENGINE_LAUNCH_HOOK_MS);
 
   afterAll(async () => {
     await engine?.close();

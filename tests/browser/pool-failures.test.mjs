@@ -5,7 +5,7 @@
 // start-up. Each leads, within a bounded time, to the single-thread variant
 // (same integers) with runtimeInfo().threadsUnavailable saying what failed
 // and what to do.
-import { engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
 import { startTestServer } from './test-server.mjs';
 
 const WORKER = '/dist/qwasm.mt.worker.mjs';
@@ -20,7 +20,7 @@ describe.each(selectedEngines().filter((e) => e !== 'webkit'))('%s', (engineName
   beforeAll(async () => {
     if (engineSkipReason(engineName)) return;
     engine = await launchEngine(engineName);
-  }, 60_000);
+  }, ENGINE_LAUNCH_HOOK_MS);
   afterAll(async () => {
     await engine?.close();
   });

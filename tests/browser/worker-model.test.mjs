@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as Q from '../../web/src/index.node.mjs';
-import { engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
 import { startTestServer } from './test-server.mjs';
 
 const MODEL = '/tests/golden/exported/r3d_18.qwasm.safetensors';
@@ -34,7 +34,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
   beforeAll(async () => {
     if (engineSkipReason(engineName)) return;
     engine = await launchEngine(engineName);
-  }, 60_000);
+  }, ENGINE_LAUNCH_HOOK_MS);
   afterAll(async () => {
     await engine?.close();
   });
