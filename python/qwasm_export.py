@@ -261,7 +261,7 @@ GRAPH_FUNCTIONS = {
     "quantized.add": {"args": 4, "kwargs": _QPARAMS}, "quantized.add_relu": {"args": 4, "kwargs": _QPARAMS},
     "quantized.mul": {"args": 4, "kwargs": _QPARAMS}, "quantized.mul_relu": {"args": 4, "kwargs": _QPARAMS},
     "quantized.add_scalar": {"args": 2, "kwargs": []}, "quantized.mul_scalar": {"args": 2, "kwargs": []},
-    "quantized.cat": {"args": 4, "kwargs": [*_QPARAMS, "dim"]},
+    "quantized.cat": {"args": 4, "kwargs": [*_QPARAMS, "dim"]}, "cat": {"args": 2, "kwargs": ["dim"]},
     "flatten": {"args": 3, "kwargs": ["start_dim", "end_dim"]},
     "relu": {"args": 1, "kwargs": []}, "add": {"args": 2, "kwargs": []},
 }
@@ -322,8 +322,19 @@ def export(model, example_input, path, metadata=None):
     in the browser. Returns the graph description that was written."""
     if torch is None:
         raise ModuleNotFoundError(INSTALL_TORCH, name="torch")
-    from safetensors.torch import save_file
+    from qwasm_pt2e import is_pt2e_graph, lower
 
+    if is_pt2e_graph(model):
+        # A torch.export graph (torchao's PT2E flow): no tracing, and no
+        # model.eval(), which torchao forbids on exported models.
+        with torch.no_grad():
+            out = model(example_input)
+        if not isinstance(out, torch.Tensor):
+            raise ExportError("the model must return one tensor")
+        w = _Writer()
+        modules, nodes = lower(model, w)
+        # PT2E's reference arithmetic is the x86 recipe's: its quantized convs run on oneDNN's steps.
+        return _save(w, modules, nodes, "x86", example_input, path, metadata)
     engine = torch.backends.quantized.engine
     if engine not in ("x86", "fbgemm"):
         raise ExportError(f"the quantized engine is '{engine}': qwasm reproduces 'x86' (PyTorch's default on x86 "
@@ -410,6 +421,12 @@ def export(model, example_input, path, metadata=None):
         entry["args"] = _encode_arg(list(node.args), where)
         entry["kwargs"] = {k: _encode_arg(v, where) for k, v in kwargs.items()}
         nodes.append(entry)
+    return _save(w, modules, nodes, engine, example_input, path, metadata)
+
+
+def _save(w, modules, nodes, engine, example_input, path, metadata):
+    from safetensors.torch import save_file
+
     graph = {"format": FORMAT, "version": FORMAT_VERSION, "torch": torch.__version__, "engine": engine,
              "input_shape": list(example_input.shape), "modules": modules, "nodes": nodes}
     meta = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "graph": json.dumps(graph)}

@@ -266,6 +266,8 @@ test('the tarball: the wasm of each variant, their glues and worker scripts, the
     'python/pyproject.toml',
     'python/qwasm_export.py',
     'python/qwasm_video.py',
+    'python/qwasm_pt2e.py',
+    'python/qwasm_quantizer.py',
   ]) {
     expect([f, packedFiles.includes(f)]).toEqual([f, true]);
   }

@@ -12,7 +12,13 @@ import * as qwasm from '../../web/src/index.node.mjs';
 import { ROOT } from './readme-blocks.mjs';
 
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
-const PY_FILES = ['python/pyproject.toml', 'python/qwasm_export.py', 'python/qwasm_video.py'];
+const PY_FILES = [
+  'python/pyproject.toml',
+  'python/qwasm_export.py',
+  'python/qwasm_pt2e.py',
+  'python/qwasm_quantizer.py',
+  'python/qwasm_video.py',
+];
 const CPU_TORCH = 'pip install torch --index-url https://download.pytorch.org/whl/cpu';
 const work = mkdtempSync(join(tmpdir(), 'qwasm-pypkg-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -108,7 +114,7 @@ print(json.dumps([d.version, d.requires, [(e.name, e.value) for e in d.entry_poi
     const normalized = requires?.map((r) => r.replace(/\s+/g, '').replaceAll("'", '"')).sort();
     expect([version, normalized, scripts]).toEqual([
       VERSION,
-      ['safetensors', 'torch', 'torchvision;extra=="video"'],
+      ['safetensors', 'torch', 'torchao;extra=="pt2e"', 'torchvision;extra=="video"'],
       [['qwasm-export', 'qwasm_export:main']],
     ]);
   });

@@ -39,9 +39,13 @@ test("the loader's graph functions and methods have the vocabulary's signatures,
 const PYTHON = `import json, sys
 sys.path.insert(0, "python")
 import qwasm_export as q
+p = None
+if q.torch is not None:
+    import qwasm_pt2e as p  # the PT2E lowering (python/qwasm_pt2e.py) needs torch
 print(json.dumps({"format": q.FORMAT, "version": q.FORMAT_VERSION, "modules": q.MODULE_FIELDS,
   "functions": q.GRAPH_FUNCTIONS, "methods": q.GRAPH_METHODS,
-  "recorded_functions": sorted(set(q._FUNCTIONS.values())), "recorded_methods": sorted(set(q._METHODS.values())),
+  "recorded_functions": sorted(set(q._FUNCTIONS.values()) | set(p.RECORDED_FUNCTIONS if p else ())),
+  "recorded_methods": sorted(set(q._METHODS.values()) | set(p.RECORDED_METHODS if p else ())),
   "torch": q.torch is not None}))`;
 
 describe('the exporter (python/qwasm_export.py)', () => {

@@ -108,6 +108,43 @@ function floatAdd(a, b) {
   return { data, shape: a.shape.slice() };
 }
 
+// torch.cat(tensors, dim) of float tensors (a graph with float ops between
+// quantized ones, e.g. torchao's XNNPACKQuantizer's): equal shapes but at dim.
+function floatCat(xs, dim) {
+  if (!Array.isArray(xs) || xs.length === 0)
+    throw new NodeError(`cat: tensors must be a non-empty list, got ${describe(xs)}`);
+  xs.forEach((x, i) => {
+    if (!isFloatTensor(x)) throw new NodeError(`cat: tensors[${i}] must be a float tensor, got ${describe(x)}`);
+  });
+  const rank = xs[0].shape.length;
+  const d0 = wantInt(dim, 'cat: dim');
+  const d = d0 < 0 ? d0 + rank : d0;
+  if (d < 0 || d >= rank) throw new NodeError(`cat: dim ${d0} is out of range for rank ${rank}`);
+  const shape = xs[0].shape.slice();
+  shape[d] = 0;
+  for (const [i, x] of xs.entries()) {
+    if (x.shape.length !== rank || x.shape.some((n, j) => j !== d && n !== xs[0].shape[j])) {
+      throw new NodeError(
+        `cat: tensors[${i}] has shape [${x.shape.join(', ')}], which differs from [${xs[0].shape.join(', ')}] outside dim ${d}`,
+      );
+    }
+    shape[d] += x.shape[d];
+  }
+  // Blocks of (size of dim d) x (inner) values, one per outer index, from each input in turn.
+  const outer = numel(shape.slice(0, d));
+  const inner = numel(shape.slice(d + 1));
+  const data = new Float32Array(numel(shape));
+  let at = 0;
+  for (let o = 0; o < outer; o++) {
+    for (const x of xs) {
+      const block = x.shape[d] * inner;
+      data.set(x.data.subarray(o * block, (o + 1) * block), at);
+      at += block;
+    }
+  }
+  return { data, shape };
+}
+
 function reshape(args) {
   const x = args[0];
   const dims = reshapeDims(args);
@@ -176,9 +213,9 @@ function quantizedScalarCost(args) {
   return costOf(qValue(x.shape, null, null), x.shape === null ? 0 : numel(x.shape));
 }
 
-function catCost(args, kwargs) {
-  const xs = arg(args, kwargs, 0, 'qx');
-  const dim = arg(args, kwargs, 1, 'dim');
+function catCost(args, kwargs, names = ['qx', 'dim']) {
+  const xs = arg(args, kwargs, 0, names[0]);
+  const dim = arg(args, kwargs, 1, names[1]);
   if (!Array.isArray(xs) || xs.length === 0 || !xs.every(isTensor) || !Number.isSafeInteger(dim)) return null;
   if (xs.some((v) => v.shape === null)) return costOf(qValue(null, null, null), 0);
   const rank = xs[0].shape.length;
@@ -186,7 +223,11 @@ function catCost(args, kwargs) {
   if (d < 0 || d >= rank || xs.some((v) => v.shape.length !== rank)) return null;
   const shape = xs[0].shape.slice();
   shape[d] = xs.reduce((s, v) => s + v.shape[d], 0);
-  return costOf(qValue(shape, arg(args, kwargs, 2, 'scale'), arg(args, kwargs, 3, 'zero_point')), numel(shape));
+  const out =
+    names[0] === 'qx'
+      ? qValue(shape, arg(args, kwargs, 2, 'scale'), arg(args, kwargs, 3, 'zero_point'))
+      : floatValue(shape);
+  return costOf(out, numel(shape));
 }
 
 const quantizedBinary = (op) => ({
@@ -252,6 +293,12 @@ export const GRAPH_FUNCTIONS = /** @type {Readonly<Record<string, GraphCallable>
         );
       },
       cost: catCost,
+    },
+    cat: {
+      args: 2,
+      kwargs: ['dim'],
+      run: (args, kwargs) => floatCat(param(args, kwargs, 0, 'tensors'), param(args, kwargs, 1, 'dim', 0)),
+      cost: (args, kwargs) => catCost(args, kwargs, ['tensors', 'dim']),
     },
     flatten: flattenEntry('input'),
     relu: { args: 1, kwargs: [], run: (args, kwargs) => relu(param(args, kwargs, 0, 'input')), cost: elementwise },
