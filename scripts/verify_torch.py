@@ -9,8 +9,9 @@ never imports torch; its goldens are committed at reduced widths).
    then run by qwasm (scripts/verify-torch-run.mjs) on clips of batch 1 and
    2, 8 and 16 frames, 112x112: the logits' integers and the dequantized
    floats must equal PyTorch's bit for bit.
-2. The README's Python block, run as written, and the README's JavaScript
-   example on the file it writes.
+2. The README's Python blocks (the eager flow, and PT2E with QwasmQuantizer,
+   which also needs torchao), run as written, and the README's JavaScript
+   example for each on the file it writes.
 
 Without torch it says so and exits 0. Seeds are fixed; clips come from the
 LCG the tests use (values (byte - 128) / 64).
@@ -32,8 +33,9 @@ def main():
         import torch
         import torchvision  # noqa: F401
         import safetensors  # noqa: F401
+        import torchao  # noqa: F401
     except ImportError as e:
-        print(f"verify:torch: skipped: {e.name} is not installed (pip install torch torchvision safetensors)")
+        print(f"verify:torch: skipped: {e.name} is not installed (pip install torch torchvision safetensors torchao)")
         return 0
     sys.path.insert(0, os.path.join(ROOT, "python"))
     sys.path.insert(0, os.path.join(ROOT, "tests", "models"))
@@ -85,24 +87,29 @@ def main():
     r = subprocess.run(["node", os.path.join(ROOT, "scripts", "verify-torch-run.mjs"), os.path.join(work, "cases.json")])
     failed = r.returncode != 0
 
-    # The README's Python block, then its JavaScript example on the file the block wrote.
+    # The README's Python blocks (the eager flow, then PT2E), each followed by
+    # the JavaScript example that loads the file it writes.
     readme = open(os.path.join(ROOT, "README.md")).read()
-    python_block = re.search(r"^```python run\n(.*?)^```", readme, re.M | re.S).group(1)
-    js_block = re.search(r"^```js node\n((?:(?!^```).)*?r3d_18\.qwasm\.safetensors.*?)^```", readme, re.M | re.S).group(1)
     app = os.path.join(work, "readme-app")
     os.makedirs(os.path.join(app, "node_modules"))
     os.symlink(ROOT, os.path.join(app, "node_modules", "qwasm"))
-    subprocess.run([sys.executable, "-c", python_block], cwd=app, check=True)
-    with open(os.path.join(app, "example.mjs"), "w") as f:
-        f.write(js_block)
-    out = subprocess.run(["node", "example.mjs"], cwd=app, capture_output=True, text=True)
-    want = [m.strip() for m in re.findall(r"// → (.*)$", js_block, re.M)]
-    got = out.stdout.strip().split("\n")
-    if got == want and not out.stderr:
-        print(f"  README: the Python block exported full-size r3d_18; the JS example printed {got}")
-    else:
-        print(f"  README: FAILED: printed {got} (stderr {out.stderr!r}), the comments say {want}")
-        failed = True
+    for python_block in re.findall(r"^```python run\n(.*?)^```", readme, re.M | re.S):
+        written = re.search(r'export\(.*"([\w.]+\.qwasm\.safetensors)"\)', python_block).group(1)
+        js_block = re.search(r"^```js node\n((?:(?!^```).)*?'" + re.escape(written) + r"'.*?)^```", readme,
+                             re.M | re.S).group(1)
+        t0 = time.time()
+        subprocess.run([sys.executable, "-c", python_block], cwd=app, check=True)
+        with open(os.path.join(app, "example.mjs"), "w") as f:
+            f.write(js_block)
+        out = subprocess.run(["node", "example.mjs"], cwd=app, capture_output=True, text=True)
+        want = [m.strip() for m in re.findall(r"// → (.*)$", js_block, re.M)]
+        got = out.stdout.strip().split("\n")
+        if got == want and not out.stderr:
+            print(f"  README: a Python block wrote full-size {written} ({time.time() - t0:.0f} s); "
+                  f"its JS example printed {got}")
+        else:
+            print(f"  README: FAILED for {written}: printed {got} (stderr {out.stderr!r}), the comments say {want}")
+            failed = True
     shutil.rmtree(work, ignore_errors=True)
     print("verify:torch: " + ("FAILED" if failed else "every full-size check equals PyTorch"))
     return 1 if failed else 0

@@ -358,6 +358,37 @@ describe.each(selectedEngines())('%s', (engineName) => {
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
 
+  it('the model view opens a dropped PT2E file (r3d_18 through QwasmQuantizer): its quantized layers by module path, a run', async () => {
+    const name = 'pt2e_r3d_18_qwasm.qwasm.safetensors';
+    const bytes = readFileSync(fileURLToPath(new URL(`../golden/exported/${name}`, import.meta.url)));
+    const model = qwasm.io.loadModel(new Uint8Array(bytes));
+    await tab.evaluate(click('tab-model'));
+    await tab.evaluate(dropFile(name, bytes, 'm-dropzone'));
+    await tab.waitFor(`${text('#m-status')} === 'Loaded ${name}.'`, 60_000);
+    const layers = await tab.evaluate(`[...document.querySelectorAll('#m-layer option')].map((o) => o.value)`);
+    // torch.export's module paths, as the eager model has them; every conv and the fc in int8.
+    const quantized = model
+      .namedModules()
+      .filter(([, m]) => typeof m.weight === 'function' && typeof m.scale === 'number')
+      .map(([path]) => path);
+    expect(layers).toEqual(quantized);
+    expect(layers.length).toBe(21);
+    expect(layers).toContain('layer1.0.conv1.0');
+    await tab.evaluate(select('m-layer', 'layer1.0.conv1.0'));
+    const w = model.getSubmodule('layer1.0.conv1.0').weight();
+    expect(await tab.evaluate('window.qwasmDemo.model.charts.scales.data.datasets[0].data')).toEqual(
+      Array.from(w.qPerChannelScales()),
+    );
+    w.dispose();
+    await tab.evaluate(click('m-run'));
+    await tab.waitFor(`${text('#m-status')} === 'Ran ${name}.'`, 120_000);
+    expect(await tab.evaluate(text('#m-output'))).toMatch(
+      new RegExp(`^Input \\[1, 3, 16, 112, 112\\]: [\\d.]+ ms in ${model.nodes.length - 2} nodes, heap high-water`),
+    );
+    model.dispose();
+    expect(await problems()).toEqual({ inPage: [], missing: [] });
+  }, 150_000);
+
   it('a dropped file that is not an exported model shows why in the model view', async () => {
     await tab.evaluate(click('tab-model'));
     await tab.evaluate(dropFile('model.safetensors', fixtureBytes('model.safetensors'), 'm-dropzone'));

@@ -30,6 +30,11 @@ test.each(nodeBlocks.map((b, i) => [i + 1, b.runner, b]))(
     // of the widths (tests/golden/exported; npm run verify:torch runs the
     // Python block itself, full size, and this example on its output).
     copyFileSync(join(ROOT, 'tests/golden/exported/r3d_18.qwasm.safetensors'), join(dir, 'r3d_18.qwasm.safetensors'));
+    // And the PT2E block's file: r3d_18 through QwasmQuantizer, at an eighth of the widths.
+    copyFileSync(
+      join(ROOT, 'tests/golden/exported/pt2e_r3d_18_qwasm.qwasm.safetensors'),
+      join(dir, 'r3d_18_pt2e.qwasm.safetensors'),
+    );
     const r = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.stdout.trimEnd().split('\n')).toEqual(b.expected);
@@ -37,16 +42,19 @@ test.each(nodeBlocks.map((b, i) => [i + 1, b.runner, b]))(
   60_000,
 );
 
-test('the README Python block is valid Python that uses the shipped exporter', () => {
+test('the README Python blocks (eager, PT2E) are valid Python that use the shipped exporter', () => {
   const py = blocks.filter((b) => b.lang === 'python');
-  expect(py.map((b) => b.runner)).toEqual(['run']);
-  expect(py[0].code).toContain('sys.path.insert(0, "node_modules/qwasm/python")');
-  const r = spawnSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], {
-    input: py[0].code,
-    encoding: 'utf8',
-  });
-  expect(r.stderr).toBe('');
-  expect(r.status).toBe(0);
+  expect(py.map((b) => b.runner)).toEqual(['run', 'run']);
+  expect(py[1].code).toContain('from qwasm_quantizer import QwasmQuantizer');
+  for (const b of py) {
+    expect(b.code).toContain('sys.path.insert(0, "node_modules/qwasm/python")');
+    const r = spawnSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], {
+      input: b.code,
+      encoding: 'utf8',
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  }
 });
 
 test('the README TypeScript example compiles under tsc --strict (nodenext)', () => {

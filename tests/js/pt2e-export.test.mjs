@@ -1,0 +1,155 @@
+// The exporter on torchao's PT2E graphs, run where python3 has torch and
+// torchao (a developer's machine; CI has neither, and the committed goldens,
+// tests/js/golden-pt2e.test.mjs, check the numbers there): one Python run
+// builds small models, quantizes them with PT2E and exports them, or records
+// the ExportError it raises; the files then run in qwasm.
+// - what it cannot run is an ExportError naming the node and its source line;
+// - activations quantized over a reduced range (reduce_range) are refused
+//   with the reason, as is dropout left in training mode;
+// - QwasmQuantizer's conv1d, and a PT2E graph without quantization (float
+//   ops only), export and run.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as qwasm from '../../web/src/index.node.mjs';
+import { ROOT } from './readme-blocks.mjs';
+
+const hasTorchao = spawnSync('python3', ['-c', 'import torch, torchao'], { encoding: 'utf8' }).status === 0;
+const work = mkdtempSync(join(tmpdir(), 'qwasm-pt2e-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const PYTHON = `import json, sys, warnings
+warnings.simplefilter("ignore")
+sys.path.insert(0, ${JSON.stringify(join(ROOT, 'python'))})
+import torch
+from torch import nn
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
+    X86InductorQuantizer, get_default_x86_inductor_quantization_config)
+from qwasm_export import ExportError, export
+from qwasm_quantizer import QwasmQuantizer
+
+torch.manual_seed(0)
+out = {}
+
+def pt2e(model, x, quantizer):
+    m = torch.export.export(model, (x,)).module()
+    if quantizer is None:
+        return m
+    m = prepare_pt2e(m, quantizer)
+    m(x)
+    return convert_pt2e(m)
+
+def attempt(name, model, x, quantizer):
+    try:
+        m = pt2e(model, x, quantizer)
+        export(m, x, f"{name}.qwasm.safetensors")
+        with torch.no_grad():
+            y = m(x)
+        out[name] = {"x": x.flatten().tolist(), "shape": list(x.shape), "y": y.flatten().tolist()}
+    except ExportError as e:
+        out[name] = {"error": str(e)}
+
+class Gated(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 4, 3)
+        self.conv2 = nn.Conv2d(4, 4, 3)
+    def forward(self, x):
+        y = self.conv1(x)
+        y = y * torch.sigmoid(y)  # SiLU written out: qwasm has no sigmoid
+        return self.conv2(y)
+
+x2 = torch.randn(1, 3, 8, 8)
+attempt("sigmoid", Gated().eval(), x2, QwasmQuantizer())
+attempt("reduce_range", nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()).eval(), x2,
+        X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config(reduce_range=True)))
+attempt("dropout_training", nn.Sequential(nn.Conv2d(3, 4, 3), nn.Dropout(0.5)).train(), x2, None)
+x1 = torch.randn(2, 3, 20)
+attempt("conv1d", nn.Sequential(nn.Conv1d(3, 6, 3, padding=1), nn.BatchNorm1d(6), nn.ReLU(),
+                                nn.Conv1d(6, 6, 3, stride=2), nn.AdaptiveAvgPool1d(1), nn.Flatten(),
+                                nn.Linear(6, 5)).eval(), x1, QwasmQuantizer())
+attempt("float_graph", nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                                     nn.Flatten(), nn.Linear(36, 3)).eval(), x2, None)
+print(json.dumps(out))`;
+
+let results;
+function pythonResults() {
+  if (results) return results;
+  // A file, not -c: torch.export records the source lines of code it can read.
+  writeFileSync(join(work, 'pt2e_models.py'), PYTHON);
+  const r = spawnSync('python3', ['pt2e_models.py'], { cwd: work, encoding: 'utf8', timeout: 300_000 });
+  if (r.status !== 0) throw new Error(`the PT2E script failed:\n${r.stderr}`);
+  results = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  return results;
+}
+
+const it = hasTorchao ? test : test.skip;
+if (!hasTorchao)
+  console.warn('SKIPPED: python3 has no torch and torchao (pip install torch torchao): the PT2E exporter');
+
+it('an op qwasm cannot run is an ExportError naming the node, the op and the source line', () => {
+  const { error } = pythonResults().sigmoid;
+  expect(error).toMatch(/^unsupported op aten\.sigmoid\.default at node 'sigmoid' \(sigmoid\.default\)/);
+  // The user's line of code, from torch.export's stack trace.
+  expect(error).toMatch(/File ".*pt2e_models\.py", line \d+, in forward: y = y \* torch\.sigmoid\(y\)/);
+}, 300_000);
+
+it('activations over a reduced range (reduce_range=True) are refused with the reason and the remedy', () => {
+  const { error } = pythonResults().reduce_range;
+  expect(error).toMatch(
+    /quant range \[0, 127\] of torch\.uint8: qwasm's quantized ops clamp to the dtype's full range/,
+  );
+  expect(error).toMatch(/reduce_range=False/);
+});
+
+it('dropout exported in training mode is refused, naming move_exported_model_to_eval', () => {
+  const { error } = pythonResults().dropout_training;
+  expect(error).toMatch(/dropout in training mode/);
+  expect(error).toMatch(/move_exported_model_to_eval/);
+});
+
+async function runExported(name) {
+  await qwasm.init();
+  const r = pythonResults()[name];
+  expect(r.error).toBeUndefined();
+  const model = qwasm.io.loadModel(new Uint8Array(readFileSync(join(work, `${name}.qwasm.safetensors`))));
+  return { model, y: model.forward({ data: Float32Array.from(r.x), shape: r.shape }), want: r.y };
+}
+
+it('QwasmQuantizer quantizes conv1d (BatchNorm folded, ReLU fused) and linear; the file runs in int8', async () => {
+  const { model, y, want } = await runExported('conv1d');
+  try {
+    const kinds = model.namedModules().map(([path, m]) => [path, m.constructor.name]);
+    expect(kinds.filter(([, k]) => /Conv|Linear/.test(k))).toEqual([
+      ['0', 'ConvReLU1d'],
+      ['3', 'Conv1d'],
+      ['6', 'Linear'],
+    ]);
+    expect(model.namedModules().filter(([, m]) => /Conv|Linear/.test(m.constructor.name) && !m.backend)).toEqual([]);
+    // The logits are dequantized int8: within 2 steps of the output scale.
+    const scale = model.getSubmodule('6').scale;
+    expect(Array.from(y.data, (v, i) => Math.round(Math.abs(v - want[i]) / scale) <= 2)).toEqual(want.map(() => true));
+  } finally {
+    model.dispose();
+  }
+});
+
+it('a PT2E graph without quantization (float ops only) exports and runs to float rounding', async () => {
+  const { model, y, want } = await runExported('float_graph');
+  try {
+    expect(model.namedModules().map(([, m]) => m.constructor.name)).toEqual([
+      'GraphModule',
+      'Conv2d',
+      'BatchNorm2d',
+      'MaxPool2d',
+      'Linear',
+    ]);
+    expect(Array.from(y.data, (v, i) => Math.abs(v - want[i]) <= 1e-5 * Math.max(1, Math.abs(want[i])))).toEqual(
+      want.map(() => true),
+    );
+  } finally {
+    model.dispose();
+  }
+});
