@@ -4,16 +4,19 @@
     export(model, example_input, "model.qwasm.safetensors")
 
 `model` is a model converted by PyTorch's eager flow
-(torch.ao.quantization.convert), or a float model made of the modules below.
-It is traced with torch.fx (symbolic tracing; PyTorch's quantized modules are
-leaves), and every node is written down: quantized weights as I8 tensors with
-their per-channel scales (F64) and zero points (I64) or their per-tensor
-qparams, float biases and weights as F32, and the graph, each module's
-attributes and the format version as JSON in the file's metadata. An
+(torch.ao.quantization.convert), or a float model made of the modules below,
+traced with torch.fx (symbolic tracing; PyTorch's quantized modules are
+leaves); or a torch.export graph, converted by torchao's PT2E flow
+(convert_pt2e, ideally with qwasm_quantizer.QwasmQuantizer) or float, which
+python/qwasm_pt2e.py lowers to the same format. Every node is written down:
+quantized weights as I8 tensors with their per-channel scales (F64) and zero
+points (I64) or their per-tensor qparams, float biases and weights as F32,
+and the graph, each module's attributes and the format version as JSON in
+the file's metadata. An
 unsupported module, function or method raises ExportError naming it and the
 module path; nothing is dropped silently.
 
-The numbers follow the quantized engine the model was converted under
+The numbers of an eager model follow the quantized engine it was converted under
 (torch.backends.quantized.engine, 'x86' by default on x86 CPUs, or
 'fbgemm'): the file records it, and for each quantized convolution the
 backend PyTorch packed its weights for ('onednn' or 'fbgemm', read from the
@@ -317,9 +320,10 @@ def _encode_arg(a, where):
 
 
 def export(model, example_input, path, metadata=None):
-    """Traces `model` and writes `path` (.safetensors). `example_input` runs the
-    traced graph once against the model, so a tracing error shows here and not
-    in the browser. Returns the graph description that was written."""
+    """Traces `model` (or lowers a torch.export / PT2E graph) and writes `path`
+    (.safetensors). `example_input` runs the model once (the traced graph
+    against it), so an error shows here and not in the browser. Returns the
+    graph description that was written."""
     if torch is None:
         raise ModuleNotFoundError(INSTALL_TORCH, name="torch")
     from qwasm_pt2e import is_pt2e_graph, lower

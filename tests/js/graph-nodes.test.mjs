@@ -41,6 +41,12 @@ describe('GraphModule.nodes', () => {
     'r3d_18.qwasm.safetensors',
     'mc3_18.qwasm.safetensors',
     'r2plus1d_18.qwasm.safetensors',
+    // PT2E graphs: QwasmQuantizer's, X86InductorQuantizer's (float convs, adds and logits between int8
+    // ones), XNNPACKQuantizer's (qint8 activations held as quint8, a float cat)
+    'pt2e_r3d_18_qwasm.qwasm.safetensors',
+    'pt2e_small_cnn_qwasm.qwasm.safetensors',
+    'pt2e_small_cnn_x86_inductor.qwasm.safetensors',
+    'pt2e_small_cnn_xnnpack.qwasm.safetensors',
   ])('%s: every node output known before a run on the declared input equals what the run produced', (file) => {
     const model = io.loadModel(fileOf(`exported/${file}`));
     const shape = model.inputShape;
@@ -86,5 +92,48 @@ describe("PyTorch's float ReLU keeps -0 and NaN", () => {
       same(model.forward(tensor(values)).data);
       model.dispose();
     }
+  });
+});
+
+describe("a loaded graph's float cat (torch.cat of float tensors, which PT2E graphs keep)", () => {
+  const cat = (dim, second = 'x') =>
+    graphModel([2, 2, 3], {}, [node('c', 'call_function', 'cat', [[ref('x'), ref(second)], dim]), output('c')]);
+
+  test('joins along dim (negative counts from the end), as torch.cat', () => {
+    const x = tensor(
+      Float32Array.from({ length: 12 }, (_, i) => i),
+      [2, 2, 3],
+    );
+    for (const [dim, shape, data] of [
+      [0, [4, 2, 3], [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]],
+      [1, [2, 4, 3], [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 6, 7, 8, 9, 10, 11]],
+      [-1, [2, 2, 6], [0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7, 8, 6, 7, 8, 9, 10, 11, 9, 10, 11]],
+    ]) {
+      const model = io.loadModel(cat(dim));
+      const y = model.forward(x);
+      // The planner's output equals the run's.
+      expect({ dim, planned: model.nodes[1].output.shape, shape: y.shape, data: Array.from(y.data) }).toEqual({
+        dim,
+        planned: shape,
+        shape,
+        data,
+      });
+      model.dispose();
+    }
+  });
+
+  test('a dim out of range, or a quantized input, is an Error naming the node', () => {
+    const x = tensor(new Float32Array(12), [2, 2, 3]);
+    const model = io.loadModel(cat(3));
+    expect(() => model.forward(x)).toThrow(/node 'c'.*cat: dim 3 is out of range for rank 3/);
+    model.dispose();
+    const q = graphModel([2, 2, 3], { q: { type: 'Quantize', scale: 0.1, zero_point: 0, dtype: 'quint8' } }, [
+      node('q', 'call_module', 'q', [ref('x')]),
+      node('c', 'call_function', 'cat', [[ref('q'), ref('q')], 0]),
+      output('c'),
+    ]);
+    const qm = io.loadModel(q);
+    expect(() => qm.forward(x)).toThrow(/node 'c'.*cat: tensors\[0\] must be a float tensor/);
+    qm.dispose();
   });
 });
