@@ -124,8 +124,11 @@ def _fconv_types():
 
 
 def _ints(v, dims=None):
-    """A list of ints; a single int repeated `dims` times (PyTorch's _triple / _pair)."""
+    """A list of ints; a single int, or a list of one, repeated `dims` times
+    (PyTorch's _triple / _pair, and ATen's expand_param_if_needed)."""
     if isinstance(v, (tuple, list)):
+        if len(v) == 1 and dims:
+            return [int(v[0])] * dims
         return [int(x) for x in v]
     return [int(v)] * (dims or 1)
 
@@ -137,7 +140,9 @@ class _Writer:
     def add(self, name, tensor):
         if name in self.tensors:
             raise ExportError(f"two tensors named '{name}'")
-        self.tensors[name] = tensor.detach().contiguous().cpu()
+        # A copy: safetensors refuses tensors that share memory, as the same
+        # weight written for two modules would (a module called twice, tied weights).
+        self.tensors[name] = tensor.detach().cpu().contiguous().clone()
         return name
 
     def qweight(self, path, w):
@@ -328,6 +333,8 @@ def export(model, example_input, path, metadata=None):
         raise ModuleNotFoundError(INSTALL_TORCH, name="torch")
     from qwasm_pt2e import is_pt2e_graph, lower
 
+    if isinstance(model, torch.export.ExportedProgram):
+        model = model.module()  # torch.export's result: its graph as a module
     if is_pt2e_graph(model):
         # A torch.export graph (torchao's PT2E flow): no tracing, and no
         # model.eval(), which torchao forbids on exported models.

@@ -10,8 +10,9 @@ computes it exactly (int32 accumulation, one requantization):
     dq(A) -> linear(dq(W), b) [-> relu] -> q(s, z)  QuantizedLinear (module)
     dq(A), dq(B) -> add [-> relu] -> q(s, z)        quantized.add(_relu)
     dq(A), dq(B)... -> cat -> q(s, z)               quantized.cat
-    dq(A) -> pool / flatten / view / dropout / relu -> q(A's qparams)
+    dq(A) -> max pool / flatten / view / dropout / relu -> q(A's qparams)
                                                      the op on A's integers
+(Average pools stay dequantize -> float pool -> quantize: see _EXACT_ON_INTEGERS.)
 
 Everything else runs as written: a quantize of a float value is a Quantize
 module, a dequantize that feeds a float op is `dequantize`, and float ops
@@ -63,6 +64,7 @@ def _find_decomposed_ops():
     _DQ.update({dq} - {None})
     _DQ_WEIGHT.update({dq, dq_channel} - {None})
 _CONVS = {aten.conv1d.default: 1, aten.conv2d.default: 2, aten.conv3d.default: 3}
+_CONVS_PADDING_STR = {aten.conv1d.padding, aten.conv2d.padding, aten.conv3d.padding}  # padding='same' / 'valid'
 _RELUS = {aten.relu.default, aten.relu_.default}
 _ADDS = {aten.add.Tensor, aten.add_.Tensor}
 # In-place forms: their first argument is written (see _check_inplace).
@@ -76,9 +78,16 @@ _RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.default}
 # copy-or-not of clone / contiguous does not show in qwasm's values).
 _PASS_THROUGH = {aten.dropout.default, aten.clone.default, aten.contiguous.default, aten.alias.default,
                  aten.detach.default, aten.feature_dropout.default}
-# Ops that move or select values: on integers with the input's qparams they are exact.
+# Ops that run the same on a float or a quantized value (lower_op).
 _SHARED = {*_MAX_POOLS, *_AVG_POOLS, *_ADAPTIVE_POOLS, aten.flatten.using_ints, *_RESHAPES, *_PASS_THROUGH,
            *_RELUS}
+# Of those, the ones that only move or select values: on the integers, with the
+# input's qparams, they give exactly what dequantize -> op -> quantize gives.
+# Average pools are not among them: the reference rounds a float mean, whose
+# ties (a 2x2 mean ends in .5 on a quarter of the outputs) its float steps
+# decide, where an integer pool rounds them half to even. They run as the
+# graph has them (dequantize, float pool, quantize), which is PyTorch's arithmetic.
+_EXACT_ON_INTEGERS = {*_MAX_POOLS, aten.flatten.using_ints, *_RESHAPES, *_PASS_THROUGH, *_RELUS}
 # What torch.export leaves that computes nothing (shape guards and asserts).
 _CHECKS = {aten._assert_tensor_metadata.default, aten._assert_scalar.default, aten.sym_size.int,
            aten.sym_constrain_range.default, aten.sym_constrain_range_for_size.default,
@@ -114,6 +123,22 @@ def _module_path(n):
         return ""
     path = list(stack.values())[-1][0]
     return path if isinstance(path, str) else ""
+
+
+def _val(n):
+    """The tensor torch.export recorded for n (meta['val']; the first of a
+    tuple), looking through the quantize / dequantize nodes convert_pt2e
+    inserted without one; None when unknown."""
+    while isinstance(n, torch.fx.Node):
+        v = n.meta.get("val")
+        if isinstance(v, (tuple, list)) and v:
+            v = v[0]
+        if isinstance(v, torch.Tensor):
+            return v
+        if n.op != "call_function" or not n.args:
+            return None
+        n = n.args[0]
+    return None
 
 
 def _bind(n):
@@ -234,7 +259,7 @@ class _Lowering:
             if all(_is(a, _DQ) for a in core.args[0]):
                 return ("cat", core, None)
             return None
-        if core.target in _SHARED and _is(core.args[0], _DQ):
+        if core.target in _EXACT_ON_INTEGERS and _is(core.args[0], _DQ):
             # Exact on the integers only when the output keeps the input's qparams.
             if self.act_qparams(core.args[0]) == self.act_qparams(q):
                 return ("shared", core, None)
@@ -242,6 +267,11 @@ class _Lowering:
 
     # -- emission ----------------------------------------------------------
     def ref(self, n, where):
+        quantized_constant = _is(n, _DQ_WEIGHT) and getattr(n.args[0], "op", None) == "get_attr"
+        if n not in self.values and (n.op == "get_attr" or quantized_constant):
+            raise ExportError(f"{where}: reads the constant tensor '{n.args[0].target if quantized_constant else n.target}' as an activation; qwasm's graphs "
+                              "hold constants only as module weights (an nn.Parameter or buffer used in forward "
+                              "is not supported)")
         if n not in self.values:
             raise ExportError(f"{where}: reads '{n.name}' ({getattr(n.target, '__name__', n.target)}), "
                               "which qwasm does not compute (a shape or value only known at run time?)")
@@ -256,6 +286,10 @@ class _Lowering:
         """The quantized value a dequantize node reads (checked to have the dequantize's qparams)."""
         src = dq.args[0]
         v = self.values.get(src)
+        if v is None and getattr(src, "op", None) == "get_attr":
+            raise ExportError(f"{where}: dequantizes the constant tensor '{src.target}' as an activation; qwasm's "
+                              "graphs hold constants only as module weights (an nn.Parameter or buffer used in "
+                              "forward is not supported)")
         if v is None or v[0] != "q":
             raise ExportError(f"{where}: dequantizes '{src.name}', which is not a quantized value qwasm computes")
         if (v[2], v[3]) != self.act_qparams(dq):
@@ -306,6 +340,9 @@ class _Lowering:
         if n.op == "call_module":
             if str(n.target).startswith("_guards_fn"):
                 return  # torch.export's input guards: checked by PyTorch, nothing to compute
+            if str(n.target).startswith("activation_post_process"):
+                raise ExportError(f"{where}: an observer: the model is prepared but not converted "
+                                  "(call convert_pt2e after calibrating)")
             raise ExportError(f"{where}: calls module '{n.target}'; a torch.export graph holds ATen ops only")
         if n.op == "output":
             outs = n.args[0]
@@ -327,13 +364,13 @@ class _Lowering:
                                                          "dtype": "quint8"})
             self.values[n] = ("q", n.name, scale, zp)
             self.emit(n.name, "call_module", name, [self.float_ref(n.args[0], where)])
+        elif n.target in _DQ_WEIGHT and getattr(n.args[0], "op", None) == "get_attr":
+            return  # a quantized weight: read by the conv or linear that uses it
         elif n.target in _DQ:
             if self.consumed(n):
                 return
             self.values[n] = ("float", n.name)
             self.emit(n.name, "call_method", "dequantize", [self.q_input(n, where)])
-        elif n.target in _DQ_WEIGHT:
-            return  # a weight: read by the conv or linear that uses it
         else:
             self.lower_float(n, where)
 
@@ -358,7 +395,7 @@ class _Lowering:
                     weight["qscheme"] == "per_tensor_affine" and weight["zero_point"] == 0)
                 entry = {"type": "QuantizedConv", "dims": dims, "relu": relu is not None,
                          "in_channels": shape[1] * groups, "out_channels": shape[0], "kernel_size": shape[2:],
-                         "stride": _ints(b["stride"], dims), "padding": self.padding(b["padding"], dims, where),
+                         "stride": _ints(b["stride"], dims), "padding": _ints(b["padding"], dims),
                          "dilation": _ints(b["dilation"], dims), "groups": groups, "scale": scale,
                          "zero_point": zp, "weight": weight, "bias": bias_name,
                          # oneDNN's requantization (PyTorch's x86 engine) is the reference
@@ -387,12 +424,10 @@ class _Lowering:
         if relu is not None:
             self.inside.add(relu)
 
-    def padding(self, p, dims, where):
-        if isinstance(p, str):
-            raise ExportError(f"{where}: padding '{p}' is not supported (give the padding as numbers)")
-        return _ints(p, dims)
-
     def lower_float(self, n, where):
+        if n.target in _CONVS_PADDING_STR:
+            raise ExportError(f"{where}: a convolution with padding '{n.args[4] if len(n.args) > 4 else ''}' is not "
+                              "supported; give the padding as numbers")
         if n.target in _INPLACE and isinstance(n.args[0], torch.fx.Node) and len(n.args[0].users) > 1:
             # PyTorch's later readers of the input would see the new values, qwasm's would not.
             raise ExportError(f"{where}: an in-place op on '{n.args[0].name}', which other nodes also read "
@@ -409,7 +444,7 @@ class _Lowering:
                 groups = int(b["groups"])
                 entry = {"type": "Conv", "dims": dims, "relu": False, "in_channels": weight.shape[1] * groups,
                          "out_channels": weight.shape[0], "kernel_size": list(weight.shape[2:]),
-                         "stride": _ints(b["stride"], dims), "padding": self.padding(b["padding"], dims, where),
+                         "stride": _ints(b["stride"], dims), "padding": _ints(b["padding"], dims),
                          "dilation": _ints(b["dilation"], dims), "groups": groups, "weight": w_name,
                          "bias": bias_name}
             else:
@@ -431,6 +466,11 @@ class _Lowering:
             b = _bind(n)
             if b.get("alpha", 1) != 1 or not isinstance(b["other"], torch.fx.Node):
                 raise ExportError(f"{where}: only the add of two tensors is supported (no alpha, no scalar)")
+            a, c = _val(b["self"]), _val(b["other"])
+            if a is not None and c is not None and a.shape != c.shape:
+                # (A quantized add broadcasts; qwasm's float add does not.)
+                raise ExportError(f"{where}: a float add of shapes {list(a.shape)} and {list(c.shape)}: qwasm's "
+                                  "float add does not broadcast (quantize the add, or expand the smaller input)")
             self.values[n] = ("float", n.name)
             self.emit(n.name, "call_function", "add", [self.float_ref(b["self"], where),
                                                        self.float_ref(b["other"], where)])
@@ -500,7 +540,10 @@ class _Lowering:
             raise ExportError(f"{where}: batch_norm in training mode; export the model in eval mode")
         path = self.module_name(n)
         mean = self.constant(b["running_mean"], where)
-        entry = {"type": "BatchNorm", "dims": len(n.args[0].meta["val"].shape) - 2, "num_features": mean.numel(),
+        value = _val(n)
+        if value is None:
+            raise ExportError(f"{where}: batch_norm of an input whose rank torch.export did not record")
+        entry = {"type": "BatchNorm", "dims": value.dim() - 2, "num_features": mean.numel(),
                  "eps": float(b["eps"]),
                  "weight": None if b["weight"] is None else self.w.add(f"{path}.weight",
                                                                       self.constant(b["weight"], where).float()),

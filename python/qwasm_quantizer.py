@@ -20,8 +20,9 @@ conv3d, so a video model quantized with them keeps its Conv3d layers in float):
 - cat (every input shares the first one's qparams, as PyTorch's quantized cat
   needs for an exact result);
 - max / avg / adaptive-avg pools, flatten, view / reshape, dropout and a
-  lone ReLU: the output shares the input's qparams, so each runs on the
-  integers exactly, as PyTorch's quantized versions of those ops do.
+  lone ReLU: the output shares the input's qparams, as PyTorch's quantized
+  versions of those ops have it (the exporter runs each on the integers
+  where that is exact, and average pools as dequantize, float pool, quantize).
 
 Its qconfig is PyTorch's x86 default, as X86InductorQuantizer copies it:
 quint8 activations over 0..255, per tensor affine, observed with

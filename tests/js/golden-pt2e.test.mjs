@@ -13,7 +13,7 @@
 // - end to end, the top-1 class is PyTorch's and each output is within 2 steps
 //   of the output scale (for a float output, X86InductorQuantizer's logits,
 //   within 2 steps of the last quantized activation's scale times the largest
-//   column sum of |fc weights|, the float layer's own bound).
+//   row sum of |fc weights|, the float layer's own bound).
 import { readFileSync } from 'node:fs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { decode, initGolden, lcgBytes, loadGolden } from './util.mjs';
@@ -130,10 +130,15 @@ describe.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
         const want = decode(k.y);
         expect(y.shape).toEqual(k.y.shape);
         const step = c.output_qparams ? c.output_qparams.scale : floatOutputStep(model);
-        let worst = 0;
-        for (let j = 0; j < want.length; j++) worst = Math.max(worst, Math.abs(y.data[j] - want[j]));
-        // A dequantized output differs by whole steps (to float rounding): count them.
-        const steps = c.output_qparams ? Math.round(worst / step) : worst / step;
+        // A dequantized output is (q - zero point) * scale on both sides: count whole steps.
+        // A float output: its difference in units of the bound's step.
+        let steps = 0;
+        for (let j = 0; j < want.length; j++) {
+          const off = c.output_qparams
+            ? Math.abs(Math.round(y.data[j] / step) - Math.round(want[j] / step))
+            : Math.abs(y.data[j] - want[j]) / step;
+          steps = Math.max(steps, off);
+        }
         console.log(`${name} clip ${i}: largest difference ${steps.toFixed(3)} steps`);
         const classes = k.y.shape[1];
         const top1 = (a) =>
@@ -148,11 +153,12 @@ describe.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
 
 // A float last layer (X86InductorQuantizer leaves the logits float): one step
 // of its quantized input moves an output by at most the scale times the
-// largest row sum of |weights|.
+// largest row sum of |weights|. The last layer is the last module; its input's
+// scale is the last Quantize's (the graph quantizes, then dequantizes before it).
 function floatOutputStep(model) {
   const modules = model.namedModules();
   const [, fc] = modules[modules.length - 1];
-  const input = modules.filter(([, m]) => typeof m.scale === 'number').at(-1)[1];
+  const input = modules.filter(([, m]) => m instanceof qwasm.nn.quantized.Quantize).at(-1)[1];
   const w = fc.weight;
   const rows = w.shape[0];
   const cols = w.shape[1];
