@@ -189,6 +189,12 @@ def _module_entry(path, m, w):
         return {"type": "Quantize", "scale": float(m.scale), "zero_point": int(m.zero_point), "dtype": "quint8"}
     if t is nnq.DeQuantize:
         return {"type": "DeQuantize"}
+    # A float model's stubs (the identity until convert): kept by name, so that
+    # a float model and its quantized twin line up layer by layer (numeric suite).
+    if t is torch.ao.quantization.QuantStub:
+        return {"type": "QuantStub"}
+    if t is torch.ao.quantization.DeQuantStub:
+        return {"type": "DeQuantStub"}
     if t in (nn.Identity, nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d):
         return {"type": "Identity"}
     if t in (nn.ReLU, nnq.ReLU6, nn.ReLU6):
@@ -255,7 +261,7 @@ MODULE_FIELDS = {
     "QuantizedConv": ["dims", "relu", *_CONV_FIELDS, "scale", "zero_point", "weight", "bias", "backend"],
     "QuantizedLinear": ["relu", "in_features", "out_features", "scale", "zero_point", "weight", "bias"],
     "Quantize": ["scale", "zero_point", "dtype"],
-    "DeQuantize": [], "Identity": [], "ReLU": [], "ReLU6": [],
+    "DeQuantize": [], "QuantStub": [], "DeQuantStub": [], "Identity": [], "ReLU": [], "ReLU6": [],
     "Flatten": ["start_dim", "end_dim"],
     "MaxPool": ["dims", "kernel_size", "stride", "padding", "dilation", "ceil_mode"],
     "AvgPool": ["dims", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"],
@@ -292,6 +298,19 @@ _FUNCTIONS = {} if torch is None else {
 _METHODS = {"flatten": "flatten", "view": "reshape", "reshape": "reshape", "relu": "relu",
             "dequantize": "dequantize", "contiguous": "contiguous"}
 _INPLACE_FUNCTIONS = {operator.iadd}
+
+
+class _Tracer(torch.fx.Tracer if torch is not None else object):
+    """torch.fx's tracer, with a float model's QuantStub / DeQuantStub and fused
+    modules (nn.intrinsic's ConvReLU3d etc.) kept as modules: the default
+    traces through them (the stubs are not torch.nn's, the fused modules are
+    Sequentials), so that a float model lines up with its quantized twin
+    module by module, as PyTorch's numeric suite pairs them."""
+
+    def is_leaf_module(self, m, qualname):
+        if isinstance(m, (torch.ao.quantization.QuantStub, torch.ao.quantization.DeQuantStub, nni._FusedModule)):
+            return True
+        return super().is_leaf_module(m, qualname)
 
 
 def _checked_fields(entry):
@@ -353,7 +372,7 @@ def export(model, example_input, path, metadata=None):
                           "(torch.backends.quantized.engine = 'x86')")
     model = model.eval()
     try:
-        gm = torch.fx.symbolic_trace(model)
+        gm = torch.fx.GraphModule(model, _Tracer().trace(model))
     except Exception as e:  # noqa: BLE001 - the user needs the tracer's reason
         raise ExportError(f"torch.fx could not trace the model: {e}") from e
     with torch.no_grad():

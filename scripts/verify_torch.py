@@ -96,26 +96,27 @@ def main():
         import torchao  # noqa: F401
     except ImportError:
         torchao = None
+    js_blocks = re.findall(r"^```js node\n(.*?)^```", readme, re.M | re.S)
     for python_block in re.findall(r"^```python run\n(.*?)^```", readme, re.M | re.S):
         if torchao is None and "torchao" in python_block:
             print("  README: the PT2E block skipped: torchao is not installed (pip install torchao)")
             continue
-        written = re.search(r'export\(.*"([\w.]+\.qwasm\.safetensors)"\)', python_block).group(1)
-        js_block = re.search(r"^```js node\n((?:(?!^```).)*?'" + re.escape(written) + r"'.*?)^```", readme,
-                             re.M | re.S).group(1)
+        written = re.findall(r'export\(.*"([\w.]+\.qwasm\.safetensors)"\)', python_block)
         t0 = time.time()
         subprocess.run([sys.executable, "-c", python_block], cwd=app, check=True)
-        with open(os.path.join(app, "example.mjs"), "w") as f:
-            f.write(js_block)
-        out = subprocess.run(["node", "example.mjs"], cwd=app, capture_output=True, text=True)
-        want = [m.strip() for m in re.findall(r"// → (.*)$", js_block, re.M)]
-        got = out.stdout.strip().split("\n")
-        if got == want and not out.stderr:
-            print(f"  README: a Python block wrote full-size {written} ({time.time() - t0:.0f} s); "
-                  f"its JS example printed {got}")
-        else:
-            print(f"  README: FAILED for {written}: printed {got} (stderr {out.stderr!r}), the comments say {want}")
-            failed = True
+        print(f"  README: a Python block wrote full-size {', '.join(written)} ({time.time() - t0:.0f} s)")
+        # Each JavaScript example that loads a file this block wrote.
+        for js_block in [b for b in js_blocks if any(f"'{w}'" in b for w in written)]:
+            with open(os.path.join(app, "example.mjs"), "w") as f:
+                f.write(js_block)
+            out = subprocess.run(["node", "example.mjs"], cwd=app, capture_output=True, text=True)
+            want = [m.strip() for m in re.findall(r"// → (.*)$", js_block, re.M)]
+            got = out.stdout.strip().split("\n")
+            if got == want and not out.stderr:
+                print(f"    its JS example printed {got}")
+            else:
+                print(f"    FAILED: a JS example printed {got} (stderr {out.stderr!r}), the comments say {want}")
+                failed = True
     shutil.rmtree(work, ignore_errors=True)
     print("verify:torch: " + ("FAILED" if failed else "every full-size check equals PyTorch"))
     return 1 if failed else 0

@@ -877,6 +877,80 @@ export declare namespace quantization {
     | PerChannelMinMaxObserver
     | MovingAveragePerChannelMinMaxObserver
     | HistogramObserver;
+
+  /**
+   * PyTorch's eager numeric suite (`torch.ao.ns._numeric_suite`): where int8
+   * loses accuracy, layer by layer. Layers are paired as PyTorch pairs them,
+   * so the keys are PyTorch's state-dict and logger keys.
+   */
+  namespace ns {
+    /** One float tensor against its quantized twin (dequantized). */
+    interface Comparison {
+      /** The float model's key this entry was paired with (PyTorch's `_find_match`). */
+      floatKey: string;
+      /** The float tensor. */
+      float: Tensor;
+      /** The quantized tensor, dequantized. */
+      quantized: Tensor;
+      /** `compute_sqnr(float, quantized)` in dB; Infinity when they are equal. */
+      sqnr: number;
+      /** The largest |float - quantized|. */
+      maxAbsError: number;
+    }
+    /** A weight: also per output channel (axis 0). */
+    interface WeightComparison extends Comparison {
+      /** The same along the output channels (axis 0 of a conv or linear weight). */
+      perChannel: {
+        /** Each channel's SQNR in dB. */
+        sqnr: number[];
+        /** Each channel's largest |float - quantized|. */
+        maxAbsError: number[];
+      };
+    }
+    /** A module's output. */
+    interface OutputComparison extends Comparison {
+      /** The share of elements more than one quantization step apart; null for a float output. */
+      offByMoreThanOneStep: number | null;
+    }
+    /**
+     * `torch.ao.ns.fx.utils.compute_sqnr`: 20 log10(‖x‖ / ‖x − y‖) in dB
+     * (Infinity when y equals x). QTensors are dequantized.
+     * @throws TypeError for an argument that is not a tensor, RangeError for shapes that differ.
+     * @example
+     * ```ts
+     * quantization.ns.computeSqnr(tensor([3, 4]), tensor([3, 4.5])); // 20 * log10(5 / 0.5) = 20
+     * ```
+     */
+    function computeSqnr(x: Tensor | QTensor, y: Tensor | QTensor): number;
+    /**
+     * `torch.ao.ns._numeric_suite.compare_weights`: each quantized weight
+     * with the float weight it came from, keyed by the quantized model's
+     * state-dict key (`'layer1.0.conv1.0.weight'`, `'fc._packed_params._packed_params'`).
+     * The models: qwasm modules (build the float model twice: `convert` works
+     * in place), or a float model and its quantized twin exported from
+     * PyTorch and loaded with {@link io.loadModel}.
+     * @throws TypeError for a model that is not a module, RangeError for a pair of different sizes.
+     * @example
+     * ```ts
+     * const worst = Object.entries(quantization.ns.compareWeights(floatModel, int8Model))
+     *   .sort(([, a], [, b]) => a.sqnr - b.sqnr)[0]; // the weight int8 hurts most
+     * ```
+     */
+    function compareWeights(floatModel: nn.Module, quantizedModel: nn.Module): Record<string, WeightComparison>;
+    /**
+     * `torch.ao.ns._numeric_suite.compare_model_outputs`: runs both models on
+     * `x` and pairs the outputs of the modules PyTorch logs (QuantStub /
+     * Quantize, convs, linears, fused modules, FloatFunctional ops,
+     * BatchNorm, ReLU6; not a float DeQuantStub), keyed by the quantized
+     * model's `'<path>.stats'`.
+     * @throws TypeError for a model that is not a module; a model's own error (named) when it cannot run x.
+     */
+    function compareModelOutputs(
+      floatModel: nn.Module,
+      quantizedModel: nn.Module,
+      x: Tensor,
+    ): Record<string, OutputComparison>;
+  }
 }
 
 // The observers at the top level too (the same classes).

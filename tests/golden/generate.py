@@ -13,7 +13,7 @@ some set torch's thread count, which later ones inherit.
 import argparse
 
 from generators import (conv3d, eager_flow, export_zoo, fusion, histogram_observer, io_fixtures, memory_formats,
-                        models, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_resnets)
+                        models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_resnets)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -45,6 +45,8 @@ FAMILIES = {
         "x86", lambda: write("video_resnets_x86.json", video_resnets.video_resnet_cases("x86"))),
     "export_zoo": lambda: write("export_zoo.json", export_zoo.export_zoo_cases() + export_zoo.non_finite_cases()),
     "strides": lambda: write("strides.json", strides.stride_cases()),
+    # PyTorch's numeric suite on the video ResNets (after video_resnets: it checks their exported files)
+    "numeric_suite": lambda: write("numeric_suite.json", numeric_suite.numeric_suite_cases()),
     # torchao's PT2E flow (needs torchao, requirements.txt): QwasmQuantizer, X86InductorQuantizer, XNNPACKQuantizer
     "pt2e": lambda: write("pt2e.json", pt2e.pt2e_cases()),
     "io": io_fixtures.io_fixtures,

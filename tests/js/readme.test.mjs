@@ -30,6 +30,10 @@ test.each(nodeBlocks.map((b, i) => [i + 1, b.runner, b]))(
     // of the widths (tests/golden/exported; npm run verify:torch runs the
     // Python block itself, full size, and this example on its output).
     copyFileSync(join(ROOT, 'tests/golden/exported/r3d_18.qwasm.safetensors'), join(dir, 'r3d_18.qwasm.safetensors'));
+    copyFileSync(
+      join(ROOT, 'tests/golden/exported/r3d_18_float.qwasm.safetensors'),
+      join(dir, 'r3d_18_float.qwasm.safetensors'),
+    );
     // And the PT2E block's file: r3d_18 through QwasmQuantizer, at an eighth of the widths.
     copyFileSync(
       join(ROOT, 'tests/golden/exported/pt2e_r3d_18_qwasm.qwasm.safetensors'),

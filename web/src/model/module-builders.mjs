@@ -6,6 +6,7 @@
 import { describe } from '../args.mjs';
 import { withEngine } from '../engine.mjs';
 import { nn } from '../nn/index.mjs';
+import { DeQuantStub, QuantStub } from '../quantization/stubs.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
 import { fail, isName, isObject, onlyKeys, quote, readBool, readFloat, readInt, readInts } from './format-readers.mjs';
 
@@ -249,6 +250,9 @@ export const MODULE_BUILDERS = /** @type {Readonly<Record<string, ModuleBuilder>
       info: (m) => ({ type: m.type, scale: m.scale, zeroPoint: m.zero_point }),
     },
     DeQuantize: { fields: [], build: () => new nn.quantized.DeQuantize(), info: typeOnly },
+    // A float model's stubs: the identity (quantization.QuantStub / DeQuantStub).
+    QuantStub: { fields: [], build: () => new QuantStub(), info: typeOnly },
+    DeQuantStub: { fields: [], build: () => new DeQuantStub(), info: typeOnly },
     Identity: { fields: [], build: () => new nn.Identity(), info: typeOnly },
     ReLU: { fields: [], build: () => new nn.ReLU(), info: typeOnly },
     ReLU6: { fields: [], build: () => new nn.ReLU6(), info: typeOnly },

@@ -11,6 +11,7 @@ import {
 } from '../observer.mjs';
 import { getWinograd, setWinograd } from '../winograd.mjs';
 import { fuseModules } from './fuse.mjs';
+import { compareModelOutputs, compareWeights, computeSqnr } from './ns.mjs';
 import { convert, prepare } from './prepare.mjs';
 import { getDefaultQConfig, QConfig } from './qconfig.mjs';
 import { DeQuantStub, QuantStub } from './stubs.mjs';
@@ -33,4 +34,6 @@ export const quantization = Object.freeze({
   fuseModules,
   prepare,
   convert,
+  // torch.ao.ns._numeric_suite: where int8 loses accuracy, layer by layer.
+  ns: Object.freeze({ computeSqnr, compareWeights, compareModelOutputs }),
 });

@@ -1,0 +1,327 @@
+// PyTorch's eager numeric suite (torch/ao/ns/_numeric_suite.py) in JS: where
+// did int8 lose accuracy? compareWeights pairs each quantized weight with its
+// float original, compareModelOutputs each logged module's output in the two
+// models on one input, and both report PyTorch's SQNR (torch/ao/ns/fx/utils.py
+// compute_sqnr) with the largest error. Layers are paired as PyTorch pairs them
+// (_find_match over the state-dict keys, and the same modules logged), so the
+// keys are PyTorch's: 'layer1.0.conv1.0.weight', 'fc._packed_params._packed_params',
+// 'layer1.0.conv1.0.stats'. The models may be qwasm modules (the JS eager
+// flow) or io.loadModel graphs (a float model and its quantized twin exported
+// from PyTorch: their modules keep PyTorch's paths).
+import { describe } from '../args.mjs';
+import { ReLU6 } from '../nn/activation.mjs';
+import { BatchNorm1d, BatchNorm2d, BatchNorm3d } from '../nn/batchnorm.mjs';
+import * as float from '../nn/float.mjs';
+import { FloatFunctional, QFunctional } from '../nn/functional.mjs';
+import { Identity, Module } from '../nn/module.mjs';
+import { DeQuantize, Quantize } from '../nn/quantize-modules.mjs';
+import * as quantized from '../nn/quantized.mjs';
+import { isQTensorInstance, tidy } from '../qtensor.mjs';
+import { QuantStub } from './stubs.mjs';
+
+const FLOAT_WEIGHTED = [float.Conv1d, float.Conv2d, float.Conv3d, float.Linear];
+const FUSED = [float.ConvReLU1d, float.ConvReLU2d, float.ConvReLU3d, float.LinearReLU];
+const QCONV = [
+  quantized.Conv1d,
+  quantized.Conv2d,
+  quantized.Conv3d,
+  quantized.ConvReLU1d,
+  quantized.ConvReLU2d,
+  quantized.ConvReLU3d,
+];
+const QLINEAR = [quantized.Linear, quantized.LinearReLU];
+const BATCH_NORMS = [BatchNorm1d, BatchNorm2d, BatchNorm3d];
+const isOne = (m, classes) => classes.some((C) => m instanceof C);
+
+// The modules whose output PyTorch logs among qwasm's: the leaves of
+// get_default_compare_output_module_list (the quantization mappings' float and
+// quantized types) that prepare gives an observer. A float model's
+// DeQuantStub and Dropout get none (measured on torch 2.15), the quantized
+// model's DeQuantize one.
+const LOGGED = [
+  QuantStub,
+  Quantize,
+  DeQuantize,
+  ...FLOAT_WEIGHTED,
+  ...FUSED,
+  ...QCONV,
+  ...QLINEAR,
+  BatchNorm2d,
+  BatchNorm3d,
+  ReLU6,
+];
+// FloatFunctional / QFunctional log each op's output (their activation_post_process).
+const FUNCTIONAL_OPS = ['add', 'addRelu', 'mul', 'cat', 'addScalar', 'mulScalar'];
+
+const floatOf = (p) => ({ data: p.data, shape: [...p.shape] });
+function dequantized(q) {
+  const out = { data: q.dequantize().data, shape: [...q.shape] };
+  q.dispose();
+  return out;
+}
+
+/**
+ * A module tree's state-dict entries in PyTorch's order (a module's own
+ * parameters and buffers, then its children's): [[key, read]], where read()
+ * gives a float tensor {data, shape} or, for a quantized weight, a QTensor the
+ * caller disposes; null for entries that are not tensors qwasm can read
+ * (scale, zero_point, dtype: they only have to be there for the matching).
+ */
+function stateDictEntries(model, ctx) {
+  /** @type {[string, (() => any) | null][]} */
+  const out = [];
+  const modules =
+    model instanceof Module && typeof model.namedModules === 'function'
+      ? model.namedModules()
+      : (() => {
+          throw new TypeError(`${ctx}: expected an nn.Module or an io.GraphModule, got ${describe(model)}`);
+        })();
+  for (const [path, mod] of modules) {
+    const m = /** @type {any} */ (mod); // its class is checked below, one kind at a time
+    const at = (name) => (path === '' ? name : `${path}.${name}`);
+    if (isOne(m, FLOAT_WEIGHTED) || isOne(m, FUSED)) {
+      // A fused module's conv is its child 0 in PyTorch (nn.intrinsic.ConvReLU3d is a Sequential).
+      const inner = isOne(m, FUSED) ? m[0] : m;
+      const pre = isOne(m, FUSED) ? '0.' : '';
+      out.push([at(`${pre}weight`), () => floatOf(inner.weight)]);
+      if (inner.bias !== null) out.push([at(`${pre}bias`), () => floatOf(inner.bias)]);
+    } else if (isOne(m, BATCH_NORMS)) {
+      if (m.weight !== null) out.push([at('weight'), () => floatOf(m.weight)], [at('bias'), () => floatOf(m.bias)]);
+      out.push(
+        [at('running_mean'), () => floatOf(m.runningMean)],
+        [at('running_var'), () => floatOf(m.runningVar)],
+        [at('num_batches_tracked'), null],
+      );
+    } else if (isOne(m, QCONV)) {
+      out.push([at('weight'), () => m.weight()], [at('bias'), null], [at('scale'), null], [at('zero_point'), null]);
+    } else if (isOne(m, QLINEAR)) {
+      // nnq.Linear saves its qparams, then its packed (weight, bias) under _packed_params.
+      out.push(
+        [at('scale'), null],
+        [at('zero_point'), null],
+        [at('_packed_params.dtype'), null],
+        [at('_packed_params._packed_params'), () => m.weight()],
+      );
+    } else if (m instanceof Quantize || m instanceof QFunctional) {
+      out.push([at('scale'), null], [at('zero_point'), null]);
+    }
+  }
+  return out;
+}
+
+/**
+ * torch/ao/ns/_numeric_suite.py _find_match: the first of `keys` whose module
+ * part equals key's (dots dropped, as PyTorch compares them), at one or two
+ * levels up; null if none.
+ */
+export function findMatch(keys, key, postfix) {
+  const split = key.split('.');
+  if (split.at(-1) !== postfix) return null;
+  const joined = (parts) => parts.join('');
+  const search = (match) => {
+    for (const s2 of keys) {
+      const parts = s2.split('.');
+      if (match === joined(parts.slice(0, -1)) || match === joined(parts.slice(0, -2))) return s2;
+    }
+    return null;
+  };
+  const found = search(joined(split.slice(0, -1)));
+  if (found !== null) return found;
+  // For matching "fc.weight" and "fc._packed_params._packed_params".
+  if (postfix === '_packed_params') {
+    const match = joined(split.slice(0, -2));
+    return match.length === 0 ? null : search(match);
+  }
+  return null;
+}
+
+function asFloat(t, ctx) {
+  if (isQTensorInstance(t)) return { data: t.dequantize().data, shape: [...t.shape] };
+  if (t !== null && typeof t === 'object' && t.data instanceof Float32Array && Array.isArray(t.shape)) return t;
+  throw new TypeError(`${ctx}: expected a float tensor {data: Float32Array, shape} or a QTensor, got ${describe(t)}`);
+}
+
+// ||x|| and ||x - y|| over data[from, to) (x - y rounded to float32, as PyTorch subtracts float32 tensors).
+function norms(x, y, from, to) {
+  let ps = 0;
+  let pn = 0;
+  let maxAbs = 0;
+  for (let i = from; i < to; i++) {
+    const d = Math.fround(x[i] - y[i]);
+    ps += x[i] * x[i];
+    pn += d * d;
+    maxAbs = Math.max(maxAbs, Math.abs(d));
+  }
+  return { ps: Math.sqrt(ps), pn: Math.sqrt(pn), maxAbs };
+}
+
+const sqnrOf = ({ ps, pn }) => 20 * Math.log10(ps / pn);
+
+/**
+ * torch.ao.ns.fx.utils.compute_sqnr(x, y): 20 log10(||x|| / ||x - y||) in dB
+ * (Infinity when y equals x). x and y: float tensors {data, shape} or QTensors
+ * (dequantized), of one shape.
+ */
+export function computeSqnr(x, y) {
+  const ctx = 'quantization.ns.computeSqnr(x, y)';
+  const a = asFloat(x, `${ctx}: x`);
+  const b = asFloat(y, `${ctx}: y`);
+  if (a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) {
+    throw new RangeError(`${ctx}: shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}] differ`);
+  }
+  return sqnrOf(norms(a.data, b.data, 0, a.data.length));
+}
+
+// The comparison of one float tensor with its quantized (dequantized) twin.
+function compare(f, q, { perChannel = false, step = null } = {}) {
+  const n = f.data.length;
+  const whole = norms(f.data, q.data, 0, n);
+  const out = { sqnr: sqnrOf(whole), maxAbsError: whole.maxAbs };
+  if (perChannel) {
+    // Along axis 0, the output channels of a conv or linear weight.
+    const channels = f.shape[0] ?? 1;
+    const size = channels === 0 ? 0 : n / channels;
+    out.perChannel = { sqnr: [], maxAbsError: [] };
+    for (let c = 0; c < channels; c++) {
+      const part = norms(f.data, q.data, c * size, (c + 1) * size);
+      out.perChannel.sqnr.push(sqnrOf(part));
+      out.perChannel.maxAbsError.push(part.maxAbs);
+    }
+  }
+  if (step !== null) {
+    let off = 0;
+    for (let i = 0; i < n; i++) if (Math.abs(f.data[i] - q.data[i]) > step) off++;
+    out.offByMoreThanOneStep = n === 0 ? 0 : off / n;
+  }
+  return out;
+}
+
+/**
+ * torch.ao.ns._numeric_suite.compare_weights: each quantized model's weight
+ * with the float weight it came from, keyed by the quantized state-dict key
+ * (PyTorch's), with its float key, both tensors (the quantized one
+ * dequantized), the SQNR in dB and the largest absolute error, per tensor and
+ * per output channel.
+ */
+export function compareWeights(floatModel, quantizedModel) {
+  const ctx = 'quantization.ns.compareWeights(floatModel, quantizedModel)';
+  const floats = stateDictEntries(floatModel, `${ctx}: floatModel`);
+  const floatKeys = floats.map(([k]) => k);
+  const readFloat = new Map(floats);
+  const result = {};
+  for (const [key, read] of stateDictEntries(quantizedModel, `${ctx}: quantizedModel`)) {
+    const match = findMatch(floatKeys, key, 'weight') ?? findMatch(floatKeys, key, '_packed_params');
+    if (match === null || read === null) continue;
+    const readMatch = readFloat.get(match);
+    if (readMatch === null) continue;
+    const f = readMatch();
+    const w = read();
+    const q = isQTensorInstance(w) ? dequantized(w) : w;
+    if (q.data.length !== f.data.length) {
+      throw new RangeError(
+        `${ctx}: '${key}' [${q.shape.join(', ')}] and its float match '${match}' [${f.shape.join(', ')}] differ in size`,
+      );
+    }
+    result[key] = { floatKey: match, float: f, quantized: q, ...compare(f, q, { perChannel: true }) };
+  }
+  return result;
+}
+
+/** The modules of `model` whose output PyTorch's numeric suite logs: [[statsKey, module]]. */
+function loggedModules(model) {
+  const out = [];
+  for (const [path, m] of model.namedModules()) {
+    const at = (name) => (path === '' ? name : `${path}.${name}`);
+    if (isOne(m, LOGGED) || m instanceof FloatFunctional || m instanceof QFunctional) {
+      out.push([at('stats'), m]);
+    } else if (m instanceof Identity && path.split('.').at(-1) === 'activation_post_process') {
+      // A FloatFunctional / QFunctional of an exported graph: its ops became graph
+      // functions, and its activation_post_process (an Identity) follows each.
+      out.push([`${path.split('.').slice(0, -1).join('.')}.stats`, m]);
+    }
+  }
+  return out;
+}
+
+function snapshot(v) {
+  if (isQTensorInstance(v)) return { data: v.dequantize().data, shape: [...v.shape], scale: v.qScale() };
+  if (v !== null && typeof v === 'object' && v.data instanceof Float32Array) {
+    return { data: Float32Array.from(v.data), shape: [...v.shape], scale: null };
+  }
+  return null;
+}
+
+// Runs model(x), recording the first output of each logged module (its
+// forward, or a FloatFunctional's ops), then puts every module back as it was.
+function runLogged(model, x, ctx) {
+  const seen = new Map();
+  const patched = [];
+  const record = (key, v) => {
+    if (!seen.has(key)) seen.set(key, snapshot(v));
+    return v;
+  };
+  try {
+    for (const [key, m] of loggedModules(model)) {
+      const methods = m instanceof FloatFunctional || m instanceof QFunctional ? FUNCTIONAL_OPS : ['forward'];
+      for (const name of methods) {
+        const original = m[name];
+        Object.defineProperty(m, name, {
+          value: (...args) => record(key, original.apply(m, args)),
+          configurable: true,
+          writable: true,
+        });
+        patched.push([m, name]);
+      }
+    }
+    // tidy: a module tree's intermediate QTensors are the caller's to dispose (a graph disposes its own).
+    tidy(() => {
+      model.forward(x);
+    });
+  } catch (e) {
+    if (e instanceof Error) e.message = `${ctx}: ${e.message}`;
+    throw e;
+  } finally {
+    for (const [m, name] of patched) delete m[name];
+  }
+  return seen;
+}
+
+/**
+ * torch.ao.ns._numeric_suite.compare_model_outputs: runs both models on x and
+ * pairs the outputs of the modules PyTorch logs (QuantStub / Quantize, convs,
+ * linears, fused modules, FloatFunctional ops, DeQuantStub / DeQuantize, ...),
+ * keyed by the quantized model's '<path>.stats', with the float match's key,
+ * both outputs (the quantized one dequantized), the SQNR in dB, the largest
+ * absolute error and the share of elements off by more than one quantization
+ * step (null for a float output).
+ */
+export function compareModelOutputs(floatModel, quantizedModel, x) {
+  const ctx = 'quantization.ns.compareModelOutputs(floatModel, quantizedModel, x)';
+  for (const [name, m] of [
+    ['floatModel', floatModel],
+    ['quantizedModel', quantizedModel],
+  ]) {
+    if (!(m instanceof Module))
+      throw new TypeError(`${ctx}: ${name} must be an nn.Module or an io.GraphModule, got ${describe(m)}`);
+  }
+  const floats = runLogged(floatModel, x, `${ctx}: floatModel`);
+  const quants = runLogged(quantizedModel, x, `${ctx}: quantizedModel`);
+  // PyTorch searches the float keys in reverse sorted order.
+  const floatKeys = [...floats.keys()]
+    .filter((k) => floats.get(k) !== null)
+    .sort()
+    .reverse();
+  const result = {};
+  for (const [key, q] of quants) {
+    if (q === null) continue;
+    const match = findMatch(floatKeys, key, 'stats');
+    if (match === null) continue;
+    const f = floats.get(match);
+    if (f.data.length !== q.data.length) continue;
+    const { scale, ...quantizedOut } = q;
+    const stats = compare(f, q, { step: scale });
+    if (scale === null) stats.offByMoreThanOneStep = null;
+    result[key] = { floatKey: match, float: { data: f.data, shape: f.shape }, quantized: quantizedOut, ...stats };
+  }
+  return result;
+}
