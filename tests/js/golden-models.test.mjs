@@ -31,8 +31,56 @@ const QTYPES = {
   QFunctional: 'QFunctional',
 };
 
+// The model as PyTorch's state dict and fusion give it, still float (convert works in place).
+function floatModel(c) {
+  const model = MODELS[c.name](qwasm).eval();
+  loadStateDict(model, Object.fromEntries(Object.entries(c.state).map(([k, v]) => [k, tensorOf(v)])));
+  quantization.fuseModules(model, c.fuse);
+  return model;
+}
+
 describe.each(cases)('%s', (_label, c) => {
   const name = c.name;
+  test("quantization.ns on the float model and the converted one equals PyTorch's numeric suite", () => {
+    quantization.setEngine(c.engine);
+    const float = floatModel(c);
+    const model = floatModel(c);
+    model.qconfig = quantization.getDefaultQConfig('x86');
+    quantization.prepare(model);
+    for (const x of c.calibration) model.forward(tensorOf(x));
+    quantization.convert(model);
+    const one = (a) => decode(a)[0];
+    // Exact inputs (dyadic: see the header) and PyTorch's integers: equal to float32 rounding of the SQNR.
+    const close = (got, want) => (Number.isFinite(want) ? Math.abs(got - want) <= 1e-4 : got === want);
+    const weights = quantization.ns.compareWeights(float, model);
+    expect(Object.entries(weights).map(([k, v]) => [k, v.floatKey])).toEqual(
+      c.numeric_suite.weights.map((w) => [w.key, w.float_key]),
+    );
+    for (const w of c.numeric_suite.weights) {
+      const g = weights[w.key];
+      expect({ key: w.key, sqnr: close(g.sqnr, one(w.sqnr)), maxAbsError: g.maxAbsError }).toEqual({
+        key: w.key,
+        sqnr: true,
+        maxAbsError: one(w.max_abs_error),
+      });
+      expect(g.perChannel.sqnr.every((s, i) => close(s, decode(w.per_channel_sqnr)[i]))).toBe(true);
+    }
+    const outputs = quantization.ns.compareModelOutputs(float, model, tensorOf(c.x));
+    expect(Object.entries(outputs).map(([k, v]) => [k, v.floatKey])).toEqual(
+      c.numeric_suite.outputs.map((o) => [o.key, o.key]),
+    );
+    for (const o of c.numeric_suite.outputs) {
+      const g = outputs[o.key];
+      expect({ key: o.key, sqnr: close(g.sqnr, one(o.sqnr)), share: g.offByMoreThanOneStep }).toEqual({
+        key: o.key,
+        sqnr: true,
+        share: one(o.off_by_more_than_one_step),
+      });
+    }
+    float.dispose();
+    model.dispose();
+  });
+
   test.each(['wasmsimd', 'scalar'])(
     'the whole flow gives PyTorch bits (%s kernels)',
     (isa) => {

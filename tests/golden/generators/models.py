@@ -202,6 +202,9 @@ def model_cases():
                     entry["weight_ints"] = arr(w.int_repr().numpy())
                     entry["weight_scales"] = arr(w.q_per_channel_scales().numpy())
                 modules[n] = entry
+        # PyTorch's numeric suite on the fused float model and the converted one, on the test input.
+        from .numeric_suite import numeric_suite_of
         cases.append({"name": name, "state": state, "fuse": groups, "calibration": [arr(x.numpy()) for x in calib],
-                      "x": arr(test_x.numpy()), "y": arr(y.numpy()), "modules": modules})
+                      "x": arr(test_x.numpy()), "y": arr(y.numpy()), "modules": modules,
+                      "numeric_suite": numeric_suite_of(fused, q, test_x)})
     return cases

@@ -1,5 +1,6 @@
 """numeric_suite.json: PyTorch's eager numeric suite (torch.ao.ns._numeric_suite)
-on the three video ResNets of video_resnets.json, for qwasm.quantization.ns.
+on the three video ResNets of video_resnets.json, for qwasm.quantization.ns
+(numeric_suite_of also gives models.json's eager-flow models theirs).
 
 For each arch, the same model video_resnets.py builds (an eighth of the
 widths, fused, prepared with the fbgemm qconfig, calibrated, converted; the
@@ -43,11 +44,33 @@ def _encoded(stats):
     return {k: _f64(v if isinstance(v, list) else [v]) for k, v in stats.items()}
 
 
+def numeric_suite_of(float_model, q_model, x):
+    """PyTorch's numeric suite on a float model and its converted twin (neither
+    is changed): {"weights": compare_weights' pairs, "outputs":
+    compare_model_outputs' pairs on x}, each with the statistics above."""
+    from torch.ao.ns._numeric_suite import _find_match, compare_model_outputs, compare_weights
+    float_dict, q_dict = float_model.state_dict(), q_model.state_dict()
+    weights = []
+    for key, pair in compare_weights(float_dict, q_dict).items():
+        match = _find_match(float_dict, key, "weight") or _find_match(float_dict, key, "_packed_params")
+        f = pair["float"].float()
+        qw = pair["quantized"].dequantize() if pair["quantized"].is_quantized else pair["quantized"]
+        weights.append({"key": key, "float_key": match, **_encoded(_stats(f, qw, per_channel=True))})
+    with torch.no_grad():
+        acts = compare_model_outputs(copy.deepcopy(float_model), copy.deepcopy(q_model), x)
+    outputs = []
+    for key, pair in acts.items():
+        f, qv = pair["float"][0].float(), pair["quantized"][0]
+        step = qv.q_scale() if qv.is_quantized else None
+        qd = qv.dequantize() if qv.is_quantized else qv
+        outputs.append({"key": key, **_encoded(_stats(f, qd, step))})
+    return {"weights": weights, "outputs": outputs}
+
+
 def numeric_suite_cases():
     add_to_path("..", "models")
     add_to_path("..", "..", "python")
     from safetensors.torch import load_file
-    from torch.ao.ns._numeric_suite import _find_match, compare_model_outputs, compare_weights
     from torch.ao.quantization import convert, get_default_qconfig, prepare
 
     from qwasm_export import export
@@ -75,26 +98,9 @@ def numeric_suite_cases():
         float_file = f"exported/{arch}_float.qwasm.safetensors"
         export(fused, calibration[0], output_path(float_file))
 
-        float_dict, q_dict = fused.state_dict(), q.state_dict()
-        weights = []
-        for key, pair in compare_weights(float_dict, q_dict).items():
-            match = _find_match(float_dict, key, "weight") or _find_match(float_dict, key, "_packed_params")
-            f = pair["float"].float()
-            qw = pair["quantized"].dequantize() if pair["quantized"].is_quantized else pair["quantized"]
-            weights.append({"key": key, "float_key": match, **_encoded(_stats(f, qw, per_channel=True))})
-
         clip_seed = 4000 + a
-        clip = lcg_clip(clip_seed, CLIP_SHAPE)
-        with torch.no_grad():
-            acts = compare_model_outputs(copy.deepcopy(fused), copy.deepcopy(q), clip)
-        float_stats = sorted(acts)  # noqa: F841 (the keys are the quantized model's)
-        outputs = []
-        for key, pair in acts.items():
-            f, qv = pair["float"][0].float(), pair["quantized"][0]
-            step = qv.q_scale() if qv.is_quantized else None
-            qd = qv.dequantize() if qv.is_quantized else qv
-            outputs.append({"key": key, **_encoded(_stats(f, qd, step))})
         cases.append({"name": arch, "arch": arch, "float_file": float_file,
                       "quantized_file": f"exported/{arch}.qwasm.safetensors",
-                      "clip": {"lcg": clip_seed, "shape": list(CLIP_SHAPE)}, "weights": weights, "outputs": outputs})
+                      "clip": {"lcg": clip_seed, "shape": list(CLIP_SHAPE)},
+                      **numeric_suite_of(fused, q, lcg_clip(clip_seed, CLIP_SHAPE))})
     return cases
