@@ -153,6 +153,18 @@ function render() {
   };
   set(charts.scales, scales);
   set(charts.zps, zps);
+  // A symmetric scheme fixes every zero point: all bars would have one height
+  // (none at all for qint8's 0). Say so instead of charting it.
+  const fixed = zps.every((z) => z === zps[0]);
+  $('zps-box').hidden = fixed;
+  $('zps-note').hidden = !fixed;
+  $('zps-note').textContent = fixed
+    ? `Every zero point is ${zps[0]}: the ${kind} scheme ${
+        kind === 'symmetric'
+          ? `fixes it (${zps[0] === 0 ? `${dtype} maps 0.0 to the integer 0` : `${dtype} maps 0.0 to the middle of 0..255`}), so only the scales vary.`
+          : 'gives each channel the same one here.'
+      }`
+    : '';
   set(
     charts.sqnr,
     pcErr.sqnr.map((v) => (Number.isFinite(v) ? v : null)),

@@ -4,7 +4,13 @@
 import * as qwasm from '../web/src/index.browser.mjs';
 import { mulberry32 } from './random.mjs';
 
-/** A blob moving left to right across the frames, in noise, one offset per channel. */
+/**
+ * A blob moving left to right across the frames, in noise, at the same height
+ * in every frame and channel (the channels differ in brightness and noise):
+ * an output mixes all channels and, through the kernel's depth, neighbouring
+ * frames, so the blob must not jump between them for the input slice shown
+ * (channel 0) and the outputs to line up.
+ */
 export function movingBlob(cin, depth, size, seed = 1) {
   const next = mulberry32(seed);
   const data = new Float32Array(cin * depth * size * size);
@@ -13,7 +19,7 @@ export function movingBlob(cin, depth, size, seed = 1) {
   for (let c = 0; c < cin; c++) {
     for (let d = 0; d < depth; d++) {
       const cx = size * (0.2 + (0.6 * d) / Math.max(1, depth - 1));
-      const cy = size * (0.5 + 0.2 * Math.sin(0.7 * d + c));
+      const cy = size * 0.5;
       for (let y = 0; y < size; y++) {
         for (let x = 0; x < size; x++, i++) {
           const blob = Math.exp(-((x - cx) ** 2 + (y - cy) ** 2) / (2 * r * r));

@@ -202,6 +202,22 @@ describe.each(selectedEngines())('%s', (engineName) => {
     90_000,
   );
 
+  it('a symmetric scheme says why its zero-point chart has nothing to show; an affine one charts them', async () => {
+    await choose({ preset: 'conv3dWeight', axis: 0, dtype: 'qint8', kind: 'symmetric', reduceRange: false });
+    expect([await tab.evaluate(visible('zps-note')), await tab.evaluate(visible('zps-box'))]).toEqual([true, false]);
+    expect(await tab.evaluate(text('#zps-note'))).toBe(
+      'Every zero point is 0: the symmetric scheme fixes it (qint8 maps 0.0 to the integer 0), so only the scales vary.',
+    );
+    await choose({ kind: 'affine' });
+    expect([await tab.evaluate(visible('zps-note')), await tab.evaluate(visible('zps-box'))]).toEqual([false, true]);
+    // Every chart's caption is its title, above it (a caption below one read as the next chart's title).
+    expect(
+      await tab.evaluate(
+        `[...document.querySelectorAll('figure.chart')].filter((f) => f.firstElementChild.tagName !== 'FIGCAPTION').length`,
+      ),
+    ).toBe(0);
+  }, 90_000);
+
   it('an invalid combination shows the error in the page and the page recovers', async () => {
     await choose({ preset: 'conv3dWeight', axis: 0, dtype: 'quint8', kind: 'symmetric', reduceRange: true });
     expect((await shown()).error).toContain('Cannot reduce range for symmetric quantization for quint8');
@@ -285,6 +301,32 @@ describe.each(selectedEngines())('%s', (engineName) => {
     ).toEqual([48, 48]);
     await tab.evaluate(fill('p-frame', '3'));
     expect(await tab.evaluate(text('#p-frame-shown'))).toBe('4 / 8');
+    // The blob sits where it is in the input slice shown: the brightness-weighted
+    // centre of the brightest output channel is at the input's height (within 3
+    // pixels), and left or right of it by at most the blob's move between two
+    // frames (0.6 x 48 / 7 pixels: the kernel also sees the neighbouring frames).
+    const centroid = (id) => `(() => {
+      const c = document.getElementById(${js(id)});
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let s = 0, sx = 0, sy = 0;
+      for (let i = 0; i < c.width * c.height; i++) {
+        const v = Math.max(0, d[i * 4] - 64); // above the noise floor
+        s += v; sx += v * (i % c.width); sy += v * Math.floor(i / c.width);
+      }
+      return { mass: s, x: sx / s, y: sy / s };
+    })()`;
+    const outputs = [];
+    for (let k = 0; k < 8; k++) {
+      await tab.evaluate(fill('p-channel', String(k)));
+      outputs.push(await tab.evaluate(centroid('img-float')));
+    }
+    const brightest = outputs.reduce((a, b) => (b.mass > a.mass ? b : a));
+    const input = await tab.evaluate(centroid('img-input'));
+    expect({
+      dy: Math.abs(brightest.y - input.y) < 3,
+      dx: Math.abs(brightest.x - input.x) < (0.6 * 48) / 7 + 2,
+    }).toEqual({ dy: true, dx: true });
+    await tab.evaluate(fill('p-channel', '0'));
     await tab.screenshot(fileURLToPath(new URL(`playground-${engineName}.png`, OUTPUT_DIR)));
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
