@@ -7,12 +7,16 @@
 // convolution ran (exact integer Winograd or direct: the same bytes).
 import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
+import { syntheticClip } from './random.mjs';
 
 const $ = (id) => document.getElementById(id);
 const BLUE = '#2f6fdb';
 const BUILTIN = new URL('../tests/golden/exported/r3d_18.qwasm.safetensors', import.meta.url);
+// Its float twin (the same PyTorch model before quantization), for the numeric suite.
+const BUILTIN_FLOAT = new URL('../tests/golden/exported/r3d_18_float.qwasm.safetensors', import.meta.url);
+const RED = '#c62828';
 
-const state = { model: null, name: '', layers: [], modules: new Map(), last: null, loading: 0 };
+const state = { model: null, name: '', layers: [], modules: new Map(), last: null, loading: 0, errors: null };
 let charts = null;
 
 function barChart(id, xTitle, yTitle) {
@@ -62,6 +66,60 @@ function outputOf(node) {
   };
 }
 
+// The numeric suite's key for a node: its module's '<path>.stats' (a
+// FloatFunctional's ops log at its activation_post_process).
+function statsKey(node) {
+  if (node.op !== 'call_module') return null;
+  const path = node.target.replace(/\.activation_post_process$/, '');
+  return `${path}.stats`;
+}
+
+function sqnrOfNode(node) {
+  const e = state.errors?.[statsKey(node)];
+  return e === undefined ? '' : e.sqnr.toFixed(2);
+}
+
+function renderErrors() {
+  const errors = state.errors;
+  if (errors === null) return;
+  const threshold = Number($('m-threshold').value);
+  const keys = Object.keys(errors); // in graph order (the order the layers ran)
+  charts.sqnr.data.labels = keys.map((k) => k.replace(/\.stats$/, ''));
+  charts.sqnr.data.datasets[0].data = keys.map((k) => errors[k].sqnr);
+  charts.sqnr.data.datasets[0].backgroundColor = keys.map((k) => (errors[k].sqnr < threshold ? RED : BLUE));
+  charts.sqnr.update();
+  const below = keys.filter((k) => errors[k].sqnr < threshold);
+  $('m-errors-caption').textContent =
+    `SQNR of each logged layer's int8 output against the float model's, in dB (higher is better; ` +
+    `PyTorch's compute_sqnr), in graph order: ${below.length} of ${keys.length} below ${threshold} dB` +
+    (below.length ? ` (${below.map((k) => k.replace(/\.stats$/, '')).join(', ')}).` : '.');
+}
+
+/** Loads the float twin beside the model in its worker and runs the numeric suite on the synthetic clip. */
+async function compare(source, name) {
+  showError('');
+  const model = state.model;
+  if (model === null) return;
+  $('m-compare').disabled = true;
+  $('m-status').textContent = `Loading the float model ${name} in the worker…`;
+  try {
+    await model.loadFloatModel(source);
+    $('m-status').textContent = `Comparing ${state.name} with ${name}…`;
+    const errors = await model.compareModelOutputs(syntheticClip(model.inputShape ?? [1, 3, 16, 112, 112]));
+    if (model !== state.model) return;
+    state.errors = errors;
+    $('m-errors').hidden = false;
+    renderErrors();
+    renderTable();
+    $('m-status').textContent = `Compared ${state.name} with ${name}.`;
+  } catch (e) {
+    showError(e.message);
+    $('m-status').textContent = '';
+  } finally {
+    $('m-compare').disabled = state.model === null;
+  }
+}
+
 function renderTable() {
   const model = state.model;
   const times = new Map((state.last?.layers ?? []).map((l) => [l.name, l.ms]));
@@ -83,6 +141,7 @@ function renderTable() {
       out.zeroPoint,
       times.has(node.name) ? times.get(node.name).toFixed(2) : '',
       paths.get(node.name) ?? '',
+      sqnrOfNode(node),
     ];
     const tr = body.insertRow();
     tr.dataset.node = node.name;
@@ -110,6 +169,9 @@ function setModel(model, name) {
   state.name = name;
   state.last = null;
   state.modules = new Map(model.modules.map((m) => [m.path, m]));
+  state.errors = null;
+  $('m-errors').hidden = true;
+  $('m-compare').disabled = false;
   // The layers with a quantized weight (conv / linear).
   state.layers = model.modules.filter((m) => m.weight !== undefined).map((m) => m.path);
   $('m-layer').replaceChildren(...state.layers.map((p) => new Option(p, p)));
@@ -161,24 +223,6 @@ async function load(source, name) {
 }
 
 // A bright blob moving through the frames of a dim noisy clip, every channel alike.
-function syntheticClip(shape) {
-  const [n, c, d, h, w] = shape;
-  const data = new Float32Array(n * c * d * h * w);
-  let seed = 7;
-  const noise = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32 - 0.5) * 0.2;
-  for (let b = 0; b < n * c; b++)
-    for (let z = 0; z < d; z++) {
-      const cy = h / 2 + (h / 4) * Math.sin(z / 3);
-      const cx = w / 2 + (w / 4) * Math.cos(z / 3);
-      for (let y = 0; y < h; y++)
-        for (let x = 0; x < w; x++) {
-          const r2 = ((y - cy) ** 2 + (x - cx) ** 2) / (h * w * 0.01);
-          data[((b * d + z) * h + y) * w + x] = Math.exp(-r2) + noise();
-        }
-    }
-  return { data, shape };
-}
-
 async function run() {
   showError('');
   const model = state.model;
@@ -211,7 +255,14 @@ export function setupModelView() {
   charts = {
     scales: barChart('chart-m-scales', 'output channel', 'weight scale'),
     times: barChart('chart-m-times', 'graph node', 'ms'),
+    sqnr: barChart('chart-m-sqnr', 'layer (graph order)', 'SQNR (dB)'),
   };
+  $('m-compare').addEventListener('click', () => compare(BUILTIN_FLOAT.href, 'r3d_18 float (1/8 width)'));
+  $('m-float-file').addEventListener('change', (e) => {
+    const file = e.target.files?.[0];
+    if (file) compare(file, file.name);
+  });
+  $('m-threshold').addEventListener('input', renderErrors);
   $('m-builtin').addEventListener('click', () => load(BUILTIN.href, 'r3d_18 (1/8 width)'));
   $('m-layer').addEventListener('change', renderScales);
   $('m-run').addEventListener('click', run);

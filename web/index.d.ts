@@ -2169,9 +2169,42 @@ export declare namespace io {
       /** The largest heapBytes of the run, in bytes. */
       peakHeapBytes: number;
     }>;
+    /**
+     * Loads this model's float twin into the same worker, for the numeric
+     * suite below: the float model exported from the PyTorch model this one
+     * was quantized from (`export(float_model, ...)`). A second call replaces it.
+     * @param source As {@link io.loadModel}'s (bytes are copied).
+     * @param options onProgress(loadedBytes, totalBytes) while a URL downloads.
+     * @throws Rejects with the loader's error (a file that is not a model), and after dispose().
+     */
+    loadFloatModel(
+      source: ModelSource,
+      options?: { onProgress?: (loaded: number, total: number) => void },
+    ): Promise<void>;
+    /**
+     * {@link quantization.ns.compareWeights}(float twin, this model) in the
+     * worker: each entry's statistics and shape (the tensors stay in the worker).
+     * @throws Rejects before {@link io.WorkerModel.loadFloatModel}.
+     */
+    compareWeights(): Promise<Record<string, WorkerComparison<quantization.ns.WeightComparison>>>;
+    /**
+     * {@link quantization.ns.compareModelOutputs}(float twin, this model, x)
+     * in the worker: each entry's statistics and shape. x as in forward().
+     * @throws Rejects before {@link io.WorkerModel.loadFloatModel}, and as forward() does.
+     */
+    compareModelOutputs(
+      x: Tensor,
+      options?: { transfer?: boolean },
+    ): Promise<Record<string, WorkerComparison<quantization.ns.OutputComparison>>>;
     /** Ends the worker and frees everything it held; pending requests reject. Idempotent. */
     dispose(): void;
   }
+
+  /** A numeric-suite entry from a worker: its statistics and the compared tensors' shape, not the tensors. */
+  type WorkerComparison<C> = Omit<C, 'float' | 'quantized'> & {
+    /** The compared tensors' shape. */
+    shape: number[];
+  };
 
   /** The budget of one forward of a loaded model; forward() checks each node against it before running it. */
   interface LoadModelOptions {

@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PRESETS } from '../../demo/presets.mjs';
+import { syntheticClip } from '../../demo/random.mjs';
 import { channelErrors } from '../../demo/stats.mjs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { OUTPUT_DIR } from './browser.mjs';
@@ -370,6 +371,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
       String(add.kwargs.zero_point),
       '',
       '',
+      '',
     ]);
     await tab.evaluate(select('m-layer', 'layer2.0.conv1.0'));
     const w = model.getSubmodule('layer2.0.conv1.0').weight();
@@ -388,7 +390,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
     // Which arithmetic each conv ran: a stride-1 3x3x3 conv of 32 channels on Winograd, a strided one direct, the add neither.
     const pathOf = (target) =>
       tab.evaluate(
-        `[...document.querySelector('#m-layers tbody tr[data-node="${model.nodes.find((n) => n.target === target).name}"]').cells].at(-1).textContent`,
+        `[...document.querySelector('#m-layers tbody tr[data-node="${model.nodes.find((n) => n.target === target).name}"]').cells][9].textContent`,
       );
     expect({
       stride1: await pathOf('layer3.1.conv1.0'), // 32 -> 32 channels: 'auto' takes Winograd (layer1's 8 stay direct)
@@ -397,6 +399,49 @@ describe.each(selectedEngines())('%s', (engineName) => {
     }).toEqual({ stride1: 'winograd', strided: 'direct', add: '' });
     model.dispose();
     await tab.screenshot(fileURLToPath(new URL(`model-${engineName}.png`, OUTPUT_DIR)));
+    expect(await problems()).toEqual({ inPage: [], missing: [] });
+  }, 150_000);
+
+  it("the model view compares the int8 r3d_18 with its float twin: each layer's SQNR, as the numeric suite gives it", async () => {
+    const file = (name) =>
+      new Uint8Array(readFileSync(fileURLToPath(new URL(`../golden/exported/${name}`, import.meta.url))));
+    const int8 = qwasm.io.loadModel(file('r3d_18.qwasm.safetensors'));
+    const float = qwasm.io.loadModel(file('r3d_18_float.qwasm.safetensors'));
+    const want = qwasm.quantization.ns.compareModelOutputs(float, int8, syntheticClip(int8.inputShape));
+    await tab.evaluate(click('tab-model'));
+    await tab.evaluate(click('m-builtin'));
+    await tab.waitFor(`${text('#m-status')} === 'Loaded r3d_18 (1/8 width).'`, 60_000);
+    expect(await tab.evaluate(visible('m-errors'))).toBe(false);
+    await tab.evaluate(click('m-compare'));
+    await tab.waitFor(`${text('#m-status')} === 'Compared r3d_18 (1/8 width) with r3d_18 float (1/8 width).'`, 120_000);
+    const chart = await tab.evaluate(
+      `(() => { const c = window.qwasmDemo.model.charts.sqnr; return { labels: c.data.labels, values: c.data.datasets[0].data, colors: c.data.datasets[0].backgroundColor }; })()`,
+    );
+    // The page's numbers are the API's (the same wasm, the same clip), in graph order.
+    expect(chart.labels).toEqual(Object.keys(want).map((k) => k.replace(/\.stats$/, '')));
+    // (Math.log10's last bit may differ between engines: equal to 1e-12 relative.)
+    const wantValues = Object.values(want).map((v) => v.sqnr);
+    expect(chart.values.map((v, i) => Math.abs(v - wantValues[i]) <= 1e-12 * Math.abs(wantValues[i]))).toEqual(
+      wantValues.map(() => true),
+    );
+    // Layers under the threshold are red, and the caption names them.
+    await tab.evaluate(fill('m-threshold', '30'));
+    const below = Object.entries(want).filter(([, v]) => v.sqnr < 30);
+    expect(below.length).toBeGreaterThan(0);
+    const colors = await tab.evaluate('window.qwasmDemo.model.charts.sqnr.data.datasets[0].backgroundColor');
+    expect(colors.filter((c) => c === '#c62828').length).toBe(below.length);
+    expect(await tab.evaluate(text('#m-errors-caption'))).toContain(
+      `${below.length} of ${Object.keys(want).length} below 30 dB`,
+    );
+    // The table's SQNR column: the first conv's row.
+    const stem = int8.nodes.find((n) => n.target === 'stem.0');
+    const row = await tab.evaluate(
+      `[...document.querySelector('#m-layers tbody tr[data-node="${stem.name}"]').cells].map((c) => c.textContent)`,
+    );
+    expect(row.at(-1)).toBe(want['stem.0.stats'].sqnr.toFixed(2));
+    int8.dispose();
+    float.dispose();
+    await tab.screenshot(fileURLToPath(new URL(`model-errors-${engineName}.png`, OUTPUT_DIR)));
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
 

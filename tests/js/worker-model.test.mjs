@@ -330,3 +330,54 @@ describe("io.loadModel's new options are checked", () => {
     }
   });
 });
+
+describe('the numeric suite in the model worker (loadFloatModel, compareWeights, compareModelOutputs)', () => {
+  const FLOAT_PATH = fileURLToPath(new URL('../golden/exported/r3d_18_float.qwasm.safetensors', import.meta.url));
+  // Statistics as the worker sends them: the tensors stay there, their shape comes back.
+  const statsOf = (results) =>
+    Object.fromEntries(
+      Object.entries(results).map(([key, { float, quantized, ...stats }]) => [key, { ...stats, shape: float.shape }]),
+    );
+
+  test("the worker's results are the in-process API's, for a float twin given as a path or as bytes", async () => {
+    const x = clip([1, 3, 8, 112, 112]);
+    const floatModel = qwasm.io.loadModel(new Uint8Array(readFileSync(FLOAT_PATH)));
+    const int8 = qwasm.io.loadModel(BYTES);
+    const want = {
+      weights: statsOf(qwasm.quantization.ns.compareWeights(floatModel, int8)),
+      outputs: statsOf(qwasm.quantization.ns.compareModelOutputs(floatModel, int8, x)),
+    };
+    floatModel.dispose();
+    int8.dispose();
+    for (const source of [FLOAT_PATH, new Uint8Array(readFileSync(FLOAT_PATH))]) {
+      const model = await qwasm.io.loadModel(PATH, { worker: true });
+      try {
+        await model.loadFloatModel(source);
+        expect({
+          weights: await model.compareWeights(),
+          outputs: await model.compareModelOutputs(x, { transfer: false }),
+        }).toEqual(want);
+      } finally {
+        model.dispose();
+      }
+    }
+    expect(Object.keys(want.outputs).length).toBe(30);
+  }, 120_000);
+
+  test('before a float twin is loaded, or with a file that is not a model, the calls reject saying why', async () => {
+    const model = await qwasm.io.loadModel(PATH, { worker: true });
+    try {
+      await expect(model.compareWeights()).rejects.toThrow(
+        new Error('WorkerModel.compareWeights(): no float model: call loadFloatModel(source) first'),
+      );
+      await expect(model.loadFloatModel(new Uint8Array([1, 2, 3]))).rejects.toThrow(
+        /^WorkerModel\.loadFloatModel\(source\): .*not a \.safetensors file/,
+      );
+      await expect(model.loadFloatModel(BYTES, { onProgress: 3 })).rejects.toThrow(
+        new TypeError('WorkerModel.loadFloatModel(source): onProgress must be a function, got the number 3'),
+      );
+    } finally {
+      model.dispose();
+    }
+  }, 60_000);
+});

@@ -4,7 +4,9 @@
 // and answers the calling thread's requests one at a time.
 //
 // Requests: {id, op: 'load', source, options}, {id, op: 'forward' |
-// 'profile', x: {data, shape}}. Replies: {id, result} or {id, error: {name,
+// 'profile', x: {data, shape}}; for the numeric suite, {id, op: 'loadFloat',
+// source} (the float twin, held beside the model), {id, op:
+// 'compareWeights'} and {id, op: 'compareModelOutputs', x}. Replies: {id, result} or {id, error: {name,
 // message}}; while loading, {id, progress: [loadedBytes, totalBytes]}.
 // Output tensors' buffers are transferred, not copied.
 import { isOutOfMemory, OUT_OF_MEMORY } from '../errors.mjs';
@@ -61,6 +63,13 @@ function plainOutput(qwasm, out, transfer) {
   return { dtype: 'float32', data, shape: [...out.shape] };
 }
 
+/** quantization.ns's results without their tensors (which stay in the worker): the statistics per key. */
+function statsOnly(results) {
+  return Object.fromEntries(
+    Object.entries(results).map(([key, { float, quantized, ...stats }]) => [key, { ...stats, shape: float.shape }]),
+  );
+}
+
 /**
  * Serves one model on `port` ({post(message, transfer), onMessage(handler)}).
  * @param {any} qwasm the library's namespace in this worker
@@ -69,6 +78,7 @@ function plainOutput(qwasm, out, transfer) {
  */
 export function serveModel(qwasm, port, readLocalFile = null) {
   let model = null;
+  let floatModel = null; // the numeric suite's float twin (loadFloat)
   const handle = async ({ id, op, source, options, x }) => {
     if (op === 'load') {
       if (model !== null) throw new Error('this worker already holds a model');
@@ -90,6 +100,24 @@ export function serveModel(qwasm, port, readLocalFile = null) {
       };
     }
     if (model === null) throw new Error('no model is loaded in this worker');
+    if (op === 'loadFloat') {
+      const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
+      const ctx = 'WorkerModel.loadFloatModel(source)';
+      const bytes = await readModelSource(source, onProgress, ctx, readLocalFile);
+      const next = qwasm.io.loadModel(bytes);
+      floatModel?.dispose();
+      floatModel = next;
+      return { result: { modules: floatModel.namedModules().length }, transfer: [] };
+    }
+    if (op === 'compareWeights' || op === 'compareModelOutputs') {
+      if (floatModel === null) throw new Error('no float model: call loadFloatModel(source) first');
+      const ns = qwasm.quantization.ns;
+      const results =
+        op === 'compareWeights'
+          ? ns.compareWeights(floatModel, model)
+          : ns.compareModelOutputs(floatModel, model, qwasm.tensor(x.data, x.shape));
+      return { result: statsOnly(results), transfer: [] };
+    }
     const input = qwasm.tensor(x.data, x.shape);
     const transfer = [];
     if (op === 'forward') return { result: plainOutput(qwasm, model.forward(input), transfer), transfer };

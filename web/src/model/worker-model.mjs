@@ -203,6 +203,55 @@ export class WorkerModel {
     }
   }
 
+  /**
+   * Loads the model's float twin into the same worker, for the numeric suite
+   * (compareWeights, compareModelOutputs): a float model exported from the
+   * PyTorch model this one was converted from. `source` is any io.loadModel
+   * source (URL, path, Response, stream, Blob, bytes: bytes are copied).
+   * Resolves when it is built; a second call replaces it.
+   */
+  loadFloatModel(source, options) {
+    const ctx = 'WorkerModel.loadFloatModel(source)';
+    try {
+      const onProgress = readOptions(options, ['onProgress'], ctx).get('onProgress');
+      if (onProgress !== undefined && typeof onProgress !== 'function')
+        throw new TypeError(`${ctx}: onProgress must be a function, got ${describe(onProgress)}`);
+      const read =
+        typeof source === 'string' || source instanceof URL
+          ? Promise.resolve(absoluteUrl(source) ?? String(source))
+          : readModelSource(source, onProgress, ctx, localFileReader()).then((bytes) => bytes.slice());
+      return read.then((sent) =>
+        this.#request(
+          ctx,
+          { op: 'loadFloat', source: sent },
+          typeof sent === 'string' ? [] : [sent.buffer],
+          typeof sent === 'string' ? onProgress : undefined,
+        ).then(() => undefined),
+      );
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** quantization.ns.compareWeights(float twin, this model), in the worker: the statistics per key (no tensors). */
+  compareWeights() {
+    return this.#request('WorkerModel.compareWeights()', { op: 'compareWeights' });
+  }
+
+  /**
+   * quantization.ns.compareModelOutputs(float twin, this model, x), in the
+   * worker: the statistics per key (no tensors). x as in forward.
+   */
+  compareModelOutputs(x, options) {
+    const ctx = 'WorkerModel.compareModelOutputs(x)';
+    try {
+      const { x: input, transfer } = this.#input(x, options, ctx);
+      return this.#request(ctx, { op: 'compareModelOutputs', x: input }, transfer);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
   /** The graph's nodes, as GraphModule.nodes. */
   get nodes() {
     return this.#info.nodes;
