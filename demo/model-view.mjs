@@ -7,6 +7,7 @@
 // convolution ran (exact integer Winograd or direct: the same bytes).
 import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
+import { drawGraph, foldedGraph } from './model-graph.mjs';
 import { syntheticClip } from './random.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -16,7 +17,17 @@ const BUILTIN = new URL('../tests/golden/exported/r3d_18.qwasm.safetensors', imp
 const BUILTIN_FLOAT = new URL('../tests/golden/exported/r3d_18_float.qwasm.safetensors', import.meta.url);
 const RED = '#c62828';
 
-const state = { model: null, name: '', layers: [], modules: new Map(), last: null, loading: 0, errors: null };
+const state = {
+  model: null,
+  name: '',
+  layers: [],
+  modules: new Map(),
+  last: null,
+  loading: 0,
+  errors: null, // the numeric suite's statistics per key, once compared
+  graph: null, // what the graph drew: {width, height, nodes, edges}
+  picked: null, // the node whose details show
+};
 let charts = null;
 
 function barChart(id, xTitle, yTitle) {
@@ -79,6 +90,70 @@ function sqnrOfNode(node) {
   return e === undefined ? '' : e.sqnr.toFixed(2);
 }
 
+// The lines a graph box shows for a node.
+function boxLines(node) {
+  const mod = node.op === 'call_module' ? state.modules.get(node.target) : null;
+  const kind = node.op === 'placeholder' ? 'input' : node.op === 'output' ? 'output' : mod ? mod.type : node.target;
+  const out = outputOf(node);
+  const lines = [`${node.name}: ${kind}`];
+  if (out.shape) lines.push(out.shape);
+  if (out.scale) lines.push(`scale ${out.scale}, zero point ${out.zeroPoint}`);
+  const ran = state.last?.layers.find((l) => l.name === node.name);
+  if (ran) lines.push(`${ran.path ? `${ran.path}, ` : ''}${ran.ms.toFixed(2)} ms`);
+  const e = state.errors?.[statsKey(node)];
+  if (e) lines.push(`SQNR ${e.sqnr.toFixed(2)} dB`);
+  return lines;
+}
+
+function belowThreshold(node) {
+  const e = state.errors?.[statsKey(node)];
+  return e !== undefined && e.sqnr < Number($('m-threshold').value);
+}
+
+function renderGraph() {
+  const model = state.model;
+  if (model === null) return;
+  const byName = new Map(model.nodes.map((n) => [n.name, n]));
+  const graph = foldedGraph(model.nodes, (path) => state.modules.get(path)?.type, boxLines);
+  state.graph = drawGraph($('m-graph'), graph, {
+    onPick: pickNode,
+    highlight: (name) => belowThreshold(byName.get(name)),
+  });
+  if (state.picked) pickNode(byName.get(state.picked) ?? null);
+}
+
+/** A node's details under the graph; a quantized layer also becomes the charted one. */
+function pickNode(node) {
+  state.picked = node?.name ?? null;
+  for (const box of $('m-graph').querySelectorAll('.node')) {
+    box.classList.toggle('picked', box.dataset.node === state.picked);
+  }
+  if (node === null) return;
+  const mod = node.op === 'call_module' ? state.modules.get(node.target) : null;
+  const out = outputOf(node);
+  const lines = [
+    `${node.name} (${node.op}${node.target ? ` ${node.target}` : ''})`,
+    `arguments: ${formatArgs(node)}`,
+    `output: ${out.shape || 'known after a run'}${out.scale ? `, scale ${out.scale}, zero point ${out.zeroPoint}` : ''}`,
+  ];
+  if (mod?.weight) lines.push(`weight: ${describeWeight(mod)}`);
+  const e = state.errors?.[statsKey(node)];
+  if (e) {
+    lines.push(
+      `numeric suite (${statsKey(node)} against ${e.floatKey}): SQNR ${e.sqnr.toFixed(2)} dB, largest error ${e.maxAbsError.toPrecision(4)}` +
+        (e.offByMoreThanOneStep === null
+          ? ''
+          : `, ${(100 * e.offByMoreThanOneStep).toFixed(2)}% of elements off by more than one step`),
+    );
+  }
+  $('m-node-details').textContent = lines.join('\n');
+  $('m-node-details').hidden = false;
+  if (mod?.weight && state.layers.includes(node.target)) {
+    $('m-layer').value = node.target;
+    renderScales();
+  }
+}
+
 function renderErrors() {
   const errors = state.errors;
   if (errors === null) return;
@@ -111,6 +186,7 @@ async function compare(source, name) {
     $('m-errors').hidden = false;
     renderErrors();
     renderTable();
+    renderGraph();
     $('m-status').textContent = `Compared ${state.name} with ${name}.`;
   } catch (e) {
     showError(e.message);
@@ -185,7 +261,10 @@ function setModel(model, name) {
   charts.times.data.labels = [];
   charts.times.data.datasets[0].data = [];
   charts.times.update();
+  state.picked = null;
+  $('m-node-details').hidden = true;
   renderTable();
+  renderGraph();
   renderScales();
   $('m-status').textContent = `Loaded ${name}.`;
 }
@@ -237,6 +316,7 @@ async function run() {
     charts.times.data.datasets[0].data = layers.map((l) => l.ms);
     charts.times.update();
     renderTable();
+    renderGraph();
     const logits =
       'scale' in output ? Array.from(output.data, (v) => (v - output.zeroPoint) * output.scale) : output.data;
     const top = logits.reduce((best, v, i) => (v > logits[best] ? i : best), 0);
@@ -262,7 +342,10 @@ export function setupModelView() {
     const file = e.target.files?.[0];
     if (file) compare(file, file.name);
   });
-  $('m-threshold').addEventListener('input', renderErrors);
+  $('m-threshold').addEventListener('input', () => {
+    renderErrors();
+    renderGraph();
+  });
   $('m-builtin').addEventListener('click', () => load(BUILTIN.href, 'r3d_18 (1/8 width)'));
   $('m-layer').addEventListener('change', renderScales);
   $('m-run').addEventListener('click', run);

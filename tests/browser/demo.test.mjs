@@ -424,7 +424,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
     expect(chart.values.map((v, i) => Math.abs(v - wantValues[i]) <= 1e-12 * Math.abs(wantValues[i]))).toEqual(
       wantValues.map(() => true),
     );
-    // Layers under the threshold are red, and the caption names them.
+    // Layers under the threshold are red, in the chart and in the graph, and the caption names them.
     await tab.evaluate(fill('m-threshold', '30'));
     const below = Object.entries(want).filter(([, v]) => v.sqnr < 30);
     expect(below.length).toBeGreaterThan(0);
@@ -433,6 +433,15 @@ describe.each(selectedEngines())('%s', (engineName) => {
     expect(await tab.evaluate(text('#m-errors-caption'))).toContain(
       `${below.length} of ${Object.keys(want).length} below 30 dB`,
     );
+    // (A FloatFunctional's SQNR sits on its activation_post_process, an Identity the graph folds.)
+    const keyOf = (n) => `${n.target.replace(/\.activation_post_process$/, '')}.stats`;
+    const drawnLow = int8.nodes.filter(
+      (n) =>
+        n.op === 'call_module' &&
+        !(int8.getSubmodule(n.target) instanceof qwasm.nn.Identity) &&
+        (want[keyOf(n)]?.sqnr ?? Number.POSITIVE_INFINITY) < 30,
+    );
+    expect(await tab.evaluate(`document.querySelectorAll('#m-graph .node.low').length`)).toBe(drawnLow.length);
     // The table's SQNR column: the first conv's row.
     const stem = int8.nodes.find((n) => n.target === 'stem.0');
     const row = await tab.evaluate(
@@ -442,6 +451,45 @@ describe.each(selectedEngines())('%s', (engineName) => {
     int8.dispose();
     float.dispose();
     await tab.screenshot(fileURLToPath(new URL(`model-errors-${engineName}.png`, OUTPUT_DIR)));
+    expect(await problems()).toEqual({ inPage: [], missing: [] });
+  }, 150_000);
+
+  it('the model view draws the graph (Identity folded, residual adds with two inputs); a click shows a node', async () => {
+    const file = new Uint8Array(
+      readFileSync(fileURLToPath(new URL('../golden/exported/r3d_18.qwasm.safetensors', import.meta.url))),
+    );
+    const model = qwasm.io.loadModel(file);
+    const kept = model.nodes.filter(
+      (n) => !(n.op === 'call_module' && model.getSubmodule(n.target) instanceof qwasm.nn.Identity),
+    );
+    await tab.evaluate(click('tab-model'));
+    await tab.evaluate(click('m-builtin'));
+    await tab.waitFor(`${text('#m-status')} === 'Loaded r3d_18 (1/8 width).'`, 60_000);
+    const drawn = await tab.evaluate(`[...document.querySelectorAll('#m-graph .node')].map((g) => g.dataset.node)`);
+    expect(drawn).toEqual(kept.map((n) => n.name));
+    // Every box lies inside the drawing, and the drawing has a size (it rendered, not only exists).
+    const inside = await tab.evaluate(`(() => {
+      const svg = document.getElementById('m-graph');
+      const w = Number(svg.getAttribute('width')), h = Number(svg.getAttribute('height'));
+      const boxes = [...svg.querySelectorAll('.node')].map((g) => g.getBBox());
+      return { w, h, all: boxes.every((b) => b.width > 100 && b.height > 20), edges: svg.querySelectorAll('.edge').length };
+    })()`);
+    expect(inside.all).toBe(true);
+    expect(inside.w * inside.h).toBeGreaterThan(0);
+    // The edges: one per input of each drawn node, through the folded ones; a residual add has two.
+    const adds = kept.filter((n) => n.target === 'quantized.add_relu');
+    expect(adds.length).toBe(8);
+    expect(inside.edges).toBeGreaterThanOrEqual(kept.length - 1 + adds.length);
+    // A click on a conv's box shows its details and charts its scales.
+    await tab.evaluate(
+      `document.querySelector('#m-graph .node[data-node="layer2_0_conv1_0"]').dispatchEvent(new MouseEvent('click', { bubbles: true }))`,
+    );
+    expect(await tab.evaluate(`document.getElementById('m-layer').value`)).toBe('layer2.0.conv1.0');
+    expect(await tab.evaluate(text('#m-node-details'))).toMatch(
+      /^layer2_0_conv1_0 \(call_module layer2\.0\.conv1\.0\)\narguments: layer1_1_skip_add_activation_post_process\noutput: \[1, 16, 8, 28, 28\] quint8, scale [\d.]+, zero point \d+\nweight: \[16, 8, 3, 3, 3\] qint8, per channel \(axis 0\), fbgemm$/,
+    );
+    model.dispose();
+    await tab.screenshot(fileURLToPath(new URL(`model-graph-${engineName}.png`, OUTPUT_DIR)));
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
 
