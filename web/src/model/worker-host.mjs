@@ -6,8 +6,9 @@
 // Requests: {id, op: 'load', source, options}, {id, op: 'forward' |
 // 'profile', x: {data, shape}}; for the numeric suite, {id, op: 'loadFloat',
 // source} (the float twin, held beside the model), {id, op:
-// 'compareWeights'} and {id, op: 'compareModelOutputs', x}. Replies: {id, result} or {id, error: {name,
-// message}}; while loading, {id, progress: [loadedBytes, totalBytes]}.
+// 'compareWeights'} and {id, op: 'compareModelOutputs', x}. Replies: {id,
+// result} or {id, error: {name, message}}; while loading, {id, progress:
+// [loadedBytes, totalBytes]}.
 // Output tensors' buffers are transferred, not copied.
 import { isOutOfMemory, OUT_OF_MEMORY } from '../errors.mjs';
 import { readModelSource } from './source.mjs';
