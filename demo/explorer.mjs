@@ -3,9 +3,10 @@
 // the error with per-tensor quantization, and show the code that reproduces it.
 import { Chart, registerables } from 'chart.js';
 import * as qwasm from 'qwasm';
+import { gridHistogram, gridHistogramChart } from './grid-histogram.mjs';
 import { PRESETS } from './presets.mjs';
 import { jsSnippet, pytorchSnippet, schemes } from './snippets.mjs';
-import { channelErrors, channelValues, histogram } from './stats.mjs';
+import { channelErrors, channelValues } from './stats.mjs';
 
 Chart.register(...registerables);
 
@@ -45,42 +46,7 @@ function makeCharts() {
       ['per-channel', BLUE],
       ['per-tensor', ORANGE],
     ]),
-    hist: new Chart($('chart-hist'), {
-      type: 'line',
-      data: {
-        datasets: [
-          {
-            label: 'values (count per bin)',
-            data: [],
-            borderColor: BLUE,
-            backgroundColor: 'rgba(47,111,219,0.25)',
-            fill: true,
-            stepped: 'middle',
-            pointRadius: 0,
-          },
-          {
-            label: 'quantization grid',
-            type: 'scatter',
-            data: [],
-            borderColor: ORANGE,
-            backgroundColor: ORANGE,
-            pointStyle: 'line',
-            rotation: 90,
-            pointRadius: 6,
-          },
-        ],
-      },
-      options: {
-        animation: false,
-        maintainAspectRatio: false,
-        parsing: false,
-        plugins: { tooltip: { intersect: false } },
-        scales: {
-          x: { type: 'linear', title: { display: true, text: 'value (float units)' } },
-          y: { beginAtZero: true, title: { display: true, text: 'count' } },
-        },
-      },
-    }),
+    hist: gridHistogramChart($('chart-hist')),
   };
 }
 
@@ -216,19 +182,14 @@ function renderHistogram() {
   if (!last) return;
   const c = Math.max(0, Math.min(Number($('channel').value) || 0, last.scales.length - 1));
   const values = channelValues(t.data, t.shape, last.axis, c);
-  const h = histogram(values, 60);
-  const width = (h.hi - h.lo) / 60;
-  charts.hist.data.datasets[0].data = h.counts.map((n, i) => ({ x: h.lo + width * (i + 0.5), y: n }));
-  const grid = [];
-  const peak = Math.max(...h.counts);
-  for (let q = last.quantMin; q <= last.quantMax; q++) {
-    const v = (q - last.zeroPoints[c]) * last.scales[c];
-    if (v >= h.lo - width && v <= h.hi + width) grid.push({ x: v, y: peak * 0.04 });
-  }
-  charts.hist.data.datasets[1].data = grid;
-  charts.hist.update();
+  const gridPoints = gridHistogram(charts.hist, values, {
+    scale: last.scales[c],
+    zeroPoint: last.zeroPoints[c],
+    quantMin: last.quantMin,
+    quantMax: last.quantMax,
+  });
   $('hist-help').textContent =
-    `(${values.length} values; ${grid.length} grid points inside their range, scale ${last.scales[c].toPrecision(4)}, zero point ${last.zeroPoints[c]})`;
+    `(${values.length} values; ${gridPoints} grid points inside their range, scale ${last.scales[c].toPrecision(4)}, zero point ${last.zeroPoints[c]})`;
 }
 
 function update() {

@@ -7,6 +7,7 @@
 // convolution ran (exact integer Winograd or direct: the same bytes).
 import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
+import { gridHistogram, gridHistogramChart } from './grid-histogram.mjs';
 import { drawGraph, foldedGraph } from './model-graph.mjs';
 import { syntheticClip } from './random.mjs';
 
@@ -25,6 +26,7 @@ const state = {
   last: null,
   loading: 0,
   errors: null, // the numeric suite's statistics per key, once compared
+  floatFile: null, // the float twin's file (io.loadSafetensors), for the weights against their grid
   graph: null, // what the graph drew: {width, height, nodes, edges}
   picked: null, // the node whose details show
 };
@@ -151,7 +153,33 @@ function pickNode(node) {
   if (mod?.weight && state.layers.includes(node.target)) {
     $('m-layer').value = node.target;
     renderScales();
+    renderWeightHistogram();
   }
+}
+
+// The selected layer's float weights (from the float twin) of one output
+// channel, against the int8 grid of that channel's scale and zero point.
+function renderWeightHistogram() {
+  const path = $('m-layer').value;
+  const w = state.modules.get(path)?.weight;
+  const name = `${path}.weight`;
+  const inFile = state.floatFile?.tensors.find((t) => t.name === name);
+  $('m-hist-figure').hidden = !(w && inFile);
+  if (!(w && inFile)) return;
+  const floats = state.floatFile.get(name);
+  const channels = floats.shape[0];
+  const c = Math.max(0, Math.min(channels - 1, Number($('m-hist-channel').value) || 0));
+  $('m-hist-channel').max = String(channels - 1);
+  const size = floats.data.length / channels;
+  const values = floats.data.subarray(c * size, (c + 1) * size);
+  const perTensor = w.scales.length === 1;
+  const scale = perTensor ? w.scales[0] : w.scales[c];
+  const zeroPoint = perTensor ? w.zeroPoints[0] : w.zeroPoints[c];
+  const [quantMin, quantMax] = w.dtype === 'quint8' ? [0, 255] : [-128, 127];
+  const points = gridHistogram(charts.hist, values, { scale, zeroPoint, quantMin, quantMax });
+  $('m-hist-caption').textContent =
+    `${path}: the float model's weights of output channel ${c} (${values.length} values) against the int8 grid ` +
+    `(scale ${scale.toPrecision(4)}, zero point ${zeroPoint}; ${points} grid points in their range).`;
 }
 
 function renderErrors() {
@@ -178,7 +206,10 @@ async function compare(source, name) {
   $('m-compare').disabled = true;
   $('m-status').textContent = `Loading the float model ${name} in the worker…`;
   try {
-    await model.loadFloatModel(source);
+    // The float file is also read here, for the weights against their grid.
+    const bytes = typeof source === 'string' ? fetch(source).then((r) => r.arrayBuffer()) : source.arrayBuffer();
+    const [, buffer] = await Promise.all([model.loadFloatModel(source), bytes]);
+    state.floatFile = qwasm.io.loadSafetensors(new Uint8Array(buffer));
     $('m-status').textContent = `Comparing ${state.name} with ${name}…`;
     const errors = await model.compareModelOutputs(syntheticClip(model.inputShape ?? [1, 3, 16, 112, 112]));
     if (model !== state.model) return;
@@ -187,6 +218,7 @@ async function compare(source, name) {
     renderErrors();
     renderTable();
     renderGraph();
+    renderWeightHistogram();
     $('m-status').textContent = `Compared ${state.name} with ${name}.`;
   } catch (e) {
     showError(e.message);
@@ -246,7 +278,9 @@ function setModel(model, name) {
   state.last = null;
   state.modules = new Map(model.modules.map((m) => [m.path, m]));
   state.errors = null;
+  state.floatFile = null;
   $('m-errors').hidden = true;
+  $('m-hist-figure').hidden = true;
   $('m-compare').disabled = false;
   // The layers with a quantized weight (conv / linear).
   state.layers = model.modules.filter((m) => m.weight !== undefined).map((m) => m.path);
@@ -336,7 +370,9 @@ export function setupModelView() {
     scales: barChart('chart-m-scales', 'output channel', 'weight scale'),
     times: barChart('chart-m-times', 'graph node', 'ms'),
     sqnr: barChart('chart-m-sqnr', 'layer (graph order)', 'SQNR (dB)'),
+    hist: gridHistogramChart($('chart-m-hist')),
   };
+  $('m-hist-channel').addEventListener('input', renderWeightHistogram);
   $('m-compare').addEventListener('click', () => compare(BUILTIN_FLOAT.href, 'r3d_18 float (1/8 width)'));
   $('m-float-file').addEventListener('change', (e) => {
     const file = e.target.files?.[0];
@@ -347,7 +383,10 @@ export function setupModelView() {
     renderGraph();
   });
   $('m-builtin').addEventListener('click', () => load(BUILTIN.href, 'r3d_18 (1/8 width)'));
-  $('m-layer').addEventListener('change', renderScales);
+  $('m-layer').addEventListener('change', () => {
+    renderScales();
+    renderWeightHistogram();
+  });
   $('m-run').addEventListener('click', run);
   const fromFile = (file) => load(file, file.name);
   $('m-file').addEventListener('change', (e) => {

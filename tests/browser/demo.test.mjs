@@ -442,6 +442,23 @@ describe.each(selectedEngines())('%s', (engineName) => {
         (want[keyOf(n)]?.sqnr ?? Number.POSITIVE_INFINITY) < 30,
     );
     expect(await tab.evaluate(`document.querySelectorAll('#m-graph .node.low').length`)).toBe(drawnLow.length);
+    // A layer's float weights against its int8 grid: one output channel's 8 x 3 x 3 x 3 values,
+    // and grid ticks at that channel's scale.
+    await tab.evaluate(select('m-layer', 'layer2.0.conv1.0'));
+    await tab.evaluate(fill('m-hist-channel', '3'));
+    const hist = await tab.evaluate(`(() => {
+      const d = window.qwasmDemo.model.charts.hist.data.datasets;
+      return { count: d[0].data.reduce((s, p) => s + p.y, 0), grid: d[1].data.map((p) => p.x) };
+    })()`);
+    const scale = int8.getSubmodule('layer2.0.conv1.0').weight();
+    const s3 = scale.qPerChannelScales()[3];
+    scale.dispose();
+    expect(hist.count).toBe(216);
+    expect(hist.grid.length).toBeGreaterThan(10);
+    expect(hist.grid.every((x) => Math.abs(x / s3 - Math.round(x / s3)) < 1e-6)).toBe(true);
+    expect(await tab.evaluate(text('#m-hist-caption'))).toMatch(
+      /^layer2\.0\.conv1\.0: the float model's weights of output channel 3 \(216 values\) against the int8 grid/,
+    );
     // The table's SQNR column: the first conv's row.
     const stem = int8.nodes.find((n) => n.target === 'stem.0');
     const row = await tab.evaluate(
