@@ -426,7 +426,7 @@ bool quantized_adaptive_pool_too_slow(const Shape& shape, int dims, const int64_
     const int64_t out = output_size[d];
     if (out < 1 || extent < 1) return false;  // refused by the call itself
     outputs *= static_cast<double>(out);
-    taps *= static_cast<double>((extent + out - 1) / out + 1);
+    taps *= std::ceil(static_cast<double>(extent) / static_cast<double>(out)) + 1;  // in double: out can be 2^63 - 1
   }
   return outputs < cap && outputs * taps > 1e6 && static_cast<double>(in_numel) < cap;
 }
