@@ -39,16 +39,21 @@ function floatModel(c) {
   return model;
 }
 
+// PyTorch's eager flow on it, in place: the default x86 QConfig, prepare, the calibration batches, convert.
+function convertedModel(c) {
+  const model = floatModel(c);
+  model.qconfig = quantization.getDefaultQConfig('x86');
+  quantization.prepare(model);
+  for (const x of c.calibration) model.forward(tensorOf(x));
+  return quantization.convert(model);
+}
+
 describe.each(cases)('%s', (_label, c) => {
   const name = c.name;
   test("quantization.ns on the float model and the converted one equals PyTorch's numeric suite", () => {
     quantization.setEngine(c.engine);
     const float = floatModel(c);
-    const model = floatModel(c);
-    model.qconfig = quantization.getDefaultQConfig('x86');
-    quantization.prepare(model);
-    for (const x of c.calibration) model.forward(tensorOf(x));
-    quantization.convert(model);
+    const model = convertedModel(c);
     const one = (a) => decode(a)[0];
     // Exact inputs (dyadic: see the header) and PyTorch's integers: equal to float32 rounding of the SQNR.
     const close = (got, want) => (Number.isFinite(want) ? Math.abs(got - want) <= 1e-4 : got === want);
@@ -87,14 +92,7 @@ describe.each(cases)('%s', (_label, c) => {
       quantization.setEngine(c.engine);
       qwasm.setKernelIsa(isa);
       const heap = qwasm.heapInUse();
-      const model = MODELS[name](qwasm).eval();
-      const state = Object.fromEntries(Object.entries(c.state).map(([k, v]) => [k, tensorOf(v)]));
-      loadStateDict(model, state);
-      quantization.fuseModules(model, c.fuse);
-      model.qconfig = quantization.getDefaultQConfig('x86');
-      quantization.prepare(model);
-      for (const x of c.calibration) model.forward(tensorOf(x));
-      quantization.convert(model);
+      const model = convertedModel(c);
       for (const [path, want] of Object.entries(c.modules)) {
         const m = model.getSubmodule(path);
         expect({ path, type: m.constructor.name }).toEqual({ path, type: QTYPES[want.type] });

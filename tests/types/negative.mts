@@ -116,6 +116,16 @@ export async function cases(): Promise<unknown[]> {
     new io.GraphModule(),
     // @ts-expect-error: a QConfig's activation is an observer factory or class, not a module class
     new quantization.QConfig({ activation: nn.Conv3d, weight: quantization.MinMaxObserver }),
+    // @ts-expect-error: the numeric suite compares modules, not state-dict objects
+    quantization.ns.compareWeights({ 'conv.weight': x }, new nn.Identity()),
+    // @ts-expect-error: compareModelOutputs needs the input to run both models on
+    quantization.ns.compareModelOutputs(new nn.Identity(), new nn.Identity()),
+    // @ts-expect-error: an SQNR is a number, per key there is a Comparison
+    quantization.ns.computeSqnr(x, x).sqnr,
+    // @ts-expect-error: a worker's comparison keeps its tensors in the worker
+    io.loadModel('m', { worker: true }).then((m) => m.compareWeights()).then((r) => r['conv.weight'].float),
+    // @ts-expect-error: compareModelOutputs in a worker resolves to statistics, it is not synchronous
+    io.loadModel('m', { worker: true }).then((m) => m.compareModelOutputs(x)['conv.stats']),
   ];
 }
 

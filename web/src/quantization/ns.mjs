@@ -70,13 +70,10 @@ function dequantized(q) {
 function stateDictEntries(model, ctx) {
   /** @type {[string, (() => any) | null][]} */
   const out = [];
-  const modules =
-    model instanceof Module && typeof model.namedModules === 'function'
-      ? model.namedModules()
-      : (() => {
-          throw new TypeError(`${ctx}: expected an nn.Module or an io.GraphModule, got ${describe(model)}`);
-        })();
-  for (const [path, mod] of modules) {
+  if (!(model instanceof Module)) {
+    throw new TypeError(`${ctx}: expected an nn.Module or an io.GraphModule, got ${describe(model)}`);
+  }
+  for (const [path, mod] of model.namedModules()) {
     const m = /** @type {any} */ (mod); // its class is checked below, one kind at a time
     const at = (name) => (path === '' ? name : `${path}.${name}`);
     if (isOne(m, FLOAT_WEIGHTED) || isOne(m, FUSED)) {
