@@ -12,8 +12,8 @@ python/qwasm_pt2e.py lowers to the same format. Every node is written down:
 quantized weights as I8 tensors with their per-channel scales (F64) and zero
 points (I64) or their per-tensor qparams, float biases and weights as F32,
 and the graph, each module's attributes and the format version as JSON in
-the file's metadata. An
-unsupported module, function or method raises ExportError naming it and the
+the file's metadata (with, when given, the input's preprocessing and the
+class names). An unsupported module, function or method raises ExportError naming it and the
 module path; nothing is dropped silently.
 
 The numbers of an eager model follow the quantized engine it was converted under
@@ -343,14 +343,24 @@ def _encode_arg(a, where):
     raise ExportError(f"{where}: argument {a!r} of type {type(a).__name__} is not supported")
 
 
-def export(model, example_input, path, metadata=None):
+def export(model, example_input, path, metadata=None, *, preprocessing=None, classes=None):
     """Traces `model` (or lowers a torch.export / PT2E graph) and writes `path`
     (.safetensors). `example_input` runs the model once (the traced graph
     against it), so an error shows here and not in the browser. Returns the
-    graph description that was written."""
+    graph description that was written.
+
+    `preprocessing`: how an input is made from video frames, written for
+    io.loadModel's `model.transforms()`: torchvision's VideoClassification
+    preset (e.g. `R3D_18_Weights.KINETICS400_V1.transforms()`) or a dict of
+    its crop_size, resize_size, mean and std. Its crop must be the example
+    input's height and width. `classes`: the output's class names (e.g. the
+    weights' `meta["categories"]`), one per output. `metadata`: other string
+    entries for the file's header."""
     if torch is None:
         raise ModuleNotFoundError(INSTALL_TORCH, name="torch")
     from qwasm_pt2e import is_pt2e_graph, lower
+
+    metadata = _header_entries(metadata, preprocessing, classes, example_input)
 
     if isinstance(model, torch.export.ExportedProgram):
         model = model.module()  # torch.export's result: its graph as a module
@@ -361,6 +371,7 @@ def export(model, example_input, path, metadata=None):
             out = model(example_input)
         if not isinstance(out, torch.Tensor):
             raise ExportError("the model must return one tensor")
+        _check_class_count(classes, out)
         w = _Writer()
         modules, nodes = lower(model, w)
         # PT2E's reference arithmetic is the x86 recipe's: its quantized convs run on oneDNN's steps.
@@ -379,6 +390,7 @@ def export(model, example_input, path, metadata=None):
         want, got = model(example_input), gm(example_input)
     if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
         raise ExportError("the model must return one tensor")
+    _check_class_count(classes, want)
     def equal(a, b):
         if a.is_quantized:
             return torch.equal(a.int_repr(), b.int_repr())
@@ -452,6 +464,65 @@ def export(model, example_input, path, metadata=None):
         entry["kwargs"] = {k: _encode_arg(v, where) for k, v in kwargs.items()}
         nodes.append(entry)
     return _save(w, modules, nodes, engine, example_input, path, metadata)
+
+
+_RESERVED = ("format", "format_version", "graph", "preprocessing", "classes")
+
+
+def _header_entries(metadata, preprocessing, classes, example_input):
+    """The user's metadata plus the preprocessing and class names as JSON, checked."""
+    entries = dict(metadata or {})
+    for key, value in entries.items():
+        if key in _RESERVED:
+            raise ExportError(f"metadata key '{key}' is the exporter's: pass preprocessing= or classes= instead"
+                              if key in ("preprocessing", "classes") else f"metadata key '{key}' is the exporter's")
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise ExportError(f"metadata entries must be strings, got {key!r}: {type(value).__name__}")
+    if preprocessing is not None:
+        entries["preprocessing"] = json.dumps(_preprocessing_entry(preprocessing, example_input))
+    if classes is not None:
+        names = list(classes)
+        if not names or not all(isinstance(n, str) for n in names):
+            raise ExportError("classes must be a non-empty list of strings (the output's class names)")
+        entries["classes"] = json.dumps(names)
+    return entries
+
+
+def _check_class_count(classes, out):
+    if classes is not None and (out.dim() == 0 or len(list(classes)) != out.shape[-1]):
+        raise ExportError(f"{len(list(classes))} class names for an output of shape {list(out.shape)}: "
+                          "give one name per output")
+
+
+def _preprocessing_entry(p, example_input):
+    """torchvision's VideoClassification (or a dict of its fields) as the file records it."""
+    fields = ("crop_size", "resize_size", "mean", "std")
+    if isinstance(p, dict):
+        unknown = set(p) - set(fields) - {"interpolation"}
+        if unknown or not set(fields) <= set(p):
+            raise ExportError(f"preprocessing takes exactly {', '.join(fields)} (and interpolation), "
+                              f"got {sorted(p)}")
+        get = p.get
+    elif type(p).__name__ == "VideoClassification":
+        get = lambda k, default=None: getattr(p, k, default)  # noqa: E731
+    else:
+        raise ExportError(f"preprocessing must be torchvision's VideoClassification (weights.transforms() of a "
+                          f"video model) or a dict of {', '.join(fields)}, got {type(p).__name__}")
+    interpolation = get("interpolation", "bilinear")
+    interpolation = getattr(interpolation, "value", interpolation)
+    if interpolation != "bilinear":
+        raise ExportError(f"preprocessing interpolation must be bilinear (what qwasm implements), got {interpolation}")
+    entry = {"transform": "VideoClassification", **{k: [v for v in get(k)] for k in fields},
+             "interpolation": "bilinear"}
+    if len(entry["crop_size"]) == 1:
+        entry["crop_size"] = entry["crop_size"] * 2
+    shape = list(example_input.shape)
+    if len(shape) != 5 or entry["crop_size"] != shape[3:] or len(entry["mean"]) != shape[1]:
+        raise ExportError(f"preprocessing crops {entry['crop_size']} with {len(entry['mean'])} channel means, but the "
+                          f"example input is {shape} (N, C, T, H, W): the crop must be its H and W")
+    if len(entry["std"]) != len(entry["mean"]) or not all(s != 0 for s in entry["std"]):
+        raise ExportError("preprocessing std must have one nonzero value per channel")
+    return entry
 
 
 def _save(w, modules, nodes, engine, example_input, path, metadata):

@@ -91,3 +91,15 @@ def quantizable_video_resnet(net):
     model = QuantizableVideoResNet(net.eval()).eval()
     model.fuse()
     return model
+
+
+def kinetics400(arch):
+    """The preprocessing and class names of torchvision's Kinetics-400 weights
+    for `arch` ('r3d_18', 'mc3_18' or 'r2plus1d_18'), as qwasm_export.export
+    takes them: export(model, x, path, **kinetics400("r3d_18")). Read from
+    torchvision's weight enums; nothing is downloaded."""
+    from torchvision.models import video
+
+    weights = {"r3d_18": video.R3D_18_Weights, "mc3_18": video.MC3_18_Weights,
+               "r2plus1d_18": video.R2Plus1D_18_Weights}[arch].KINETICS400_V1
+    return {"preprocessing": weights.transforms(), "classes": weights.meta["categories"]}

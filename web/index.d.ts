@@ -1955,6 +1955,90 @@ export interface SafetensorsFile {
 }
 
 /**
+ * torchvision's preprocessing presets (`torchvision.transforms._presets`),
+ * giving a model's input the numbers torchvision gives.
+ */
+export declare namespace transforms {
+  /** {@link transforms.VideoClassification}'s options; torchvision's names, camelCased. */
+  interface VideoClassificationOptions {
+    /** The crop, [height, width] or one side for both (pixels); the model's input height and width. */
+    readonly cropSize: number | readonly number[];
+    /** The resize before the crop: [height, width], or [shorter side] keeping the aspect ratio (pixels). */
+    readonly resizeSize: number | readonly number[];
+    /** Per-channel mean, on the [0, 1] scale. Default Kinetics-400's {@link transforms.KINETICS_MEAN}. */
+    readonly mean?: readonly number[];
+    /** Per-channel standard deviation (nonzero). Default Kinetics-400's {@link transforms.KINETICS_STD}. */
+    readonly std?: readonly number[];
+    /** Only 'bilinear' (torchvision's video presets; antialias off, as they have it). */
+    readonly interpolation?: 'bilinear';
+  }
+  /** A video frame: RGB or RGBA bytes, row by row (an ImageData from a canvas fits; alpha is ignored). */
+  interface Frame {
+    /** width * height * 3 (RGB) or * 4 (RGBA) bytes. */
+    readonly data: Uint8Array | Uint8ClampedArray;
+    /** Pixels. */
+    readonly width: number;
+    /** Pixels. */
+    readonly height: number;
+  }
+  /** torchvision's Kinetics-400 mean: [0.43216, 0.394666, 0.37645]. */
+  const KINETICS_MEAN: readonly number[];
+  /** torchvision's Kinetics-400 standard deviation: [0.22803, 0.22145, 0.216989]. */
+  const KINETICS_STD: readonly number[];
+  /**
+   * `torchvision.transforms._presets.VideoClassification` (what
+   * `R3D_18_Weights.KINETICS400_V1.transforms()` returns): each frame resized
+   * (bilinear, no antialias, in float32 as PyTorch's generic CPU kernel, then
+   * rounded to uint8), center-cropped (zero padding when the crop is larger),
+   * scaled to [0, 1] and normalised; the frames stacked as [1, C, T, H, W].
+   * Pure JavaScript: works before init().
+   * @throws TypeError for options of the wrong type, a missing cropSize or
+   *   resizeSize, or another interpolation; RangeError for sizes outside
+   *   1..16384, non-finite means, a std of 0, or mean and std of two lengths.
+   * @example
+   * const t = new transforms.VideoClassification({ cropSize: [112, 112], resizeSize: [128, 171] });
+   * const x = t.forward(frames); // 16 frames of any one size -> [1, 3, 16, 112, 112]
+   */
+  class VideoClassification {
+    constructor(options: VideoClassificationOptions);
+    /** [height, width] of the crop. */
+    readonly cropSize: readonly number[];
+    /** As given: [height, width] or [shorter side]. */
+    readonly resizeSize: readonly number[];
+    /** Per-channel mean, as given. */
+    readonly mean: readonly number[];
+    /** Per-channel standard deviation, as given. */
+    readonly std: readonly number[];
+    /** Always 'bilinear'. */
+    readonly interpolation: 'bilinear';
+    /**
+     * The model's input from `frames` (T frames of one size).
+     * @returns A float tensor [1, C, T, cropH, cropW] (JS-owned).
+     * @throws TypeError for frames that are not {data, width, height} with
+     *   Uint8Array or Uint8ClampedArray data; RangeError for no frames or
+     *   more than 4096, sizes outside 1..16384, data of neither 3 nor 4 bytes
+     *   per pixel, or frames of two sizes.
+     */
+    forward(frames: readonly Frame[]): Tensor;
+    /** The options as the exporter writes them (torchvision's snake_case names). */
+    toJSON(): {
+      /** The preset's name. */
+      transform: 'VideoClassification';
+      /** cropSize. */
+      crop_size: number[];
+      /** resizeSize. */
+      resize_size: number[];
+      /** mean. */
+      mean: number[];
+      /** std. */
+      std: number[];
+      /** interpolation. */
+      interpolation: 'bilinear';
+    };
+  }
+}
+
+/**
  * Readers for tensors and models exported from numpy / PyTorch. loadNpy and
  * loadSafetensors are pure JavaScript (usable before init()); the returned
  * data is JS-owned. Malformed files throw an Error that says what is wrong.
@@ -2133,6 +2217,15 @@ export declare namespace io {
     readonly engine: QuantizedEngine;
     /** Every module of the model, with its qparams. */
     readonly modules: WorkerModule[];
+    /** {@link io.GraphModule.preprocessing}: read once at load. */
+    readonly preprocessing: transforms.VideoClassificationOptions | null;
+    /** {@link io.GraphModule.classes}: read once at load. */
+    readonly classes: readonly string[] | null;
+    /**
+     * {@link io.GraphModule.transforms}, run on the calling thread (frames stay here; the input goes to the worker).
+     * @throws Error when the file records no preprocessing.
+     */
+    transforms(): transforms.VideoClassification;
     /** runtimeInfo() inside the worker. */
     readonly runtime: RuntimeInfo;
     /** {@link io.GraphModule.weightBytes} in the worker: packed weight bytes and their Winograd share. */
@@ -2196,6 +2289,13 @@ export declare namespace io {
       x: Tensor,
       options?: { transfer?: boolean },
     ): Promise<Record<string, WorkerComparison<quantization.ns.OutputComparison>>>;
+    /**
+     * The float twin's forward(x) in the worker, to set its output beside
+     * this model's (e.g. top-5 classes, float against int8). x as in forward().
+     * @returns A promise of the float twin's output.
+     * @throws Rejects before {@link io.WorkerModel.loadFloatModel}, and as forward() does.
+     */
+    forwardFloat(x: Tensor, options?: { transfer?: boolean }): Promise<WorkerOutput>;
     /** Ends the worker and frees everything it held; pending requests reject. Idempotent. */
     dispose(): void;
   }
@@ -2271,6 +2371,22 @@ export declare namespace io {
     readonly engine: QuantizedEngine;
     /** The graph's nodes in execution order, with their arguments and (planned) outputs. */
     readonly nodes: GraphNode[];
+    /**
+     * How the input is made from video frames, as the exporter recorded it
+     * (`export(..., preprocessing=weights.transforms())`), or null.
+     */
+    readonly preprocessing: transforms.VideoClassificationOptions | null;
+    /** The output's class names the exporter recorded (`export(..., classes=weights.meta["categories"])`), or null. */
+    readonly classes: readonly string[] | null;
+    /**
+     * The recorded preprocessing as a transform, as torchvision's
+     * `weights.transforms()`.
+     * @throws Error when the file records none.
+     * @example
+     * const x = model.transforms().forward(frames); // frames: ImageData[] from a <canvas>
+     * const logits = model.forward(x);
+     */
+    transforms(): transforms.VideoClassification;
     /**
      * The PyTorch model's forward.
      * @param x A float tensor, the PyTorch model's input.

@@ -13,7 +13,8 @@ some set torch's thread count, which later ones inherit.
 import argparse
 
 from generators import (conv3d, eager_flow, export_zoo, fusion, histogram_observer, io_fixtures, memory_formats,
-                        models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_resnets)
+                        models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_resnets,
+                        video_transforms)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -49,6 +50,8 @@ FAMILIES = {
     "numeric_suite": lambda: write("numeric_suite.json", numeric_suite.numeric_suite_cases()),
     # torchao's PT2E flow (needs torchao, requirements.txt): QwasmQuantizer, X86InductorQuantizer, XNNPACKQuantizer
     "pt2e": lambda: write("pt2e.json", pt2e.pt2e_cases()),
+    # torchvision's video preprocessing (transforms.VideoClassification)
+    "video_transforms": lambda: write("video_transforms.json", video_transforms.video_transform_cases()),
     "io": io_fixtures.io_fixtures,
 }
 

@@ -1062,6 +1062,74 @@ const SITES = [
     (f, [b]) => io.loadSafetensors(b === 'b' ? new Uint8Array([2, 0, 0, 0, 0, 0, 0, 0, 123, 125]) : b),
   ],
   [
+    'new transforms.VideoClassification(options)',
+    [
+      [
+        [
+          ...OPTIONS_OBJECT,
+          ['no cropSize', { resizeSize: [128, 171] }, TypeError],
+          ['cropSize 0', { cropSize: 0, resizeSize: [128] }, RangeError],
+          ['cropSize 1e300', { cropSize: 1e300, resizeSize: [128] }, RangeError],
+          ['cropSize a fraction', { cropSize: [112.5, 112], resizeSize: [128] }, RangeError],
+          ['cropSize of 3 sizes', { cropSize: [1, 2, 3], resizeSize: [128] }, RangeError],
+          ['resizeSize a string', { cropSize: 112, resizeSize: '128' }, TypeError],
+          ['resizeSize with a hole', { cropSize: 112, resizeSize: [, 128] }, TypeError], // eslint-disable-line no-sparse-arrays
+          ['mean with NaN', { cropSize: 112, resizeSize: [128], mean: [NaN, 0, 0] }, RangeError],
+          ['mean empty', { cropSize: 112, resizeSize: [128], mean: [], std: [] }, RangeError],
+          ['std with 1e-50 (0 in float32)', { cropSize: 112, resizeSize: [128], std: [1e-50, 1, 1] }, RangeError],
+          ['std of 2 for mean of 3', { cropSize: 112, resizeSize: [128], std: [1, 1] }, RangeError],
+          ['mean a detached array', { cropSize: 112, resizeSize: [128], mean: detached() }, TypeError],
+          ["interpolation 'nearest'", { cropSize: 112, resizeSize: [128], interpolation: 'nearest' }, TypeError],
+          ['the Kinetics recipe', { cropSize: [112, 112], resizeSize: [128, 171] }, 'ok'],
+        ],
+        { cropSize: 112, resizeSize: [128] },
+      ],
+    ],
+    (f, [o]) => new qwasm.transforms.VideoClassification(o),
+  ],
+  [
+    'VideoClassification.forward(frames)',
+    [
+      [
+        [
+          ...NOT_A_NUMBER.filter(([l]) => l !== 'an array'),
+          ['no frames', [], RangeError],
+          ['a frame that is null', [null], TypeError],
+          ['a frame of Float32Array data', [{ data: new Float32Array(12), width: 2, height: 2 }], TypeError],
+          ['a frame of 5 bytes per pixel', [{ data: new Uint8Array(20), width: 2, height: 2 }], RangeError],
+          ['a frame 0 wide', [{ data: new Uint8Array(0), width: 0, height: 2 }], RangeError],
+          ['a frame 2^31 wide', [{ data: new Uint8Array(12), width: 2 ** 31, height: 1 }], RangeError],
+          ['a frame of NaN height', [{ data: new Uint8Array(12), width: 2, height: NaN }], RangeError],
+          ['a detached frame', [{ data: detached(Uint8Array), width: 2, height: 2 }], TypeError],
+          [
+            'frames of two sizes',
+            [
+              { data: new Uint8Array(12), width: 2, height: 2 },
+              { data: new Uint8Array(18), width: 3, height: 2 },
+            ],
+            RangeError,
+          ],
+          [
+            'a frame whose width getter throws',
+            [
+              {
+                data: new Uint8Array(12),
+                get width() {
+                  throw new Boom('width');
+                },
+                height: 2,
+              },
+            ],
+            Boom,
+          ],
+          ['a shared RGBA frame', [{ data: new Uint8Array(new SharedArrayBuffer(16)), width: 2, height: 2 }], 'ok'],
+        ],
+        [{ data: new Uint8ClampedArray(12), width: 2, height: 2 }],
+      ],
+    ],
+    (f, [frames]) => new qwasm.transforms.VideoClassification({ cropSize: 2, resizeSize: [3, 4] }).forward(frames),
+  ],
+  [
     'init(options)',
     [
       [

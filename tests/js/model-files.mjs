@@ -4,15 +4,16 @@
 const DTYPES = { F32: Float32Array, F64: Float64Array, I8: Int8Array, I64: BigInt64Array };
 
 /**
- * graph: {input_shape, modules, nodes}; tensors: {name: {dtype, shape, data}}.
- * Returns the file's bytes.
+ * graph: {input_shape, modules, nodes}; tensors: {name: {dtype, shape, data}};
+ * metadata: more header entries (e.g. preprocessing, classes). Returns the file's bytes.
  */
-export function modelFile(graph, tensors = {}, { rawGraph = null } = {}) {
+export function modelFile(graph, tensors = {}, { rawGraph = null, metadata = {} } = {}) {
   const header = {
     __metadata__: {
       format: 'qwasm-model',
       format_version: '1',
       graph: rawGraph ?? JSON.stringify({ format: 'qwasm-model', version: 1, ...graph }),
+      ...metadata,
     },
   };
   const parts = [];
@@ -43,7 +44,7 @@ const ref = (node) => ({ node });
  * A chain: x -> modules[0] -> modules[1] -> ... -> output, the modules named
  * m0, m1, ... (a float input; start with a Quantize to go quantized).
  */
-export function chainModel(inputShape, modules, tensors = {}) {
+export function chainModel(inputShape, modules, tensors = {}, metadata = {}) {
   const nodes = [{ name: 'x', op: 'placeholder', args: [], kwargs: {} }];
   const named = {};
   modules.forEach((m, i) => {
@@ -57,7 +58,7 @@ export function chainModel(inputShape, modules, tensors = {}) {
     });
   });
   nodes.push({ name: 'output', op: 'output', args: [ref(nodes[nodes.length - 1].name)], kwargs: {} });
-  return modelFile({ input_shape: inputShape, modules: named, nodes }, tensors);
+  return modelFile({ input_shape: inputShape, modules: named, nodes }, tensors, { metadata });
 }
 
 /** A graph of nodes (placeholder 'x' first, output last) over modules. */

@@ -13,6 +13,7 @@ import {
   runtimeInfo,
   setNumThreads,
   tensor,
+  transforms,
 } from 'qwasm';
 // @ts-expect-error: the package has no default export (ESM and CJS alike)
 import qwasmDefault from 'qwasm';
@@ -124,6 +125,16 @@ export async function cases(): Promise<unknown[]> {
     quantization.ns.computeSqnr(x, x).sqnr,
     // @ts-expect-error: a worker's comparison keeps its tensors in the worker
     io.loadModel('m', { worker: true }).then((m) => m.compareWeights()).then((r) => r['conv.weight'].float),
+    // @ts-expect-error: frames are bytes (ImageData), not float tensors
+    new transforms.VideoClassification({ cropSize: 112, resizeSize: [128] }).forward([x]),
+    // @ts-expect-error: VideoClassification needs its sizes
+    new transforms.VideoClassification({ mean: [0.5, 0.5, 0.5] }),
+    // @ts-expect-error: only bilinear, as torchvision's video presets
+    new transforms.VideoClassification({ cropSize: 112, resizeSize: [128], interpolation: 'nearest' }),
+    // @ts-expect-error: a model's class names are read-only
+    io.loadModel(new Uint8Array(0)).classes?.push('x'),
+    // @ts-expect-error: the float twin's forward is a worker call: it resolves later
+    io.loadModel('m', { worker: true }).then((m) => m.forwardFloat(x).data),
     // @ts-expect-error: compareModelOutputs in a worker resolves to statistics, it is not synchronous
     io.loadModel('m', { worker: true }).then((m) => m.compareModelOutputs(x)['conv.stats']),
   ];

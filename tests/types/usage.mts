@@ -11,6 +11,7 @@ import {
   quantizePerChannel,
   quantizePerTensor,
   tensor,
+  transforms,
 } from 'qwasm';
 
 async function main(): Promise<void> {
@@ -187,4 +188,28 @@ export function outOfMemoryIsRecoverable(run: () => void): boolean {
     if (e instanceof RangeError && (e as OutOfMemoryError).kind === 'outOfMemory') return false;
     throw e;
   }
+}
+
+// A video clip through the model's recorded preprocessing, top-5 float against int8 in the worker.
+export async function videoTop5(frames: ImageDataLike[], url: string): Promise<string[]> {
+  const model = await io.loadModel(url, { worker: true });
+  await model.loadFloatModel(url.replace('.qwasm', '_float.qwasm'));
+  const x =
+    model.preprocessing === null
+      ? new transforms.VideoClassification({ cropSize: 112, resizeSize: [128, 171] }).forward(frames)
+      : model.transforms().forward(frames);
+  const [int8, float] = await Promise.all([model.forward(x, { transfer: false }), model.forwardFloat(x)]);
+  const classes: readonly string[] = model.classes ?? [];
+  const top = (o: { data: ArrayLike<number> }) =>
+    Array.from(o.data, (v, i) => [v, i] as const)
+      .sort((a, b) => b[0] - a[0])
+      .slice(0, 5)
+      .map(([, i]) => classes[i] ?? String(i));
+  model.dispose();
+  return [...top(int8), ...top(float), String(transforms.KINETICS_MEAN.length)];
+}
+interface ImageDataLike {
+  data: Uint8ClampedArray;
+  width: number;
+  height: number;
 }

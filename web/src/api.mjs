@@ -22,3 +22,4 @@ export {
 } from './quantize.mjs';
 export { getNumThreads, init, isInitialized, runtimeInfo, setNumThreads } from './runtime.mjs';
 export { tensor } from './tensor.mjs';
+export * as transforms from './transforms/index.mjs';

@@ -27,4 +27,5 @@ export const {
   nn,
   io,
   quantization,
+  transforms,
 } = qwasm;

@@ -74,7 +74,7 @@ def numeric_suite_cases():
     from torch.ao.quantization import convert, get_default_qconfig, prepare
 
     from qwasm_export import export
-    from qwasm_video import quantizable_video_resnet
+    from qwasm_video import kinetics400, quantizable_video_resnet
     from video_resnets import ARCHS, float_model, lcg_clip
     torch.set_num_threads(1)
     torch.backends.quantized.engine = "fbgemm"
@@ -96,7 +96,7 @@ def numeric_suite_cases():
                 if not torch.equal(m.weight().int_repr(), committed[f"{path}.weight"]):
                     raise SystemExit(f"numeric_suite: {arch} {path} differs from the committed exported file")
         float_file = f"exported/{arch}_float.qwasm.safetensors"
-        export(fused, calibration[0], output_path(float_file))
+        export(fused, calibration[0], output_path(float_file), **kinetics400(arch))
 
         clip_seed = 4000 + a
         cases.append({"name": arch, "arch": arch, "float_file": float_file,

@@ -9,7 +9,8 @@ def video_resnet_cases(engine="fbgemm"):
     (tests/models/video_resnets.py: QuantStub / DeQuantStub, FloatFunctional
     residual adds, Conv + BN + ReLU fused), calibrated on two clips and
     converted with get_default_qconfig(engine) under that engine, exported with
-    python/qwasm_export.py to tests/golden/exported/<arch>[_x86].qwasm.safetensors,
+    python/qwasm_export.py to tests/golden/exported/<arch>[_x86].qwasm.safetensors
+    (with torchvision's Kinetics-400 preprocessing and class names),
     then run on clips of batch 1 and 2, 8 and 16 frames, 112x112. Clips come
     from the LCG both sides run (values (byte - 128) / 64); each case keeps
     the logits' integers (the fc's quantized output) and the dequantized
@@ -17,6 +18,7 @@ def video_resnet_cases(engine="fbgemm"):
     add_to_path("..", "models")
     add_to_path("..", "..", "python")
     from qwasm_export import export
+    from qwasm_video import kinetics400
     from video_resnets import ARCHS, lcg_clip, quantized_model
     torch.set_num_threads(1)
     cases = []
@@ -25,7 +27,7 @@ def video_resnet_cases(engine="fbgemm"):
         m = quantized_model(arch, width_div=8, num_classes=400, seed=SEED % 1000 + a, calibration=calibration,
                             engine=engine)
         fname = f"exported/{arch}{'' if engine == 'fbgemm' else '_' + engine}.qwasm.safetensors"
-        export(m, calibration[0], output_path(fname))
+        export(m, calibration[0], output_path(fname), **kinetics400(arch))
         logits = {}
         m.fc.register_forward_hook(lambda mod, inp, out: logits.__setitem__("q", out))
         for batch in (1, 2):

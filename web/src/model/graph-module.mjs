@@ -7,6 +7,7 @@ import { heapInUse } from '../diagnostics.mjs';
 import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
 import { isQTensorInstance } from '../qtensor.mjs';
+import { transformsOf } from './description.mjs';
 import { graphCallable, isFloatTensor, NodeError } from './graph-functions.mjs';
 import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost } from './plan.mjs';
 
@@ -86,6 +87,7 @@ export class GraphModule extends Module {
   #limits;
   #hint;
   #engine;
+  #description;
 
   /** @internal Built by io.loadModel. */
   constructor(modules, nodes, inputShape = null, plan = {}) {
@@ -96,6 +98,7 @@ export class GraphModule extends Module {
     this.#limits = plan.limits ?? DEFAULT_LIMITS;
     this.#hint = plan.hint ?? '';
     this.#engine = plan.engine ?? 'fbgemm';
+    this.#description = plan.description ?? { preprocessing: null, classes: null };
     this.#nodes = nodes.map((n) => ({ ...n, refs: references([n.args, Object.values(n.kwargs)], []) }));
     this.#public = Object.freeze(nodes.map((n) => publicNode(n, plan.planned?.get(n.name) ?? null)));
     const uses = new Map();
@@ -154,6 +157,25 @@ export class GraphModule extends Module {
       if (typeof mod.winogradWeightBytes === 'function') winograd += mod.winogradWeightBytes();
     }
     return { packed, winograd };
+  }
+
+  /**
+   * How the model's input is made from video frames, as the exporter recorded
+   * it (torchvision's VideoClassification: {cropSize, resizeSize, mean, std,
+   * interpolation}), or null.
+   */
+  get preprocessing() {
+    return this.#description.preprocessing;
+  }
+
+  /** The output's class names the exporter recorded (e.g. Kinetics-400's 400), or null. */
+  get classes() {
+    return this.#description.classes;
+  }
+
+  /** A transforms.VideoClassification from the recorded preprocessing (as torchvision's weights.transforms()). */
+  transforms() {
+    return transformsOf(this.#description.preprocessing, 'GraphModule.transforms()');
   }
 
   /** The shape of the example input the model was exported with, or null. */

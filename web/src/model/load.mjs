@@ -15,6 +15,7 @@ import { restate } from '../errors.mjs';
 import { localFileReader, readThreadCount, wasm } from '../runtime.mjs';
 import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
 import { getWinograd, readWinograd } from '../winograd.mjs';
+import { readDescription } from './description.mjs';
 import { FormatError, fail, isName, isObject, MAX_NAME, onlyKeys, quote, readInt } from './format-readers.mjs';
 import { graphCallable } from './graph-functions.mjs';
 import { GraphModule } from './graph-module.mjs';
@@ -323,6 +324,7 @@ function buildModel(input, limits, winograd, ctx) {
         : Array.isArray(graph.input_shape) && graph.input_shape.length <= 16
           ? graph.input_shape.map((d, i) => readInt(d, `input_shape[${i}]`, 0, MAX_INPUT_SIZE))
           : fail(`input_shape must be a list of at most 16 integers, got ${describe(graph.input_shape)}`);
+    const description = readDescription(meta, inputShape);
     const read = tensorReader(file);
     /** @type {Map<string, import('../nn/module.mjs').Module>} */
     const modules = new Map();
@@ -358,7 +360,7 @@ function buildModel(input, limits, winograd, ctx) {
         fail(`${e.message}${inputShape === null ? '' : ` (on the declared input [${inputShape.join(', ')}])`}`);
       throw e;
     }
-    return new GraphModule(modules, graph.nodes, inputShape, { infos, limits, planned, hint, engine });
+    return new GraphModule(modules, graph.nodes, inputShape, { infos, limits, planned, hint, engine, description });
   } catch (e) {
     for (const m of built) m.dispose();
     if (e instanceof FormatError) throw new Error(`${ctx}: ${e.message}`);

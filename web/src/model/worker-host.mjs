@@ -6,7 +6,8 @@
 // Requests: {id, op: 'load', source, options}, {id, op: 'forward' |
 // 'profile', x: {data, shape}}; for the numeric suite, {id, op: 'loadFloat',
 // source} (the float twin, held beside the model), {id, op:
-// 'compareWeights'} and {id, op: 'compareModelOutputs', x}. Replies: {id,
+// 'compareWeights'}, {id, op: 'compareModelOutputs', x} and {id, op:
+// 'forwardFloat', x} (the float twin's output). Replies: {id,
 // result} or {id, error: {name, message}}; while loading, {id, progress:
 // [loadedBytes, totalBytes]}.
 // Output tensors' buffers are transferred, not copied.
@@ -93,6 +94,8 @@ export function serveModel(qwasm, port, readLocalFile = null) {
           nodes: model.nodes,
           inputShape: model.inputShape,
           engine: model.engine,
+          preprocessing: model.preprocessing,
+          classes: model.classes,
           weightBytes: model.weightBytes(),
           modules: model.namedModules().map(([path, m]) => describeModule(path, m)),
           runtime: qwasm.runtimeInfo(),
@@ -110,8 +113,12 @@ export function serveModel(qwasm, port, readLocalFile = null) {
       floatModel = next;
       return { result: { modules: floatModel.namedModules().length }, transfer: [] };
     }
-    if (op === 'compareWeights' || op === 'compareModelOutputs') {
+    if (op === 'compareWeights' || op === 'compareModelOutputs' || op === 'forwardFloat') {
       if (floatModel === null) throw new Error('no float model: call loadFloatModel(source) first');
+      if (op === 'forwardFloat') {
+        const transfer = [];
+        return { result: plainOutput(qwasm, floatModel.forward(qwasm.tensor(x.data, x.shape)), transfer), transfer };
+      }
       const ns = qwasm.quantization.ns;
       const results =
         op === 'compareWeights'

@@ -7,6 +7,7 @@ import { bytesOf, describe, isArrayBuffer, readOptions } from '../args.mjs';
 import { OUT_OF_MEMORY } from '../errors.mjs';
 import { localFileReader, startModelWorker } from '../runtime.mjs';
 import { tensor } from '../tensor.mjs';
+import { transformsOf } from './description.mjs';
 import { absoluteUrl, readModelSource } from './source.mjs';
 
 const CTX = 'io.loadModel(source, { worker: true })';
@@ -250,6 +251,35 @@ export class WorkerModel {
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * The float twin's forward(x) in the worker (loadFloatModel first): its
+   * output, a float tensor, to set beside this model's (e.g. top-5 classes).
+   */
+  forwardFloat(x, options) {
+    const ctx = 'WorkerModel.forwardFloat(x)';
+    try {
+      const { x: input, transfer } = this.#input(x, options, ctx);
+      return this.#request(ctx, { op: 'forwardFloat', x: input }, transfer).then(plainResult);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** GraphModule.preprocessing: the recorded VideoClassification options, or null. */
+  get preprocessing() {
+    return this.#info.preprocessing;
+  }
+
+  /** GraphModule.classes: the output's class names, or null. */
+  get classes() {
+    return this.#info.classes;
+  }
+
+  /** GraphModule.transforms(): a transforms.VideoClassification, run on this thread (frames are not sent). */
+  transforms() {
+    return transformsOf(this.#info.preprocessing, 'WorkerModel.transforms()');
   }
 
   /** The graph's nodes, as GraphModule.nodes. */

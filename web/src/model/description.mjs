@@ -1,0 +1,74 @@
+// What a model file says about its input and output beyond the graph
+// (python/qwasm_export.py, export(..., preprocessing=, classes=)): how to make
+// its input from video frames (torchvision's VideoClassification preset) and
+// the names of its outputs. Both are optional; each is checked at load like
+// the graph, so a bad entry is an error naming it, not a surprise later.
+import { VideoClassification } from '../transforms/video-classification.mjs';
+import { fail, isObject, MAX_NAME, onlyKeys, quote } from './format-readers.mjs';
+
+const MAX_CLASSES = 1_000_000;
+const PREPROCESSING_KEYS = ['transform', 'crop_size', 'resize_size', 'mean', 'std', 'interpolation'];
+
+function parsed(meta, key) {
+  try {
+    return JSON.parse(meta[key]);
+  } catch (e) {
+    return fail(`metadata ${key} is not JSON: ${e.message}`);
+  }
+}
+
+/** The preprocessing entry as VideoClassification's options (camelCase), or null. */
+function readPreprocessing(meta, inputShape) {
+  if (meta.preprocessing === undefined) return null;
+  const p = parsed(meta, 'preprocessing');
+  if (!isObject(p)) fail('metadata preprocessing must be an object');
+  onlyKeys(p, PREPROCESSING_KEYS, 'metadata preprocessing');
+  if (p.transform !== 'VideoClassification') {
+    fail(`metadata preprocessing's transform must be 'VideoClassification', got ${quote(p.transform)}`);
+  }
+  const options = { cropSize: p.crop_size, resizeSize: p.resize_size, mean: p.mean, std: p.std };
+  if (p.interpolation !== undefined) options.interpolation = p.interpolation;
+  let transform;
+  try {
+    transform = new VideoClassification(options); // checks every value
+  } catch (e) {
+    fail(`metadata preprocessing: ${String(e.message).replace(/^[^:]*: /, '')}`);
+  }
+  const { cropSize, resizeSize, mean, std } = transform;
+  if (inputShape !== null) {
+    const [, channels, , h, w] = inputShape;
+    if (inputShape.length !== 5 || cropSize[0] !== h || cropSize[1] !== w || mean.length !== channels) {
+      fail(
+        `metadata preprocessing crops ${cropSize.join('x')} with ${mean.length} channels, but the model's input is [${inputShape.join(', ')}] (N, C, T, H, W)`,
+      );
+    }
+  }
+  return Object.freeze({ cropSize, resizeSize, mean, std, interpolation: transform.interpolation });
+}
+
+function readClasses(meta) {
+  if (meta.classes === undefined) return null;
+  const names = parsed(meta, 'classes');
+  if (!Array.isArray(names) || names.length === 0 || names.length > MAX_CLASSES) {
+    fail(`metadata classes must be a list of 1 to ${MAX_CLASSES} names`);
+  }
+  names.forEach((n, i) => {
+    if (typeof n !== 'string' || n.length > MAX_NAME) fail(`metadata classes[${i}] must be a name, got ${quote(n)}`);
+  });
+  return Object.freeze(names);
+}
+
+/** {preprocessing, classes} of a model file's metadata (each null when absent). */
+export function readDescription(meta, inputShape) {
+  return { preprocessing: readPreprocessing(meta, inputShape), classes: readClasses(meta) };
+}
+
+/** The model's VideoClassification, or an Error saying how to record one. */
+export function transformsOf(preprocessing, ctx) {
+  if (preprocessing === null) {
+    throw new Error(
+      `${ctx}: the model file records no preprocessing; export it with qwasm_export.export(..., preprocessing=weights.transforms()), or build transforms.VideoClassification yourself`,
+    );
+  }
+  return new VideoClassification(preprocessing);
+}
