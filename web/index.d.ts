@@ -2,7 +2,9 @@
 // and .d.cts (scripts/package.mjs copies this file into both) and of the API
 // reference (npm run docs:api). Every public declaration carries TSDoc: its
 // PyTorch counterpart, its units and what it throws, because editors are
-// where JavaScript users read an API.
+// where JavaScript users read an API. Every @example runs in
+// tests/js/dts-examples.test.mjs (its header names what examples may use
+// without importing it), and each `// → value` comment there is asserted.
 //
 // Who owns memory: QTensor objects own wasm memory (free it with dispose());
 // every typed array returned to you is a JS-owned copy, never a view into
@@ -23,12 +25,16 @@
  * The heap is back where it was before the call; dispose() what you no
  * longer need and retry.
  * @example
+ * ```ts
+ * const clip = tensor(new Float32Array(3 * 16 * 112 * 112), [1, 3, 16, 112, 112]);
  * try {
- *   qwasm.quantizePerTensor(hugeClip, 0.1, 0, 'quint8');
+ *   const q = qwasm.quantizePerTensor(clip, 0.1, 0, 'quint8');
+ *   q.dispose();
  * } catch (e) {
- *   if (e instanceof RangeError && (e as qwasm.OutOfMemoryError).kind === 'outOfMemory') freeSomething();
- *   else throw e;
+ *   if (!(e instanceof RangeError && (e as qwasm.OutOfMemoryError).kind === 'outOfMemory')) throw e;
+ *   // Out of wasm memory: dispose() tensors you no longer need, then try again.
  * }
+ * ```
  */
 export interface OutOfMemoryError extends RangeError {
   /** Always 'outOfMemory'. */
@@ -153,7 +159,8 @@ export interface RuntimeInfo {
  * import { init, runtimeInfo } from 'qwasm';
  *
  * await init({ numThreads: 4 });
- * console.log(runtimeInfo()); // { variant: 'threads', numThreads: 4, maxThreads: 4, isa: 'wasmsimd' }
+ * // In Node.js (browsers run threads only on cross-origin isolated pages):
+ * runtimeInfo(); // → { variant: 'threads', numThreads: 4, maxThreads: 4, isa: 'wasmsimd' }
  * ```
  */
 export declare function init(options?: InitOptions): Promise<void>;
@@ -194,7 +201,7 @@ export declare function setNumThreads(n: number): void;
  * @throws TypeError for wrong types, RangeError when shape and data disagree.
  * @example
  * ```ts
- * const x = tensor([0.5, -1, 2, 3.25, 0, 1], [2, 3]); // { data: Float32Array(6), shape: [2, 3] }
+ * const x = tensor([0.5, -1, 2, 3.25, 0, 1], [2, 3]); // → { data: Float32Array(6) [ 0.5, -1, 2, 3.25, 0, 1 ], shape: [ 2, 3 ] }
  * ```
  */
 export declare function tensor(data: Float32Array | number[], shape?: number[]): Tensor;
@@ -213,11 +220,11 @@ export declare function tensor(data: Float32Array | number[], shape?: number[]):
  * @example
  * ```ts
  * const q = quantizePerTensor(tensor([-1, 0, 0.5, 2]), 0.1, 10, 'quint8');
- * q.qscheme();     // 'per_tensor_affine'
- * q.qScale();      // 0.1
- * q.qZeroPoint();  // 10
- * q.intRepr();     // Uint8Array [0, 10, 15, 30]
- * q.dequantize();  // { data: Float32Array [-1, 0, 0.5, 2], shape: [4] }
+ * q.qscheme();     // → 'per_tensor_affine'
+ * q.qScale();      // → 0.1
+ * q.qZeroPoint();  // → 10
+ * q.intRepr();     // → Uint8Array(4) [ 0, 10, 15, 30 ]
+ * q.dequantize();  // → { data: Float32Array(4) [ -1, 0, 0.5, 2 ], shape: [ 4 ] }
  * q.dispose();
  * ```
  */
@@ -344,7 +351,7 @@ export declare class QTensor<D extends QDType = QDType> {
  * @example
  * ```ts
  * const q = quantizePerTensor(tensor([-1, 0, 0.5, 2]), 0.1, 10, 'quint8');
- * q.intRepr(); // Uint8Array [0, 10, 15, 30]
+ * q.intRepr(); // → Uint8Array(4) [ 0, 10, 15, 30 ]
  * q.dispose();
  * ```
  */
@@ -375,8 +382,8 @@ export declare function quantizePerTensor<D extends QDType>(
  * // A conv weight [out 2, in 1, 1, 1, 1], one symmetric scale per output channel.
  * const w = tensor([0.5, -0.25], [2, 1, 1, 1, 1]);
  * const qw = quantizePerChannel(w, [0.5 / 127, 0.25 / 127], [0, 0], 0, 'qint8');
- * qw.qPerChannelAxis();  // 0
- * qw.intRepr();          // Int8Array [127, -127]
+ * qw.qPerChannelAxis();  // → 0
+ * qw.intRepr();          // → Int8Array(2) [ 127, -127 ]
  * qw.dispose();
  * ```
  */
@@ -484,10 +491,13 @@ export declare function dequantize(q: QTensor): Tensor;
  * @returns What fn returned.
  * @example
  * ```ts
+ * const conv = new nn.quantized.Conv3d(1, 4, 1); // weights: setWeightBias()
+ * const x = tensor([0.5, -1, 2, 0.25], [1, 1, 1, 2, 2]);
  * const y = tidy(() => {
  *   const q = quantizePerTensor(x, 0.02, 128, 'quint8'); // disposed when tidy returns
  *   return conv.forward(q);                             // kept: returned
  * });
+ * y.shape; // → [ 1, 4, 1, 2, 2 ]
  * ```
  */
 export declare function tidy<T>(fn: () => T): T;
@@ -632,7 +642,7 @@ export declare namespace quantization {
    * ```ts
    * const obs = new quantization.MinMaxObserver({ dtype: 'quint8' });
    * obs.observe(tensor([-1, 0, 3]));
-   * obs.calculateQParams(); // { scale: 0.01568627543747425, zeroPoint: 64 }
+   * obs.calculateQParams(); // → { scale: 0.01568627543747425, zeroPoint: 64 }
    * ```
    */
   class MinMaxObserver extends ObserverBase<QParams> {
@@ -672,10 +682,15 @@ export declare namespace quantization {
    * observer of from_float (qint8, per_channel_symmetric).
    * @example
    * ```ts
+   * const w = tensor([0.5, -0.25, 1, 2], [2, 2]);
    * const obs = new quantization.PerChannelMinMaxObserver({ dtype: 'qint8', qscheme: 'per_channel_symmetric' });
-   * obs.observe(tensor([0.5, -0.25, 1, 2], [2, 2]));
-   * const { scale, zeroPoint } = obs.calculateQParams(); // one per row: scale ≈ [0.5 / 127.5, 2 / 127.5], zeroPoint [0, 0]
-   * const qw = quantizePerChannel(tensor([0.5, -0.25, 1, 2], [2, 2]), scale, zeroPoint, obs.chAxis, 'qint8');
+   * obs.observe(w);
+   * // One per row: the scale is the row's largest |w| / 127.5, the zero point 0.
+   * const { scale, zeroPoint } = obs.calculateQParams();
+   * scale;     // → Float32Array(2) [ 0.003921568859368563, 0.01568627543747425 ]
+   * zeroPoint; // → Int32Array(2) [ 0, 0 ]
+   * const qw = quantizePerChannel(w, scale, zeroPoint, obs.chAxis, 'qint8');
+   * qw.intRepr(); // → Int8Array(4) [ 127, -64, 64, 127 ]
    * ```
    */
   class PerChannelMinMaxObserver extends ObserverBase<PerChannelQParams> {
@@ -714,8 +729,8 @@ export declare namespace quantization {
    * @example
    * ```ts
    * const obs = new quantization.HistogramObserver({ reduceRange: true });
-   * for (const batch of calibrationBatches) obs.observe(batch);
-   * const { scale, zeroPoint } = obs.calculateQParams();
+   * for (const batch of [tensor([-1, 0, 2.5, 0.5]), tensor([0.25, 3, -0.5, 1])]) obs.observe(batch);
+   * obs.calculateQParams(); // → { scale: 0.031480684876441956, zeroPoint: 32 }
    * ```
    */
   class HistogramObserver extends ObserverBase<QParams> {
@@ -826,8 +841,13 @@ export declare namespace quantization {
    *   a BatchNorm fold in training mode.
    * @example
    * ```ts
+   * const model = new nn.Sequential({
+   *   conv1: new nn.Conv3d(3, 8, 3), bn1: new nn.BatchNorm3d(8), relu1: new nn.ReLU(),
+   *   conv2: new nn.Conv3d(8, 8, 1), relu2: new nn.ReLU(),
+   * });
    * model.eval();
    * quantization.fuseModules(model, [['conv1', 'bn1', 'relu1'], ['conv2', 'relu2']]);
+   * model.children().map((m) => m.constructor.name); // → [ 'ConvReLU3d', 'Identity', 'Identity', 'ConvReLU3d', 'Identity' ]
    * ```
    */
   function fuseModules<M extends nn.Module>(
@@ -848,11 +868,16 @@ export declare namespace quantization {
    *   one with nothing to observe.
    * @example
    * ```ts
+   * const fc = new nn.Linear(3, 2);
+   * fc.weight = tensor([0.5, -1, 0.25, 1, 0.5, -0.5], [2, 3]);
+   * const model = new nn.Sequential(new quantization.QuantStub(), fc, new quantization.DeQuantStub());
+   * model.eval();
    * model.qconfig = quantization.getDefaultQConfig('x86');
    * quantization.prepare(model);
-   * for (const x of calibrationBatches) model.forward(x);
+   * for (const x of [tensor([0.5, -1, 2]), tensor([1, 0.25, -0.5])]) model.forward(x);
    * quantization.convert(model);
-   * const y = model.forward(input); // quantized arithmetic, PyTorch's integers
+   * const y = model.forward(tensor([0.5, 1, -1])); // quantized arithmetic, PyTorch's integers
+   * model[1] instanceof nn.quantized.Linear; // → true
    * ```
    */
   function prepare<M extends nn.Module>(model: M, options?: { inplace?: true }): M;
@@ -918,7 +943,7 @@ export declare namespace quantization {
      * @throws TypeError for an argument that is not a tensor, RangeError for shapes that differ.
      * @example
      * ```ts
-     * quantization.ns.computeSqnr(tensor([3, 4]), tensor([3, 4.5])); // 20 * log10(5 / 0.5) = 20
+     * quantization.ns.computeSqnr(tensor([3, 4]), tensor([3, 4.5])); // → 20
      * ```
      */
     function computeSqnr(x: Tensor | QTensor, y: Tensor | QTensor): number;
@@ -932,8 +957,11 @@ export declare namespace quantization {
      * @throws TypeError for a model that is not a module, RangeError for a pair of different sizes.
      * @example
      * ```ts
-     * const worst = Object.entries(quantization.ns.compareWeights(floatModel, int8Model))
-     *   .sort(([, a], [, b]) => a.sqnr - b.sqnr)[0]; // the weight int8 hurts most
+     * const floatModel = io.loadModel(await readFile('r3d_18_float.qwasm.safetensors'));
+     * const int8Model = io.loadModel(await readFile('r3d_18.qwasm.safetensors'));
+     * const [worst] = Object.entries(quantization.ns.compareWeights(floatModel, int8Model))
+     *   .sort(([, a], [, b]) => a.sqnr - b.sqnr); // the weight int8 hurts most
+     * worst[0]; // → 'layer4.0.conv2.0.weight'
      * ```
      */
     function compareWeights(floatModel: nn.Module, quantizedModel: nn.Module): Record<string, WeightComparison>;
@@ -1354,6 +1382,8 @@ export declare namespace nn {
    *     return this.dequant.forward(this.relu.forward(this.conv.forward(this.quant.forward(x))));
    *   }
    * }
+   * const block = new Block().eval();
+   * block.forward(tensor(new Float32Array(3 * 4 * 4 * 4), [1, 3, 4, 4, 4])).shape; // → [ 1, 8, 4, 4, 4 ]
    * ```
    */
   class Module {
@@ -1473,7 +1503,9 @@ export declare namespace nn {
   class Conv1d extends FloatConv<[number]> {
     #private;
     /**
-     * Weights start at zero (assign `weight` and `bias`, or load a model).
+     * Weight and bias start as PyTorch's reset_parameters draws them,
+     * uniform in ±1/sqrt(fan_in) (from Math.random: assign `weight` and
+     * `bias`, or load a model, for values of your own).
      * @throws TypeError for arguments of the wrong type, RangeError for
      *   geometry out of range (groups not dividing the channels, 'same' with a stride).
      */
@@ -1677,13 +1709,19 @@ export declare namespace nn {
        * ```ts
        * await init();
        * const conv = new nn.intrinsic.quantized.ConvReLU3d(3, 8, 3, { padding: 1 });
-       * const w = quantizePerChannel(tensor(weights, [8, 3, 3, 3, 3]), weightScales, new Int32Array(8), 0, 'qint8');
+       * const weights = Float32Array.from({ length: 8 * 3 * 27 }, (_, i) => ((i % 7) - 3) / 30); // in [-0.1, 0.1]
+       * const scales = new Array(8).fill(0.1 / 127); // per output channel: its largest |weight| / 127
+       * const w = quantizePerChannel(tensor(weights, [8, 3, 3, 3, 3]), scales, new Int32Array(8), 0, 'qint8');
        * conv.setWeightBias(w, new Float32Array(8)); // copied: w is still yours
        * w.dispose();
        * conv.scale = 0.05; // the output's qparams
        * conv.zeroPoint = 0;
-       * const x = quantizePerTensor(tensor(input, [1, 3, 8, 16, 16]), 0.02, 128, 'quint8');
-       * const y = conv.forward(x); // quint8 [1, 8, 8, 16, 16], channels-last strides
+       * const clip = Float32Array.from({ length: 3 * 8 * 16 * 16 }, (_, i) => Math.sin(i)); // [N, C, T, H, W]
+       * const x = quantizePerTensor(tensor(clip, [1, 3, 8, 16, 16]), 0.02, 128, 'quint8');
+       * const y = conv.forward(x);
+       * y.shape;    // → [ 1, 8, 8, 16, 16 ]
+       * // Channels-last strides, as PyTorch's quantized conv returns:
+       * y.stride(); // → [ 16384, 1, 2048, 128, 8 ]
        * x.dispose();
        * y.dispose();
        * conv.dispose();
@@ -1899,9 +1937,12 @@ export declare namespace nn {
        *   output qparams out of range.
        * @example
        * ```ts
+       * const float = new nn.Conv3d(2, 4, 3, { padding: 1, bias: false });
+       * float.weight = tensor(Float32Array.from({ length: 4 * 2 * 27 }, (_, i) => Math.sin(i) / 10), [4, 2, 3, 3, 3]);
        * const act = new quantization.HistogramObserver({ reduceRange: true });
-       * act.observe(float.forward(calibrationInput));
+       * act.observe(float.forward(tensor(Float32Array.from({ length: 2 * 4 * 4 * 4 }, (_, i) => Math.cos(i)), [1, 2, 4, 4, 4])));
        * const q = nn.quantized.Conv3d.fromFloat(float, { activationObserver: act });
+       * q.scale; // → 0.023098010569810867
        * ```
        */
       static fromFloat(mod: nn.Conv3d, options: FromFloatOptions): Conv3d;
@@ -2053,7 +2094,9 @@ export declare namespace io {
    *   RangeError for a shape of more than 2^31 - 1 elements.
    * @example
    * ```ts
-   * const x = io.loadNpy(await readFile('input.npy')); // { data: Float32Array, shape, dtype: 'float32' }
+   * const w = io.loadNpy(await readFile('weight.npy')); // { data: Float32Array, shape, dtype }
+   * w.dtype; // → 'float32'
+   * w.shape; // → [ 8, 3, 3, 3, 3 ]
    * ```
    */
   function loadNpy(bytes: ArrayBuffer | Uint8Array): NpyTensor;
@@ -2084,7 +2127,9 @@ export declare namespace io {
    * ```ts
    * await init();
    * const model = io.loadModel(await readFile('r3d_18.qwasm.safetensors'));
+   * const clip = new Float32Array(3 * 16 * 112 * 112); // [N, C, T, H, W]: 16 frames of 112 x 112
    * const y = model.forward(tensor(clip, [1, 3, 16, 112, 112])); // a float tensor: the model ends with DeQuantStub
+   * y.shape; // → [ 1, 400 ]
    * model.dispose();
    * ```
    */
@@ -2105,11 +2150,15 @@ export declare namespace io {
    *   Error when no worker can be started or the download fails).
    * @example
    * ```ts
-   * const model = await io.loadModel('/models/r3d_18.qwasm.safetensors', {
+   * const model = await io.loadModel('r3d_18.qwasm.safetensors', {
    *   worker: true,
    *   onProgress: (loaded, total) => console.log(`${loaded} / ${total ?? '?'} bytes`),
    * });
-   * const out = await model.forward(tensor(clip, [1, 3, 16, 112, 112])); // clip's buffer is transferred
+   * const clip = new Float32Array(3 * 16 * 112 * 112);
+   * const out = await model.forward(tensor(clip, [1, 3, 16, 112, 112]));
+   * out.shape; // → [ 1, 400 ]
+   * // clip's buffer went to the worker (transferred, not copied):
+   * clip.byteLength; // → 0
    * model.dispose();
    * ```
    */

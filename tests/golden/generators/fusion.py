@@ -7,7 +7,9 @@ from .common import SEED, arr
 
 def fusion_cases():
     """fuse_modules on Conv1d/2d/3d + BatchNorm (+ ReLU) and Linear + BatchNorm1d
-    in eval mode: the folded weights and biases, which qwasm must equal bit for bit."""
+    in eval mode: the folded weights and biases, which qwasm must equal bit for bit.
+    Each module's default initialisation (torch's global generator) is seeded
+    from gen, as conv3d.py does, so the file is the same on every run."""
     from torch.ao.quantization import fuse_modules
     gen = torch.Generator().manual_seed(SEED + 8)
     cases = []
@@ -25,7 +27,11 @@ def fusion_cases():
                 for out, bias, affine, eps, relu in [(4, True, True, 1e-5, False), (17, False, True, 1e-3, True),
                                                      (16, True, False, 0.1, False), (5, False, False, 1e-12, True),
                                                      (3, True, True, 2 ** -24 + 1e-15, True)]]
+    def seed_default_init():
+        torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=gen)))
+
     for dims, out, bias, affine, eps, relu in variants:
+        seed_default_init()
         conv_cls = {1: torch.nn.Conv1d, 2: torch.nn.Conv2d, 3: torch.nn.Conv3d}[dims]
         bn_cls = {1: torch.nn.BatchNorm1d, 2: torch.nn.BatchNorm2d, 3: torch.nn.BatchNorm3d}[dims]
         layers = [conv_cls(3, out, 3, bias=bias, padding=1), bn_cls(out, eps=eps, affine=affine)]
@@ -45,6 +51,7 @@ def fusion_cases():
                       "bn_bias": arr(m[1].bias.detach().numpy()) if affine else None,
                       "fused_weight": arr(conv.weight.detach().numpy()), "fused_bias": arr(conv.bias.detach().numpy())})
     for out, feats, bias in [(6, 6, True), (7, 7, False), (5, 1, True)]:
+        seed_default_init()
         m = torch.nn.Sequential(torch.nn.Linear(9, out, bias=bias), torch.nn.BatchNorm1d(feats)).eval()
         bn_like(m[1], feats, True)
         w = m[0].weight.detach().numpy().copy()
