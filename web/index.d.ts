@@ -2037,8 +2037,15 @@ export declare namespace transforms {
    *   resizeSize, or another interpolation; RangeError for sizes outside
    *   1..16384, non-finite means, a std of 0, or mean and std of two lengths.
    * @example
+   * ```ts
    * const t = new transforms.VideoClassification({ cropSize: [112, 112], resizeSize: [128, 171] });
-   * const x = t.forward(frames); // 16 frames of any one size -> [1, 3, 16, 112, 112]
+   * // RGB (or RGBA) bytes of any one size: here two black 320x240 frames
+   * const black = { data: new Uint8Array(320 * 240 * 3), width: 320, height: 240 };
+   * const x = t.forward([black, black]);
+   * x.shape; // → [ 1, 3, 2, 112, 112 ]
+   * // black: (0 - 0.43216) / 0.22803 in float32
+   * x.data[0]; // → -1.8951891660690308
+   * ```
    */
   class VideoClassification {
     constructor(options: VideoClassificationOptions);
@@ -2432,8 +2439,17 @@ export declare namespace io {
      * `weights.transforms()`.
      * @throws Error when the file records none.
      * @example
-     * const x = model.transforms().forward(frames); // frames: ImageData[] from a <canvas>
-     * const logits = model.forward(x);
+     * ```ts
+     * const model = io.loadModel(await readFile('r3d_18.qwasm.safetensors'));
+     * model.classes?.length; // → 400
+     * // 16 frames, e.g. ImageData from a <canvas> (RGBA); here mid-grey 171x128 frames
+     * const frames = Array.from({ length: 16 }, () => ({ data: new Uint8ClampedArray(171 * 128 * 4).fill(128), width: 171, height: 128 }));
+     * const x = model.transforms().forward(frames);
+     * x.shape; // → [ 1, 3, 16, 112, 112 ]
+     * const logits = model.forward(x) as Tensor;
+     * logits.shape; // → [ 1, 400 ]
+     * model.dispose();
+     * ```
      */
     transforms(): transforms.VideoClassification;
     /**
