@@ -116,3 +116,18 @@ test("the main-thread claim is the benchmark's: no long task while the model loa
     .map((p) => (p.longestTaskMs / 1000).toFixed(1));
   expect(text).toContain(`(there: ${load} s and ${forward} s)`);
 });
+
+test("the Model view's claim is the benchmark's: its longest task while loading, comparing with the float twin and running", () => {
+  const r = result('5c-model-view');
+  expect(r.worst.map((p) => p.name)).toEqual([
+    'load the int8 model (#m-file)',
+    'load the float twin and compare (#m-float-file)',
+    'run on the synthetic clip (#m-run)',
+  ]);
+  expect(r.runs.map((run) => run.comparedLayers)).toEqual(r.runs.map(() => 30)); // every layer of r3d_18 paired
+  const longest = Math.max(...r.worst.map((p) => p.longestTaskMs));
+  const text = readme.replace(/\s+/g, ' ');
+  expect(text).toContain(
+    `the page's longest task was ${longest === 0 ? 'under 50 ms' : `${longest.toFixed(0)} ms`} (BENCHMARKS.md, "The demo's Model view with a full-size model and its float twin")`,
+  );
+});

@@ -339,7 +339,7 @@ describe('the numeric suite in the model worker (loadFloatModel, compareWeights,
       Object.entries(results).map(([key, { float, quantized, ...stats }]) => [key, { ...stats, shape: float.shape }]),
     );
 
-  test("the worker's results are the in-process API's, for a float twin given as a path or as bytes", async () => {
+  test("the worker's results are the in-process API's, for a float twin given as a path, as bytes or as a Blob (a chosen file), with progress", async () => {
     const x = clip([1, 3, 8, 112, 112]);
     const floatModel = qwasm.io.loadModel(new Uint8Array(readFileSync(FLOAT_PATH)));
     const int8 = qwasm.io.loadModel(BYTES);
@@ -349,10 +349,13 @@ describe('the numeric suite in the model worker (loadFloatModel, compareWeights,
     };
     floatModel.dispose();
     int8.dispose();
-    for (const source of [FLOAT_PATH, new Uint8Array(readFileSync(FLOAT_PATH))]) {
+    const floatBytes = readFileSync(FLOAT_PATH);
+    for (const source of [FLOAT_PATH, new Uint8Array(floatBytes), new Blob([floatBytes])]) {
       const model = await qwasm.io.loadModel(PATH, { worker: true });
       try {
-        await model.loadFloatModel(source);
+        const progress = [];
+        await model.loadFloatModel(source, { onProgress: (loaded, total) => progress.push([loaded, total]) });
+        expect(progress.at(-1)).toEqual([floatBytes.length, floatBytes.length]);
         expect({
           weights: await model.compareWeights(),
           outputs: await model.compareModelOutputs(x, { transfer: false }),

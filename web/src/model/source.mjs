@@ -19,7 +19,7 @@ const isBytes = (s) => isArrayBuffer(s) || typedArrayKind(s) !== undefined;
  * 'bytes'), or null for anything else, a revoked Proxy included (instanceof
  * on one throws).
  */
-function kindOf(source) {
+export function kindOf(source) {
   try {
     if (isUrl(source)) return 'url';
     if (isBytes(source)) return 'bytes';

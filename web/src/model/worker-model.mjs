@@ -8,7 +8,7 @@ import { OUT_OF_MEMORY } from '../errors.mjs';
 import { localFileReader, startModelWorker } from '../runtime.mjs';
 import { tensor } from '../tensor.mjs';
 import { transformsOf } from './description.mjs';
-import { absoluteUrl, readModelSource } from './source.mjs';
+import { absoluteUrl, kindOf, readModelSource } from './source.mjs';
 
 const CTX = 'io.loadModel(source, { worker: true })';
 
@@ -217,17 +217,8 @@ export class WorkerModel {
       const onProgress = readOptions(options, ['onProgress'], ctx).get('onProgress');
       if (onProgress !== undefined && typeof onProgress !== 'function')
         throw new TypeError(`${ctx}: onProgress must be a function, got ${describe(onProgress)}`);
-      const read =
-        typeof source === 'string' || source instanceof URL
-          ? Promise.resolve(absoluteUrl(source) ?? String(source))
-          : readModelSource(source, onProgress, ctx, localFileReader()).then((bytes) => bytes.slice());
-      return read.then((sent) =>
-        this.#request(
-          ctx,
-          { op: 'loadFloat', source: sent },
-          typeof sent === 'string' ? [] : [sent.buffer],
-          typeof sent === 'string' ? onProgress : undefined,
-        ).then(() => undefined),
+      return forWorker(source, onProgress, ctx).then(({ sent, transfer, workerProgress }) =>
+        this.#request(ctx, { op: 'loadFloat', source: sent }, transfer, workerProgress).then(() => undefined),
       );
     } catch (err) {
       return Promise.reject(err);
@@ -327,6 +318,25 @@ function plainResult(out) {
 }
 
 /**
+ * A model source on its way to the worker: {sent, transfer, workerProgress}.
+ * A URL (or, in Node.js, a path) or a Blob / File is sent as it is and read by
+ * the worker itself, off this thread (a large File read here would end in one
+ * long task gathering its chunks), the worker reporting the progress
+ * (workerProgress: onProgress). Anything else is read here, without
+ * blocking, and handed over: bytes read here are transferred, bytes the
+ * caller passed are copied once (they stay theirs).
+ */
+async function forWorker(source, onProgress, ctx) {
+  const kind = kindOf(source);
+  if (kind === 'url') return { sent: absoluteUrl(source) ?? String(source), transfer: [], workerProgress: onProgress };
+  if (kind === 'blob') return { sent: source, transfer: [], workerProgress: onProgress };
+  const read = await readModelSource(source, onProgress, ctx, localFileReader());
+  const whole = read.byteOffset === 0 && read.byteLength === read.buffer.byteLength;
+  const sent = kind !== 'bytes' && whole ? read : read.slice();
+  return { sent, transfer: [sent.buffer], workerProgress: undefined };
+}
+
+/**
  * Starts a model worker and loads `source` in it. `options` are io.loadModel's,
  * already checked: {limits, winograd, numThreads, onProgress, locateFile}
  * (locateFile(name) says where the model worker's script is, for bundlers
@@ -346,21 +356,10 @@ export async function loadModelInWorker(source, { limits, winograd, numThreads, 
   }
   const model = new WorkerModel(port);
   try {
-    // A URL (or, in Node.js, a path) is read by the worker itself; anything
-    // else is read here, without blocking, and handed over: bytes read here
-    // are transferred, bytes the caller passed are copied once (they stay theirs).
-    let sent;
-    let transfer = [];
-    if (typeof source === 'string' || source instanceof URL) sent = absoluteUrl(source) ?? String(source);
-    else {
-      const read = await readModelSource(source, onProgress, CTX, localFileReader());
-      const callers = isArrayBuffer(source) || ArrayBuffer.isView(source);
-      sent = !callers && read.byteOffset === 0 && read.byteLength === read.buffer.byteLength ? read : read.slice();
-      transfer = [sent.buffer];
-    }
+    const { sent, transfer, workerProgress } = await forWorker(source, onProgress, CTX);
     const options = { ...limits, winograd };
     if (numThreads !== undefined) options.numThreads = numThreads;
-    await model._load(sent, options, typeof sent === 'string' ? onProgress : undefined, transfer);
+    await model._load(sent, options, workerProgress, transfer);
     return model;
   } catch (err) {
     model.dispose();
