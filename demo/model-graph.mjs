@@ -56,18 +56,30 @@ function el(name, attrs, parent) {
   return e;
 }
 
-/**
- * Draws `graph` (foldedGraph's) into the <svg> `svg`; onPick(node) runs when
- * a box is clicked (or chosen with Enter). `highlight(name)` says which boxes
- * to mark (the layers under the SQNR threshold).
- */
-export function drawGraph(svg, graph, { onPick, highlight = () => false }) {
+// The last layout, reused while the boxes keep their sizes: a redraw after a
+// run or a comparison (new text, new highlights) skips dagre's 50-70 ms.
+let lastLayout = { key: '', g: null };
+
+function layout(graph) {
+  const key = JSON.stringify([graph.nodes.map((n) => [n.name, n.lines.length]), graph.edges]);
+  if (key === lastLayout.key) return lastLayout.g;
   const g = new dagre.graphlib.Graph();
   g.setGraph({ rankdir: 'TB', nodesep: 24, ranksep: 28, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of graph.nodes) g.setNode(n.name, { width: BOX_W, height: 10 + LINE_H * n.lines.length });
   for (const [from, to] of graph.edges) g.setEdge(from, to);
   dagre.layout(g);
+  lastLayout = { key, g };
+  return g;
+}
+
+/**
+ * Draws `graph` (foldedGraph's) into the <svg> `svg`; onPick(node) runs when
+ * a box is clicked (or chosen with Enter). `highlight(name)` says which boxes
+ * to mark (the layers under the SQNR threshold).
+ */
+export function drawGraph(svg, graph, { onPick, highlight = () => false }) {
+  const g = layout(graph);
   svg.replaceChildren();
   const { width, height } = g.graph();
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);

@@ -4,18 +4,21 @@
 // stays responsive with a full-size model; a table of its layers, the
 // per-channel weight scales of the one picked, and a forward on a synthetic
 // clip timed node by node (profile), with the arithmetic each quantized
-// convolution ran (exact integer Winograd or direct: the same bytes).
+// convolution ran (exact integer Winograd or direct: the same bytes); the
+// input is synthetic or sampled from a video file or the camera
+// (clip-input.mjs), and a run shows its top-5 classes, int8 beside float.
 import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
+import { clipInput, setupClipInput, showTop5 } from './clip-input.mjs';
 import { gridHistogram, gridHistogramChart } from './grid-histogram.mjs';
 import { drawGraph, foldedGraph } from './model-graph.mjs';
-import { syntheticClip } from './random.mjs';
 
 const $ = (id) => document.getElementById(id);
 const BLUE = '#2f6fdb';
 const BUILTIN = new URL('../tests/golden/exported/r3d_18.qwasm.safetensors', import.meta.url);
 // Its float twin (the same PyTorch model before quantization), for the numeric suite.
 const BUILTIN_FLOAT = new URL('../tests/golden/exported/r3d_18_float.qwasm.safetensors', import.meta.url);
+const BUILTIN_NAME = 'r3d_18 (1/8 width)';
 const RED = '#c62828';
 
 const state = {
@@ -29,6 +32,8 @@ const state = {
   floatFile: null, // the float twin's file (io.loadSafetensors), for the weights against their grid
   graph: null, // what the graph drew: {width, height, nodes, edges}
   picked: null, // the node whose details show
+  floatLoaded: false, // the float twin is in the model's worker (compare)
+  top5: null, // the last run's top-5 classes: {int8, float}
 };
 let charts = null;
 
@@ -198,7 +203,7 @@ function renderErrors() {
     (below.length ? ` (${below.map((k) => k.replace(/\.stats$/, '')).join(', ')}).` : '.');
 }
 
-/** Loads the float twin beside the model in its worker and runs the numeric suite on the synthetic clip. */
+/** Loads the float twin beside the model in its worker and runs the numeric suite on the input clip. */
 async function compare(source, name) {
   showError('');
   const model = state.model;
@@ -210,8 +215,10 @@ async function compare(source, name) {
     const bytes = typeof source === 'string' ? fetch(source).then((r) => r.arrayBuffer()) : source.arrayBuffer();
     const [, buffer] = await Promise.all([model.loadFloatModel(source), bytes]);
     state.floatFile = qwasm.io.loadSafetensors(new Uint8Array(buffer));
-    $('m-status').textContent = `Comparing ${state.name} with ${name}…`;
-    const errors = await model.compareModelOutputs(syntheticClip(model.inputShape ?? [1, 3, 16, 112, 112]));
+    state.floatLoaded = true;
+    const { x, caption } = await clipInput(model);
+    $('m-status').textContent = `Comparing ${state.name} with ${name} on ${caption}…`;
+    const errors = await model.compareModelOutputs(x);
     if (model !== state.model) return;
     state.errors = errors;
     $('m-errors').hidden = false;
@@ -279,6 +286,10 @@ function setModel(model, name) {
   state.modules = new Map(model.modules.map((m) => [m.path, m]));
   state.errors = null;
   state.floatFile = null;
+  state.floatLoaded = false;
+  state.top5 = null;
+  $('m-top5').hidden = true;
+  $('m-random-note').hidden = name !== BUILTIN_NAME;
   $('m-errors').hidden = true;
   $('m-hist-figure').hidden = true;
   $('m-compare').disabled = false;
@@ -335,15 +346,17 @@ async function load(source, name) {
   }
 }
 
-// A bright blob moving through the frames of a dim noisy clip, every channel alike.
+/** Runs the model on the input clip (timed node by node), and the float twin beside it once compared: top-5 of each. */
 async function run() {
   showError('');
   const model = state.model;
-  const shape = model.inputShape ?? [1, 3, 16, 112, 112];
   $('m-run').disabled = true;
-  $('m-status').textContent = `Running ${state.name} in the worker…`;
   try {
-    const { output, layers, peakHeapBytes } = await model.profile(syntheticClip(shape));
+    const { x, caption } = await clipInput(model);
+    $('m-status').textContent = `Running ${state.name} in the worker on ${caption}…`;
+    // x goes to the worker twice when the float twin runs too: copied the first time.
+    const floatRun = state.floatLoaded ? model.forwardFloat(x, { transfer: false }) : Promise.resolve(null);
+    const [{ output, layers, peakHeapBytes }, floatOut] = await Promise.all([model.profile(x), floatRun]);
     if (model !== state.model) return; // another model was loaded meanwhile
     state.last = { layers, output };
     charts.times.data.labels = layers.map((l) => l.name);
@@ -353,10 +366,11 @@ async function run() {
     renderGraph();
     const logits =
       'scale' in output ? Array.from(output.data, (v) => (v - output.zeroPoint) * output.scale) : output.data;
-    const top = logits.reduce((best, v, i) => (v > logits[best] ? i : best), 0);
+    state.top5 = showTop5(logits, floatOut?.data ?? null, model.classes);
     const total = layers.reduce((a, l) => a + l.ms, 0);
     $('m-output').textContent =
-      `Input [${shape.join(', ')}]: ${total.toFixed(1)} ms in ${layers.length} nodes, heap high-water ${(peakHeapBytes / 1e6).toFixed(1)} MB; output [${logits.length} values], top-1 index ${top}.`;
+      `Input [${x.shape.join(', ')}]: ${total.toFixed(1)} ms in ${layers.length} nodes, heap high-water ${(peakHeapBytes / 1e6).toFixed(1)} MB; output [${logits.length} values], top-1 index ${state.top5.int8[0].index}.`;
+    $('m-clip-caption').textContent = `Input: ${caption}.`;
     $('m-status').textContent = `Ran ${state.name}.`;
   } catch (e) {
     showError(e.message);
@@ -382,12 +396,20 @@ export function setupModelView() {
     renderErrors();
     renderGraph();
   });
-  $('m-builtin').addEventListener('click', () => load(BUILTIN.href, 'r3d_18 (1/8 width)'));
+  $('m-builtin').addEventListener('click', () => load(BUILTIN.href, BUILTIN_NAME));
   $('m-layer').addEventListener('change', () => {
     renderScales();
     renderWeightHistogram();
   });
   $('m-run').addEventListener('click', run);
+  const clipControls = setupClipInput({
+    currentModel: () => state.model,
+    onClip: run,
+    onError: showError,
+    onStatus: (text) => {
+      $('m-status').textContent = text;
+    },
+  });
   const fromFile = (file) => load(file, file.name);
   $('m-file').addEventListener('change', (e) => {
     const file = e.target.files?.[0];
@@ -405,5 +427,5 @@ export function setupModelView() {
     const file = e.dataTransfer?.files?.[0];
     if (file) fromFile(file);
   });
-  return { state, charts };
+  return { state, charts, clip: clipControls.clip };
 }

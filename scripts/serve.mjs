@@ -21,6 +21,7 @@ const TYPES = {
   '.safetensors': 'application/octet-stream',
   '.ico': 'image/x-icon',
   '.map': 'application/json',
+  '.webm': 'video/webm',
 };
 
 /**

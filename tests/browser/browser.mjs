@@ -14,4 +14,7 @@ export const CHROMIUM_FLAGS = [
   '--disable-sync',
   '--no-first-run',
   '--disable-quic',
+  // The demo's camera input: a fake camera (a test pattern), allowed without a prompt.
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
 ];

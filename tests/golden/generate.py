@@ -13,8 +13,8 @@ some set torch's thread count, which later ones inherit.
 import argparse
 
 from generators import (conv3d, eager_flow, export_zoo, fusion, histogram_observer, io_fixtures, memory_formats,
-                        models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_resnets,
-                        video_transforms)
+                        models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_clip,
+                        video_resnets, video_transforms)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -52,6 +52,8 @@ FAMILIES = {
     "pt2e": lambda: write("pt2e.json", pt2e.pt2e_cases()),
     # torchvision's video preprocessing (transforms.VideoClassification)
     "video_transforms": lambda: write("video_transforms.json", video_transforms.video_transform_cases()),
+    # a generated video for the demo's video input (needs PyAV, not torch)
+    "video_clip": video_clip.write_video_clip,
     "io": io_fixtures.io_fixtures,
 }
 

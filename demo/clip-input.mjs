@@ -1,0 +1,149 @@
+// The Model view's input: a synthetic clip, or one sampled from a video file
+// or the camera (video-frames.mjs) and preprocessed as the model's file
+// records (model.transforms(): torchvision's VideoClassification, e.g. resize
+// to 128x171, crop 112x112, Kinetics mean and std); and the top-5 classes of
+// an output, int8 beside float.
+import * as qwasm from 'qwasm';
+import { syntheticClip } from './random.mjs';
+import { top5 } from './top5.mjs';
+import { framesFromCamera, framesFromVideo } from './video-frames.mjs';
+
+const $ = (id) => document.getElementById(id);
+const FRAME_RATE = 15; // torchvision's Kinetics clips: 16 frames at 15 fps
+const SAMPLE_VIDEO = new URL('../tests/golden/clip.webm', import.meta.url);
+
+// The clip chosen: synthetic, or a video's / the camera's frames (sampled again when a model wants another count).
+const clip = { kind: 'synthetic', name: 'the synthetic clip', video: null, frames: null, times: null };
+let synthetic = null; // {key, clip}: the synthetic clip of the last shape
+
+/** How frames become this model's input: its recorded preprocessing, else torchvision's Kinetics recipe scaled to its input. */
+export function transformFor(model) {
+  if (model.preprocessing !== null) return { transform: model.transforms(), how: "the file's preprocessing" };
+  const [, , , h, w] = model.inputShape;
+  const resizeSize = [Math.round((h * 128) / 112), Math.round((w * 171) / 112)];
+  return {
+    transform: new qwasm.transforms.VideoClassification({ cropSize: [h, w], resizeSize }),
+    how: 'Kinetics-400 normalisation (the file records no preprocessing)',
+  };
+}
+
+function frameCount(model) {
+  return model.inputShape?.[2] ?? 16;
+}
+
+/** The model's input for the chosen clip, and a sentence saying what it is. */
+export async function clipInput(model) {
+  const shape = model.inputShape ?? [1, 3, 16, 112, 112];
+  if (clip.kind === 'synthetic') {
+    // Built once per shape (600k values: tens of ms on the page's thread), copied for each run (the worker takes its buffer).
+    const key = shape.join(',');
+    if (synthetic?.key !== key) synthetic = { key, clip: syntheticClip(shape) };
+    return { x: { data: synthetic.clip.data.slice(), shape }, caption: 'the synthetic clip' };
+  }
+  if (shape.length !== 5)
+    throw new Error(`this model's input is [${shape.join(', ')}], not a video clip (N, C, T, H, W)`);
+  const count = frameCount(model);
+  if (clip.frames === null || clip.frames.length !== count) {
+    if (clip.kind === 'camera') throw new Error('the camera clip has another frame count: record it again');
+    Object.assign(clip, await framesFromVideo(clip.video, count, FRAME_RATE));
+    drawFilmstrip();
+  }
+  const { transform, how } = transformFor(model);
+  const { width, height } = clip.frames[0];
+  const [ch, cw] = transform.cropSize;
+  return {
+    x: transform.forward(clip.frames),
+    caption: `${clip.name}: ${count} frames of ${width}x${height} at ${clip.times.map((t) => t.toFixed(2)).join(', ')} s, resized and cropped to ${cw}x${ch} with ${how}`,
+  };
+}
+
+function drawFilmstrip() {
+  const strip = $('m-filmstrip');
+  strip.replaceChildren();
+  if (clip.frames === null) return;
+  for (const [i, f] of clip.frames.entries()) {
+    const canvas = document.createElement('canvas');
+    canvas.width = f.width;
+    canvas.height = f.height;
+    canvas.getContext('2d').putImageData(f, 0, 0);
+    canvas.title = `frame ${i} at ${clip.times[i].toFixed(2)} s`;
+    strip.append(canvas);
+  }
+}
+
+function setClip(next, model) {
+  Object.assign(clip, { video: null, frames: null, times: null }, next);
+  drawFilmstrip();
+  $('m-clip-caption').textContent = `Input: ${clip.name}${clip.frames ? ` (${clip.frames.length} frames)` : ''}.`;
+  $('m-top5').hidden = true;
+  return model;
+}
+
+/** Fills the top-5 table: int8 (always) and float (when the float twin ran). */
+export function showTop5(int8, float, classes) {
+  const a = top5(int8, classes);
+  const b = float === null ? null : top5(float, classes);
+  const body = $('m-top5').tBodies[0];
+  body.replaceChildren();
+  for (let r = 0; r < 5 && r < a.length; r++) {
+    const tr = body.insertRow();
+    const cells = [String(r + 1), a[r].name, a[r].p.toFixed(4)];
+    cells.push(b ? b[r].name : '', b ? b[r].p.toFixed(4) : '');
+    for (const c of cells) tr.insertCell().textContent = c;
+    tr.dataset.int8 = String(a[r].index);
+    if (b) tr.dataset.float = String(b[r].index);
+  }
+  $('m-top5').hidden = false;
+  return { int8: a, float: b };
+}
+
+/** Wires the clip controls; `onClip` runs after a new clip is chosen (the view runs the model on it). */
+export function setupClipInput({ currentModel, onClip, onError, onStatus }) {
+  const choose = async (kind, source, name) => {
+    const model = currentModel();
+    try {
+      onError('');
+      if (kind === 'synthetic') setClip({ kind, name }, model);
+      else if (kind === 'video') {
+        onStatus(`Reading frames of ${name}…`);
+        const count = model ? frameCount(model) : 16;
+        setClip({ kind, name, video: source, ...(await framesFromVideo(source, count, FRAME_RATE)) }, model);
+      } else {
+        onStatus('Recording the camera…');
+        const count = model ? frameCount(model) : 16;
+        setClip({ kind, name, ...(await framesFromCamera(count, FRAME_RATE)) }, model);
+      }
+      onStatus(`Input: ${clip.name}.`);
+      if (model) await onClip();
+    } catch (e) {
+      onError(e.message);
+      onStatus('');
+    }
+  };
+  $('m-video-file').addEventListener('change', (e) => {
+    const file = e.target.files?.[0];
+    if (file) choose('video', file, file.name);
+  });
+  $('m-camera').addEventListener('click', () => choose('camera', null, 'the camera'));
+  // A 3.2 s generated clip (tests/golden/clip.webm), fetched whole and read from memory like a dropped file.
+  $('m-sample-video').addEventListener('click', () =>
+    fetch(SAMPLE_VIDEO)
+      .then((r) => (r.ok ? r.blob() : Promise.reject(new Error(`the sample video: HTTP ${r.status}`))))
+      .then((blob) => choose('video', blob, 'the sample video (generated)'))
+      .catch((e) => onError(e.message)),
+  );
+  $('m-synthetic').addEventListener('click', () => choose('synthetic', null, 'the synthetic clip'));
+  const zone = $('m-video-drop');
+  zone.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    zone.classList.add('over');
+  });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('over');
+    const file = e.dataTransfer?.files?.[0];
+    if (file) choose('video', file, file.name);
+  });
+  return { clip, choose };
+}
