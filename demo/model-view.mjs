@@ -11,6 +11,7 @@ import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
 import { clipInput, setupClipInput, showTop5 } from './clip-input.mjs';
 import { gridHistogram, gridHistogramChart } from './grid-histogram.mjs';
+import { lazyTensors } from './lazy-tensors.mjs';
 import { drawGraph, foldedGraph } from './model-graph.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -29,7 +30,7 @@ const state = {
   last: null,
   loading: 0,
   errors: null, // the numeric suite's statistics per key, once compared
-  floatFile: null, // the float twin's file (io.loadSafetensors), for the weights against their grid
+  floatFile: null, // the float twin's tensors, read one at a time (lazy-tensors.mjs), for the weights against their grid
   graph: null, // what the graph drew: {width, height, nodes, edges}
   picked: null, // the node whose details show
   floatLoaded: false, // the float twin is in the model's worker (compare)
@@ -158,20 +159,22 @@ function pickNode(node) {
   if (mod?.weight && state.layers.includes(node.target)) {
     $('m-layer').value = node.target;
     renderScales();
-    renderWeightHistogram();
+    showWeightHistogram();
   }
 }
 
 // The selected layer's float weights (from the float twin) of one output
 // channel, against the int8 grid of that channel's scale and zero point.
-function renderWeightHistogram() {
+async function renderWeightHistogram() {
   const path = $('m-layer').value;
   const w = state.modules.get(path)?.weight;
   const name = `${path}.weight`;
-  const inFile = state.floatFile?.tensors.find((t) => t.name === name);
-  $('m-hist-figure').hidden = !(w && inFile);
-  if (!(w && inFile)) return;
-  const floats = state.floatFile.get(name);
+  const file = state.floatFile;
+  const inFile = w !== undefined && file !== null && file.has(name);
+  $('m-hist-figure').hidden = !inFile;
+  if (!inFile) return;
+  const floats = await file.get(name);
+  if (file !== state.floatFile || path !== $('m-layer').value) return; // another model or layer meanwhile
   const channels = floats.shape[0];
   const c = Math.max(0, Math.min(channels - 1, Number($('m-hist-channel').value) || 0));
   $('m-hist-channel').max = String(channels - 1);
@@ -185,6 +188,10 @@ function renderWeightHistogram() {
   $('m-hist-caption').textContent =
     `${path}: the float model's weights of output channel ${c} (${values.length} values) against the int8 grid ` +
     `(scale ${scale.toPrecision(4)}, zero point ${zeroPoint}; ${points} grid points in their range).`;
+}
+
+function showWeightHistogram() {
+  renderWeightHistogram().catch((e) => showError(e.message));
 }
 
 function renderErrors() {
@@ -211,10 +218,10 @@ async function compare(source, name) {
   $('m-compare').disabled = true;
   $('m-status').textContent = `Loading the float model ${name} in the worker…`;
   try {
-    // The float file is also read here, for the weights against their grid.
-    const bytes = typeof source === 'string' ? fetch(source).then((r) => r.arrayBuffer()) : source.arrayBuffer();
-    const [, buffer] = await Promise.all([model.loadFloatModel(source), bytes]);
-    state.floatFile = qwasm.io.loadSafetensors(new Uint8Array(buffer));
+    // The float file's layers are also read here, one at a time, for the weights against their grid.
+    const blob = typeof source === 'string' ? fetch(source).then((r) => r.blob()) : Promise.resolve(source);
+    const [, tensors] = await Promise.all([model.loadFloatModel(source), blob.then(lazyTensors)]);
+    state.floatFile = tensors;
     state.floatLoaded = true;
     const { x, caption } = await clipInput(model);
     $('m-status').textContent = `Comparing ${state.name} with ${name} on ${caption}…`;
@@ -225,7 +232,7 @@ async function compare(source, name) {
     renderErrors();
     renderTable();
     renderGraph();
-    renderWeightHistogram();
+    showWeightHistogram();
     $('m-status').textContent = `Compared ${state.name} with ${name}.`;
   } catch (e) {
     showError(e.message);
@@ -386,7 +393,7 @@ export function setupModelView() {
     sqnr: barChart('chart-m-sqnr', 'layer (graph order)', 'SQNR (dB)'),
     hist: gridHistogramChart($('chart-m-hist')),
   };
-  $('m-hist-channel').addEventListener('input', renderWeightHistogram);
+  $('m-hist-channel').addEventListener('input', showWeightHistogram);
   $('m-compare').addEventListener('click', () => compare(BUILTIN_FLOAT.href, 'r3d_18 float (1/8 width)'));
   $('m-float-file').addEventListener('change', (e) => {
     const file = e.target.files?.[0];
@@ -399,7 +406,7 @@ export function setupModelView() {
   $('m-builtin').addEventListener('click', () => load(BUILTIN.href, BUILTIN_NAME));
   $('m-layer').addEventListener('change', () => {
     renderScales();
-    renderWeightHistogram();
+    showWeightHistogram();
   });
   $('m-run').addEventListener('click', run);
   const clipControls = setupClipInput({

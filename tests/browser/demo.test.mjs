@@ -446,6 +446,8 @@ describe.each(selectedEngines())('%s', (engineName) => {
     // and grid ticks at that channel's scale.
     await tab.evaluate(select('m-layer', 'layer2.0.conv1.0'));
     await tab.evaluate(fill('m-hist-channel', '3'));
+    // The layer's float weights are read from the file on demand (lazy-tensors.mjs).
+    await tab.waitFor(`${text('#m-hist-caption')}.includes('output channel 3 ')`, 30_000);
     const hist = await tab.evaluate(`(() => {
       const d = window.qwasmDemo.model.charts.hist.data.datasets;
       return { count: d[0].data.reduce((s, p) => s + p.y, 0), grid: d[1].data.map((p) => p.x) };
