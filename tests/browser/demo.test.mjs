@@ -10,8 +10,8 @@
 // The screenshots are checked too (screenshot-checks.mjs): each graph box the
 // DOM places has its border and fill colour there in the captured pixels (red
 // for the layers under the SQNR threshold, blue for the others), each bar a
-// chart holds is drawn in its colour to its value's height, and no chart's
-// plot area is blank.
+// chart holds is drawn in its colour to its value's height, no chart's plot
+// area is blank, and the playground's slices on screen are their canvases' pixels.
 //
 // The page is driven through small scripts run in it (engine-neutral: the
 // same events a user's input fires), so the suite is written once for the
@@ -24,7 +24,16 @@ import { channelErrors } from '../../demo/stats.mjs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { OUTPUT_DIR } from './browser.mjs';
 import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
-import { barProblems, chartGeometry, drawnProblems, scrolledBoxProblems, shotsCovering } from './screenshot-checks.mjs';
+import {
+  barProblems,
+  barsAlongBase,
+  canvasPixels,
+  canvasProblems,
+  chartGeometry,
+  drawnProblems,
+  scrolledBoxProblems,
+  shotsCovering,
+} from './screenshot-checks.mjs';
 import { startTestServer } from './test-server.mjs';
 
 const fixtureBytes = (name) => readFileSync(fileURLToPath(new URL(`../golden/fixtures/${name}`, import.meta.url)));
@@ -376,7 +385,15 @@ describe.each(selectedEngines())('%s', (engineName) => {
       dx: Math.abs(brightest.x - input.x) < (0.6 * 48) / 7 + 2,
     }).toEqual({ dy: true, dx: true });
     await tab.evaluate(fill('p-channel', '0'));
-    await tab.screenshot(fileURLToPath(new URL(`playground-${engineName}.png`, OUTPUT_DIR)));
+    // The screenshot: each slice on screen is its canvas's pixels, scaled up.
+    const slices = ['img-input', 'img-float', 'img-int8', 'img-diff'];
+    const shots = await shotsCovering(
+      tab,
+      shotPath('playground'),
+      `({ ${slices.map((id) => `${js(id)}: ${canvasPixels(id)}`).join(', ')} })`,
+      Object.fromEntries(slices.map((id) => [id, `#${id}`])),
+    );
+    expect(slices.flatMap((id) => canvasProblems(shots[id].shot, shots[id].geometry, id))).toEqual([]);
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
 
@@ -538,12 +555,15 @@ describe.each(selectedEngines())('%s', (engineName) => {
       hist: ['window.qwasmDemo.model.charts.hist', 'chart-m-hist'],
     });
     expect(shots.sqnr.geometry.bars.length).toBe(wantValues.length);
-    expect([
-      ...barProblems(shots.sqnr.shot, shots.sqnr.geometry, 'SQNR', (bar) =>
-        wantValues[bar.index] < split ? RED : BLUE,
-      ),
-      ...histProblems(shots.hist, 'weights against the grid'),
-    ]).toEqual([]);
+    expect({
+      barsSeen: barsAlongBase(shots.sqnr.shot, shots.sqnr.geometry, [RED, BLUE]),
+      problems: [
+        ...barProblems(shots.sqnr.shot, shots.sqnr.geometry, 'SQNR', (bar) =>
+          wantValues[bar.index] < split ? RED : BLUE,
+        ),
+        ...histProblems(shots.hist, 'weights against the grid'),
+      ],
+    }).toEqual({ barsSeen: wantValues.length, problems: [] });
     const graph = await scrolledBoxProblems(tab, shotPath('model-errors-graph'), {
       scroller: '#view-model .graph-scroll',
       box: '.node rect',

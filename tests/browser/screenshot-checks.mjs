@@ -232,6 +232,30 @@ export function barProblems(shot, geometry, name, expectColours = (bar) => bar.c
 }
 
 /**
+ * How many bars the pixels show in a bar chart (chartGeometry's): runs of
+ * columns in any of `colours` along the row 2 px above the base, across the
+ * plot area. Counted from the image alone, so it does not take the chart's
+ * word for where its bars are.
+ */
+export function barsAlongBase(shot, geometry, colours) {
+  const wanted = colours.map(rgb);
+  const toDevice = (x, y) =>
+    shot.box({ left: geometry.rect.left + x, top: geometry.rect.top + y, width: 0, height: 0 });
+  const y = toDevice(0, geometry.bars[0]?.base ?? geometry.area.bottom).top - 2 * shot.dpr;
+  const from = toDevice(geometry.area.left, 0).left;
+  const to = toDevice(geometry.area.right, 0).left;
+  let runs = 0;
+  let inBar = false;
+  for (let x = Math.ceil(from); x < to; x++) {
+    const p = shot.pixel(x, y);
+    const bar = wanted.some((c) => near(p, c, 8));
+    if (bar && !inBar) runs++;
+    inBar = bar;
+  }
+  return runs;
+}
+
+/**
  * Problems with a chart canvas that should hold a drawing: no single colour
  * may cover more than `maxShare` of its plot area (a blank, white or black
  * canvas fails), and each of `colours` ({name: '#rrggbb'}) must be present in
@@ -307,4 +331,52 @@ export async function scrolledBoxProblems(tab, path, { scroller, box, styleOf })
   }
   await tab.evaluate(`(document.querySelector(${s}).scrollTop = ${start[2]}, scrollTo(${start[0]}, ${start[1]}))`);
   return { problems, seen: [...seen] };
+}
+
+/**
+ * A page expression for canvas `id`'s own pixels (getImageData, RGB as
+ * base64) and its content box (client CSS px, inside its border): what a
+ * screenshot must show there, scaled.
+ */
+export const canvasPixels = (id) => `(() => {
+  const c = document.getElementById(${JSON.stringify(id)});
+  const r = c.getBoundingClientRect();
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let s = '';
+  for (let i = 0; i < d.length; i += 4) s += String.fromCharCode(d[i], d[i + 1], d[i + 2]);
+  return {
+    rect: { left: r.left + c.clientLeft, top: r.top + c.clientTop, width: c.clientWidth, height: c.clientHeight },
+    width: c.width, height: c.height, rgb: btoa(s),
+  };
+})()`;
+
+/**
+ * Problems with a canvas (canvasPixels') as the screenshot shows it: at the
+ * centre of each canvas pixel's place on screen (the canvas is scaled up,
+ * pixelated), the screenshot's colour must be the canvas's own within 3
+ * levels, for all but 1% of its pixels (a canvas not drawn on screen, or
+ * drawn with other data, fails).
+ */
+export function canvasProblems(shot, geometry, name) {
+  const rgbData = Buffer.from(geometry.rgb, 'base64');
+  const b = shot.box(geometry.rect);
+  const sx = (b.right - b.left) / geometry.width;
+  const sy = (b.bottom - b.top) / geometry.height;
+  let wrong = 0;
+  let first = null;
+  for (let j = 0; j < geometry.height; j++) {
+    for (let i = 0; i < geometry.width; i++) {
+      const k = (j * geometry.width + i) * 3;
+      const want = [rgbData[k], rgbData[k + 1], rgbData[k + 2]];
+      const got = shot.pixel(b.left + (i + 0.5) * sx, b.top + (j + 0.5) * sy);
+      if (!near(got, want, 3)) {
+        wrong++;
+        first ??= `(${i}, ${j}) is ${hex(got)} on screen, ${hex(want)} in the canvas`;
+      }
+    }
+  }
+  const total = geometry.width * geometry.height;
+  return wrong > total / 100
+    ? [`${name}: ${wrong} of ${total} pixels differ from the canvas's own; first ${first}`]
+    : [];
 }
