@@ -1,9 +1,10 @@
 // Checks on the screenshots themselves: what the DOM and the charts claim is
 // on screen is there in the pixels the engine captured. A box the DOM places
 // must have its border and fill colour at that place; a bar Chart.js holds
-// must be drawn to its value's height in its colour. Each check returns a
-// list of problems (empty when the screenshot agrees), so that a failure
-// names the element, the place and the colour found.
+// must be drawn to its value's height in its colour; a canvas on screen must
+// show the pixels it holds. Each check returns a list of problems (empty when
+// the screenshot agrees), so that a failure names the element, the place and
+// the colour found.
 //
 // Chromium and Firefox capture the whole page; WebKit's WebDriver captures
 // the viewport. A shot finds which it got from its size and maps the page's
