@@ -7,6 +7,12 @@
 // view loads an exported model, charts a layer's scales as the API gives them
 // in Node, and times a forward.
 //
+// The screenshots are checked too (screenshot-checks.mjs): each graph box the
+// DOM places has its border and fill colour there in the captured pixels (red
+// for the layers under the SQNR threshold, blue for the others), each bar a
+// chart holds is drawn in its colour to its value's height, no chart's plot
+// area is blank, and the playground's slices on screen are their canvases' pixels.
+//
 // The page is driven through small scripts run in it (engine-neutral: the
 // same events a user's input fires), so the suite is written once for the
 // three drivers (engines.mjs).
@@ -18,6 +24,16 @@ import { channelErrors } from '../../demo/stats.mjs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { OUTPUT_DIR } from './browser.mjs';
 import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import {
+  barProblems,
+  barsAlongBase,
+  canvasPixels,
+  canvasProblems,
+  chartGeometry,
+  drawnProblems,
+  scrolledBoxProblems,
+  shotsCovering,
+} from './screenshot-checks.mjs';
 import { startTestServer } from './test-server.mjs';
 
 const fixtureBytes = (name) => readFileSync(fileURLToPath(new URL(`../golden/fixtures/${name}`, import.meta.url)));
@@ -42,6 +58,17 @@ const SHOWN = `(() => {
     summary: document.getElementById('summary').textContent,
   };
 })()`;
+
+// The demo's palette (demo/style.css, explorer.mjs, model-view.mjs, grid-histogram.mjs),
+// as the screenshots must show it.
+const BLUE = '#2f6fdb';
+const ORANGE = '#e07b00';
+const RED = '#c62828';
+const HIST_FILL = '#cbdbf6'; // rgba(47, 111, 219, 0.25) over the white panel
+const GRAPH_BOX = { stroke: BLUE, fill: '#ffffff' };
+const GRAPH_BOX_LOW = { stroke: RED, fill: '#fdecea' };
+// A histogram (line with its fill and the grid's ticks) is drawn: the line, its fill and the ticks are there.
+const HIST_COLOURS = { colours: { line: BLUE, fill: HIST_FILL, grid: ORANGE } };
 
 // User input, as the events it fires.
 const js = JSON.stringify;
@@ -141,6 +168,20 @@ describe.each(selectedEngines())('%s', (engineName) => {
   });
 
   const problems = async () => ({ inPage: await tab.evaluate('window.__problems'), missing: [...server.notFound] });
+  const shotPath = (name) => fileURLToPath(new URL(`${name}-${engineName}.png`, OUTPUT_DIR));
+  // Screenshots (the first into `name`'s file) holding each chart of `charts`
+  // ({key: [its Chart.js instance in the page, its canvas's id]}), with what each chart claims.
+  const chartShots = (name, charts) =>
+    shotsCovering(
+      tab,
+      shotPath(name),
+      `({ ${Object.entries(charts)
+        .map(([key, [chart]]) => `${js(key)}: ${chartGeometry(chart)}`)
+        .join(', ')} })`,
+      Object.fromEntries(Object.entries(charts).map(([key, [, id]]) => [key, `#${id}`])),
+    );
+  const histProblems = ({ shot, geometry }, name) =>
+    drawnProblems(shot, geometry.rect, geometry.area, name, HIST_COLOURS);
   const shown = () => tab.evaluate(SHOWN);
   async function choose({ preset, axis, dtype, kind, reduceRange }) {
     if (preset) await tab.evaluate(select('preset', preset));
@@ -173,7 +214,23 @@ describe.each(selectedEngines())('%s', (engineName) => {
       expect((await shown()).bars).toBe(shape[axis]);
       expect(await tab.evaluate(text('#axis-shown'))).toBe(String(axis));
     }
-    await tab.screenshot(fileURLToPath(new URL(`scale-explorer-${engineName}.png`, OUTPUT_DIR)));
+    // The screenshot: the scales drawn as 64 blue bars to their heights, the errors per channel
+    // in blue (per-channel) beside orange (per-tensor), the histogram drawn.
+    const shots = await chartShots('scale-explorer', {
+      scales: ['window.qwasmDemo.charts.scales', 'chart-scales'],
+      sqnr: ['window.qwasmDemo.charts.sqnr', 'chart-sqnr'],
+      maxerr: ['window.qwasmDemo.charts.maxerr', 'chart-maxerr'],
+      hist: ['window.qwasmDemo.charts.hist', 'chart-hist'],
+    });
+    const perChannelThenTensor = (bar) => [BLUE, ORANGE][bar.dataset];
+    expect(shots.scales.geometry.bars.length).toBe(shape[0]);
+    expect(shots.sqnr.geometry.bars.length).toBe(2 * shape[0]);
+    expect([
+      ...barProblems(shots.scales.shot, shots.scales.geometry, 'scales', () => BLUE),
+      ...barProblems(shots.sqnr.shot, shots.sqnr.geometry, 'SQNR', perChannelThenTensor),
+      ...barProblems(shots.maxerr.shot, shots.maxerr.geometry, 'max error', perChannelThenTensor),
+      ...histProblems(shots.hist, 'histogram'),
+    ]).toEqual([]);
   }, 90_000);
 
   it.each([
@@ -328,7 +385,15 @@ describe.each(selectedEngines())('%s', (engineName) => {
       dx: Math.abs(brightest.x - input.x) < (0.6 * 48) / 7 + 2,
     }).toEqual({ dy: true, dx: true });
     await tab.evaluate(fill('p-channel', '0'));
-    await tab.screenshot(fileURLToPath(new URL(`playground-${engineName}.png`, OUTPUT_DIR)));
+    // The screenshot: each slice on screen is its canvas's pixels, scaled up.
+    const slices = ['img-input', 'img-float', 'img-int8', 'img-diff'];
+    const shots = await shotsCovering(
+      tab,
+      shotPath('playground'),
+      `({ ${slices.map((id) => `${js(id)}: ${canvasPixels(id)}`).join(', ')} })`,
+      Object.fromEntries(slices.map((id) => [id, `#${id}`])),
+    );
+    expect(slices.flatMap((id) => canvasProblems(shots[id].shot, shots[id].geometry, id))).toEqual([]);
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
 
@@ -398,7 +463,17 @@ describe.each(selectedEngines())('%s', (engineName) => {
       add: await pathOf('quantized.add_relu'),
     }).toEqual({ stride1: 'winograd', strided: 'direct', add: '' });
     model.dispose();
-    await tab.screenshot(fileURLToPath(new URL(`model-${engineName}.png`, OUTPUT_DIR)));
+    // The screenshot: the layer's 16 scales drawn to their heights in blue; the times charted.
+    const shots = await chartShots('model', {
+      scales: ['window.qwasmDemo.model.charts.scales', 'chart-m-scales'],
+      times: ['window.qwasmDemo.model.charts.times', 'chart-m-times'],
+    });
+    expect(shots.scales.geometry.bars.length).toBe(16);
+    const { times } = shots;
+    expect([
+      ...barProblems(shots.scales.shot, shots.scales.geometry, 'scales', () => BLUE),
+      ...drawnProblems(times.shot, times.geometry.rect, times.geometry.area, 'times', { colours: { bars: BLUE } }),
+    ]).toEqual([]);
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
 
@@ -435,12 +510,14 @@ describe.each(selectedEngines())('%s', (engineName) => {
     );
     // (A FloatFunctional's SQNR sits on its activation_post_process, an Identity the graph folds.)
     const keyOf = (n) => `${n.target.replace(/\.activation_post_process$/, '')}.stats`;
-    const drawnLow = int8.nodes.filter(
-      (n) =>
-        n.op === 'call_module' &&
-        !(int8.getSubmodule(n.target) instanceof qwasm.nn.Identity) &&
-        (want[keyOf(n)]?.sqnr ?? Number.POSITIVE_INFINITY) < 30,
-    );
+    const drawnBelow = (threshold) =>
+      int8.nodes.filter(
+        (n) =>
+          n.op === 'call_module' &&
+          !(int8.getSubmodule(n.target) instanceof qwasm.nn.Identity) &&
+          (want[keyOf(n)]?.sqnr ?? Number.POSITIVE_INFINITY) < threshold,
+      );
+    const drawnLow = drawnBelow(30);
     expect(await tab.evaluate(`document.querySelectorAll('#m-graph .node.low').length`)).toBe(drawnLow.length);
     // A layer's float weights against its int8 grid: one output channel's 8 x 3 x 3 x 3 values,
     // and grid ticks at that channel's scale.
@@ -467,9 +544,38 @@ describe.each(selectedEngines())('%s', (engineName) => {
       `[...document.querySelector('#m-layers tbody tr[data-node="${stem.name}"]').cells].map((c) => c.textContent)`,
     );
     expect(row.at(-1)).toBe(want['stem.0.stats'].sqnr.toFixed(2));
+    // The screenshots, at a threshold that splits the layers (every one is under 30 dB): each
+    // layer's SQNR bar drawn to its value's height, red under the threshold and blue above;
+    // the histogram drawn; each graph box under the threshold red, the others blue.
+    const sorted = [...wantValues].sort((a, b) => a - b);
+    const split = Math.round(sorted[sorted.length >> 1]);
+    await tab.evaluate(fill('m-threshold', String(split)));
+    const low = new Set(drawnBelow(split).map((n) => n.name));
+    expect([low.size > 0, wantValues.some((v) => v >= split)]).toEqual([true, true]);
+    const shots = await chartShots('model-errors', {
+      sqnr: ['window.qwasmDemo.model.charts.sqnr', 'chart-m-sqnr'],
+      hist: ['window.qwasmDemo.model.charts.hist', 'chart-m-hist'],
+    });
+    expect(shots.sqnr.geometry.bars.length).toBe(wantValues.length);
+    expect({
+      barsSeen: barsAlongBase(shots.sqnr.shot, shots.sqnr.geometry, [RED, BLUE]),
+      problems: [
+        ...barProblems(shots.sqnr.shot, shots.sqnr.geometry, 'SQNR', (bar) =>
+          wantValues[bar.index] < split ? RED : BLUE,
+        ),
+        ...histProblems(shots.hist, 'weights against the grid'),
+      ],
+    }).toEqual({ barsSeen: wantValues.length, problems: [] });
+    const graph = await scrolledBoxProblems(tab, shotPath('model-errors-graph'), {
+      scroller: '#view-model .graph-scroll',
+      box: '.node rect',
+      styleOf: (name) => (low.has(name) ? GRAPH_BOX_LOW : GRAPH_BOX),
+    });
+    expect(graph.problems).toEqual([]);
+    expect(graph.seen.filter((name) => low.has(name)).sort()).toEqual([...low].sort());
+    expect(graph.seen.length).toBe(await tab.evaluate(`document.querySelectorAll('#m-graph .node').length`));
     int8.dispose();
     float.dispose();
-    await tab.screenshot(fileURLToPath(new URL(`model-errors-${engineName}.png`, OUTPUT_DIR)));
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
 
@@ -508,7 +614,14 @@ describe.each(selectedEngines())('%s', (engineName) => {
       /^layer2_0_conv1_0 \(call_module layer2\.0\.conv1\.0\)\narguments: layer1_1_skip_add_activation_post_process\noutput: \[1, 16, 8, 28, 28\] quint8, scale [\d.]+, zero point \d+\nweight: \[16, 8, 3, 3, 3\] qint8, per channel \(axis 0\), fbgemm$/,
     );
     model.dispose();
-    await tab.screenshot(fileURLToPath(new URL(`model-graph-${engineName}.png`, OUTPUT_DIR)));
+    // The screenshots, the graph scrolled through: every node's box is drawn where the DOM puts it, in blue on white.
+    const graph = await scrolledBoxProblems(tab, shotPath('model-graph'), {
+      scroller: '#view-model .graph-scroll',
+      box: '.node rect',
+      styleOf: () => GRAPH_BOX,
+    });
+    expect(graph.problems).toEqual([]);
+    expect(graph.seen.sort()).toEqual(kept.map((n) => n.name).sort());
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 150_000);
 
