@@ -35,6 +35,7 @@ const state = {
   picked: null, // the node whose details show
   floatLoaded: false, // the float twin is in the model's worker (compare)
   top5: null, // the last run's top-5 classes: {int8, float}
+  thresholdSet: false, // the user chose the SQNR threshold (until then a comparison sets it)
 };
 let charts = null;
 
@@ -190,6 +191,15 @@ async function renderWeightHistogram() {
     `(scale ${scale.toPrecision(4)}, zero point ${zeroPoint}; ${points} grid points in their range).`;
 }
 
+// Until the user sets one, the threshold marks about the worst quarter of the
+// layers: SQNRs vary too much between models (10-25 dB for the built-in
+// random weights, 20-40 dB for trained ones) for one fixed default.
+function lowerQuartile(values) {
+  const finite = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (finite.length === 0) return 25;
+  return Math.ceil(finite[Math.floor((finite.length - 1) / 4)] * 2) / 2 + 0.5;
+}
+
 function showWeightHistogram() {
   renderWeightHistogram().catch((e) => showError(e.message));
 }
@@ -228,6 +238,7 @@ async function compare(source, name) {
     const errors = await model.compareModelOutputs(x);
     if (model !== state.model) return;
     state.errors = errors;
+    if (!state.thresholdSet) $('m-threshold').value = String(lowerQuartile(Object.values(errors).map((e) => e.sqnr)));
     $('m-errors').hidden = false;
     renderErrors();
     renderTable();
@@ -400,6 +411,7 @@ export function setupModelView() {
     if (file) compare(file, file.name);
   });
   $('m-threshold').addEventListener('input', () => {
+    state.thresholdSet = true;
     renderErrors();
     renderGraph();
   });
