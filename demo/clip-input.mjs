@@ -4,6 +4,7 @@
 // to 128x171, crop 112x112, Kinetics mean and std); and the top-5 classes of
 // an output, int8 beside float.
 import * as qwasm from 'qwasm';
+import { onFileChosen } from './file-input.mjs';
 import { syntheticClip } from './random.mjs';
 import { top5 } from './top5.mjs';
 import { framesFromCamera, framesFromVideo } from './video-frames.mjs';
@@ -120,10 +121,7 @@ export function setupClipInput({ currentModel, onClip, onError, onStatus }) {
       onStatus('');
     }
   };
-  $('m-video-file').addEventListener('change', (e) => {
-    const file = e.target.files?.[0];
-    if (file) choose('video', file, file.name);
-  });
+  onFileChosen($('m-video-file'), $('m-video-drop'), (file) => choose('video', file, file.name));
   $('m-camera').addEventListener('click', () => choose('camera', null, 'the camera'));
   // A 3.2 s generated clip (tests/golden/clip.webm), fetched whole and read from memory like a dropped file.
   $('m-sample-video').addEventListener('click', () =>
@@ -133,17 +131,5 @@ export function setupClipInput({ currentModel, onClip, onError, onStatus }) {
       .catch((e) => onError(e.message)),
   );
   $('m-synthetic').addEventListener('click', () => choose('synthetic', null, 'the synthetic clip'));
-  const zone = $('m-video-drop');
-  zone.addEventListener('dragover', (e) => {
-    e.preventDefault();
-    zone.classList.add('over');
-  });
-  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', (e) => {
-    e.preventDefault();
-    zone.classList.remove('over');
-    const file = e.dataTransfer?.files?.[0];
-    if (file) choose('video', file, file.name);
-  });
   return { clip, choose };
 }

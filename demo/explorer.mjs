@@ -3,6 +3,7 @@
 // the error with per-tensor quantization, and show the code that reproduces it.
 import { Chart, registerables } from 'chart.js';
 import * as qwasm from 'qwasm';
+import { onFileChosen } from './file-input.mjs';
 import { gridHistogram, gridHistogramChart } from './grid-histogram.mjs';
 import { PRESETS } from './presets.mjs';
 import { jsSnippet, pytorchSnippet, schemes } from './snippets.mjs';
@@ -266,21 +267,7 @@ export function setupExplorer() {
   });
   for (const id of ['axis', 'dtype', 'qscheme', 'reduceRange']) $(id).addEventListener('change', update);
   $('channel').addEventListener('input', renderHistogram);
-  $('file').addEventListener('change', () => onFile($('file').files[0]));
-  const zone = $('dropzone');
-  zone.addEventListener('dragover', (e) => {
-    e.preventDefault();
-    zone.classList.add('over');
-  });
-  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', (e) => {
-    e.preventDefault();
-    zone.classList.remove('over');
-    onFile(e.dataTransfer.files[0]);
-  });
-  zone.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') $('file').click();
-  });
+  onFileChosen($('file'), $('dropzone'), onFile);
   update();
   return { state, charts };
 }

@@ -10,6 +10,7 @@
 import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
 import { clipInput, setupClipInput, showTop5 } from './clip-input.mjs';
+import { onFileChosen } from './file-input.mjs';
 import { gridHistogram, gridHistogramChart } from './grid-histogram.mjs';
 import { lazyTensors } from './lazy-tensors.mjs';
 import { drawGraph, foldedGraph } from './model-graph.mjs';
@@ -171,7 +172,7 @@ async function renderWeightHistogram() {
   const w = state.modules.get(path)?.weight;
   const name = `${path}.weight`;
   const file = state.floatFile;
-  const inFile = w !== undefined && file !== null && file.has(name);
+  const inFile = w !== undefined && file?.has(name) === true;
   $('m-hist-figure').hidden = !inFile;
   if (!inFile) return;
   const floats = await file.get(name);
@@ -429,22 +430,6 @@ export function setupModelView() {
       $('m-status').textContent = text;
     },
   });
-  const fromFile = (file) => load(file, file.name);
-  $('m-file').addEventListener('change', (e) => {
-    const file = e.target.files?.[0];
-    if (file) fromFile(file);
-  });
-  const zone = $('m-dropzone');
-  zone.addEventListener('dragover', (e) => {
-    e.preventDefault();
-    zone.classList.add('over');
-  });
-  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', (e) => {
-    e.preventDefault();
-    zone.classList.remove('over');
-    const file = e.dataTransfer?.files?.[0];
-    if (file) fromFile(file);
-  });
+  onFileChosen($('m-file'), $('m-dropzone'), (file) => load(file, file.name));
   return { state, charts, clip: clipControls.clip };
 }

@@ -13,8 +13,8 @@ import { top5 } from '../../demo/top5.mjs';
 import { clipTimes } from '../../demo/video-frames.mjs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { OUTPUT_DIR } from './browser.mjs';
-import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
-import { startTestServer } from './test-server.mjs';
+import { useDemoPages } from './demo-page.mjs';
+import { engineTest, selectedEngines } from './engines.mjs';
 
 const golden = (name) => readFileSync(fileURLToPath(new URL(`../golden/${name}`, import.meta.url)));
 const CLIP = JSON.parse(golden('clip.json').toString());
@@ -89,40 +89,20 @@ function expectedTop5(frames) {
 
 describe.each(selectedEngines())('%s', (engineName) => {
   const it = engineTest(engineName, test);
-  let engine;
-  let server;
+  // A fresh demo page per test, with the built-in r3d_18 loaded in the Model view.
+  const pages = useDemoPages(engineName, {
+    beforeEachMs: 150_000,
+    afterOpen: async (page) => {
+      await page.evaluate(click('tab-model'));
+      await page.evaluate(click('m-builtin'));
+      await page.waitFor(`${status} === 'Loaded r3d_18 (1/8 width).'`, 60_000);
+    },
+  });
+  const { problems } = pages;
   let tab;
-
-  beforeAll(async () => {
-    if (engineSkipReason(engineName)) return;
-    server = await startTestServer({
-      capture: true,
-      headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
-    });
-    engine = await launchEngine(engineName);
-  }, ENGINE_LAUNCH_HOOK_MS);
-
-  afterAll(async () => {
-    await engine?.close();
-    await server?.close();
+  beforeEach(() => {
+    tab = pages.tab();
   });
-
-  beforeEach(async () => {
-    if (!engine) return;
-    server.notFound.length = 0;
-    tab = await engine.open(`${server.base}/demo/`);
-    await tab.waitFor(`document.getElementById('status').dataset.ready === 'true'`, 60_000);
-    await tab.evaluate(click('tab-model'));
-    await tab.evaluate(click('m-builtin'));
-    await tab.waitFor(`${status} === 'Loaded r3d_18 (1/8 width).'`, 60_000);
-  }, 150_000);
-
-  afterEach(async () => {
-    await tab?.close();
-    tab = undefined;
-  });
-
-  const problems = async () => ({ inPage: await tab.evaluate('window.__problems'), missing: [...server.notFound] });
 
   it('a dropped video is sampled, preprocessed and run: top-5 int8, then beside float, as the API gives them', async () => {
     expect(await tab.evaluate(`!document.getElementById('m-random-note').hidden`)).toBe(true);

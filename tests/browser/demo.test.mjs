@@ -23,7 +23,8 @@ import { syntheticClip } from '../../demo/random.mjs';
 import { channelErrors } from '../../demo/stats.mjs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { OUTPUT_DIR } from './browser.mjs';
-import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { useDemoPages } from './demo-page.mjs';
+import { engineTest, selectedEngines } from './engines.mjs';
 import {
   barProblems,
   barsAlongBase,
@@ -34,7 +35,6 @@ import {
   scrolledBoxProblems,
   shotsCovering,
 } from './screenshot-checks.mjs';
-import { startTestServer } from './test-server.mjs';
 
 const fixtureBytes = (name) => readFileSync(fileURLToPath(new URL(`../golden/fixtures/${name}`, import.meta.url)));
 const SCHEMES = {
@@ -135,39 +135,13 @@ beforeAll(() => qwasm.init());
 
 describe.each(selectedEngines())('%s', (engineName) => {
   const it = engineTest(engineName, test);
-  let engine;
-  let server;
-  let tab;
-
-  beforeAll(async () => {
-    if (engineSkipReason(engineName)) return;
-    // The headers `npm start` serves the demo with (scripts/serve.mjs): cross-origin isolated.
-    server = await startTestServer({
-      capture: true,
-      headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' },
-    });
-    engine = await launchEngine(engineName);
-  }, ENGINE_LAUNCH_HOOK_MS);
-
-  afterAll(async () => {
-    await engine?.close();
-    await server?.close();
-  });
-
   // Every test starts from a fresh page of its own.
-  beforeEach(async () => {
-    if (!engine) return;
-    server.notFound.length = 0;
-    tab = await engine.open(`${server.base}/demo/`);
-    await tab.waitFor(`document.getElementById('status').dataset.ready === 'true'`, 60_000);
-  }, 90_000);
-
-  afterEach(async () => {
-    await tab?.close();
-    tab = undefined;
+  const pages = useDemoPages(engineName);
+  const { problems } = pages;
+  let tab;
+  beforeEach(() => {
+    tab = pages.tab();
   });
-
-  const problems = async () => ({ inPage: await tab.evaluate('window.__problems'), missing: [...server.notFound] });
   const shotPath = (name) => fileURLToPath(new URL(`${name}-${engineName}.png`, OUTPUT_DIR));
   // Screenshots (the first into `name`'s file) holding each chart of `charts`
   // ({key: [its Chart.js instance in the page, its canvas's id]}), with what each chart claims.
