@@ -12,6 +12,7 @@ import { framesFromCamera, framesFromVideo } from './video-frames.mjs';
 const $ = (id) => document.getElementById(id);
 const FRAME_RATE = 15; // torchvision's Kinetics clips: 16 frames at 15 fps
 const SAMPLE_VIDEO = new URL('../tests/golden/clip.webm', import.meta.url);
+const FILMSTRIP_HEIGHT = 112; // pixels of each filmstrip frame (CSS shows them at 56)
 
 // The clip chosen: synthetic, or a video's / the camera's frames (sampled again when a model wants another count).
 const clip = { kind: 'synthetic', name: 'the synthetic clip', video: null, frames: null, times: null };
@@ -20,6 +21,11 @@ let synthetic = null; // {key, clip}: the synthetic clip of the last shape
 /** How frames become this model's input: its recorded preprocessing, else torchvision's Kinetics recipe scaled to its input. */
 export function transformFor(model) {
   if (model.preprocessing !== null) return { transform: model.transforms(), how: "the file's preprocessing" };
+  if (model.inputShape === null) {
+    throw new Error(
+      'this model file records neither its preprocessing nor its input shape: export it with preprocessing=',
+    );
+  }
   const [, , , h, w] = model.inputShape;
   const resizeSize = [Math.round((h * 128) / 112), Math.round((w * 171) / 112)];
   return {
@@ -44,17 +50,24 @@ export async function clipInput(model) {
   if (shape.length !== 5)
     throw new Error(`this model's input is [${shape.join(', ')}], not a video clip (N, C, T, H, W)`);
   const count = frameCount(model);
-  if (clip.frames === null || clip.frames.length !== count) {
+  if (count < 1) throw new Error(`this model's input has ${count} frames`);
+  let { name, frames, times } = clip;
+  if (frames === null || frames.length !== count) {
     if (clip.kind === 'camera') throw new Error('the camera clip has another frame count: record it again');
-    Object.assign(clip, await framesFromVideo(clip.video, count, FRAME_RATE));
-    drawFilmstrip();
+    const video = clip.video;
+    ({ frames, times } = await framesFromVideo(video, count, FRAME_RATE));
+    // Kept only if this is still the chosen clip (another may have been chosen meanwhile).
+    if (clip.video === video) {
+      Object.assign(clip, { frames, times });
+      drawFilmstrip();
+    }
   }
   const { transform, how } = transformFor(model);
-  const { width, height } = clip.frames[0];
+  const { width, height } = frames[0];
   const [ch, cw] = transform.cropSize;
   return {
-    x: transform.forward(clip.frames),
-    caption: `${clip.name}: ${count} frames of ${width}x${height} at ${clip.times.map((t) => t.toFixed(2)).join(', ')} s, resized and cropped to ${cw}x${ch} with ${how}`,
+    x: transform.forward(frames),
+    caption: `${name}: ${count} frames of ${width}x${height} at ${times.map((t) => t.toFixed(2)).join(', ')} s, resized and cropped to ${cw}x${ch} with ${how}`,
   };
 }
 
@@ -62,11 +75,16 @@ function drawFilmstrip() {
   const strip = $('m-filmstrip');
   strip.replaceChildren();
   if (clip.frames === null) return;
+  // Each frame drawn at filmstrip size (a 4K frame's full-size canvas would hold 33 MB).
+  const full = document.createElement('canvas');
+  full.width = clip.frames[0].width;
+  full.height = clip.frames[0].height;
   for (const [i, f] of clip.frames.entries()) {
+    full.getContext('2d').putImageData(f, 0, 0);
     const canvas = document.createElement('canvas');
-    canvas.width = f.width;
-    canvas.height = f.height;
-    canvas.getContext('2d').putImageData(f, 0, 0);
+    canvas.height = Math.min(FILMSTRIP_HEIGHT, f.height);
+    canvas.width = Math.max(1, Math.round((f.width * canvas.height) / f.height));
+    canvas.getContext('2d').drawImage(full, 0, 0, canvas.width, canvas.height);
     canvas.title = `frame ${i} at ${clip.times[i].toFixed(2)} s`;
     strip.append(canvas);
   }
@@ -100,23 +118,28 @@ export function showTop5(int8, float, classes) {
 
 /** Wires the clip controls; `onClip` runs after a new clip is chosen (the view runs the model on it). */
 export function setupClipInput({ currentModel, onClip, onError, onStatus }) {
+  let latest = 0; // the newest choice wins over one still reading its frames
   const choose = async (kind, source, name) => {
+    const ticket = ++latest;
     const model = currentModel();
     try {
       onError('');
-      if (kind === 'synthetic') setClip({ kind, name }, model);
-      else if (kind === 'video') {
+      let next = { kind, name };
+      if (kind === 'video') {
         onStatus(`Reading frames of ${name}…`);
         const count = model ? frameCount(model) : 16;
-        setClip({ kind, name, video: source, ...(await framesFromVideo(source, count, FRAME_RATE)) }, model);
-      } else {
+        next = { kind, name, video: source, ...(await framesFromVideo(source, count, FRAME_RATE)) };
+      } else if (kind === 'camera') {
         onStatus('Recording the camera…');
         const count = model ? frameCount(model) : 16;
-        setClip({ kind, name, ...(await framesFromCamera(count, FRAME_RATE)) }, model);
+        next = { kind, name, ...(await framesFromCamera(count, FRAME_RATE)) };
       }
+      if (ticket !== latest) return;
+      setClip(next, model);
       onStatus(`Input: ${clip.name}.`);
       if (model) await onClip();
     } catch (e) {
+      if (ticket !== latest) return;
       onError(e.message);
       onStatus('');
     }

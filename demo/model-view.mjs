@@ -247,6 +247,7 @@ async function compare(source, name) {
     showWeightHistogram();
     $('m-status').textContent = `Compared ${state.name} with ${name}.`;
   } catch (e) {
+    if (model !== state.model) return; // a newer model replaced (and disposed) this one
     showError(e.message);
     $('m-status').textContent = '';
   } finally {
@@ -392,7 +393,7 @@ async function run() {
     $('m-clip-caption').textContent = `Input: ${caption}.`;
     $('m-status').textContent = `Ran ${state.name}.`;
   } catch (e) {
-    showError(e.message);
+    if (model === state.model) showError(e.message); // else a newer model replaced (and disposed) this one
   } finally {
     $('m-run').disabled = state.model === null;
   }

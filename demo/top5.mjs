@@ -3,7 +3,8 @@
 // Shared by the Model view and its browser test (which computes the same in Node).
 export function top5(logits, classes) {
   const values = Array.from(logits);
-  const max = Math.max(...values);
+  let max = Number.NEGATIVE_INFINITY; // (not Math.max(...values): a large output overflows the call stack)
+  for (const v of values) if (v > max) max = v;
   const exp = values.map((v) => Math.exp(v - max));
   const sum = exp.reduce((a, b) => a + b, 0);
   return exp

@@ -33,6 +33,7 @@ Depends only on torch and safetensors.
 
 import argparse
 import json
+import math
 import operator
 
 # `qwasm-export --help` works without torch, and the CLI and export() then
@@ -360,6 +361,7 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
         raise ModuleNotFoundError(INSTALL_TORCH, name="torch")
     from qwasm_pt2e import is_pt2e_graph, lower
 
+    classes = _class_names(classes)
     metadata = _header_entries(metadata, preprocessing, classes, example_input)
 
     if isinstance(model, torch.export.ExportedProgram):
@@ -467,10 +469,14 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
 
 
 _RESERVED = ("format", "format_version", "graph", "preprocessing", "classes")
+_MAX_SIDE = 16384  # the loader's bounds (web/src/transforms/video-classification.mjs, format-readers.mjs)
+_MAX_NAME = 1000
 
 
 def _header_entries(metadata, preprocessing, classes, example_input):
-    """The user's metadata plus the preprocessing and class names as JSON, checked."""
+    """The user's metadata plus the preprocessing and class names as JSON, checked
+    as io.loadModel checks them (web/src/model/description.mjs), so a file this
+    writes is a file qwasm loads."""
     entries = dict(metadata or {})
     for key, value in entries.items():
         if key in _RESERVED:
@@ -479,19 +485,54 @@ def _header_entries(metadata, preprocessing, classes, example_input):
         if not isinstance(key, str) or not isinstance(value, str):
             raise ExportError(f"metadata entries must be strings, got {key!r}: {type(value).__name__}")
     if preprocessing is not None:
-        entries["preprocessing"] = json.dumps(_preprocessing_entry(preprocessing, example_input))
+        entries["preprocessing"] = json.dumps(_preprocessing_entry(preprocessing, example_input), allow_nan=False)
     if classes is not None:
-        names = list(classes)
-        if not names or not all(isinstance(n, str) for n in names):
-            raise ExportError("classes must be a non-empty list of strings (the output's class names)")
-        entries["classes"] = json.dumps(names)
+        entries["classes"] = json.dumps(classes)
     return entries
 
 
+def _class_names(classes):
+    """classes as a list of names (read once: a generator is fine), or None."""
+    if classes is None:
+        return None
+    if isinstance(classes, (str, bytes)):
+        raise ExportError("classes must be a list of names, not one string")
+    try:
+        names = list(classes)
+    except TypeError as e:
+        raise ExportError(f"classes must be a list of names, got {type(classes).__name__}") from e
+    if not names or not all(isinstance(n, str) and len(n) <= _MAX_NAME for n in names):
+        raise ExportError(f"classes must be a non-empty list of strings of at most {_MAX_NAME} characters "
+                          "(the output's class names)")
+    return names
+
+
 def _check_class_count(classes, out):
-    if classes is not None and (out.dim() == 0 or len(list(classes)) != out.shape[-1]):
-        raise ExportError(f"{len(list(classes))} class names for an output of shape {list(out.shape)}: "
+    if classes is not None and (out.dim() == 0 or len(classes) != out.shape[-1]):
+        raise ExportError(f"{len(classes)} class names for an output of shape {list(out.shape)}: "
                           "give one name per output")
+
+
+def _sizes(value, what, lengths):
+    """A list of 1..16384 integers of one of `lengths` (the loader's bounds)."""
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if len(values) not in lengths or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= _MAX_SIDE for v in values):
+        raise ExportError(f"preprocessing {what} must be {' or '.join(map(str, lengths))} integers from 1 to "
+                          f"{_MAX_SIDE}, got {value!r}")
+    return values
+
+
+def _channel_values(value, what, nonzero):
+    """One value for all three RGB channels or one each, finite (and nonzero): torchvision's broadcasting."""
+    try:
+        values = [float(v) for v in value]
+    except (TypeError, ValueError) as e:
+        raise ExportError(f"preprocessing {what} must be a list of numbers, got {value!r}") from e
+    if len(values) not in (1, 3) or not all(math.isfinite(v) and (v != 0 or not nonzero) for v in values):
+        raise ExportError(f"preprocessing {what} must be 1 or 3 finite{', nonzero' if nonzero else ''} values "
+                          f"(RGB), got {values}")
+    return values
 
 
 def _preprocessing_entry(p, example_input):
@@ -512,16 +553,15 @@ def _preprocessing_entry(p, example_input):
     interpolation = getattr(interpolation, "value", interpolation)
     if interpolation != "bilinear":
         raise ExportError(f"preprocessing interpolation must be bilinear (what qwasm implements), got {interpolation}")
-    entry = {"transform": "VideoClassification", **{k: [v for v in get(k)] for k in fields},
+    crop = _sizes(get("crop_size"), "crop_size", (1, 2))
+    entry = {"transform": "VideoClassification", "crop_size": crop * 2 if len(crop) == 1 else crop,
+             "resize_size": _sizes(get("resize_size"), "resize_size", (1, 2)),
+             "mean": _channel_values(get("mean"), "mean", False), "std": _channel_values(get("std"), "std", True),
              "interpolation": "bilinear"}
-    if len(entry["crop_size"]) == 1:
-        entry["crop_size"] = entry["crop_size"] * 2
     shape = list(example_input.shape)
-    if len(shape) != 5 or entry["crop_size"] != shape[3:] or len(entry["mean"]) != shape[1]:
-        raise ExportError(f"preprocessing crops {entry['crop_size']} with {len(entry['mean'])} channel means, but the "
-                          f"example input is {shape} (N, C, T, H, W): the crop must be its H and W")
-    if len(entry["std"]) != len(entry["mean"]) or not all(s != 0 for s in entry["std"]):
-        raise ExportError("preprocessing std must have one nonzero value per channel")
+    if len(shape) != 5 or shape[1] != 3 or entry["crop_size"] != shape[3:]:
+        raise ExportError(f"preprocessing makes [N, 3, T, {', '.join(map(str, entry['crop_size']))}] (RGB frames "
+                          f"cropped), but the example input is {shape} (N, C, T, H, W)")
     return entry
 
 

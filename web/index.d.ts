@@ -2006,9 +2006,9 @@ export declare namespace transforms {
     readonly cropSize: number | readonly number[];
     /** The resize before the crop: [height, width], or [shorter side] keeping the aspect ratio (pixels). */
     readonly resizeSize: number | readonly number[];
-    /** Per-channel mean, on the [0, 1] scale. Default Kinetics-400's {@link transforms.KINETICS_MEAN}. */
+    /** Mean per RGB channel (3 values, or 1 for all), on the [0, 1] scale. Default Kinetics-400's {@link transforms.KINETICS_MEAN}. */
     readonly mean?: readonly number[];
-    /** Per-channel standard deviation (nonzero). Default Kinetics-400's {@link transforms.KINETICS_STD}. */
+    /** Standard deviation per RGB channel (3 values, or 1 for all; nonzero). Default Kinetics-400's {@link transforms.KINETICS_STD}. */
     readonly std?: readonly number[];
     /** Only 'bilinear' (torchvision's video presets; antialias off, as they have it). */
     readonly interpolation?: 'bilinear';
@@ -2035,7 +2035,7 @@ export declare namespace transforms {
    * Pure JavaScript: works before init().
    * @throws TypeError for options of the wrong type, a missing cropSize or
    *   resizeSize, or another interpolation; RangeError for sizes outside
-   *   1..16384, non-finite means, a std of 0, or mean and std of two lengths.
+   *   1..16384, non-finite means, a std of 0, or a mean or std of other than 1 or 3 values.
    * @example
    * ```ts
    * const t = new transforms.VideoClassification({ cropSize: [112, 112], resizeSize: [128, 171] });
@@ -2061,11 +2061,12 @@ export declare namespace transforms {
     readonly interpolation: 'bilinear';
     /**
      * The model's input from `frames` (T frames of one size).
-     * @returns A float tensor [1, C, T, cropH, cropW] (JS-owned).
+     * @returns A float tensor [1, 3, T, cropH, cropW] (JS-owned).
      * @throws TypeError for frames that are not {data, width, height} with
-     *   Uint8Array or Uint8ClampedArray data; RangeError for no frames or
-     *   more than 4096, sizes outside 1..16384, data of neither 3 nor 4 bytes
-     *   per pixel, or frames of two sizes.
+     *   Uint8Array or Uint8ClampedArray data (or a revoked Proxy);
+     *   RangeError for no frames or more than 4096, sides outside 1..16384 or
+     *   frames above 2^26 pixels, data of neither 3 nor 4 bytes per pixel,
+     *   or frames of two sizes.
      */
     forward(frames: readonly Frame[]): Tensor;
     /** The options as the exporter writes them (torchvision's snake_case names). */

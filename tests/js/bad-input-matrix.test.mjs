@@ -43,6 +43,11 @@ const throwingProxy = () =>
       },
     },
   );
+const revokedProxy = () => {
+  const { proxy, revoke } = Proxy.revocable([], {});
+  revoke();
+  return proxy;
+};
 const detached = (Ctor = Float32Array) => {
   const a = new Ctor(4);
   structuredClone(a.buffer, { transfer: [a.buffer] });
@@ -1077,7 +1082,13 @@ const SITES = [
           ['mean with NaN', { cropSize: 112, resizeSize: [128], mean: [NaN, 0, 0] }, RangeError],
           ['mean empty', { cropSize: 112, resizeSize: [128], mean: [], std: [] }, RangeError],
           ['std with 1e-50 (0 in float32)', { cropSize: 112, resizeSize: [128], std: [1e-50, 1, 1] }, RangeError],
-          ['std of 2 for mean of 3', { cropSize: 112, resizeSize: [128], std: [1, 1] }, RangeError],
+          ['std of 2 values', { cropSize: 112, resizeSize: [128], std: [1, 1] }, RangeError],
+          ['mean of 4 values', { cropSize: 112, resizeSize: [128], mean: [0, 0, 0, 0] }, RangeError],
+          [
+            'one mean and one std for all channels',
+            { cropSize: 112, resizeSize: [128], mean: [0.5], std: [0.5] },
+            'ok',
+          ],
           ['mean a detached array', { cropSize: 112, resizeSize: [128], mean: detached() }, TypeError],
           ["interpolation 'nearest'", { cropSize: 112, resizeSize: [128], interpolation: 'nearest' }, TypeError],
           ['the Kinetics recipe', { cropSize: [112, 112], resizeSize: [128, 171] }, 'ok'],
@@ -1122,6 +1133,19 @@ const SITES = [
             ],
             Boom,
           ],
+          ['a revoked Proxy', revokedProxy(), TypeError],
+          ['a frame that is a revoked Proxy', [revokedProxy()], TypeError],
+          [
+            'an array Proxy whose length is NaN',
+            new Proxy([], { get: (t, k) => (k === 'length' ? NaN : t[k]) }),
+            RangeError,
+          ],
+          [
+            'an array Proxy whose length is 1.5',
+            new Proxy([], { get: (t, k) => (k === 'length' ? 1.5 : t[k]) }),
+            RangeError,
+          ],
+          ['a 16384x16384 frame', [{ data: new Uint8Array(0), width: 16384, height: 16384 }], RangeError],
           ['a shared RGBA frame', [{ data: new Uint8Array(new SharedArrayBuffer(16)), width: 2, height: 2 }], 'ok'],
         ],
         [{ data: new Uint8ClampedArray(12), width: 2, height: 2 }],

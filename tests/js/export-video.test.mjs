@@ -46,7 +46,15 @@ bad = {
     "transform": dict(preprocessing=torch.nn.Identity()),
     "reserved": dict(metadata={"graph": "{}"}),
     "std": dict(preprocessing={"crop_size": [112, 112], "resize_size": [128], "mean": [0, 0, 0], "std": [1, 0, 1]}),
+    "nan": dict(preprocessing={"crop_size": [112, 112], "resize_size": [128], "mean": [float("nan")] * 3, "std": [1] * 3}),
+    "resize": dict(preprocessing={"crop_size": [112, 112], "resize_size": [0], "mean": [0] * 3, "std": [1] * 3}),
+    "two means": dict(preprocessing={"crop_size": [112, 112], "resize_size": [128], "mean": [0, 0], "std": [1]}),
+    "one string": dict(classes="abc"),
+    "long name": dict(classes=["x" * 2000] * 400),
 }
+# A generator of names is read once (and a mean of one value is broadcast, as torchvision does).
+export(model, x, ${JSON.stringify(join(work, 'gen.qwasm.safetensors'))}, classes=(f"c{i}" for i in range(400)),
+       preprocessing={"crop_size": 112, "resize_size": [128], "mean": [0.5], "std": [0.25]})
 for name, kwargs in bad.items():
     try:
         export(model, x, ${JSON.stringify(join(work, 'bad.qwasm.safetensors'))}, **kwargs)
@@ -90,12 +98,28 @@ print(json.dumps(out))
     model.dispose();
   });
 
+  test('a generator of class names and one mean for all channels export, and load', () => {
+    const model = qwasm.io.loadModel(readFileSync(join(work, 'gen.qwasm.safetensors')));
+    expect(model.classes.slice(0, 2)).toEqual(['c0', 'c1']);
+    expect(model.preprocessing.mean).toEqual([0.5]);
+    expect(model.preprocessing.cropSize).toEqual([112, 112]);
+    model.dispose();
+  });
+
   test.each([
     ['classes', /2 class names for an output of shape \[1, 400\]: give one name per output/],
-    ['crop', /preprocessing crops \[100, 100\] with 3 channel means, but the example input is \[1, 3, 4, 112, 112\]/],
+    [
+      'crop',
+      /preprocessing makes \[N, 3, T, 100, 100\] \(RGB frames cropped\), but the example input is \[1, 3, 4, 112, 112\]/,
+    ],
     ['transform', /preprocessing must be torchvision's VideoClassification .* got Identity/],
     ['reserved', /metadata key 'graph' is the exporter's/],
-    ['std', /preprocessing std must have one nonzero value per channel/],
+    ['std', /preprocessing std must be 1 or 3 finite, nonzero values \(RGB\)/],
+    ['nan', /preprocessing mean must be 1 or 3 finite values \(RGB\), got \[nan, nan, nan\]/],
+    ['resize', /preprocessing resize_size must be 1 or 2 integers from 1 to 16384, got \[0\]/],
+    ['two means', /preprocessing mean must be 1 or 3 finite values/],
+    ['one string', /classes must be a list of names, not one string/],
+    ['long name', /classes must be a non-empty list of strings of at most 1000 characters/],
   ])('a bad %s entry is an ExportError that says why', (name, message) => {
     expect(out.errors[name]).toMatch(message);
   });

@@ -5,6 +5,7 @@
 // float against int8. torchvision's numbers themselves are
 // golden-video-transforms.test.mjs's.
 import { readFileSync } from 'node:fs';
+import { top5 } from '../../demo/top5.mjs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { chainModel } from './model-files.mjs';
 import { lcgBytes } from './util.mjs';
@@ -99,7 +100,13 @@ describe('the recorded preprocessing and class names', () => {
     [
       'a crop other than the input',
       { preprocessing: JSON.stringify({ ...KINETICS, crop_size: [112, 112] }) },
-      /crops 112x112 with 3 channels, but the model's input is \[1, 3, 2, 8, 8\]/,
+      /makes \[N, 3, T, 112, 112\] \(RGB frames cropped to 112x112\), but the model's input is \[1, 3, 2, 8, 8\]/,
+    ],
+    [
+      'preprocessing for a one-channel model',
+      { preprocessing: JSON.stringify({ ...KINETICS, mean: [0.5], std: [0.25] }) },
+      /makes \[N, 3, T, 8, 8\] \(RGB frames cropped to 8x8\), but the model's input is \[1, 1, 2, 8, 8\]/,
+      [1, 1, 2, 8, 8],
     ],
     ['nearest interpolation', { preprocessing: JSON.stringify({ ...KINETICS, interpolation: 'nearest' }) }, /bilinear/],
     ['classes that are an object', { classes: '{}' }, /metadata classes must be a list/],
@@ -107,10 +114,10 @@ describe('the recorded preprocessing and class names', () => {
     ['a class that is a number', { classes: '["a", 2]' }, /metadata classes\[1\] must be a name, got the number 2/],
     ['a class name of 2000 characters', { classes: JSON.stringify(['x'.repeat(2000)]) }, /classes\[0\] must be a name/],
   ];
-  test.each(bad)('%s is refused at load, by name', (label, metadata, message) => {
+  test.each(bad)('%s is refused at load, by name', (label, metadata, message, inputShape = undefined) => {
     const before = qwasm.heapInUse();
-    expect(() => io.loadModel(model(metadata))).toThrow(message);
-    expect(() => io.loadModel(model(metadata))).toThrow(/^io\.loadModel\(bytes\): metadata /);
+    expect(() => io.loadModel(model(metadata, inputShape))).toThrow(message);
+    expect(() => io.loadModel(model(metadata, inputShape))).toThrow(/^io\.loadModel\(bytes\): metadata /);
     expect(qwasm.heapInUse()).toBe(before);
   });
 });
@@ -146,6 +153,37 @@ describe('in the model worker', () => {
     expect(int8.shape).toEqual([1, 400]);
   });
 
+  test('preprocessing and classes are read-only, as GraphModule has them', () => {
+    expect(Object.isFrozen(worker.preprocessing) && Object.isFrozen(worker.preprocessing.cropSize)).toBe(true);
+    expect(() => {
+      worker.classes[0] = 'changed';
+    }).toThrow(TypeError);
+    expect(worker.transforms().cropSize).toEqual([112, 112]);
+  });
+
+  test('an onProgress that throws while the float twin is read fails that load only: the model stays', async () => {
+    const other = await io.loadModel(new URL('../golden/exported/r3d_18.qwasm.safetensors', import.meta.url), {
+      worker: true,
+    });
+    try {
+      const boom = new Error('progress went wrong');
+      const blob = new Blob([exported('r3d_18_float.qwasm.safetensors')]);
+      await expect(
+        other.loadFloatModel(blob, {
+          onProgress() {
+            throw boom;
+          },
+        }),
+      ).rejects.toBe(boom);
+      const x = other.transforms().forward(frames(16, 171, 128, 5));
+      expect((await other.forward(x)).shape).toEqual([1, 400]);
+      // The twin whose load failed is not kept.
+      await expect(other.compareWeights()).rejects.toThrow(/no float model/);
+    } finally {
+      other.dispose();
+    }
+  });
+
   test('forwardFloat before loadFloatModel, and on a bad input, rejects by name', async () => {
     const other = await io.loadModel(new URL('../golden/exported/r3d_18.qwasm.safetensors', import.meta.url), {
       worker: true,
@@ -161,4 +199,17 @@ describe('in the model worker', () => {
       other.dispose();
     }
   });
+});
+
+test("the demo's top-5: softmax order, names from the model, and a 300,000-value output (a feature map) works", () => {
+  const logits = new Float32Array(300_000);
+  logits[7] = 3;
+  logits[299_999] = 2;
+  logits[5] = 2;
+  const got = top5(logits, null);
+  expect(got.map((r) => r.index)).toEqual([7, 5, 299_999, 0, 1]);
+  expect(got[0].name).toBe('class 7');
+  const z = Math.exp(3) + 2 * Math.exp(2) + (300_000 - 3);
+  expect(got[0].p).toBeCloseTo(Math.exp(3) / z, 12);
+  expect(top5([0, 1], ['a', 'b']).map((r) => r.name)).toEqual(['b', 'a']);
 });

@@ -30,6 +30,7 @@ CASES = [
     ("no resize (the frame is 128x171), crop 112", (1, 128, 171), [128, 171], [112, 112], None),
     ("crop larger than the frame: zero padding, own mean and std", (1, 90, 100), [96, 105], [112, 120],
      ([0.5, 0.25, 0.125], [0.2, 0.3, 0.4])),
+    ("one mean and std for all three channels (broadcast)", (1, 120, 160), [128, 171], [112, 112], ([0.5], [0.25])),
 ]
 
 

@@ -37,9 +37,9 @@ function readPreprocessing(meta, inputShape) {
   const { cropSize, resizeSize, mean, std } = transform;
   if (inputShape !== null) {
     const [, channels, , h, w] = inputShape;
-    if (inputShape.length !== 5 || cropSize[0] !== h || cropSize[1] !== w || mean.length !== channels) {
+    if (inputShape.length !== 5 || cropSize[0] !== h || cropSize[1] !== w || channels !== 3) {
       fail(
-        `metadata preprocessing crops ${cropSize.join('x')} with ${mean.length} channels, but the model's input is [${inputShape.join(', ')}] (N, C, T, H, W)`,
+        `metadata preprocessing makes [N, 3, T, ${cropSize.join(', ')}] (RGB frames cropped to ${cropSize.join('x')}), but the model's input is [${inputShape.join(', ')}] (N, C, T, H, W)`,
       );
     }
   }

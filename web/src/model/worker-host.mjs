@@ -7,7 +7,8 @@
 // 'profile', x: {data, shape}}; for the numeric suite, {id, op: 'loadFloat',
 // source} (the float twin, held beside the model), {id, op:
 // 'compareWeights'}, {id, op: 'compareModelOutputs', x} and {id, op:
-// 'forwardFloat', x} (the float twin's output). Replies: {id,
+// 'forwardFloat', x} (the float twin's output), {id, op: 'dropFloat'} (after a
+// float load whose onProgress threw on the calling thread). Replies: {id,
 // result} or {id, error: {name, message}}; while loading, {id, progress:
 // [loadedBytes, totalBytes]}.
 // Output tensors' buffers are transferred, not copied.
@@ -112,6 +113,11 @@ export function serveModel(qwasm, port, readLocalFile = null) {
       floatModel?.dispose();
       floatModel = next;
       return { result: { modules: floatModel.namedModules().length }, transfer: [] };
+    }
+    if (op === 'dropFloat') {
+      floatModel?.dispose();
+      floatModel = null;
+      return { result: null, transfer: [] };
     }
     if (op === 'compareWeights' || op === 'compareModelOutputs' || op === 'forwardFloat') {
       if (floatModel === null) throw new Error('no float model: call loadFloatModel(source) first');

@@ -105,7 +105,12 @@ export class WorkerModel {
         // As when it throws during a read on this thread: the load fails with that error.
         this.#pending.delete(id);
         p.reject(err);
-        this.#fail('the load failed: onProgress threw');
+        if (p.op !== 'loadFloat') this.#fail('the load failed: onProgress threw');
+        else {
+          // The model stays; the float twin the worker goes on loading is dropped after it (requests run in order).
+          if (this.#pending.size === 0) this.#port.idle();
+          this.#port.post({ op: 'dropFloat', id: this.#nextId++ }, []);
+        }
       }
       return;
     }
@@ -134,7 +139,7 @@ export class WorkerModel {
     if (this.#dead !== null) return Promise.reject(new Error(`${ctx}: ${this.#dead}`));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, onProgress, ctx });
+      this.#pending.set(id, { resolve, reject, onProgress, ctx, op: message.op });
       this.#port.busy();
       try {
         this.#port.post({ ...message, id }, transfer);
@@ -149,7 +154,10 @@ export class WorkerModel {
 
   /** @internal */
   async _load(source, options, onProgress, transfer) {
-    this.#info = await this.#request(CTX, { op: 'load', source, options }, transfer, onProgress);
+    const info = await this.#request(CTX, { op: 'load', source, options }, transfer, onProgress);
+    // Read-only, as GraphModule's (they arrive as structured clones, which are not frozen).
+    for (const key of ['preprocessing', 'classes']) deepFreeze(info[key]);
+    this.#info = info;
   }
 
   #input(x, options, ctx) {
@@ -311,6 +319,14 @@ export class WorkerModel {
   dispose() {
     this.#fail('the model was disposed');
   }
+}
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function plainResult(out) {

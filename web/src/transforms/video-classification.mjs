@@ -10,7 +10,16 @@
 // then rounded half to even back to uint8; F.center_crop (zero padding when
 // the crop is larger); convert_image_dtype (/ 255); normalize ((x - mean) /
 // std, float32); then (T, C, H, W) -> (C, T, H, W) with a batch of 1.
-import { bytesOf, describe, lengthOf, MAX_NUMEL, readNumberList, readOptions, typedArrayKind } from '../args.mjs';
+import {
+  bytesOf,
+  checkNotRevoked,
+  describe,
+  lengthOf,
+  MAX_NUMEL,
+  readNumberList,
+  readOptions,
+  typedArrayKind,
+} from '../args.mjs';
 import { fma32, roundHalfEven } from './float32.mjs';
 
 /** torchvision's Kinetics-400 normalisation (the default of VideoClassification). */
@@ -18,6 +27,9 @@ export const KINETICS_MEAN = Object.freeze([0.43216, 0.394666, 0.37645]);
 export const KINETICS_STD = Object.freeze([0.22803, 0.22145, 0.216989]);
 const MAX_SIDE = 16384;
 const MAX_FRAMES = 4096;
+// One frame at most 2^26 pixels (an 8K frame is 2^25): frames are copied one at
+// a time, so this bounds the copy, and the crop bounds the work.
+const MAX_FRAME_PIXELS = 2 ** 26;
 const OPTIONS = ['cropSize', 'resizeSize', 'mean', 'std', 'interpolation'];
 const CTX = 'new transforms.VideoClassification(options)';
 
@@ -36,9 +48,13 @@ function readSize(v, name, lengths) {
   return list;
 }
 
+// torchvision normalises a (C, H, W) float image with mean and std of one value
+// (broadcast to the three channels) or one per channel; anything else fails there.
 function readChannelValues(v, name, positive) {
-  const list = readNumberList(v, name, CTX, 64);
-  if (list.length === 0) throw new RangeError(`${CTX}: ${name} must hold one value per channel, got none`);
+  const list = readNumberList(v, name, CTX, 3);
+  if (list.length !== 1 && list.length !== 3) {
+    throw new RangeError(`${CTX}: ${name} must hold 3 values (one per RGB channel) or 1 for all, got ${list.length}`);
+  }
   for (const x of list) {
     const f = Math.fround(x);
     if (!Number.isFinite(f) || (positive && f === 0)) {
@@ -98,17 +114,22 @@ function resizedSize(height, width, size) {
   return width <= height ? [newLong, size[0]] : [size[0], newLong];
 }
 
-/** The frames as {data (a Uint8 view), width, height, channels}, all of one size. */
+/**
+ * The frames checked, nothing copied yet: {data (the caller's array), width,
+ * height, channels} of one size each. forward() copies one frame at a time.
+ */
 function readFrames(frames, ctx) {
+  checkNotRevoked(frames, 'frames', ctx);
   if (!Array.isArray(frames)) throw new TypeError(`${ctx}: frames must be an array of frames, got ${describe(frames)}`);
   const count = frames.length;
-  if (count < 1 || count > MAX_FRAMES) {
-    throw new RangeError(`${ctx}: frames must hold 1 to ${MAX_FRAMES} frames, got ${count}`);
+  if (!Number.isInteger(count) || count < 1 || count > MAX_FRAMES) {
+    throw new RangeError(`${ctx}: frames must hold 1 to ${MAX_FRAMES} frames, got ${describe(count)}`);
   }
   const out = [];
   for (let t = 0; t < count; t++) {
-    const f = frames[t];
     const name = `frames[${t}]`;
+    const f = frames[t];
+    checkNotRevoked(f, name, ctx);
     if (f === null || typeof f !== 'object') {
       throw new TypeError(`${ctx}: ${name} must be {data, width, height} (e.g. an ImageData), got ${describe(f)}`);
     }
@@ -121,16 +142,20 @@ function readFrames(frames, ctx) {
         throw new RangeError(`${ctx}: ${name}.${key} must be an integer from 1 to ${MAX_SIDE}, got ${describe(v)}`);
       }
     }
+    const pixels = width * height;
+    if (pixels > MAX_FRAME_PIXELS) {
+      throw new RangeError(`${ctx}: ${name} is ${width}x${height}, above ${MAX_FRAME_PIXELS} pixels`);
+    }
     const kind = typedArrayKind(data);
     if (kind !== 'Uint8Array' && kind !== 'Uint8ClampedArray') {
       throw new TypeError(`${ctx}: ${name}.data must be a Uint8Array or Uint8ClampedArray, got ${describe(data)}`);
     }
-    const bytes = new Uint8Array(bytesOf(data, `${name}.data`, ctx)); // a copy: a shared buffer cannot change under us
-    const pixels = width * height;
-    const channels = lengthOf(data) / pixels;
+    bytesOf(data, `${name}.data`, ctx); // refuses a detached buffer
+    const length = lengthOf(data);
+    const channels = length / pixels;
     if (channels !== 3 && channels !== 4) {
       throw new RangeError(
-        `${ctx}: ${name}.data has ${lengthOf(data)} bytes; a ${width}x${height} frame needs ${pixels * 3} (RGB) or ${pixels * 4} (RGBA)`,
+        `${ctx}: ${name}.data has ${length} bytes; a ${width}x${height} frame needs ${pixels * 3} (RGB) or ${pixels * 4} (RGBA)`,
       );
     }
     if (t > 0 && (width !== out[0].width || height !== out[0].height)) {
@@ -138,7 +163,7 @@ function readFrames(frames, ctx) {
         `${ctx}: ${name} is ${width}x${height} but frames[0] is ${out[0].width}x${out[0].height}: every frame must have one size`,
       );
     }
-    out.push({ data: bytes, width, height, channels });
+    out.push({ data, width, height, channels });
   }
   return out;
 }
@@ -146,7 +171,7 @@ function readFrames(frames, ctx) {
 /**
  * torchvision's VideoClassification preset: resize (bilinear, no antialias),
  * center crop, scale to [0, 1], normalise per channel; frames in, a
- * [1, C, T, cropH, cropW] float tensor out.
+ * [1, 3, T, cropH, cropW] float tensor out.
  */
 export class VideoClassification {
   /**
@@ -168,23 +193,21 @@ export class VideoClassification {
     this.resizeSize = Object.freeze(readSize(o.get('resizeSize'), 'resizeSize', [1, 2]));
     this.mean = Object.freeze(readChannelValues(o.get('mean') ?? KINETICS_MEAN, 'mean', false));
     this.std = Object.freeze(readChannelValues(o.get('std') ?? KINETICS_STD, 'std', true));
-    if (this.mean.length !== this.std.length) {
-      throw new RangeError(`${CTX}: mean has ${this.mean.length} values but std has ${this.std.length}`);
-    }
     this.interpolation = interpolation;
     Object.freeze(this);
   }
 
   /**
    * The model's input from `frames` (RGB or RGBA bytes, e.g. ImageData from a
-   * canvas; alpha is ignored): a float tensor [1, C, T, cropH, cropW].
+   * canvas; alpha is ignored): a float tensor [1, 3, T, cropH, cropW].
    * @param {{data: Uint8Array | Uint8ClampedArray, width: number, height: number}[]} frames
    */
   forward(frames) {
     const ctx = 'VideoClassification.forward(frames)';
     const list = readFrames(frames, ctx);
-    const C = this.mean.length;
-    if (C > 3) throw new RangeError(`${ctx}: frames have 3 color channels but mean and std have ${C} values`);
+    const C = 3; // RGB; one mean or std value is for all three, as torchvision broadcasts it
+    const mean = [0, 1, 2].map((c) => Math.fround(this.mean[this.mean.length === 1 ? 0 : c]));
+    const std = [0, 1, 2].map((c) => Math.fround(this.std[this.std.length === 1 ? 0 : c]));
     const { width, height } = list[0];
     const [rh, rw] = resizedSize(height, width, this.resizeSize);
     if (rh > MAX_SIDE || rw > MAX_SIDE) {
@@ -204,13 +227,16 @@ export class VideoClassification {
     const fromByte = new Float32Array(256 * C);
     for (let c = 0; c < C; c++) {
       for (let b = 0; b < 256; b++) {
-        fromByte[c * 256 + b] = Math.fround(
-          Math.fround(Math.fround(b / 255) - Math.fround(this.mean[c])) / Math.fround(this.std[c]),
-        );
+        fromByte[c * 256 + b] = Math.fround(Math.fround(Math.fround(b / 255) - mean[c]) / std[c]);
       }
     }
+    let scratch = null; // one frame's bytes at a time: a shared buffer cannot change under us
     for (let t = 0; t < T; t++) {
-      const { data, channels } = list[t];
+      const { channels } = list[t];
+      const view = bytesOf(list[t].data, `frames[${t}].data`, ctx);
+      if (scratch === null || scratch.length !== view.length) scratch = new Uint8Array(view.length);
+      scratch.set(view);
+      const data = scratch;
       const at = (y, x, c) => data[(y * width + x) * channels + c];
       for (let c = 0; c < C; c++) {
         const zero = fromByte[c * 256];
