@@ -101,7 +101,7 @@ def main():
         if torchao is None and "torchao" in python_block:
             print("  README: the PT2E block skipped: torchao is not installed (pip install torchao)")
             continue
-        written = re.findall(r'export\(.*"([\w.]+\.qwasm\.safetensors)"\)', python_block)
+        written = re.findall(r'export\(.*"([\w.]+\.qwasm\.safetensors)"', python_block)
         t0 = time.time()
         subprocess.run([sys.executable, "-c", python_block], cwd=app, check=True)
         print(f"  README: a Python block wrote full-size {', '.join(written)} ({time.time() - t0:.0f} s)")
