@@ -31,6 +31,21 @@ export function movingBlob(cin, depth, size, seed = 1) {
   return { data, shape: [1, cin, depth, size, size] };
 }
 
+/**
+ * PyTorch's default initialisation (uniform in +-1/sqrt(fan_in) for weight and
+ * bias), from a seeded generator instead of Math.random: the same settings
+ * give the same layer, so what the playground shows can be reproduced (and
+ * tested).
+ */
+function seedParameters(conv, seed = 2) {
+  const next = mulberry32(seed);
+  const [, cin, ...kernel] = conv.weight.shape;
+  const bound = 1 / Math.sqrt(cin * kernel.reduce((a, b) => a * b, 1));
+  for (const param of [conv.weight, conv.bias]) {
+    param.data = Float32Array.from(param.data, () => (next() * 2 - 1) * bound);
+  }
+}
+
 function progress(value, text) {
   postMessage({ type: 'progress', value, text });
 }
@@ -65,6 +80,7 @@ async function run(p) {
   const x = movingBlob(p.cin, p.depth, p.size);
   progress(8, 'Building and calibrating the float ConvReLU3d…');
   const conv = new qwasm.nn.Conv3d(p.cin, p.cout, p.kernel, { stride: p.stride, padding: p.padding });
+  seedParameters(conv);
   const fmod = new qwasm.nn.intrinsic.ConvReLU3d(conv, new qwasm.nn.ReLU());
   const inObs = new qwasm.quantization.MinMaxObserver();
   const outObs = new qwasm.quantization.MinMaxObserver();
