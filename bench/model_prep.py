@@ -60,15 +60,8 @@ def float_net(a, arch):
 
 def quantized(fused, calibration):
     """fused through PyTorch's eager flow (fbgemm qconfig, prepare, calibration, convert); fused is unchanged."""
-    from torch.ao.quantization import convert, get_default_qconfig, prepare
-    model = copy.deepcopy(fused)
-    model.qconfig = get_default_qconfig("fbgemm")
-    prepare(model, inplace=True)
-    with torch.no_grad():
-        for c in calibration:
-            model(c)
-    convert(model, inplace=True)
-    return model
+    from video_resnets import eager_quantize
+    return eager_quantize(copy.deepcopy(fused), calibration)
 
 
 def export_float_twin(arch, fused, example):
@@ -79,19 +72,17 @@ def export_float_twin(arch, fused, example):
 def float_twins_only(calibration):
     """Exports FLOAT_TWINS' float twins alone, after checking that they convert to the int8 files already there."""
     from safetensors.torch import load_file
+    from video_resnets import differing_weight
     for a, arch in enumerate(ARCHS):
         if arch not in FLOAT_TWINS:
             continue
         t0 = time.time()
         _, fused = float_net(a, arch)
         committed = load_file(os.path.join(OUT, f"{arch}.qwasm.safetensors"))
-        checked = 0
-        for path, m in quantized(fused, calibration).named_modules():
-            if hasattr(m, "weight") and callable(m.weight) and f"{path}.weight" in committed:
-                if not torch.equal(m.weight().int_repr(), committed[f"{path}.weight"]):
-                    raise SystemExit(f"model_prep: {arch} {path} differs from {arch}.qwasm.safetensors: rerun the "
-                                     "whole prep (python3 bench/model_prep.py)")
-                checked += 1
+        checked, differing = differing_weight(quantized(fused, calibration), committed)
+        if differing is not None:
+            raise SystemExit(f"model_prep: {arch} {differing} differs from {arch}.qwasm.safetensors: rerun the "
+                             "whole prep (python3 bench/model_prep.py)")
         export_float_twin(arch, fused, calibration[0])
         print(f"{arch}: float twin exported in {time.time() - t0:.0f} s ({checked} int8 weights checked equal)")
 

@@ -124,14 +124,13 @@ export function setupClipInput({ currentModel, onClip, onError, onStatus }) {
     const model = currentModel();
     try {
       onError('');
+      const count = model ? frameCount(model) : 16;
       let next = { kind, name };
       if (kind === 'video') {
         onStatus(`Reading frames of ${name}…`);
-        const count = model ? frameCount(model) : 16;
         next = { kind, name, video: source, ...(await framesFromVideo(source, count, FRAME_RATE)) };
       } else if (kind === 'camera') {
         onStatus('Recording the camera…');
-        const count = model ? frameCount(model) : 16;
         next = { kind, name, ...(await framesFromCamera(count, FRAME_RATE)) };
       }
       if (ticket !== latest) return;

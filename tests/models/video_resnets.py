@@ -82,11 +82,10 @@ def lcg_clip(seed, shape):
     return ((out - 128) / 64).reshape(shape)
 
 
-def quantized_model(arch, width_div=1, num_classes=400, seed=0, calibration=None, engine="fbgemm"):
-    """Fused, prepared with get_default_qconfig(engine) under that quantized
-    engine, calibrated on `calibration` (a list of clips), converted."""
-    torch.backends.quantized.engine = engine
-    m = quantizable_video_resnet(float_model(arch, width_div, num_classes, seed))
+def eager_quantize(m, calibration, engine="fbgemm"):
+    """PyTorch's eager flow on the fused model `m`, in place:
+    get_default_qconfig(engine), prepare, calibration on `calibration` (a list
+    of clips), convert. Run it under that quantized engine."""
     m.qconfig = get_default_qconfig(engine)
     prepare(m, inplace=True)
     with torch.no_grad():
@@ -94,3 +93,24 @@ def quantized_model(arch, width_div=1, num_classes=400, seed=0, calibration=None
             m(clip)
     convert(m, inplace=True)
     return m
+
+
+def quantized_model(arch, width_div=1, num_classes=400, seed=0, calibration=None, engine="fbgemm"):
+    """Fused, prepared with get_default_qconfig(engine) under that quantized
+    engine, calibrated on `calibration` (a list of clips), converted."""
+    torch.backends.quantized.engine = engine
+    return eager_quantize(quantizable_video_resnet(float_model(arch, width_div, num_classes, seed)), calibration, engine)
+
+
+def differing_weight(model, committed):
+    """(count, path): how many of the converted `model`'s quantized weights a
+    committed exported file holds, and the first whose integers differ there
+    (None when all are equal): the file came from the same float model and
+    calibration, or it did not."""
+    checked = 0
+    for path, m in model.named_modules():
+        if hasattr(m, "weight") and callable(m.weight) and f"{path}.weight" in committed:
+            if not torch.equal(m.weight().int_repr(), committed[f"{path}.weight"]):
+                return checked, path
+            checked += 1
+    return checked, None

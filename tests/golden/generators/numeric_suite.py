@@ -71,11 +71,10 @@ def numeric_suite_cases():
     add_to_path("..", "models")
     add_to_path("..", "..", "python")
     from safetensors.torch import load_file
-    from torch.ao.quantization import convert, get_default_qconfig, prepare
 
     from qwasm_export import export
     from qwasm_video import kinetics400, quantizable_video_resnet
-    from video_resnets import ARCHS, float_model, lcg_clip
+    from video_resnets import ARCHS, differing_weight, eager_quantize, float_model, lcg_clip
     torch.set_num_threads(1)
     torch.backends.quantized.engine = "fbgemm"
     cases = []
@@ -83,18 +82,10 @@ def numeric_suite_cases():
         # As video_resnets.py's video_resnet_cases and quantized_model build it.
         calibration = [lcg_clip(100 + 10 * a + k, (1, 3, 16, 112, 112)) for k in range(2)]
         fused = quantizable_video_resnet(float_model(arch, 8, 400, SEED % 1000 + a))
-        q = copy.deepcopy(fused)
-        q.qconfig = get_default_qconfig("fbgemm")
-        prepare(q, inplace=True)
-        with torch.no_grad():
-            for clip in calibration:
-                q(clip)
-        convert(q, inplace=True)
-        committed = load_file(output_path(f"exported/{arch}.qwasm.safetensors"))
-        for path, m in q.named_modules():
-            if hasattr(m, "weight") and callable(m.weight) and f"{path}.weight" in committed:
-                if not torch.equal(m.weight().int_repr(), committed[f"{path}.weight"]):
-                    raise SystemExit(f"numeric_suite: {arch} {path} differs from the committed exported file")
+        q = eager_quantize(copy.deepcopy(fused), calibration)
+        _, differing = differing_weight(q, load_file(output_path(f"exported/{arch}.qwasm.safetensors")))
+        if differing is not None:
+            raise SystemExit(f"numeric_suite: {arch} {differing} differs from the committed exported file")
         float_file = f"exported/{arch}_float.qwasm.safetensors"
         export(fused, calibration[0], output_path(float_file), **kinetics400(arch))
 

@@ -181,6 +181,16 @@ export class WorkerModel {
     return { x: { data, shape: t.shape }, transfer: [data.buffer] };
   }
 
+  /** The request `op` on the input x (read as #input reads it); a bad x, like every error, is a rejection. */
+  #requestOn(x, options, op, ctx) {
+    try {
+      const { x: input, transfer } = this.#input(x, options, ctx);
+      return this.#request(ctx, { op, x: input }, transfer);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
   /**
    * Runs the model in the worker. x is a float tensor {data, shape}; its
    * buffer is transferred to the worker (it is detached here) unless
@@ -189,27 +199,15 @@ export class WorkerModel {
    * DeQuantStub, {dtype, data, shape, scale, zeroPoint} with the integers.
    */
   forward(x, options) {
-    const ctx = 'WorkerModel.forward(x)';
-    try {
-      const { x: input, transfer } = this.#input(x, options, ctx);
-      return this.#request(ctx, { op: 'forward', x: input }, transfer).then(plainResult);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return this.#requestOn(x, options, 'forward', 'WorkerModel.forward(x)').then(plainResult);
   }
 
   /** forward(x), timed node by node in the worker: {output, layers, peakHeapBytes} (GraphModule.profile). */
   profile(x, options) {
-    const ctx = 'WorkerModel.profile(x)';
-    try {
-      const { x: input, transfer } = this.#input(x, options, ctx);
-      return this.#request(ctx, { op: 'profile', x: input }, transfer).then((r) => ({
-        ...r,
-        output: plainResult(r.output),
-      }));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return this.#requestOn(x, options, 'profile', 'WorkerModel.profile(x)').then((r) => ({
+      ...r,
+      output: plainResult(r.output),
+    }));
   }
 
   /**
@@ -243,13 +241,7 @@ export class WorkerModel {
    * worker: the statistics per key (no tensors). x as in forward.
    */
   compareModelOutputs(x, options) {
-    const ctx = 'WorkerModel.compareModelOutputs(x)';
-    try {
-      const { x: input, transfer } = this.#input(x, options, ctx);
-      return this.#request(ctx, { op: 'compareModelOutputs', x: input }, transfer);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return this.#requestOn(x, options, 'compareModelOutputs', 'WorkerModel.compareModelOutputs(x)');
   }
 
   /**
@@ -257,13 +249,7 @@ export class WorkerModel {
    * output, a float tensor, to set beside this model's (e.g. top-5 classes).
    */
   forwardFloat(x, options) {
-    const ctx = 'WorkerModel.forwardFloat(x)';
-    try {
-      const { x: input, transfer } = this.#input(x, options, ctx);
-      return this.#request(ctx, { op: 'forwardFloat', x: input }, transfer).then(plainResult);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return this.#requestOn(x, options, 'forwardFloat', 'WorkerModel.forwardFloat(x)').then(plainResult);
   }
 
   /** GraphModule.preprocessing: the recorded VideoClassification options, or null. */
