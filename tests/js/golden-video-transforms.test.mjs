@@ -3,6 +3,7 @@
 // element. torchvision resizes with PyTorch's generic bilinear kernel when it
 // runs on more than one thread (the goldens run on two); its one-thread
 // kernel rounds a few pixels the other way, which each case records.
+import { readFileSync } from 'node:fs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { decode, firstBitDifference, lcgBytes, loadGolden } from './util.mjs';
 
@@ -35,4 +36,16 @@ test('the goldens cover the cases the issue names', () => {
   const names = golden.cases.map((c) => c.name).join('\n');
   for (const part of ['down to 128x171', 'up to 128x171', 'shorter side', 'no resize', 'zero padding'])
     expect(names).toContain(part);
+});
+
+// README ("Known differences") and docs/numerics.md quote how many values per
+// frame PyTorch's one-thread kernel rounds the other way: the goldens' range.
+test("the docs' count of values the one-thread kernel changes is the goldens'", () => {
+  const perFrame = golden.cases.map((c) => c.one_thread_elements_differ / c.frames.shape[0]);
+  const claim = `0 to ${Math.max(...perFrame)} of`;
+  expect(Math.min(...perFrame)).toBe(0);
+  for (const doc of ['../../README.md', '../../docs/numerics.md']) {
+    const text = readFileSync(new URL(doc, import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    expect(text).toContain(`${claim} ${doc.endsWith('README.md') ? 'the ' : ''}37,632`);
+  }
 });
