@@ -75,6 +75,15 @@ val last_loop_shares() {
 
 void set_fine_grained_tasks(bool on) { qwasm::testing::set_fine_grained_tasks(on); }
 
+// 1 / divisor in int32: a divisor of 0 traps (i32.div_s), which the trap
+// guard's test needs (web/src/trap-guard.mjs). Both operands volatile: LLVM
+// turns a constant 1 / d into compares, which never trap.
+int divide_for_testing(double divisor) {
+  volatile int n = 1;
+  volatile int d = static_cast<int>(divisor);
+  return n / d;
+}
+
 }  // namespace
 }  // namespace qwasm_bind
 
@@ -90,4 +99,5 @@ EMSCRIPTEN_BINDINGS(qwasm_testing) {
   function("_kernelNames", &kernel_names);
   function("_lastLoopShares", &last_loop_shares);
   function("_setFineGrainedTasks", &set_fine_grained_tasks);
+  function("_divideForTesting", &divide_for_testing);
 }

@@ -80,6 +80,9 @@ void for_each_tile(const ConvGeometry& g, const Reduction& r, const Spatial& s, 
   const int64_t mr64 = static_cast<int64_t>(mr_max), nr64 = static_cast<int64_t>(nr);
   const int64_t ptiles = ceil_div(out_size, mr64);
   const int64_t tiles = g.groups * ptiles;
+  // An empty batch, or a linear layer over zero rows: an empty output, as
+  // PyTorch gives (and no division by the zero tiles below).
+  if (batch == 0 || tiles == 0 || r.blocks == 0) return;
   constexpr int64_t kShareable = 64;  // fewer pixel tiles than this: split the channel blocks as well
   const int64_t bchunks = tiles >= kShareable ? 1 : std::min<int64_t>(r.blocks, ceil_div(kShareable, tiles));
   const int64_t blocks_per_unit = ceil_div(r.blocks, bchunks);

@@ -29,14 +29,17 @@ Status input_layout(const Shape& shape, int dims, bool rank5_only, const char* o
   }
   int64_t numel = 0;
   QWASM_RETURN_IF_ERROR(validate_shape(shape, &numel));
-  for (int i = 0; i < rank; ++i) {
+  // A batched input may have an empty batch (PyTorch's "optional 0 dim batch
+  // size": the output is empty too); every other dimension must be >= 1.
+  const bool batched = rank == dims + 2;
+  for (int i = batched ? 1 : 0; i < rank; ++i) {
     if (shape[i] < 1) {
       return Status::RangeError(std::string(op) + ": input dimension " + std::to_string(i) + " is " +
-                                std::to_string(shape[i]) + "; every dimension must be >= 1");
+                                std::to_string(shape[i]) + "; every dimension but a batch's must be >= 1");
     }
   }
   l->rank = rank;
-  l->batched = rank == dims + 2;
+  l->batched = batched;
   l->channels = shape[rank - dims - 1];
   l->planes = l->batched ? shape[0] * l->channels : l->channels;
   for (int d = 0; d < 3; ++d) l->in[d] = 1;

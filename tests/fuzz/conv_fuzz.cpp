@@ -1,6 +1,9 @@
-// libFuzzer: any small convolution the core accepts gives, with the scalar
-// kernels, exactly the naive reference's integers (and floats); any it refuses
-// is refused with a Status, never a crash. Run with scripts/fuzz.
+// libFuzzer: any small convolution or linear layer the core accepts gives,
+// with the scalar kernels, exactly the naive reference's integers (and
+// floats); any it refuses is refused with a Status, never a crash or a trap
+// (an integer division by zero is SIGFPE here, which libFuzzer reports).
+// Batches and a linear layer's leading dimensions may be empty (0): the
+// output is empty too, as PyTorch's. Run with scripts/fuzz.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,9 +15,38 @@
 
 using namespace qwasm;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  qwasm_fuzz::Input in(data, size);
-  ConvGeometry g;
+namespace {
+
+struct Case {
+  ConvGeometry g;      // as the core runs it (spatial_dims 0 for a linear layer)
+  ConvGeometry ref_g;  // as the reference runs it (a linear layer: a 1x1x1 conv over rows)
+  Shape shape;         // the input's shape as the core takes it
+  Shape ref_shape;     // [N, C, D, H, W] for the reference
+  bool linear = false;
+};
+
+// A linear layer [..., in] -> [..., out]: its rows (the leading dimensions,
+// any of them 0) are the reference's batch of 1x1x1 convolutions.
+bool read_linear(qwasm_fuzz::Input& in, Case* c) {
+  c->linear = true;
+  c->g.spatial_dims = 0;
+  c->g.in_channels = in.range(1, 5);
+  c->g.out_channels = in.range(1, 9);
+  const int rank = static_cast<int>(in.range(1, 3));
+  int64_t rows = 1;
+  for (int i = 0; i < rank - 1; ++i) {
+    c->shape.push_back(in.range(0, 3));
+    rows *= c->shape.back();
+  }
+  c->shape.push_back(c->g.in_channels);
+  c->ref_g = c->g;
+  c->ref_g.spatial_dims = 3;
+  c->ref_shape = {rows, c->g.in_channels, 1, 1, 1};
+  return validate_geometry(c->g).ok();
+}
+
+bool read_conv(qwasm_fuzz::Input& in, Case* c) {
+  ConvGeometry& g = c->g;
   g.groups = in.range(1, 3);
   g.in_channels = g.groups * in.range(1, 3);
   g.out_channels = g.groups * in.range(1, 4);
@@ -26,17 +58,31 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     g.pad_begin[d] = in.range(0, 2);
     g.pad_end[d] = in.range(0, 2);
   }
-  const Shape shape = {in.range(1, 2), g.in_channels, in.range(1, 7), in.range(1, 7), in.range(1, 7)};
+  // The batch may be empty (0).
+  c->shape = {in.range(0, 2), g.in_channels, in.range(1, 7), in.range(1, 7), in.range(1, 7)};
+  c->ref_g = g;
+  c->ref_shape = c->shape;
+  if (!validate_geometry(g).ok()) return false;
+  Shape out_shape;
+  return conv_output_shape(g, c->shape, &out_shape).ok();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  qwasm_fuzz::Input in(data, size);
+  Case c;
+  if (!(in.flag() ? read_linear(in, &c) : read_conv(in, &c))) return 0;
+  const ConvGeometry& g = c.g;
+  const Shape& shape = c.shape;
   const bool per_channel = in.flag(), has_bias = in.flag(), relu = in.flag();
   const int32_t a_zp = static_cast<int32_t>(in.byte());
   const int32_t out_zp = static_cast<int32_t>(in.byte());
   const double out_scale = 0.001 * (1 + in.byte());
-  if (!validate_geometry(g).ok()) return 0;
-  Shape out_shape;
-  if (!conv_output_shape(g, shape, &out_shape).ok()) return 0;
 
   const int64_t cg = g.in_channels / g.groups;
-  const size_t nx = static_cast<size_t>(shape[0] * shape[1] * shape[2] * shape[3] * shape[4]);
+  size_t nx = 1;
+  for (int64_t d : shape) nx *= static_cast<size_t>(d);
   const size_t nw = static_cast<size_t>(g.out_channels * cg * g.kernel[0] * g.kernel[1] * g.kernel[2]);
   std::vector<uint8_t> x(nx);
   std::vector<int8_t> w(nw);
@@ -51,7 +97,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   QTensor input, weight, out;
   if (!make_per_tensor_quantized(x.data(), x.size(), shape, 0.02, a_zp, DType::kQUInt8, &input).ok()) abort();
-  const Shape wshape = {g.out_channels, cg, g.kernel[0], g.kernel[1], g.kernel[2]};
+  const Shape wshape = c.linear ? Shape{g.out_channels, g.in_channels}
+                                : Shape{g.out_channels, cg, g.kernel[0], g.kernel[1], g.kernel[2]};
   const uint8_t* wb = reinterpret_cast<const uint8_t*>(w.data());
   Status s = per_channel ? make_per_channel_quantized(wb, w.size(), wshape, scales.data(), zps.data(), scales.size(), 0,
                                                       false, DType::kQInt8, &weight)
@@ -59,7 +106,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!s.ok()) abort();
   PackedQConv packed;
   if (!pack_qconv(g, weight, has_bias ? bias.data() : nullptr, g.out_channels, &packed).ok()) abort();
-  if (!qconv3d(packed, input, out_scale, out_zp, relu, kernels::Isa::kScalar, &out).ok()) abort();
+  s = c.linear ? qlinear(packed, input, out_scale, out_zp, relu, kernels::Isa::kScalar, &out)
+               : qconv3d(packed, input, out_scale, out_zp, relu, kernels::Isa::kScalar, &out);
+  if (!s.ok()) abort();
 
   std::vector<float> ws(g.out_channels);
   std::vector<int32_t> wz(g.out_channels);
@@ -68,7 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     wz[oc] = static_cast<int32_t>(zps[oc]);
   }
   ref::QConvArgs args{x.data(),
-                      shape,
+                      c.ref_shape,
                       0.02f,
                       a_zp,
                       w.data(),
@@ -79,9 +128,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                       out_zp,
                       relu};
   std::vector<uint8_t> expected(out.nbytes());
-  ref::qconv3d(g, args, expected.data());
-  if (std::memcmp(expected.data(), out.data(), expected.size()) != 0) {
-    std::fprintf(stderr, "quantized conv differs from the reference\n");
+  ref::qconv3d(c.ref_g, args, expected.data());
+  if (!expected.empty() &&
+      std::memcmp(expected.data(), out.data(), expected.size()) != 0) {  // empty: no pointers to compare
+    std::fprintf(stderr, "quantized %s differs from the reference\n", c.linear ? "linear" : "conv");
     abort();
   }
 
@@ -95,11 +145,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     abort();
   Buffer<float> y;
   Shape y_shape;
-  if (!fconv3d(fpacked, xf.data(), shape, relu, kernels::Isa::kScalar, &y, &y_shape).ok()) abort();
+  s = c.linear ? flinear(fpacked, xf.data(), shape, relu, kernels::Isa::kScalar, &y, &y_shape)
+               : fconv3d(fpacked, xf.data(), shape, relu, kernels::Isa::kScalar, &y, &y_shape);
+  if (!s.ok()) abort();
   std::vector<float> y_ref(y.size());
-  ref::fconv3d(g, xf.data(), shape, wf.data(), has_bias ? bias.data() : nullptr, relu, y_ref.data());
-  if (std::memcmp(y.data(), y_ref.data(), y.size() * sizeof(float)) != 0) {
-    std::fprintf(stderr, "float conv differs from the reference\n");
+  ref::fconv3d(c.ref_g, xf.data(), c.ref_shape, wf.data(), has_bias ? bias.data() : nullptr, relu, y_ref.data());
+  if (!y_ref.empty() && std::memcmp(y.data(), y_ref.data(), y.size() * sizeof(float)) != 0) {
+    std::fprintf(stderr, "float %s differs from the reference\n", c.linear ? "linear" : "conv");
     abort();
   }
   return 0;

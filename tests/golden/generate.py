@@ -14,7 +14,7 @@ import argparse
 
 from generators import (conv3d, eager_flow, export_zoo, fusion, histogram_observer, io_fixtures, memory_formats,
                         models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_clip,
-                        video_resnets, video_transforms)
+                        video_resnets, video_transforms, zero_size)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -55,6 +55,8 @@ FAMILIES = {
     # a generated video for the demo's video input (needs PyAV, not torch)
     "video_clip": video_clip.write_video_clip,
     "io": io_fixtures.io_fixtures,
+    # empty tensors: the output's shape, or that PyTorch raises
+    "zero_size": lambda: write("zero_size.json", zero_size.zero_size_cases()),
 }
 
 if __name__ == "__main__":

@@ -387,7 +387,7 @@ TEST(QLinear, MatchesTheReferenceAsA1x1x1Convolution) {
   const uint64_t seed = qwasm_test::test_seed();
   std::mt19937_64 g(seed ^ 0x11);
   std::uniform_int_distribution<int> u8(0, 255), s8(-128, 127);
-  for (int64_t rows : {1, 2, 3, 4, 5, 9, 33}) {
+  for (int64_t rows : {0, 1, 2, 3, 4, 5, 9, 33}) {  // 0: no rows ([0, in] and [0, 3, in]), an empty output
     for (int64_t in : {1, 2, 3, 7, 16, 33}) {
       for (int64_t out_f : {1, 7, 8, 9, 17}) {
         for (int variant = 0; variant < 8; ++variant) {
@@ -458,7 +458,7 @@ TEST(FLinear, MatchesTheReferenceAsA1x1x1Convolution) {
   const uint64_t seed = qwasm_test::test_seed();
   std::mt19937_64 g(seed ^ 0x12);
   std::normal_distribution<float> nd(0.f, 1.f);
-  for (int64_t rows : {1, 3, 4, 5, 9}) {
+  for (int64_t rows : {0, 1, 3, 4, 5, 9}) {
     for (int64_t in : {1, 3, 8, 17}) {
       for (int64_t out_f : {1, 8, 9}) {
         ConvGeometry geo;

@@ -92,6 +92,10 @@ TEST(PoolShape, FloorCeilDilationUnbatched) {
   EXPECT_EQ(out, (Shape{3, 6}));
   ASSERT_TRUE(max_shape({2, 3, 4, 5}, pool_nd(3, 2), &out).ok());  // float 3d takes [C, D, H, W]
   EXPECT_EQ(out, (Shape{2, 2, 3, 4}));
+  // An empty batch gives an empty output, as PyTorch's (an unbatched input has no batch to be empty).
+  ASSERT_TRUE(max_shape({0, 2, 5}, pool1d(2), &out).ok());
+  EXPECT_EQ(out, (Shape{0, 2, 4}));
+  EXPECT_EQ(max_shape({0, 5}, pool1d(2), &out).code, StatusCode::kRangeError);
 }
 
 TEST(PoolShape, RankAndInputErrors) {
@@ -106,7 +110,7 @@ TEST(PoolShape, RankAndInputErrors) {
                "pooling expects a 5-D [N, C, D, H, W] input, got rank 4");
   expect_error(max_shape({1, -1, 5}, pool1d(1), &out), StatusCode::kRangeError, "shape[1] must be >= 0, got -1");
   expect_error(max_shape({1, 1, 0}, pool1d(1), &out), StatusCode::kRangeError,
-               "pooling: input dimension 2 is 0; every dimension must be >= 1");
+               "pooling: input dimension 2 is 0; every dimension but a batch's must be >= 1");
   expect_error(max_shape({kBig, kBig, 2}, pool1d(1), &out), StatusCode::kRangeError, "tensor too large");
   expect_error(max_shape({1, 1, INT64_MAX}, pool1d(1), &out), StatusCode::kRangeError,
                "shape[2] is 9223372036854775807; a dimension holds at most 2147483647 elements");
@@ -245,7 +249,7 @@ TEST(QMaxPool, Errors) {
   expect_error(qmax_pool(iota({2, 2, 2, 2}), pool_nd(3, 1), &y), StatusCode::kRangeError,
                "MaxPool expects a 5-D [N, C, D, H, W] input, got rank 4");
   expect_error(qmax_pool(q8({}, {1, 0, 3}), pool1d(2), &y), StatusCode::kRangeError,
-               "MaxPool: input dimension 1 is 0; every dimension must be >= 1");
+               "MaxPool: input dimension 1 is 0; every dimension but a batch's must be >= 1");
   expect_error(qmax_pool(q8({}, {kBig, 0, kBig}), pool1d(2), &y), StatusCode::kRangeError, "input dimension 1 is 0");
   expect_error(qmax_pool(iota({1, 1, 3}), pool1d(kBig + 1), &y), StatusCode::kRangeError, "at most 2147483647");
 }

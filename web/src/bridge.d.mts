@@ -335,4 +335,6 @@ export interface TestingCore extends Core {
   _kernelNames(): Record<string, string[]>;
   _lastLoopShares(): number[];
   _setFineGrainedTasks(on: boolean): void;
+  /** Divides 1 by `divisor` as an int32: 0 traps (the trap guard's test, trap-guard.mjs). */
+  _divideForTesting(divisor: number): number;
 }

@@ -5,6 +5,7 @@
 // `defaultThreads`.
 import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, readInteger, readOptions, typedArrayKind } from './args.mjs';
 import { checked } from './errors.mjs';
+import { guardTraps, throwIfTrapped } from './trap-guard.mjs';
 
 let platform = null;
 let initPromise = null;
@@ -121,7 +122,7 @@ export function init(options) {
       ({ module, threaded, reason }) => {
         // The threaded variant's glue created threads - 1 pool workers; the
         // core's thread pool now takes them (src/qwasm/thread_pool.h).
-        const core = /** @type {import('./bridge.mjs').Core} */ (module);
+        const core = guardTraps(/** @type {import('./bridge.mjs').Core} */ (module));
         if (threaded) {
           try {
             checked(core._startThreads(threads), 'init(options)');
@@ -158,6 +159,7 @@ export function wasm(ctx = 'qwasm') {
   if (wasmModule === null) {
     throw new Error(`${ctx}: qwasm is not initialized: call \`await init()\` before using the API`);
   }
+  throwIfTrapped(ctx);
   return wasmModule;
 }
 
