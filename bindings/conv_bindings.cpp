@@ -149,6 +149,16 @@ val check_output_qparams(double scale, double zero_point) {
   return s.ok() ? val::undefined() : error_value(s);
 }
 
+// The most scratch memory a forward on an input of `shape` allocates (qwasm::qconv_scratch_bound).
+val qconv_scratch_bound(const QConvModule& m, val shape) {
+  QWASM_BIND_ENTER();
+  qwasm::Shape in_shape;
+  int64_t bytes = 0;
+  Status s = to_shape(shape, &in_shape);
+  if (s.ok()) s = qwasm::qconv_scratch_bound(m.packed, in_shape, &bytes);
+  return s.ok() ? val(static_cast<double>(bytes)) : error_value(s);
+}
+
 double qconv_packed_bytes(const QConvModule& m) { return static_cast<double>(m.packed.bytes()); }
 int qconv_backend(const QConvModule& m) { return m.packed.backend == qwasm::ConvBackend::kOnednn ? 1 : 0; }
 double qconv_scratch_bytes(const QConvModule& m) { return m.scratch_bytes; }
@@ -216,6 +226,15 @@ val fconv_forward(FConvModule& m, uintptr_t x, double nbytes, val shape, bool re
   return o;
 }
 
+val fconv_scratch_bound(const FConvModule& m, val shape) {
+  QWASM_BIND_ENTER();
+  qwasm::Shape in_shape;
+  int64_t bytes = 0;
+  Status s = to_shape(shape, &in_shape);
+  if (s.ok()) s = qwasm::fconv_scratch_bound(m.packed, in_shape, &bytes);
+  return s.ok() ? val(static_cast<double>(bytes)) : error_value(s);
+}
+
 void fconv_release_output(FConvModule& m) { m.output = qwasm::Buffer<float>(); }
 double fconv_scratch_bytes(const FConvModule& m) { return m.scratch_bytes; }
 val fconv_last_kernel(const FConvModule& m) { return js_string(m.last_kernel); }
@@ -232,6 +251,7 @@ EMSCRIPTEN_BINDINGS(qwasm_conv) {
       .function("packedBytes", &qconv_packed_bytes)
       .function("backend", &qconv_backend)
       .function("scratchBytes", &qconv_scratch_bytes)
+      .function("scratchBound", &qconv_scratch_bound)
       .function("winogradBytes", &qconv_winograd_bytes)
       .function("lastPath", &qconv_last_path)
       .function("_timePhases", &qconv_time_phases)
@@ -241,6 +261,7 @@ EMSCRIPTEN_BINDINGS(qwasm_conv) {
       .function("forward", &fconv_forward)
       .function("releaseOutput", &fconv_release_output)
       .function("scratchBytes", &fconv_scratch_bytes)
+      .function("scratchBound", &fconv_scratch_bound)
       .function("lastKernel", &fconv_last_kernel);
   function("_convWeightCount", &conv_weight_count);
   function("_checkOutputQParams", &check_output_qparams);

@@ -2367,7 +2367,18 @@ export declare namespace io {
   interface LoadModelOptions {
     /** Bytes of one node's output or scratch. Default 2^28 (256 MiB); Infinity for no limit. */
     maxActivationBytes?: number;
-    /** Multiply-adds of one forward (a pool's window element counts 32). Default 5e11; Infinity for no limit. */
+    /**
+     * Bytes one forward holds at once: the values later nodes still read, plus
+     * a node's output and its scratch (a convolution's padded input, as the
+     * core allocates it). Default 2^30 (1 GiB); Infinity for no limit.
+     */
+    maxLiveBytes?: number;
+    /**
+     * Work of one forward, in quantized-conv multiply-adds: every node kind is
+     * charged by its measured time (a float element-wise op or a pool's window
+     * element counts many; see docs/model-budget.md), so the default bounds a
+     * forward near 25 s on one thread. Default 5e11; Infinity for no limit.
+     */
     maxWork?: number;
     /** Every quantized convolution's Winograd option. Default {@link quantization.getWinograd}() ('auto' unless changed). */
     winograd?: WinogradOption;
@@ -2499,6 +2510,8 @@ export declare namespace io {
         path: 'winograd' | 'direct' | null;
         /** Milliseconds the node took (performance.now()). */
         ms: number;
+        /** The work the node was charged against the load's maxWork (quantized-conv multiply-adds). */
+        work: number;
         /** Bytes of wasm heap in use after the node, plus its scratch. */
         heapBytes: number;
         /** Bytes of the node's output. */

@@ -148,6 +148,11 @@ Status lower_conv_output(const QTensor& out5, int spatial_dims, QTensor* out);
 Status qlinear(const PackedQConv& w, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
                kernels::Isa isa, QTensor* out, ConvRunInfo* info = nullptr);
 
+// The most memory qconv3d / qlinear allocate besides input, output and
+// weights for an input of this shape, over every ISA and path and the pool's
+// threads: the model loader's budget charges it (web/src/model/plan.mjs).
+Status qconv_scratch_bound(const PackedQConv& w, const Shape& input_shape, int64_t* bytes);
+
 // Float weights packed for the float kernels' tiles.
 struct FConvLayout {
   size_t nr = 0;
@@ -171,6 +176,9 @@ Status pack_fconv(const ConvGeometry& g, const float* weight, int64_t weight_cou
 // allocated here with the output shape's element count.
 Status fconv3d(const PackedFConv& w, const float* input, const Shape& input_shape, bool relu, kernels::Isa isa,
                Buffer<float>* output, Shape* output_shape, ConvRunInfo* info = nullptr);
+
+// The same bound for fconv3d / flinear (a linear layer reads its input in place: 0).
+Status fconv_scratch_bound(const PackedFConv& w, const Shape& input_shape, int64_t* bytes);
 
 // Float linear layer (spatial_dims == 0): [..., in] -> [..., out].
 Status flinear(const PackedFConv& w, const float* input, const Shape& input_shape, bool relu, kernels::Isa isa,

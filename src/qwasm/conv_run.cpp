@@ -47,6 +47,29 @@ const QConvLayout* packed_for(const PackedQConv& pw, size_t nr, size_t kr, Statu
   return l;
 }
 
+// The generic path's padded input: one batch item's padded planes, int16,
+// + kr - 1 slack values (the last kblock of the last segment may read past the end).
+CheckedSize generic_buffer_elements(const ConvGeometry& g, const Spatial& s, const kernels::QConvKernel& k) {
+  return padded_buffer_elements(s, g.in_channels / g.groups, g.groups, static_cast<int64_t>(k.kr) - 1);
+}
+
+// The depthwise kernel's channels per position (padded to its tile) and taps
+// (padded to its tap group: the extra taps read tap 0 with zero weights).
+int64_t depthwise_channels(const ConvGeometry& g, const kernels::QDwConvKernel& k) {
+  return ceil_div(g.in_channels, static_cast<int64_t>(k.cr)) * static_cast<int64_t>(k.cr);
+}
+int64_t depthwise_taps(const ConvGeometry& g, const kernels::QDwConvKernel& k) {
+  const int64_t ntaps = g.kernel[0] * g.kernel[1] * g.kernel[2];  // bounded: the weight exists
+  const int64_t group = static_cast<int64_t>(std::max<size_t>(k.kr, 1));
+  return ceil_div(ntaps, group) * group;
+}
+
+// The requantization constants' bytes for a kernel of `block` channels (requant_constants).
+int64_t requant_constant_bytes(const ConvGeometry& g, size_t block) {
+  const int64_t b = static_cast<int64_t>(block);
+  return 3 * (ceil_div(g.out_channels, b) + 1) * b * static_cast<int64_t>(sizeof(float));
+}
+
 // The quantized input conversion for convolutions whose channels share one
 // plane (groups == 1, and depthwise): batch item x (NCDHW quint8) into the
 // padded channels-last buffer through the ISA's to_channels_last kernel, the
@@ -131,10 +154,8 @@ Status run_qgeneric(const QCall& call, const Spatial& s, int64_t batch, bool cha
   const QConvLayout* layout = packed_for(call.pw, k->nr, k->kr, &st);
   if (!layout) return st;
   const Reduction r = reduction_of(g, static_cast<int64_t>(k->nr), static_cast<int64_t>(k->kr));
-  // kr - 1 slack values: the last kblock of the last segment may read past the end.
   Buffer<int16_t> buffer;
-  QWASM_RETURN_IF_ERROR(buffer.allocate(padded_buffer_elements(s, r.cg, g.groups, static_cast<int64_t>(k->kr) - 1),
-                                        "the conv's padded input"));
+  QWASM_RETURN_IF_ERROR(buffer.allocate(generic_buffer_elements(g, s, *k), "the conv's padded input"));
   Buffer<ptrdiff_t> offsets;
   QWASM_RETURN_IF_ERROR(segment_offsets(g, r, s, &offsets));
   RequantConstants rc;
@@ -180,14 +201,11 @@ Status run_qdepthwise(const QCall& call, const Spatial& s, QTensor* out, ConvRun
   Status st;
   const QConvLayout* layout = packed_for(call.pw, k->cr, k->kr, &st);
   if (!layout) return st;
-  const int64_t cpad = ceil_div(g.in_channels, static_cast<int64_t>(k->cr)) * static_cast<int64_t>(k->cr);
+  const int64_t cpad = depthwise_channels(g, *k);
   Buffer<int16_t> buffer;
   QWASM_RETURN_IF_ERROR(buffer.allocate(padded_buffer_elements(s, cpad, 1, 0), "the conv's padded input"));
-  const int64_t ntaps = g.kernel[0] * g.kernel[1] * g.kernel[2];  // bounded: the weight exists
-  // Padded to the kernel's tap group: the extra taps read tap 0 with zero weights.
-  const int64_t group = static_cast<int64_t>(std::max<size_t>(k->kr, 1));
   Buffer<ptrdiff_t> taps;
-  QWASM_RETURN_IF_ERROR(taps.allocate(ceil_div(ntaps, group) * group, "the conv's tap offsets", false));
+  QWASM_RETURN_IF_ERROR(taps.allocate(depthwise_taps(g, *k), "the conv's tap offsets", false));
   RequantConstants rc;
   QWASM_RETURN_IF_ERROR(make_qoutput(call, k->cr, out, &rc));
   size_t t = 0;
@@ -210,6 +228,7 @@ Status run_qdepthwise(const QCall& call, const Spatial& s, QTensor* out, ConvRun
   // Threads: tasks of whole output pixels (all channels), ~64 K multiply-adds
   // or more, a multiple of 64 pixels: the output planes are bytes, and two
   // threads writing the same cache line of every plane would slow both.
+  const int64_t ntaps = g.kernel[0] * g.kernel[1] * g.kernel[2];
   const int64_t min_pixels = ceil_div(int64_t{1} << 16, std::max<int64_t>(1, cpad * ntaps));
   for (int64_t n = 0; n < input.shape()[0]; ++n) {
     if (n > 0) buffer.fill(0);
@@ -338,6 +357,66 @@ Status flinear(const PackedFConv& pw, const float* x, const Shape& input_shape, 
   QWASM_RETURN_IF_ERROR(validate_shape(*output_shape, &numel));
   const int64_t rows = in_numel / g.in_channels;
   return run_fgeneric(pw, x, linear_spatial(rows), 1, true, relu, isa, output, numel, info);
+}
+
+// The most memory a call allocates besides its input, output and weights,
+// over both ISAs and both paths (Winograd's choice depends on the input's
+// zero point), with Winograd's per-task buffers for every thread the pool
+// may use: what io.loadModel's budget charges a conv node.
+Status qconv_scratch_bound(const PackedQConv& pw, const Shape& input_shape, int64_t* bytes) {
+  const ConvGeometry& g = pw.geometry;
+  Shape out_shape;
+  QWASM_RETURN_IF_ERROR(g.spatial_dims == 0 ? linear_output_shape(g, input_shape, &out_shape)
+                                            : conv_output_shape(g, input_shape, &out_shape));
+  int64_t in_numel = 0;
+  QWASM_RETURN_IF_ERROR(validate_shape(input_shape, &in_numel));
+  const Spatial s =
+      g.spatial_dims == 0 ? linear_spatial(in_numel / g.in_channels) : spatial_of(g, input_shape, out_shape);
+  CheckedSize most = 0;
+  for (kernels::Isa isa : {kernels::Isa::kScalar, kernels::Isa::kWasmSimd}) {
+    if (!kernels::isa_available(isa)) continue;
+    CheckedSize b = 0;
+    if (pw.depthwise) {
+      const kernels::QDwConvKernel& k = *kernels::find_qdwconv(isa);
+      b = padded_buffer_elements(s, depthwise_channels(g, k), 1, 0) * 2 +
+          depthwise_taps(g, k) * static_cast<int64_t>(sizeof(ptrdiff_t)) + requant_constant_bytes(g, k.cr);
+    } else {
+      const kernels::QConvKernel& k = *kernels::find_qconv(isa);
+      const Reduction r = reduction_of(g, static_cast<int64_t>(k.nr), static_cast<int64_t>(k.kr));
+      b = generic_buffer_elements(g, s, k) * 2 + r.nseg * static_cast<int64_t>(sizeof(ptrdiff_t)) +
+          requant_constant_bytes(g, k.nr);
+    }
+    if (!b.ok()) return Status::RangeError("the conv's scratch memory would exceed 2^63 bytes");
+    most = std::max(most.value(), b.value());
+  }
+  if (!pw.depthwise && g.spatial_dims != 0) {
+    const CheckedSize w = winograd_scratch_bytes(pw, s, max_threads());
+    if (!w.ok()) return Status::RangeError("the conv's scratch memory would exceed 2^63 bytes");
+    most = std::max(most.value(), w.value());
+  }
+  *bytes = most.value();
+  return Status::Ok();
+}
+
+Status fconv_scratch_bound(const PackedFConv& pw, const Shape& input_shape, int64_t* bytes) {
+  const ConvGeometry& g = pw.geometry;
+  *bytes = 0;
+  Shape out_shape;
+  if (g.spatial_dims == 0) return linear_output_shape(g, input_shape, &out_shape);  // reads its input in place
+  QWASM_RETURN_IF_ERROR(conv_output_shape(g, input_shape, &out_shape));
+  const Spatial s = spatial_of(g, input_shape, out_shape);
+  CheckedSize most = 0;
+  for (kernels::Isa isa : {kernels::Isa::kScalar, kernels::Isa::kWasmSimd}) {
+    if (!kernels::isa_available(isa)) continue;
+    const kernels::FConvKernel& k = *kernels::find_fconv(isa);
+    const Reduction r = reduction_of(g, static_cast<int64_t>(k.nr), 1);
+    const CheckedSize b = padded_buffer_elements(s, r.cg, g.groups, 0) * static_cast<int64_t>(sizeof(float)) +
+                          r.nseg * static_cast<int64_t>(sizeof(ptrdiff_t));
+    if (!b.ok()) return Status::RangeError("the conv's scratch memory would exceed 2^63 bytes");
+    most = std::max(most.value(), b.value());
+  }
+  *bytes = most.value();
+  return Status::Ok();
 }
 
 }  // namespace qwasm

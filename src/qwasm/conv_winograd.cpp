@@ -162,6 +162,46 @@ bool winograd_applies(const PackedQConv& pw, int32_t input_zero_point, const Spa
   return pw.winograd_mode == WinogradMode::kOn || tile_grid(pw.winograd, s).total() >= kAutoMinTiles;
 }
 
+namespace {
+
+// What run_qwinograd allocates, sized once for the run and for the planner.
+struct WinogradScratch {
+  Spatial sx;  // the padded input, each 3-tap dimension extended to whole tiles
+  int64_t cinp = 0, P = 0, chunk = 0, v_stride = 0;
+  CheckedSize buffer_elems, v_elems, m_elems;
+  // The per-task transformed input (int16) and GEMM results (int32).
+  CheckedSize per_task_bytes() const { return v_elems * 2 + m_elems * 4; }
+};
+
+WinogradScratch winograd_scratch(const PackedQConv& pw, const Spatial& s) {
+  const WinogradWeights& ww = pw.winograd;
+  WinogradScratch w;
+  w.cinp = ww.cin_padded;
+  w.P = static_cast<int64_t>(points_of(ww.nd));
+  const int64_t nr = static_cast<int64_t>(ww.nr);
+  const int64_t blocks = ceil_div(pw.geometry.out_channels, nr);
+  const TileGrid grid = tile_grid(ww, s);
+  w.sx = s;
+  int64_t* padded[3] = {&w.sx.Dp, &w.sx.Hp, &w.sx.Wp};
+  for (size_t k = 0; k < ww.nd; ++k) *padded[ww.dims[k]] = 2 * grid.count[ww.dims[k]] + 2;
+  w.buffer_elems = padded_buffer_elements(w.sx, w.cinp, 1, 0);
+  w.chunk = std::min(kChunk, blocks * nr);
+  w.v_stride = kTiles * w.cinp + 32;  // + 64 bytes: the points' rows do not share a few L1 sets
+  w.v_elems = CheckedSize(w.P) * w.v_stride;
+  w.m_elems = CheckedSize(kTiles) * w.P * w.chunk;
+  return w;
+}
+
+}  // namespace
+
+CheckedSize winograd_scratch_bytes(const PackedQConv& pw, const Spatial& s, size_t threads) {
+  if (pw.winograd.nd == 0) return CheckedSize(0);
+  const WinogradScratch w = winograd_scratch(pw, s);
+  const int64_t constants = 3 * (ceil_div(pw.geometry.out_channels, static_cast<int64_t>(pw.winograd.nr)) + 1) *
+                            static_cast<int64_t>(pw.winograd.nr) * static_cast<int64_t>(sizeof(float));
+  return w.buffer_elems * 2 + w.per_task_bytes() * static_cast<int64_t>(threads) + constants;
+}
+
 Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunInfo* info) {
   const PackedQConv& pw = call.pw;
   const QTensor& input = call.input;
@@ -177,27 +217,26 @@ Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunI
   if (kgemm->nr != ww.nr || kgemm->kr != ww.kr)
     return Status::Error("internal: no Winograd weights for the GEMM's tile");
   const int64_t nr = static_cast<int64_t>(ww.nr), kr = static_cast<int64_t>(ww.kr);
-  const int64_t cinp = ww.cin_padded, P = static_cast<int64_t>(points_of(nd));
-  const int64_t blocks = ceil_div(g.out_channels, nr), kblocks = cinp / kr;
+  const int64_t blocks = ceil_div(g.out_channels, nr);
   const TileGrid grid = tile_grid(ww, s);
   // The padded input, each 3-tap dimension extended so that the last tile's
   // four taps exist (the extra positions are zeros, read only by outputs that
   // are not stored).
-  Spatial sx = s;
-  int64_t* padded[3] = {&sx.Dp, &sx.Hp, &sx.Wp};
-  for (size_t k = 0; k < nd; ++k) *padded[ww.dims[k]] = 2 * grid.count[ww.dims[k]] + 2;
+  const WinogradScratch ws = winograd_scratch(pw, s);
+  const Spatial& sx = ws.sx;
+  const int64_t cinp = ws.cinp, P = ws.P, kblocks = cinp / kr;
   Buffer<int16_t> buffer;
-  QWASM_RETURN_IF_ERROR(buffer.allocate(padded_buffer_elements(sx, cinp, 1, 0), "the conv's padded input"));
+  QWASM_RETURN_IF_ERROR(buffer.allocate(ws.buffer_elems, "the conv's padded input"));
   RequantConstants rc;
   QWASM_RETURN_IF_ERROR(make_qoutput(call, ww.nr, out, &rc));
 
   const int64_t tiles = grid.total();
   const int64_t tblocks = ceil_div(tiles, kTiles);
-  const int64_t chunk = std::min(kChunk, blocks * nr), chunks = ceil_div(blocks * nr, chunk);
-  const int64_t v_stride = kTiles * cinp + 32;  // + 64 bytes: the points' rows do not share a few L1 sets
-  const CheckedSize v_elems = CheckedSize(P) * v_stride, m_elems = CheckedSize(kTiles) * P * chunk;
+  const int64_t chunk = ws.chunk, chunks = ceil_div(blocks * nr, chunk);
+  const int64_t v_stride = ws.v_stride;
+  const CheckedSize v_elems = ws.v_elems, m_elems = ws.m_elems;
   if (info) {
-    const int64_t per_task = (v_elems * 2 + m_elems * 4).value();
+    const int64_t per_task = ws.per_task_bytes().value();
     info->scratch_bytes = buffer.size() * 2 + rc.bytes() + static_cast<size_t>(per_task) * num_threads();
     info->kernel = kgemm->name;
     info->winograd = true;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/isa.h"
+#include "qwasm/checked_size.h"
 #include "qwasm/conv.h"
 #include "qwasm/conv_layout.h"
 #include "qwasm/conv_requant.h"  // QCall
@@ -26,6 +27,10 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
 // Whether this call runs on the Winograd path: weights packed, the guard
 // holds for the input's zero point, and (kAuto) the output is large enough.
 bool winograd_applies(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s);
+
+// Bytes of wasm memory run_qwinograd allocates besides its output for an
+// input of spatial extent s on `threads` threads (the planner's charge).
+CheckedSize winograd_scratch_bytes(const PackedQConv& pw, const Spatial& s, size_t threads);
 
 // The Winograd driver: same contract as the direct path's (conv_run.cpp).
 Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunInfo* info);

@@ -493,6 +493,53 @@ TEST(FLinear, MatchesTheReferenceAsA1x1x1Convolution) {
   }
 }
 
+// The model budget charges qconv_scratch_bound: every call's scratch must be
+// within it (generic, depthwise, Winograd, pointwise, linear; both ISAs; every thread count).
+TEST(QConvScratchBound, CoversWhatEveryPathAllocates) {
+  struct Case {
+    int64_t cin, cout, k, groups;
+    Shape in;
+  };
+  const Case cases[] = {{3, 8, 3, 1, {1, 3, 6, 10, 12}},   {2, 2, 3, 2, {2, 2, 5, 9, 11}},
+                        {16, 16, 3, 1, {1, 16, 7, 9, 13}}, {4, 4, 1, 1, {2, 4, 3, 5, 7}},
+                        {9, 9, 3, 9, {1, 9, 4, 4, 4}},     {1, 1, 3, 1, {1, 1, 3, 3, 3}}};
+  for (const Case& c : cases) {
+    for (WinogradMode mode : {WinogradMode::kOff, WinogradMode::kOn}) {
+      ConvGeometry geo;
+      geo.in_channels = c.cin;
+      geo.out_channels = c.cout;
+      geo.groups = c.groups;
+      geo.kernel = {c.k, c.k, c.k};
+      const int64_t pad = c.k / 2;
+      geo.pad_begin = geo.pad_end = {pad, pad, pad};
+      const int64_t nw = c.cout * (c.cin / c.groups) * c.k * c.k * c.k;
+      std::vector<int8_t> w(static_cast<size_t>(nw));
+      for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>(i % 7) - 3);
+      QTensor weight, input, out;
+      ASSERT_TRUE(make_per_tensor_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(),
+                                            {c.cout, c.cin / c.groups, c.k, c.k, c.k}, 0.01, 0, DType::kQInt8, &weight)
+                      .ok());
+      PackedQConv packed;
+      ASSERT_TRUE(pack_qconv(geo, weight, nullptr, c.cout, &packed, ConvBackend::kFbgemm, mode).ok());
+      int64_t numel = 1;
+      for (int64_t d : c.in) numel *= d;
+      std::vector<uint8_t> x(static_cast<size_t>(numel), 7);
+      ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), c.in, 0.05, 3, DType::kQUInt8, &input).ok());
+      int64_t bound = 0;
+      ASSERT_TRUE(qconv_scratch_bound(packed, c.in, &bound).ok());
+      for (const auto& [isa, threads] : isa_thread_runs()) {
+        ASSERT_TRUE(set_num_threads(threads).ok());
+        ConvRunInfo info;
+        ASSERT_TRUE(qconv3d(packed, input, 0.1, 5, false, isa, &out, &info).ok());
+        EXPECT_GT(info.scratch_bytes, 0u);
+        EXPECT_LE(static_cast<int64_t>(info.scratch_bytes), bound)
+            << "cin " << c.cin << " cout " << c.cout << " k " << c.k << " groups " << c.groups << " winograd "
+            << info.winograd << " " << kernels::isa_name(isa) << " threads " << threads;
+      }
+    }
+  }
+}
+
 TEST(QLinear, ShapeErrorsNameTheFeatures) {
   ConvGeometry geo;
   geo.in_channels = 3;

@@ -113,6 +113,8 @@ export interface QConvHandle extends EmbindHandle {
   /** 0 FBGEMM's arithmetic, 1 oneDNN's. */
   backend(): 0 | 1;
   scratchBytes(): number;
+  /** The most scratch bytes a forward on an input of `shape` allocates (every ISA and path, every thread). */
+  scratchBound(shape: number[]): Result<number>;
   winogradBytes(): number;
   /** 0 before the first call, 1 direct, 2 Winograd. */
   lastPath(): 0 | 1 | 2;
@@ -135,6 +137,8 @@ export interface FConvHandle extends EmbindHandle {
   ): Result<{ shape: number[]; view: Float32Array }>;
   releaseOutput(): void;
   scratchBytes(): number;
+  /** The most scratch bytes a forward on an input of `shape` allocates (0 for a linear layer). */
+  scratchBound(shape: number[]): Result<number>;
   lastKernel(): string;
 }
 

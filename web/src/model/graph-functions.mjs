@@ -21,6 +21,7 @@ import {
   reshapeShape,
   sameKind,
 } from './abstract-values.mjs';
+import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 
 const F = nn.quantized.functional;
 // A reshape's rank: at most qwasm's tensors' (MAX_RANK, 64), float or quantized.
@@ -186,7 +187,10 @@ const onTensor =
     return cost(x, args, kwargs);
   };
 
-const elementwise = onTensor((x) => costOf(sameKind(x, x.shape), numel(x.shape)));
+// Per output element, at the rate of the value's kind (work-rates.mjs).
+const elementWork = (value, n) => n * (value.kind === 'quantized' ? RATE.quantizedElement : RATE.floatElement);
+
+const elementwise = onTensor((x) => costOf(sameKind(x, x.shape), elementWork(x, numel(x.shape))));
 
 const flattenCost = onTensor((x, args, kwargs) => {
   const shape = flattenShape(x.shape, arg(args, kwargs, 1, 'start_dim') ?? 0, arg(args, kwargs, 2, 'end_dim') ?? -1);
@@ -203,14 +207,14 @@ function quantizedBinaryCost(args, kwargs) {
   const zeroPoint = arg(args, kwargs, 3, 'zero_point');
   if (x.shape === null || y.shape === null) return costOf(qValue(null, scale, zeroPoint), 0);
   const shape = broadcast(x.shape, y.shape);
-  return shape === null ? null : costOf(qValue(shape, scale, zeroPoint), numel(shape));
+  return shape === null ? null : costOf(qValue(shape, scale, zeroPoint), numel(shape) * RATE.quantizedElement);
 }
 
 // The output qparams of add_scalar / mul_scalar follow from the input's and the scalar (known after a run).
 function quantizedScalarCost(args) {
   const x = args[0];
   if (!isTensor(x)) return null;
-  return costOf(qValue(x.shape, null, null), x.shape === null ? 0 : numel(x.shape));
+  return costOf(qValue(x.shape, null, null), x.shape === null ? 0 : numel(x.shape) * RATE.quantizedElement);
 }
 
 function catCost(args, kwargs, names = ['qx', 'dim']) {
@@ -227,7 +231,7 @@ function catCost(args, kwargs, names = ['qx', 'dim']) {
     names[0] === 'qx'
       ? qValue(shape, arg(args, kwargs, 2, 'scale'), arg(args, kwargs, 3, 'zero_point'))
       : floatValue(shape);
-  return costOf(out, numel(shape));
+  return costOf(out, elementWork(out, numel(shape)));
 }
 
 const quantizedBinary = (op) => ({
@@ -309,7 +313,7 @@ export const GRAPH_FUNCTIONS = /** @type {Readonly<Record<string, GraphCallable>
       cost: onTensor((x, args) => {
         const y = args[1];
         if (!isTensor(y) || y.shape === null) return null;
-        return costOf(floatValue(x.shape), numel(x.shape));
+        return costOf(floatValue(x.shape), numel(x.shape) * RATE.floatElement);
       }),
     },
   })
@@ -335,7 +339,7 @@ export const GRAPH_METHODS = /** @type {Readonly<Record<string, GraphCallable>>}
       kwargs: [],
       run: (args) => wantQ(args[0], 'dequantize: x').dequantize(),
       cost: onTensor(
-        (x) => costOf(floatValue(x.shape), numel(x.shape)),
+        (x) => costOf(floatValue(x.shape), numel(x.shape) * RATE.dequantizeElement),
         () => floatValue(null),
       ),
     },

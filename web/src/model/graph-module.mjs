@@ -216,9 +216,11 @@ export class GraphModule extends Module {
 
   /**
    * forward(x), timed node by node: {output, layers: [{name, op, target,
-   * path, ms, heapBytes, outputBytes, output}], peakHeapBytes}. path is
+   * path, ms, work, heapBytes, outputBytes, output}], peakHeapBytes}. path is
    * 'winograd' or 'direct' for a quantized convolution (which arithmetic
-   * ran; the bytes are the same), null for other nodes. heapBytes is the wasm heap in
+   * ran; the bytes are the same), null for other nodes. work is what the
+   * node was charged against the load's maxWork (in conv multiply-adds:
+   * docs/model-budget.md). heapBytes is the wasm heap in
    * use after the node plus the scratch its convolution used
    * (lastScratchBytes()), so peakHeapBytes bounds one forward's high-water
    * mark; outputBytes is the size of the node's output.
@@ -226,7 +228,7 @@ export class GraphModule extends Module {
   profile(x) {
     const layers = [];
     let peak = heapInUse();
-    const output = this.#run(x, false, 'GraphModule.profile(x)', (node, ms, value) => {
+    const output = this.#run(x, false, 'GraphModule.profile(x)', (node, ms, value, work) => {
       const mod = node.op === 'call_module' ? this.#modules.get(node.target) : null;
       const scratch = mod !== null && typeof mod.lastScratchBytes === 'function' ? mod.lastScratchBytes() : 0;
       const heapBytes = heapInUse() + scratch;
@@ -237,6 +239,7 @@ export class GraphModule extends Module {
         target: node.target,
         path: mod !== null && typeof mod.lastPath === 'function' ? mod.lastPath() : null,
         ms,
+        work,
         heapBytes,
         outputBytes: bytesOf(value),
         output: describeOutput(value),
@@ -264,12 +267,30 @@ export class GraphModule extends Module {
       }
       skipFirst = quant;
     }
+    // Per name, the references still to come; the bytes of the values they
+    // hold (what this forward holds at once, charged against maxLiveBytes).
+    const remaining = new Map();
+    let heldBytes = 0;
     const store = (node, value) => {
       env.set(node.name, value);
-      if (isQ(value) && value !== x) live.set(value, (live.get(value) ?? 0) + (this.#uses.get(node.name) ?? 0));
+      const uses = this.#uses.get(node.name) ?? 0;
+      if (uses > 0) {
+        remaining.set(node.name, uses);
+        heldBytes += bytesOf(value);
+      }
+      if (isQ(value) && value !== x) live.set(value, (live.get(value) ?? 0) + uses);
     };
     const release = (name) => {
       const v = env.get(name);
+      const uses = remaining.get(name) - 1;
+      if (uses > 0) remaining.set(name, uses);
+      else {
+        // The last reference: the name's value is no longer held (a float
+        // tensor becomes garbage unless another name holds it too).
+        remaining.delete(name);
+        env.delete(name);
+        heldBytes -= bytesOf(v);
+      }
       if (!isQ(v) || v === x) return;
       const left = live.get(v) - 1;
       if (left > 0) live.set(v, left);
@@ -283,7 +304,9 @@ export class GraphModule extends Module {
     let current = nodes[0];
     let spent = 0; // this forward's work so far, in multiply-adds
     try {
-      env.set(nodes[0].name, x);
+      // (forwardQuantized: the placeholder is read only by the skipped QuantStub.)
+      if (quantized) env.set(nodes[0].name, x);
+      else store(nodes[0], x);
       if (quantized) {
         // The QTensor stands for the QuantStub's output; a final DeQuantStub is skipped.
         store(skipFirst, x);
@@ -311,13 +334,14 @@ export class GraphModule extends Module {
         }
         const args = resolve(node.args);
         const kwargs = Object.fromEntries(Object.entries(node.kwargs).map(([k, v]) => [k, resolve(v)]));
-        spent = this.#charge(node, args, kwargs, spent);
+        const before = spent;
+        spent = this.#charge(node, args, kwargs, spent, heldBytes);
         let value;
         const start = onNode === null ? 0 : performance.now();
         if (node.op === 'call_module') value = this.#modules.get(node.target).forward(args[0]);
         else value = graphCallable(node.op, node.target).run(args, kwargs);
         store(node, value);
-        if (onNode !== null) onNode(node, performance.now() - start, value);
+        if (onNode !== null) onNode(node, performance.now() - start, value, spent - before);
         for (const r of node.refs) release(r);
         // An output no later node reads is freed now, unless it is the
         // caller's input or another node's value still to be read (a node
@@ -340,7 +364,7 @@ export class GraphModule extends Module {
 
   // The node's cost on the values it is about to get, charged to this
   // forward's budget before anything runs (io.loadModel's options).
-  #charge(node, args, kwargs, spent) {
+  #charge(node, args, kwargs, spent, heldBytes) {
     const abstract = (a) => (Array.isArray(a) ? a.map(abstract) : abstractOf(a, isQ));
     const info = node.op === 'call_module' ? this.#infos.get(node.target) : null;
     if (node.op === 'call_module' && info === undefined) return spent; // a module the planner does not know
@@ -351,7 +375,7 @@ export class GraphModule extends Module {
       Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, abstract(v)])),
     );
     if (cost === null || cost.value.shape === null) return spent; // the op reports what is wrong
-    return chargeNode(node, cost, spent, this.#limits, this.#hint);
+    return chargeNode(node, cost, spent, this.#limits, this.#hint, heldBytes);
   }
 
   /** Frees every module's wasm memory; idempotent. */

@@ -174,17 +174,17 @@ const NODE_KEYS = ['name', 'op', 'target', 'args', 'kwargs'];
 const MAX_INPUT_SIZE = 2 ** 31 - 1;
 const GRAPH_KEYS = ['format', 'version', 'torch', 'engine', 'input_shape', 'modules', 'nodes'];
 
-// io.loadModel's options: the budget ({maxActivationBytes, maxWork}), the
+// io.loadModel's options: the budget ({maxActivationBytes, maxLiveBytes, maxWork}), the
 // quantized convolutions' winograd option, and for loading off the calling
 // thread: worker, onProgress and the worker's numThreads.
 function readLoadOptions(options, ctx) {
   const o = readOptions(
     options,
-    ['maxActivationBytes', 'maxWork', 'winograd', 'worker', 'onProgress', 'numThreads', 'locateFile'],
+    ['maxActivationBytes', 'maxLiveBytes', 'maxWork', 'winograd', 'worker', 'onProgress', 'numThreads', 'locateFile'],
     ctx,
   );
   const limits = { ...DEFAULT_LIMITS };
-  for (const key of ['maxActivationBytes', 'maxWork']) {
+  for (const key of ['maxActivationBytes', 'maxLiveBytes', 'maxWork']) {
     if (!o.has(key)) continue;
     const v = o.get(key);
     if (typeof v !== 'number') throw new TypeError(`${ctx}: ${key} must be a number, got ${describe(v)}`);
@@ -252,7 +252,7 @@ export async function loadModelAsync(source, options) {
  * With worker: true, `input` may be any source io.loadModelAsync takes, and
  * the result is a Promise of a WorkerModel: the model is loaded and runs in
  * a worker the library starts (worker-model.mjs).
- * @param {{maxActivationBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL}} [options]
+ * @param {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL}} [options]
  * @returns {any}
  */
 export function loadModel(input, options) {
@@ -351,7 +351,8 @@ function buildModel(input, limits, winograd, ctx) {
     }
     const unused = [...file.tensors.keys()].filter((k) => !read.used.has(k));
     if (unused.length > 0) fail(`tensor ${quote(unused[0])} is not used by any module (${unused.length} unused)`);
-    const hint = ': raise it with io.loadModel(bytes, { maxActivationBytes, maxWork }) if the model is trusted';
+    const hint =
+      ': raise it with io.loadModel(bytes, { maxActivationBytes, maxLiveBytes, maxWork }) if the model is trusted';
     let planned;
     try {
       planned = planGraph(graph.nodes, infos, inputShape, limits, hint);

@@ -348,5 +348,8 @@ export function buildModule(m, read, what, version, winograd) {
   // Version 1 files predate each quantized conv's backend.
   onlyKeys(m, ['type', ...builder.fields.filter((k) => version !== '1' || k !== 'backend')], what);
   const module = builder.build(m, { read, what, version, winograd });
-  return { module, info: builder.info(m) };
+  const info = builder.info(m);
+  // A conv or linear layer's scratch for an input shape, as the core allocates it (the planner's charge).
+  if (typeof module._scratchBound === 'function') info.scratchBound = (shape) => module._scratchBound(shape);
+  return { module, info };
 }

@@ -13,20 +13,19 @@
 
 import { flattenShape, floatValue, isTensor, numel, qValue, sameKind } from './abstract-values.mjs';
 import { graphCallable } from './graph-functions.mjs';
+import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 
 /** The budget of one forward unless io.loadModel's options raise it. */
 export const DEFAULT_LIMITS = Object.freeze({
   maxActivationBytes: 2 ** 28, // one node's output or scratch (256 MiB)
-  maxWork: 5e11, // multiply-adds over one forward (about 25 s on one thread)
+  maxLiveBytes: 2 ** 30, // what one forward holds at once: live values + a node's output and scratch (1 GiB)
+  maxWork: 5e11, // conv multiply-adds over one forward (about 25 s on one thread; work-rates.mjs)
 });
-
-// A window element of a max / average pool costs about 32 multiply-adds of
-// the conv kernels (measured: 0.5-2 G window elements/s against 20-30 GMAC/s).
-const POOL_ELEMENT_WORK = 32;
 
 export class BudgetError extends Error {}
 
-const bytesOf = (v) => (v.shape === null ? 0 : numel(v.shape) * (v.kind === 'quantized' ? 1 : 4));
+/** @internal A value's bytes: a QTensor's integers, a float tensor's float32s (0 when unknown). */
+export const bytesOf = (v) => (v.shape === null ? 0 : numel(v.shape) * (v.kind === 'quantized' ? 1 : 4));
 
 // The output of a conv / pool along one dimension (ceil mode as PyTorch: the
 // last window must start inside the input or its left padding); < 1 is an
@@ -46,6 +45,11 @@ function split(shape, dims, unbatched) {
   return null;
 }
 
+// The scratch a built conv / linear module allocates for an input of this
+// shape, as the core computes it (every ISA and path, every thread: the
+// padded int16 or float input, Winograd's tiles); 0 for an unbuilt one.
+const scratchOf = (info, shape) => (typeof info.scratchBound === 'function' ? info.scratchBound(shape) : 0);
+
 function convCost(info, x) {
   const parts = split(x.shape, info.dims, false);
   if (parts === null || parts.lead[1] !== info.inChannels) return null;
@@ -54,12 +58,11 @@ function convCost(info, x) {
   );
   if (out.some((o) => o < 1)) return null;
   const shape = [parts.lead[0], info.outChannels, ...out];
-  const elementBytes = x.kind === 'quantized' ? 1 : 4;
-  const padded = parts.lead[0] * info.inChannels * numel(parts.spatial.map((s, i) => s + 2 * info.padding[i]));
+  const rate = x.kind === 'quantized' ? RATE.quantizedMac : RATE.floatMac;
   return {
     shape,
-    work: numel(shape) * (info.inChannels / info.groups) * numel(info.kernel),
-    scratchBytes: padded * elementBytes,
+    work: numel(shape) * (info.inChannels / info.groups) * numel(info.kernel) * rate,
+    scratchBytes: scratchOf(info, x.shape),
   };
 }
 
@@ -71,27 +74,44 @@ function poolCost(info, x) {
   );
   if (out.some((o) => o < 1)) return null;
   const shape = [...parts.lead, ...out];
-  return { shape, work: numel(shape) * numel(info.kernel) * POOL_ELEMENT_WORK, scratchBytes: 0 };
+  const rate = x.kind === 'quantized' ? RATE.poolWindowElement : RATE.floatPoolWindowElement;
+  return { shape, work: numel(shape) * numel(info.kernel) * rate, scratchBytes: 0 };
 }
 
 function adaptiveCost(info, x) {
   const parts = split(x.shape, info.dims, true);
   if (parts === null) return null;
   const shape = [...parts.lead, ...info.outputSize];
-  // Each output's window spans at most ceil(in / out) + 1 inputs per dimension.
-  const work = numel(parts.lead) * numel(parts.spatial.map((s, i) => s + info.outputSize[i]));
-  return { shape, work, scratchBytes: 0 };
+  // Each output's window spans at most ceil(in / out) + 1 inputs per
+  // dimension (at least one: an upsampling pool reads one or two per output).
+  const window = numel(parts.spatial.map((s, i) => Math.ceil(s / info.outputSize[i]) + 1));
+  return { shape, work: numel(shape) * window * RATE.adaptiveWindowElement, scratchBytes: 0 };
 }
 
 function linearCost(info, x) {
   if (x.shape.length < 1 || x.shape[x.shape.length - 1] !== info.inFeatures) return null;
   const shape = [...x.shape.slice(0, -1), info.outFeatures];
-  return { shape, work: numel(shape) * info.inFeatures, scratchBytes: 0 };
+  const rate = x.kind === 'quantized' ? RATE.quantizedLinearMac : RATE.floatLinearMac;
+  return { shape, work: numel(shape) * info.inFeatures * rate, scratchBytes: scratchOf(info, x.shape) };
+}
+
+// The per-element rate of the element-wise modules (by what they read and write).
+function elementRate(type, x) {
+  switch (type) {
+    case 'Identity':
+      return 0;
+    case 'Quantize':
+      return RATE.quantizeElement;
+    case 'DeQuantize':
+      return RATE.dequantizeElement;
+    default: // ReLU, ReLU6, BatchNorm on the input's kind
+      return x.kind === 'quantized' ? RATE.quantizedElement : RATE.floatElement;
+  }
 }
 
 // A module's output and cost from its description (the checked file entry).
 function moduleCost(info, x) {
-  const same = { shape: x.shape, work: numel(x.shape), scratchBytes: 0 };
+  const same = { shape: x.shape, work: numel(x.shape) * elementRate(info.type, x), scratchBytes: 0 };
   switch (info.type) {
     case 'QuantizedConv':
     case 'Conv':
@@ -151,13 +171,20 @@ export function nodeCost(node, info, args, kwargs) {
 
 /**
  * Checks one node's cost against the budget; `spent` is the work of the
- * nodes before it in this forward. Returns the new total.
+ * nodes before it in this forward, `heldBytes` what the forward holds while
+ * it runs (the values later nodes still read). Returns the new total work.
  */
-export function chargeNode(node, cost, spent, limits, hint) {
+export function chargeNode(node, cost, spent, limits, hint, heldBytes = 0) {
   const bytes = Math.max(bytesOf(cost.value), cost.scratchBytes);
   if (bytes > limits.maxActivationBytes) {
     throw new BudgetError(
       `node '${node.name}' would need ${bytes} bytes (output [${cost.value.shape.join(', ')}]), over maxActivationBytes ${limits.maxActivationBytes}${hint}`,
+    );
+  }
+  const live = heldBytes + bytesOf(cost.value) + cost.scratchBytes;
+  if (live > limits.maxLiveBytes) {
+    throw new BudgetError(
+      `node '${node.name}' would bring what one forward holds at once to ${live} bytes (${heldBytes} held for later nodes, its output and scratch ${live - heldBytes}), over maxLiveBytes ${limits.maxLiveBytes}${hint}`,
     );
   }
   const total = spent + cost.work;
@@ -188,8 +215,20 @@ export function planGraph(nodes, infos, inputShape, limits, hint) {
   const resolve = (a) =>
     Array.isArray(a) ? a.map(resolve) : a !== null && typeof a === 'object' ? values.get(a.node) : a;
   values.set(nodes[0].name, floatValue(inputShape === null ? null : inputShape.slice()));
+  // The index of each value's last reader: a value is held from its node to there.
+  const lastUse = new Map();
+  nodes.forEach((n, i) => {
+    for (const name of referencedNames([n.args, Object.values(n.kwargs)])) lastUse.set(name, i);
+  });
+  const heldUntil = new Map([[nodes[0].name, lastUse.get(nodes[0].name) ?? 0]]);
   let spent = 0;
-  for (const node of nodes.slice(1)) {
+  for (const [i, node] of nodes.entries()) {
+    if (i === 0) continue;
+    let held = 0;
+    for (const [name, until] of heldUntil) {
+      if (until < i) heldUntil.delete(name);
+      else held += bytesOf(values.get(name));
+    }
     const args = resolve(node.args);
     if (node.op === 'output') {
       if (!isTensor(args[0])) throw new BudgetError(`the output '${node.args[0].node}' is not a tensor`);
@@ -207,8 +246,16 @@ export function planGraph(nodes, infos, inputShape, limits, hint) {
       values.set(node.name, { ...(isTensor(args[0]) ? args[0] : floatValue(null)), shape: null });
       continue;
     }
-    if (cost.value.shape !== null) spent = chargeNode(node, cost, spent, limits, hint);
+    if (cost.value.shape !== null) spent = chargeNode(node, cost, spent, limits, hint, held);
     values.set(node.name, cost.value);
+    if ((lastUse.get(node.name) ?? 0) > i) heldUntil.set(node.name, lastUse.get(node.name));
   }
   return values;
+}
+
+// The node names an argument structure refers to ({node: name} anywhere inside).
+function referencedNames(value, out = []) {
+  if (Array.isArray(value)) for (const v of value) referencedNames(v, out);
+  else if (value !== null && typeof value === 'object') out.push(value.node);
+  return out;
 }

@@ -85,11 +85,11 @@ export function serveModel(qwasm, port, readLocalFile = null) {
   const handle = async ({ id, op, source, options, x }) => {
     if (op === 'load') {
       if (model !== null) throw new Error('this worker already holds a model');
-      const { numThreads, maxActivationBytes, maxWork, winograd } = options;
+      const { numThreads, maxActivationBytes, maxLiveBytes, maxWork, winograd } = options;
       await qwasm.init(numThreads === undefined ? undefined : { numThreads });
       const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
       const bytes = await readModelSource(source, onProgress, 'io.loadModel(source, { worker: true })', readLocalFile);
-      model = qwasm.io.loadModel(bytes, { maxActivationBytes, maxWork, winograd });
+      model = qwasm.io.loadModel(bytes, { maxActivationBytes, maxLiveBytes, maxWork, winograd });
       return {
         result: {
           nodes: model.nodes,

@@ -184,6 +184,16 @@ class FloatConvBase extends Module {
     return this.#packed ? this.#packed.scratchBytes() : 0;
   }
 
+  /**
+   * @internal The most scratch memory a forward() on an input of `shape`
+   * allocates (every ISA, every thread): the model loader's budget.
+   */
+  _scratchBound(shape) {
+    const ctx = `${this.#name}._scratchBound(shape)`;
+    const M = wasm(ctx);
+    return checked(this.#pack(M, ctx).scratchBound(liftInputShape(this.#spec, shape, ctx)), ctx);
+  }
+
   /** Frees the packed weights in wasm memory (the module repacks if used again). */
   dispose() {
     this.#packed = release(this, this.#packed);
@@ -282,6 +292,11 @@ function fusedClass(name, Inner) {
 
     forward(x) {
       return this.#inner._run(x, true, `nn.intrinsic.${name}.forward(x)`);
+    }
+
+    /** @internal The wrapped layer's scratch bound (the model loader's budget). */
+    _scratchBound(shape) {
+      return this.#inner._scratchBound(shape);
     }
 
     dispose() {

@@ -236,6 +236,15 @@ class QuantizedConvBase extends Module {
   }
 
   /**
+   * @internal The most scratch memory a forward() on an input of `shape`
+   * allocates (every ISA and path, every thread): the model loader's budget.
+   */
+  _scratchBound(shape) {
+    const ctx = `${this.#name}._scratchBound(shape)`;
+    return checked(this.#live(ctx).scratchBound(liftInputShape(this.#spec, shape, ctx)), ctx);
+  }
+
+  /**
    * The exact integer Winograd option the module was built with: 'auto'
    * (transformed weights packed, and used, where it pays: docs/winograd.md),
    * true (wherever the shape allows) or false (never). Output bytes are the

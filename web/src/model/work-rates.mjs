@@ -1,0 +1,35 @@
+// What each kind of node is charged against a model's maxWork, per element
+// (or per multiply-add, per window element), in the unit of the quantized
+// conv kernels' multiply-add. maxWork is documented as about 25 s of one
+// thread, so every kind is charged by its measured time: a kind that runs
+// 100 times slower per element than a conv multiply-add is charged 100 per
+// element, and a small file cannot run for minutes on a small charge.
+// bench/budget.bench.mjs re-measures every kind and writes the seconds each
+// takes to spend the default maxWork to BENCHMARKS.md; docs/model-budget.md
+// says how to change a rate. Shared by plan.mjs (modules) and
+// graph-functions.mjs (functions and methods).
+
+export const WORK_PER_ELEMENT = Object.freeze({
+  /** Quantized convolutions: per multiply-add (the unit). */
+  quantizedMac: 1,
+  /** Quantized linear layers: per multiply-add (a GEMM over few rows: about half the conv's rate). */
+  quantizedLinearMac: 2,
+  /** Float convolutions: per multiply-add. */
+  floatMac: 4,
+  /** Float linear layers: per multiply-add. */
+  floatLinearMac: 6,
+  /** Quantize (float in, integers out): per element. */
+  quantizeElement: 512,
+  /** Dequantize (integers in, a float tensor out): per element. */
+  dequantizeElement: 384,
+  /** Quantized element-wise ops (relu, add, mul, scalar ops, cat, a copy): per output element. */
+  quantizedElement: 128,
+  /** Float element-wise ops (relu, add, cat, BatchNorm): per output element. */
+  floatElement: 640,
+  /** Quantized max and average pools: per window element read. */
+  poolWindowElement: 48,
+  /** Float max and average pools: per window element read. */
+  floatPoolWindowElement: 200,
+  /** Adaptive average pools: per window element read (an upsampling pool reads one or two per output). */
+  adaptiveWindowElement: 256,
+});
