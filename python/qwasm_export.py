@@ -379,7 +379,15 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
     its crop_size, resize_size, mean and std. Its crop must be the example
     input's height and width. `classes`: the output's class names (e.g. the
     weights' `meta["categories"]`), one per output. `metadata`: other string
-    entries for the file's header."""
+    entries for the file's header.
+
+    Raises ExportError, naming the module or node, for anything io.loadModel
+    would refuse or qwasm would not run as PyTorch does (see the module
+    docstring): a float16 / bfloat16 / float64 model or example input (export
+    `model.float()` with a float32 example: nothing is converted silently),
+    NaN or infinite Conv / Linear weights and biases, qparams or BatchNorm eps
+    qwasm cannot hold, module names outside the loader's, an empty dimension
+    in the example input, a float add with alpha other than 1."""
     if torch is None:
         raise ModuleNotFoundError(INSTALL_TORCH, name="torch")
     from qwasm_pt2e import is_pt2e_graph, lower
