@@ -22,7 +22,9 @@ naming the module or node instead of writing a file qwasm would refuse:
 module paths are dotted names of ASCII letters, digits and underscores, no
 part one of the loaded model's own names (`forward`, `dispose`,
 `constructor`... RESERVED_NAMES), every name at most 1000 characters; the
-example input has no empty dimension; qparams are finite (scales > 0 and
+example input has no empty dimension (an empty example would check
+nothing: export() compares the traced graph with the model on it, the loader
+plans the model's memory and work on its shape); qparams are finite (scales > 0 and
 still > 0 and finite as float32); a BatchNorm's eps is finite and >= 0;
 the JSON holds no NaN or Infinity. Float weights and biases of Conv and
 Linear, and the float biases of quantized ones, must be finite: qwasm's
@@ -694,10 +696,16 @@ def _check_loadable(modules, nodes, tensors, input_shape):
     """ExportError naming the module or node where io.loadModel would refuse the file."""
     shape = list(input_shape)
     placeholder = f"the example input (node '{nodes[0]['name']}')" if nodes else "the example input"
+    if 0 in shape:
+        # The loader would read it, but an empty example checks nothing: export() compares the traced graph
+        # with the model on it, and io.loadModel plans each node's memory and work on the recorded shape.
+        raise ExportError(f"{placeholder} has shape {shape}, with an empty dimension: export() checks the traced "
+                          "graph against the model on the example and io.loadModel plans the model on its shape, "
+                          "and an empty tensor tests neither; export with an example of at least one element along "
+                          "every dimension (the loaded model still takes other batch sizes)")
     if len(shape) > _MAX_INPUT_RANK or not all(1 <= d <= _MAX_INPUT_SIZE for d in shape):
         raise ExportError(f"{placeholder} has shape {shape}: qwasm's model files record an input of at most "
-                          f"{_MAX_INPUT_RANK} dimensions, each 1..{_MAX_INPUT_SIZE} (no empty dimension: the loader "
-                          "plans and checks the model on this shape); export with an example of batch 1 or more")
+                          f"{_MAX_INPUT_RANK} dimensions, each at most {_MAX_INPUT_SIZE}")
     for path, m in modules.items():
         _check_module_path(path)
         _check_module(path, m, tensors)

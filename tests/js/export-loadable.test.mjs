@@ -216,7 +216,7 @@ describe('models qwasm cannot run as PyTorch does: an ExportError naming the mod
     ],
     ['nan_weight', /^module '0': weight\[1, 2, 0, 1\] is nan: qwasm's convolution and linear kernels need finite/],
     ['inf_bias', /^module 'fc': bias\[3\] is inf: qwasm's convolution and linear kernels need finite weights/],
-    ['zero_batch', /^the example input \(node 'input_1'\) has shape \[0, 3, 6, 6\]: .*no empty dimension/],
+    ['zero_batch', /^the example input \(node 'input_1'\) has shape \[0, 3, 6, 6\], with an empty dimension: /],
     ['qlinear_nan_bias', /^module 'fc': bias\[1\] is nan: /],
     ['scale_tiny', /^module 'fc': the output scale is 1e-300, which is 0\.0 as float32: /],
     ['scale_huge', /^module 'fc': the output scale is 1e\+300, which is inf as float32: /],
