@@ -68,9 +68,9 @@ describe('-0, NaN and +-Inf through every float op of a model file', () => {
   });
 });
 
-// The float add as torch.add computes it: shapes that broadcast (stretched on
-// both sides, ranks that differ) and a tensor plus a number (converted to
-// float32 first), through the corners above, bit for bit.
+// The float add as torch.add computes it: shapes that broadcast (each operand
+// stretched; ranks that differ are graph-nodes.test.mjs's) and a tensor plus a
+// number (converted to float32 first), through the corners above, bit for bit.
 describe('float adds that broadcast or add a number, as PyTorch', () => {
   const cases = golden.cases.filter((c) => c.name.startsWith('float add: '));
   test('the golden file has them', () => expect(cases.length).toBe(2));

@@ -167,7 +167,7 @@ def non_finite_cases():
 
 def float_add_cases():
     """The float add of a model file as PyTorch computes it: shapes that
-    broadcast (stretched on both sides, ranks that differ) and a tensor plus
+    broadcast (each operand stretched) and a tensor plus
     a number (a float, 1.0 + x, an int, +=), on an input holding -0, NaN,
     +-Inf, subnormals and float32's extremes
     (exported/float_add_*.qwasm.safetensors). Each add is one float32
@@ -187,12 +187,16 @@ def float_add_cases():
     class Broadcast(nn.Module):
         def __init__(self):
             super().__init__()
-            self.pool = nn.MaxPool2d((4, 5))  # [2, 3, 1, 1]: exact, NaN propagates
+            # Max pools: exact, and NaN propagates.
+            self.rows = nn.MaxPool2d((1, 5))  # [N, 3, 4, 1]
+            self.cols = nn.MaxPool2d((4, 1))  # [N, 3, 1, 5]
+            self.all = nn.MaxPool2d((4, 5))  # [N, 3, 1, 1]
 
         def forward(self, x):
-            p = self.pool(x)
-            # [2, 3, 4, 5] + [2, 3, 1, 1], then [2, 1, 3, 20] + [2, 3, 1] -> [2, 2, 3, 20]
-            return (x + p).reshape(2, 1, 3, 20) + p.reshape(2, 3, 1)
+            # Each side stretched ([N, 3, 4, 1] + [N, 3, 1, 5]), the smaller one first, and no
+            # constant shape in the graph, so the file runs on any batch, 0 included.
+            # (Ranks that differ: graph-nodes.test.mjs and export-loadable.test.mjs.)
+            return (self.rows(x) + self.cols(x)) + (self.all(x) + x)
 
     class Scalars(nn.Module):
         def forward(self, x):
