@@ -16,6 +16,30 @@ the file's metadata (with, when given, the input's preprocessing and the
 class names). An unsupported module, function or method raises ExportError naming it and the
 module path; nothing is dropped silently.
 
+A file this writes is a file io.loadModel loads: before writing, the exporter
+applies the loader's own rules (web/src/model/*.mjs) and raises ExportError
+naming the module or node instead of writing a file qwasm would refuse:
+module paths are dotted names of ASCII letters, digits and underscores, no
+part one of the loaded model's own names (`forward`, `dispose`,
+`constructor`... RESERVED_NAMES), every name at most 1000 characters; the
+example input has no empty dimension (an empty example would check
+nothing: export() compares the traced graph with the model on it, the loader
+plans the model's memory and work on its shape); qparams are finite (scales > 0 and
+still > 0 and finite as float32); a BatchNorm's eps is finite and >= 0;
+the JSON holds no NaN or Infinity. Float weights and biases of Conv and
+Linear, and the float biases of quantized ones, must be finite: qwasm's
+convolution kernels refuse NaN and +-Inf weights (PyTorch runs them, and a
+NaN spreads through the output; README, "Known differences"), so such a
+model is an ExportError naming the parameter and its first non-finite
+element, which in practice points at a diverged training run.
+
+qwasm computes in float32. A model with float16, bfloat16 or float64
+parameters or buffers, or an example input that is not float32, is refused
+(ExportError naming the first such tensor) rather than converted silently:
+its outputs in PyTorch are those of its own precision, which float32 does
+not reproduce. Convert it first (`model.float()`, `example_input.float()`)
+and export that float32 model.
+
 The numbers of an eager model follow the quantized engine it was converted under
 (torch.backends.quantized.engine, 'x86' by default on x86 CPUs, or
 'fbgemm'): the file records it, and for each quantized convolution the
@@ -35,6 +59,7 @@ import argparse
 import json
 import math
 import operator
+import re
 
 # `qwasm-export --help` works without torch, and the CLI and export() then
 # say how to install it, instead of a traceback from this import.
@@ -356,11 +381,20 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
     its crop_size, resize_size, mean and std. Its crop must be the example
     input's height and width. `classes`: the output's class names (e.g. the
     weights' `meta["categories"]`), one per output. `metadata`: other string
-    entries for the file's header."""
+    entries for the file's header.
+
+    Raises ExportError, naming the module or node, for anything io.loadModel
+    would refuse or qwasm would not run as PyTorch does (see the module
+    docstring): a float16 / bfloat16 / float64 model or example input (export
+    `model.float()` with a float32 example: nothing is converted silently),
+    NaN or infinite Conv / Linear weights and biases, qparams or BatchNorm eps
+    qwasm cannot hold, module names outside the loader's, an empty dimension
+    in the example input, a float add with alpha other than 1."""
     if torch is None:
         raise ModuleNotFoundError(INSTALL_TORCH, name="torch")
     from qwasm_pt2e import is_pt2e_graph, lower
 
+    _check_float32(model, example_input)
     classes = _class_names(classes)
     metadata = _header_entries(metadata, preprocessing, classes, example_input)
 
@@ -418,6 +452,7 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
     for node in gm.graph.nodes:
         where = f"node '{node.name}'"
         entry = {"name": node.name, "op": node.op}
+        node_args = list(node.args)
         if node.op == "placeholder":
             placeholders += 1
             if placeholders > 1:
@@ -438,8 +473,8 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
             entry["target"] = name
             signature = GRAPH_FUNCTIONS[name]
             kwargs = dict(node.kwargs)
-            if name == "add" and kwargs.pop("alpha", 1) != 1:
-                raise ExportError(f"{where}: add with alpha != 1 is not supported")
+            if name == "add":
+                node_args = _float_add_args(node, kwargs, where)
             if name == "relu" and kwargs.pop("inplace", False) or node.target in _INPLACE_FUNCTIONS:
                 _check_inplace(node, node.args[0] if node.args else None, where)
         elif node.op == "call_method":
@@ -462,10 +497,224 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
         elif len(node.args) > signature["args"]:
             raise ExportError(f"{where}: {len(node.args)} positional arguments, {entry['target']} takes at most "
                               f"{signature['args']} (from: {node.format_node()})")
-        entry["args"] = _encode_arg(list(node.args), where)
+        entry["args"] = _encode_arg(node_args, where)
         entry["kwargs"] = {k: _encode_arg(v, where) for k, v in kwargs.items()}
         nodes.append(entry)
     return _save(w, modules, nodes, engine, example_input, path, metadata)
+
+
+def float32_scalar(value, where):
+    """A Python number as the float32 PyTorch adds to a float32 tensor (a
+    wrapped number takes the tensor's dtype), refused where JSON cannot hold
+    it (NaN, +-Inf, or a value float32 rounds to +-Inf)."""
+    if not isinstance(value, (bool, int, float)):
+        raise ExportError(f"{where}: a float add of {value!r} ({type(value).__name__}); qwasm adds tensors and numbers")
+    f = float(torch.tensor(value).to(torch.float32))
+    if not math.isfinite(f):
+        raise ExportError(f"{where}: adds the constant {value!r}, which is {f} as float32: the model file's JSON "
+                          "cannot hold a non-finite number")
+    return f
+
+
+def _float_add_args(node, kwargs, where):
+    """The arguments of a float add (operator.add, torch.add, +=): two tensors
+    (broadcast as PyTorch does) or a tensor and a number (written as the
+    float32 PyTorch uses). alpha other than 1 is refused: PyTorch computes
+    `input + alpha * other` with one rounding (a fused multiply-add) on its
+    vectorized path and two on its scalar path, which of the two depends on
+    the shapes and strides (measured on torch 2.15), so no formula gives its
+    bits."""
+    alpha = kwargs.pop("alpha", 1)
+    if alpha != 1:
+        raise ExportError(f"{where}: add with alpha={alpha!r} is not supported: PyTorch rounds input + alpha * other "
+                          "once on its vector path and twice on its scalar path; write the multiply as its own op "
+                          f"(from: {node.format_node()})")
+    args = list(node.args)
+    if not any(isinstance(a, torch.fx.Node) for a in args):
+        raise ExportError(f"{where}: an add of two constants ({node.format_node()})")
+    return [a if isinstance(a, torch.fx.Node) else float32_scalar(a, where) for a in args]
+
+
+def _check_float32(model, example_input):
+    """qwasm computes in float32: a float16 / bfloat16 / float64 parameter, buffer
+    or example input is refused, not converted silently (module docstring)."""
+    if isinstance(model, torch.export.ExportedProgram):
+        tensors = list(model.state_dict.items()) + list(model.constants.items())
+    elif isinstance(model, torch.nn.Module):
+        tensors = list(model.named_parameters()) + list(model.named_buffers())
+        if isinstance(model, torch.fx.GraphModule):  # torch.export's constants, held as plain attributes
+            for n in model.graph.nodes:
+                t = getattr(model, str(n.target), None) if n.op == "get_attr" and "." not in str(n.target) else None
+                if isinstance(t, torch.Tensor):
+                    tensors.append((str(n.target), t))
+    else:
+        tensors = []
+    for name, t in tensors:
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and t.dtype != torch.float32:
+            raise ExportError(f"'{name}' is {t.dtype}: qwasm computes in float32 and would not give this model's "
+                              f"{t.dtype} outputs; convert the model with model.float() (and the example input "
+                              "with .float()) and export that")
+    if not isinstance(example_input, torch.Tensor):
+        raise ExportError(f"example_input must be a tensor, got {type(example_input).__name__}")
+    if example_input.dtype != torch.float32:
+        raise ExportError(f"the example input is {example_input.dtype}: qwasm's models take float32 input and "
+                          "compute in float32; export a float32 model with a float32 example "
+                          "(model.float(), example_input.float())")
+
+
+# The loader's own rules (web/src/model/*.mjs), applied before a file is written.
+MAX_NAME = 1000  # format-readers.mjs MAX_NAME: node, module and tensor names
+_MODULE_PATH = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")  # load.mjs: a module path is a dotted name
+# graph-module.mjs RESERVED_NAMES: no part of a module path may be a name the
+# loaded GraphModule, its modules or any JS object already has
+# (tests/js/vocabulary.test.mjs checks that the lists agree).
+RESERVED_NAMES = (
+    "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "__proto__", "apply", "children",
+    "classes", "constructor", "dispose", "engine", "eval", "forward", "forwardQuantized", "getSubmodule",
+    "hasOwnProperty", "inputShape", "isPrototypeOf", "modules", "namedChildren", "namedModules", "nodes",
+    "preprocessing", "profile", "propertyIsEnumerable", "toLocaleString", "toString", "train", "training",
+    "transforms", "valueOf", "weightBytes",
+)
+_MAX_INPUT_SIZE = 2 ** 31 - 1  # load.mjs: each dimension of input_shape
+_MAX_INPUT_RANK = 16
+
+
+def _name_length(name):
+    """A name's length as JavaScript counts it (UTF-16 code units)."""
+    return len(name.encode("utf-16-le")) // 2
+
+
+def _quoted(name):
+    """'name' for a message, cut short (as the loader's quote())."""
+    return f"'{name}'" if len(name) <= 60 else f"'{name[:40]}...' ({len(name)} characters)"
+
+
+def _check_module_path(path):
+    if _name_length(path) > MAX_NAME:
+        raise ExportError(f"module {_quoted(path)}: its path is over {MAX_NAME} characters, qwasm's limit for "
+                          "names in a model file; give the module a shorter name")
+    if not _MODULE_PATH.fullmatch(path):
+        raise ExportError(f"module {_quoted(path)}: qwasm's model files name modules with ASCII letters, digits and "
+                          "underscores between dots; rename the module (e.g. to a Python identifier in ASCII)")
+    for part in path.split("."):
+        if part in RESERVED_NAMES:
+            raise ExportError(f"module {_quoted(path)}: '{part}' is a name qwasm's loaded model already has "
+                              f"(the module would be its property); rename the module")
+
+
+def _check_scale(scale, what):
+    """A scale as qwasm's core checks it (qtensor.cpp validate_scale): finite > 0, and so as float32."""
+    f = float(torch.tensor(scale, dtype=torch.float64).to(torch.float32))
+    if not (math.isfinite(scale) and scale > 0):
+        raise ExportError(f"{what} is {scale}: qwasm needs a finite scale > 0")
+    if not (math.isfinite(f) and f > 0):
+        raise ExportError(f"{what} is {scale}, which is {f} as float32: qwasm's kernels compute with float32 "
+                          "scales and need one that is finite and > 0")
+
+
+def _check_zero_point(zp, lo, hi, what):
+    if isinstance(zp, bool) or not isinstance(zp, int) or not lo <= zp <= hi:
+        raise ExportError(f"{what} is {zp!r}: qwasm needs an integer in {lo}..{hi}")
+
+
+def _check_finite(tensor, what, why):
+    """Every element finite (tensor: a float tensor of the writer)."""
+    bad = (~torch.isfinite(tensor)).nonzero()
+    if len(bad):
+        index = bad[0].tolist()
+        raise ExportError(f"{what}[{', '.join(map(str, index))}] is {float(tensor[tuple(index)])}: {why}")
+
+
+_NON_FINITE_WEIGHTS = ("qwasm's convolution and linear kernels need finite weights and biases (PyTorch runs them, "
+                       "and the NaN or infinity spreads through the output; a diverged training run?)")
+
+
+def _check_module(path, m, tensors):
+    """One module entry as the loader's builder and qwasm's constructors check it (module-builders.mjs)."""
+    where = f"module '{path}'"
+    t = m["type"]
+    if t in ("QuantizedConv", "QuantizedLinear"):
+        _check_scale(m["scale"], f"{where}: the output scale")
+        _check_zero_point(m["zero_point"], 0, 255, f"{where}: the output zero point")
+        weight = m["weight"]
+        if weight["qscheme"] == "per_tensor_affine":
+            _check_scale(weight["scale"], f"{where}: the weight's scale")
+            _check_zero_point(weight["zero_point"], -128, 127, f"{where}: the weight's zero point")
+        else:
+            if weight["axis"] != 0:
+                raise ExportError(f"{where}: per-channel weight qparams on axis {weight['axis']}; qwasm's are on "
+                                  "axis 0 (the output channels)")
+            for i, v in enumerate(tensors[weight["scales"]].tolist()):
+                _check_scale(v, f"{where}: the weight's scale {i}")
+            for i, v in enumerate(tensors[weight["zero_points"]].tolist()):
+                _check_zero_point(v, -128, 127, f"{where}: the weight's zero point {i}")
+        if m["bias"] is not None:
+            _check_finite(tensors[m["bias"]], f"{where}: bias", _NON_FINITE_WEIGHTS)
+    elif t == "Quantize":
+        _check_scale(m["scale"], f"{where}: the scale")
+        _check_zero_point(m["zero_point"], 0, 255, f"{where}: the zero point")
+    elif t in ("Conv", "Linear"):
+        _check_finite(tensors[m["weight"]], f"{where}: weight", _NON_FINITE_WEIGHTS)
+        if m["bias"] is not None:
+            _check_finite(tensors[m["bias"]], f"{where}: bias", _NON_FINITE_WEIGHTS)
+    elif t == "BatchNorm":
+        eps = m["eps"]
+        if not (math.isfinite(eps) and eps >= 0):
+            raise ExportError(f"{where}: eps is {eps}: qwasm's BatchNorm needs a finite eps >= 0")
+
+
+_NODE_QPARAMS = ("quantized.add", "quantized.add_relu", "quantized.mul", "quantized.mul_relu", "quantized.cat")
+
+
+def _check_node(node):
+    """A node's names and constants as the loader reads them (load.mjs checkGraph, the ops' own checks)."""
+    where = f"node {_quoted(node['name'])}"
+    if not node["name"] or _name_length(node["name"]) > MAX_NAME:
+        raise ExportError(f"{where}: its name is over {MAX_NAME} characters, qwasm's limit for names in a model "
+                          "file; give the module or value it comes from a shorter name")
+
+    def constants(a):
+        if isinstance(a, (list, tuple)):
+            for x in a:
+                yield from constants(x)
+        elif isinstance(a, float):
+            yield a
+
+    for v in constants([node["args"], list(node["kwargs"].values())]):
+        if not math.isfinite(v):
+            raise ExportError(f"{where}: the constant {v} ({node['target']}): the model file's JSON cannot hold a "
+                              "non-finite number")
+    if node["op"] == "call_function" and node["target"] in _NODE_QPARAMS:
+        args, kwargs = node["args"], node["kwargs"]
+        scale = args[2] if len(args) > 2 else kwargs.get("scale")
+        zp = args[3] if len(args) > 3 else kwargs.get("zero_point")
+        _check_scale(scale, f"{where}: the output scale of {node['target']}")
+        _check_zero_point(zp, 0, 255, f"{where}: the output zero point of {node['target']}")
+
+
+def _check_loadable(modules, nodes, tensors, input_shape):
+    """ExportError naming the module or node where io.loadModel would refuse the file."""
+    shape = list(input_shape)
+    placeholder = f"the example input (node '{nodes[0]['name']}')" if nodes else "the example input"
+    if 0 in shape:
+        # The loader would read it, but an empty example checks nothing: export() compares the traced graph
+        # with the model on it, and io.loadModel plans each node's memory and work on the recorded shape.
+        raise ExportError(f"{placeholder} has shape {shape}, with an empty dimension: export() checks the traced "
+                          "graph against the model on the example and io.loadModel plans the model on its shape, "
+                          "and an empty tensor tests neither; export with an example of at least one element along "
+                          "every dimension (the loaded model still takes other batch sizes)")
+    if len(shape) > _MAX_INPUT_RANK or not all(1 <= d <= _MAX_INPUT_SIZE for d in shape):
+        raise ExportError(f"{placeholder} has shape {shape}: qwasm's model files record an input of at most "
+                          f"{_MAX_INPUT_RANK} dimensions, each at most {_MAX_INPUT_SIZE}")
+    for path, m in modules.items():
+        _check_module_path(path)
+        _check_module(path, m, tensors)
+    for node in nodes:
+        _check_node(node)
+    for name in tensors:
+        if _name_length(name) > MAX_NAME:
+            raise ExportError(f"tensor {_quoted(name)} (a module's weight): its name is over {MAX_NAME} characters, "
+                              "qwasm's limit for names in a model file; give the module a shorter name")
 
 
 _RESERVED = ("format", "format_version", "graph", "preprocessing", "classes")
@@ -568,9 +817,15 @@ def _preprocessing_entry(p, example_input):
 def _save(w, modules, nodes, engine, example_input, path, metadata):
     from safetensors.torch import save_file
 
+    _check_loadable(modules, nodes, w.tensors, example_input.shape)
     graph = {"format": FORMAT, "version": FORMAT_VERSION, "torch": torch.__version__, "engine": engine,
              "input_shape": list(example_input.shape), "modules": modules, "nodes": nodes}
-    meta = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "graph": json.dumps(graph)}
+    try:
+        # JSON has no NaN or Infinity (JSON.parse refuses Python's NaN); the checks above name where one is.
+        text = json.dumps(graph, allow_nan=False)
+    except ValueError as e:
+        raise ExportError(f"the graph holds a value JSON cannot represent: {e}") from e
+    meta = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "graph": text}
     meta.update(metadata or {})
     save_file(w.tensors, path, metadata=meta)
     return graph

@@ -31,7 +31,7 @@ import operator
 
 import torch
 
-from qwasm_export import GRAPH_FUNCTIONS, GRAPH_METHODS, ExportError, _checked_fields, _ints
+from qwasm_export import GRAPH_FUNCTIONS, GRAPH_METHODS, ExportError, _checked_fields, _ints, float32_scalar
 
 aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
@@ -67,8 +67,9 @@ _CONVS = {aten.conv1d.default: 1, aten.conv2d.default: 2, aten.conv3d.default: 3
 _CONVS_PADDING_STR = {aten.conv1d.padding, aten.conv2d.padding, aten.conv3d.padding}  # padding='same' / 'valid'
 _RELUS = {aten.relu.default, aten.relu_.default}
 _ADDS = {aten.add.Tensor, aten.add_.Tensor}
+_SCALAR_ADDS = {aten.add.Scalar, aten.add_.Scalar}
 # In-place forms: their first argument is written (see _check_inplace).
-_INPLACE = {aten.relu_.default, aten.add_.Tensor}
+_INPLACE = {aten.relu_.default, aten.add_.Tensor, aten.add_.Scalar}
 _MAX_POOLS = {aten.max_pool1d.default: 1, aten.max_pool2d.default: 2, aten.max_pool3d.default: 3}
 _AVG_POOLS = {aten.avg_pool1d.default: 1, aten.avg_pool2d.default: 2, aten.avg_pool3d.default: 3}
 _ADAPTIVE_POOLS = {aten.adaptive_avg_pool1d.default: 1, aten.adaptive_avg_pool2d.default: 2,
@@ -462,18 +463,17 @@ class _Lowering:
                 raise ExportError(f"{where}: item {n.args[1]} of '{src.name}' is not supported")
             self.values[n] = self.values[src]
             return
-        if n.target in _ADDS:
+        if n.target in _ADDS or n.target in _SCALAR_ADDS:
+            # Two float tensors (broadcast as PyTorch does) or a tensor and a number (x + 1.0).
             b = _bind(n)
-            if b.get("alpha", 1) != 1 or not isinstance(b["other"], torch.fx.Node):
-                raise ExportError(f"{where}: only the add of two tensors is supported (no alpha, no scalar)")
-            a, c = _val(b["self"]), _val(b["other"])
-            if a is not None and c is not None and a.shape != c.shape:
-                # (A quantized add broadcasts; qwasm's float add does not.)
-                raise ExportError(f"{where}: a float add of shapes {list(a.shape)} and {list(c.shape)}: qwasm's "
-                                  "float add does not broadcast (quantize the add, or expand the smaller input)")
+            if b.get("alpha", 1) != 1:
+                raise ExportError(f"{where}: add with alpha={b['alpha']!r} is not supported: PyTorch rounds "
+                                  "input + alpha * other once on its vector path and twice on its scalar path; "
+                                  "write the multiply as its own op")
+            operands = [self.float_ref(x, where) if isinstance(x, torch.fx.Node) else float32_scalar(x, where)
+                        for x in (b["self"], b["other"])]
             self.values[n] = ("float", n.name)
-            self.emit(n.name, "call_function", "add", [self.float_ref(b["self"], where),
-                                                       self.float_ref(b["other"], where)])
+            self.emit(n.name, "call_function", "add", operands)
             return
         if n.target == aten.cat.default:
             b = _bind(n)

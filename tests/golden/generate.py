@@ -44,7 +44,8 @@ FAMILIES = {
     "video_resnets": lambda: write("video_resnets.json", video_resnets.video_resnet_cases()),
     "video_resnets_x86": lambda: with_engine(
         "x86", lambda: write("video_resnets_x86.json", video_resnets.video_resnet_cases("x86"))),
-    "export_zoo": lambda: write("export_zoo.json", export_zoo.export_zoo_cases() + export_zoo.non_finite_cases()),
+    "export_zoo": lambda: write("export_zoo.json", export_zoo.export_zoo_cases() + export_zoo.non_finite_cases()
+                                                 + export_zoo.float_add_cases()),
     "strides": lambda: write("strides.json", strides.stride_cases()),
     # PyTorch's numeric suite on the video ResNets (after video_resnets: it checks their exported files)
     "numeric_suite": lambda: write("numeric_suite.json", numeric_suite.numeric_suite_cases()),

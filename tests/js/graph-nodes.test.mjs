@@ -137,3 +137,101 @@ describe("a loaded graph's float cat (torch.cat of float tensors, which PT2E gra
     qm.dispose();
   });
 });
+
+// torch.add of float tensors: PyTorch's broadcasting (shapes aligned from the
+// last dimension; a size 1 or a missing dimension stretches), or a tensor and
+// a number converted to float32 first; each output one float32 addition.
+describe("a loaded graph's float add broadcasts, and adds numbers, as torch.add", () => {
+  const addModel = (shape, args) =>
+    graphModel(shape, {}, [
+      node('r', 'call_method', 'reshape', [ref('x'), ...shape]),
+      node('a', 'call_function', 'add', args),
+      output('a'),
+    ]);
+  const seq = (n, f = (i) => i) => Float32Array.from({ length: n }, (_, i) => f(i));
+
+  test('shapes stretched on both sides, of one rank or two, in either order: out[i, j] = a[.., j] + b[i, ..]', () => {
+    const x = seq(6, (i) => i + 0.5);
+    // [2, 1, 3] + [2, 3, 1] -> [2, 3, 3]: out[i, j, k] = x[i, 0, k] + v[i, j, 0]
+    const same = [];
+    for (let i = 0; i < 2; i++)
+      for (let j = 0; j < 3; j++) for (let k = 0; k < 3; k++) same.push(x[i * 3 + k] + x[i * 3 + j]);
+    // [6] + [6, 1] -> [6, 6]: out[i, j] = x[j] + x[i]
+    const ranks = [];
+    for (let i = 0; i < 6; i++) for (let j = 0; j < 6; j++) ranks.push(x[j] + x[i]);
+    for (const [shape, other, want, wantShape] of [
+      [[2, 1, 3], [2, 3, 1], same, [2, 3, 3]],
+      [[6], [6, 1], ranks, [6, 6]],
+    ]) {
+      for (const swap of [false, true]) {
+        const args = swap ? [ref('v'), ref('x')] : [ref('x'), ref('v')];
+        const model = io.loadModel(
+          graphModel(shape, {}, [
+            node('v', 'call_method', 'reshape', [ref('x'), ...other]),
+            node('a', 'call_function', 'add', args),
+            output('a'),
+          ]),
+        );
+        const y = model.forward(tensor(x, shape));
+        expect({ shape: y.shape, planned: model.nodes[2].output.shape, data: Array.from(y.data) }).toEqual({
+          shape: wantShape,
+          planned: wantShape,
+          data: want,
+        });
+        model.dispose();
+      }
+    }
+  });
+
+  test('a number on either side is added as float32 (0.1 is Math.fround(0.1)); NaN and Inf come through', () => {
+    const x = Float32Array.from([-0, 1, Number.NaN, Number.POSITIVE_INFINITY, 1e-8, 16777216]);
+    for (const args of [
+      [ref('r'), 0.1],
+      [0.1, ref('r')],
+    ]) {
+      const model = io.loadModel(addModel([2, 3], args));
+      const y = model.forward(tensor(x, [2, 3]));
+      expect(model.nodes[2].output.shape).toEqual([2, 3]);
+      expect(Array.from(y.data)).toEqual(Array.from(x, (v) => Math.fround(v + Math.fround(0.1))));
+      model.dispose();
+    }
+    // 16777216 + 1 rounds to even in float32.
+    const one = io.loadModel(addModel([1], [1, ref('r')]));
+    expect(one.forward(tensor([16777216], [1])).data[0]).toBe(16777216);
+    one.dispose();
+  });
+
+  test('shapes that do not broadcast, two numbers, or a quantized operand: an Error naming the node', () => {
+    const bad = io.loadModel(
+      graphModel([2, 3], {}, [
+        node('t', 'call_method', 'reshape', [ref('x'), 3, 2]),
+        node('a', 'call_function', 'add', [ref('x'), ref('t')]),
+        output('a'),
+      ]),
+    );
+    expect(() => bad.forward(tensor(new Float32Array(6), [2, 3]))).toThrow(
+      /node 'a' \(call_function add\): add: shapes \[2, 3\] and \[3, 2\] do not broadcast/,
+    );
+    bad.dispose();
+    const numbers = graphModel([2], {}, [node('a', 'call_function', 'add', [1, 2]), output('a')]);
+    expect(() => io.loadModel(numbers)).toThrow(/node 'a' takes a tensor, and its input is a constant/);
+    const q = io.loadModel(
+      graphModel([2], { q: { type: 'Quantize', scale: 0.1, zero_point: 0, dtype: 'quint8' } }, [
+        node('q', 'call_module', 'q', [ref('x')]),
+        node('a', 'call_function', 'add', [ref('q'), 1]),
+        output('a'),
+      ]),
+    );
+    expect(() => q.forward(tensor([1, 2], [2]))).toThrow(/node 'a'.*add: the operands must be float tensors/);
+    q.dispose();
+  });
+
+  test('the planner charges the broadcast output: [1, 40000] + [40000, 1] is over maxActivationBytes at load', () => {
+    const big = graphModel([1, 40000], {}, [
+      node('t', 'call_method', 'reshape', [ref('x'), 40000, 1]),
+      node('a', 'call_function', 'add', [ref('x'), ref('t')]),
+      output('a'),
+    ]);
+    expect(() => io.loadModel(big)).toThrow(/node 'a' would need 6400000000 bytes \(output \[40000, 40000\]\)/);
+  });
+});

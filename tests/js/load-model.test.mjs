@@ -68,6 +68,32 @@ describe('-0, NaN and +-Inf through every float op of a model file', () => {
   });
 });
 
+// The float add as torch.add computes it: shapes that broadcast (each operand
+// stretched; ranks that differ are graph-nodes.test.mjs's) and a tensor plus a
+// number (converted to float32 first), through the corners above, bit for bit.
+describe('float adds that broadcast or add a number, as PyTorch', () => {
+  const cases = golden.cases.filter((c) => c.name.startsWith('float add: '));
+  test('the golden file has them', () => expect(cases.length).toBe(2));
+  test.each(cases.map((c) => [c.name.slice('float add: '.length), c]))('%s', (_, c) => {
+    const heap = qwasm.heapInUse();
+    const model = qwasm.io.loadModel(fileOf(c.file));
+    const planned = model.nodes.at(-1).output.shape;
+    const y = model.forward(tensorOf(c.x));
+    model.dispose();
+    const want = decode(c.y);
+    const at = firstBitDifference(y.data, want, { anyNaN: true });
+    expect({ shape: y.shape, planned, firstBitDifference: at, got: y.data[at], want: want[at] }).toEqual({
+      shape: c.y.shape,
+      planned: c.y.shape,
+      firstBitDifference: -1,
+      got: undefined,
+      want: undefined,
+    });
+    expect(want.some(Number.isNaN) && want.some((v) => v === Number.POSITIVE_INFINITY)).toBe(true);
+    expect(qwasm.heapInUse()).toBe(heap);
+  });
+});
+
 // The file's parts, to edit and put back together.
 function split(bytes) {
   const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));

@@ -4,6 +4,7 @@
 // builds small models, quantizes them with PT2E and exports them, or records
 // the ExportError it raises; the files then run in qwasm.
 // - what it cannot run is an ExportError naming the node and its source line;
+// - float adds that broadcast, or add a number, export and run;
 // - activations quantized over a reduced range (reduce_range) are refused
 //   with the reason, as is dropout left in training mode;
 // - QwasmQuantizer's conv1d, and a PT2E graph without quantization (float
@@ -98,7 +99,7 @@ class PreActivation(nn.Module):  # a BatchNorm prepare_pt2e cannot fold, reading
     def forward(self, x):
         return self.conv2(self.bn(self.pool(self.conv1(x))))
 
-class Broadcast(nn.Module):  # X86InductorQuantizer leaves this add in float, where qwasm does not broadcast
+class Broadcast(nn.Module):  # X86InductorQuantizer leaves this add in float: a float add that broadcasts
     def __init__(self):
         super().__init__()
         self.conv1, self.conv2 = nn.Conv2d(3, 4, 3), nn.Conv2d(3, 4, 3)
@@ -110,6 +111,20 @@ attempt("functional", Functional().eval(), x2, QwasmQuantizer())
 attempt("pre_activation", PreActivation().eval(), x2, QwasmQuantizer())
 attempt("float_broadcast", Broadcast().eval(), x2,
         X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config()))
+
+class Scalars(nn.Module):  # float adds of a tensor and a number (aten.add.Tensor with a number)
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+    def forward(self, x):
+        return torch.add(1.5 + self.conv(x), 3) + 0.1
+
+class Alpha(nn.Module):
+    def forward(self, x):
+        return torch.add(x, x, alpha=2.5)
+
+attempt("float_scalars", Scalars().eval(), x2, None)
+attempt("float_alpha", Alpha().eval(), x2, None)
 print(json.dumps(out))`;
 
 let results;
@@ -142,10 +157,9 @@ it('activations over a reduced range (reduce_range=True) are refused with the re
   expect(error).toMatch(/reduce_range=False/);
 });
 
-it("a float add that would broadcast is refused (qwasm's float add does not)", () => {
-  const { error } = pythonResults().float_broadcast;
-  expect(error).toMatch(
-    /a float add of shapes \[1, 4, 6, 6\] and \[1, 4, 1, 1\]: qwasm's float add does not broadcast/,
+it('a float add with alpha other than 1 is refused, naming the node and why', () => {
+  expect(pythonResults().float_alpha.error).toMatch(
+    /^node 'add' \(add\.Tensor\).*: add with alpha=2\.5 is not supported: PyTorch rounds input \+ alpha \* other once/,
   );
 });
 
@@ -193,6 +207,20 @@ it('a PT2E graph without quantization (float ops only) exports and runs to float
     expect(Array.from(y.data, (v, i) => Math.abs(v - want[i]) <= 1e-5 * Math.max(1, Math.abs(want[i])))).toEqual(
       want.map(() => true),
     );
+  } finally {
+    model.dispose();
+  }
+});
+
+it.each([
+  ['float_broadcast', 'conv1(x) + adaptive_avg_pool2d(conv2(x), 1), an add X86InductorQuantizer leaves in float'],
+  ['float_scalars', 'torch.add(1.5 + conv(x), 3) + 0.1: float adds of a tensor and a number'],
+])('%s: %s exports and runs within float rounding of PyTorch (1e-5)', async (name) => {
+  const { model, y, want } = await runExported(name);
+  try {
+    expect(model.nodes.filter((n) => n.target === 'add').length).toBeGreaterThan(0);
+    const worst = Math.max(...Array.from(want, (w, i) => Math.abs(y.data[i] - w) / Math.max(1, Math.abs(w))));
+    expect(worst).toBeLessThan(1e-5);
   } finally {
     model.dispose();
   }

@@ -8,7 +8,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MAX_NAME } from '../../web/src/model/format-readers.mjs';
 import { GRAPH_FUNCTIONS, GRAPH_METHODS } from '../../web/src/model/graph-functions.mjs';
+import { RESERVED_NAMES } from '../../web/src/model/graph-module.mjs';
 import { FORMAT, FORMAT_VERSION } from '../../web/src/model/load.mjs';
 import { MODULE_BUILDERS } from '../../web/src/model/module-builders.mjs';
 import { ROOT } from './readme-blocks.mjs';
@@ -46,6 +48,7 @@ print(json.dumps({"format": q.FORMAT, "version": q.FORMAT_VERSION, "modules": q.
   "functions": q.GRAPH_FUNCTIONS, "methods": q.GRAPH_METHODS,
   "recorded_functions": sorted(set(q._FUNCTIONS.values()) | set(p.RECORDED_FUNCTIONS if p else ())),
   "recorded_methods": sorted(set(q._METHODS.values()) | set(p.RECORDED_METHODS if p else ())),
+  "reserved_names": list(q.RESERVED_NAMES), "max_name": q.MAX_NAME,
   "torch": q.torch is not None}))`;
 
 describe('the exporter (python/qwasm_export.py)', () => {
@@ -60,6 +63,15 @@ describe('the exporter (python/qwasm_export.py)', () => {
     const { format, version, modules, functions, methods } = exporter;
     const { about, ...stated } = vocabulary;
     expect({ format, version, modules, functions, methods }).toEqual(stated);
+  });
+
+  // The exporter refuses what the loader would: a module path with a part the
+  // GraphModule already has as a property (graph-module.mjs), a name too long.
+  test("its reserved module names and name limit are the loader's", () => {
+    expect({ reserved: exporter.reserved_names, maxName: exporter.max_name }).toEqual({
+      reserved: [...RESERVED_NAMES],
+      maxName: MAX_NAME,
+    });
   });
 
   test('every method it records, and with torch every function, is in the vocabulary', () => {

@@ -1,5 +1,6 @@
-"""export_zoo.json: a model using every node kind the exporter writes, quantized and float, and
--0, NaN and +-Inf through every float op a model file can hold."""
+"""export_zoo.json: a model using every node kind the exporter writes, quantized and float,
+-0, NaN and +-Inf through every float op a model file can hold, and the float add's
+broadcasting and numbers."""
 import numpy as np
 import torch
 
@@ -161,4 +162,53 @@ def non_finite_cases():
         export(m, x, output_path(file))
         with torch.no_grad():
             cases.append({"name": f"non-finite: {name}", "file": file, "x": arr(x.numpy()), "y": arr(m(x).numpy())})
+    return cases
+
+
+def float_add_cases():
+    """The float add of a model file as PyTorch computes it: shapes that
+    broadcast (each operand stretched) and a tensor plus
+    a number (a float, 1.0 + x, an int, +=), on an input holding -0, NaN,
+    +-Inf, subnormals and float32's extremes
+    (exported/float_add_*.qwasm.safetensors). Each add is one float32
+    addition: the outputs are PyTorch's to the bit (a NaN matches any NaN)."""
+    add_to_path("..", "..", "python")
+    from qwasm_export import export
+    nn = torch.nn
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(SEED + 52)
+    x = rng.uniform(-8, 8, (2, 3, 4, 5)).astype(np.float32)
+    flat = x.reshape(-1)
+    corners = [-0.0, 0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 3e38, -3e38, 16777216.0]
+    for i, v in enumerate(corners * 2):
+        flat[(i * 11 + 5) % flat.size] = v
+    x = torch.from_numpy(x)
+
+    class Broadcast(nn.Module):
+        def __init__(self):
+            super().__init__()
+            # Max pools: exact, and NaN propagates.
+            self.rows = nn.MaxPool2d((1, 5))  # [N, 3, 4, 1]
+            self.cols = nn.MaxPool2d((4, 1))  # [N, 3, 1, 5]
+            self.all = nn.MaxPool2d((4, 5))  # [N, 3, 1, 1]
+
+        def forward(self, x):
+            # Each side stretched ([N, 3, 4, 1] + [N, 3, 1, 5]), the smaller one first, and no
+            # constant shape in the graph, so the file runs on any batch, 0 included.
+            # (Ranks that differ: graph-nodes.test.mjs and export-loadable.test.mjs.)
+            return (self.rows(x) + self.cols(x)) + (self.all(x) + x)
+
+    class Scalars(nn.Module):
+        def forward(self, x):
+            y = torch.add(1.0 + x, 0.1)  # 0.1 is added as float32(0.1)
+            y += 3
+            return y + 16777217  # an int PyTorch converts to float32 (16777216)
+
+    cases = []
+    for name, slug, m in (("broadcasting", "broadcast", Broadcast()), ("a number", "scalar", Scalars())):
+        m = m.eval()
+        file = f"exported/float_add_{slug}.qwasm.safetensors"
+        export(m, x, output_path(file))
+        with torch.no_grad():
+            cases.append({"name": f"float add: {name}", "file": file, "x": arr(x.numpy()), "y": arr(m(x).numpy())})
     return cases

@@ -95,18 +95,74 @@ function relu(x) {
   return { data: reluFloats(ownBytes(x.data), 'relu'), shape: x.shape.slice() };
 }
 
-// a + b for float tensors of one shape (the residual add of a float model).
+// torch.add(input, other) of float32 values (a float model's residual add,
+// `x + 1.0`): tensors of shapes that broadcast (PyTorch's rules: aligned from
+// the last dimension, a size 1 or a missing dimension stretches), or a tensor
+// and a number, which PyTorch first converts to float32 (a wrapped number
+// takes the tensor's dtype). Each output is one IEEE float32 addition, as
+// PyTorch's (a double sum of two float32 values rounds to float32 exactly as
+// a float32 sum does), so the result is PyTorch's to the bit.
 function floatAdd(a, b) {
-  if (!isFloatTensor(a) || !isFloatTensor(b))
-    throw new NodeError('add: both operands must be float tensors (quantized adds are quantized.add)');
-  if (a.shape.length !== b.shape.length || a.shape.some((d, i) => d !== b.shape[i])) {
-    throw new NodeError(
-      `add: shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}] differ (broadcasting is not supported)`,
-    );
+  const aTensor = isFloatTensor(a);
+  const bTensor = isFloatTensor(b);
+  if (isQ(a) || isQ(b))
+    throw new NodeError('add: the operands must be float tensors (quantized adds are quantized.add)');
+  if (!aTensor && !bTensor) {
+    throw new NodeError(`add: one operand must be a float tensor, got ${describe(a)} and ${describe(b)}`);
   }
-  const data = new Float32Array(a.data.length);
-  for (let i = 0; i < data.length; i++) data[i] = a.data[i] + b.data[i];
-  return { data, shape: a.shape.slice() };
+  if (!aTensor || !bTensor) {
+    const [t, s] = aTensor ? [a, b] : [b, a];
+    const c = Math.fround(wantNumber(s, 'add: the scalar operand'));
+    const data = new Float32Array(t.data.length);
+    for (let i = 0; i < data.length; i++) data[i] = t.data[i] + c;
+    return { data, shape: t.shape.slice() };
+  }
+  const shape = broadcast(a.shape, b.shape);
+  if (shape === null) {
+    throw new NodeError(`add: shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}] do not broadcast`);
+  }
+  const data = new Float32Array(numel(shape));
+  if (data.length === 0) return { data, shape };
+  const sa = broadcastStrides(a.shape, shape);
+  const sb = broadcastStrides(b.shape, shape);
+  const rank = shape.length;
+  if (rank === 0) {
+    data[0] = a.data[0] + b.data[0];
+    return { data, shape };
+  }
+  // Row by row along the last dimension; an odometer over the others.
+  const inner = shape[rank - 1];
+  const ia = sa[rank - 1];
+  const ib = sb[rank - 1];
+  const index = new Array(rank - 1).fill(0);
+  let pa = 0;
+  let pb = 0;
+  for (let out = 0; out < data.length; out += inner) {
+    for (let j = 0, ja = pa, jb = pb; j < inner; j++, ja += ia, jb += ib) data[out + j] = a.data[ja] + b.data[jb];
+    for (let d = rank - 2; d >= 0; d--) {
+      index[d] += 1;
+      pa += sa[d];
+      pb += sb[d];
+      if (index[d] < shape[d]) break;
+      pa -= sa[d] * shape[d];
+      pb -= sb[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+  return { data, shape };
+}
+
+// The element strides of a contiguous tensor of `shape` read as `out`'s shape:
+// 0 along the dimensions it is broadcast over (missing, or of size 1).
+function broadcastStrides(shape, out) {
+  const strides = new Array(out.length).fill(0);
+  let step = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    const d = out.length - shape.length + i;
+    strides[d] = shape[i] === 1 && out[d] !== 1 ? 0 : step;
+    step *= shape[i];
+  }
+  return strides;
 }
 
 // torch.cat(tensors, dim) of float tensors (a graph with float ops between
@@ -234,6 +290,18 @@ function catCost(args, kwargs, names = ['qx', 'dim']) {
   return costOf(out, elementWork(out, numel(shape)));
 }
 
+// The float add: two float tensors (broadcast), or a float tensor and a number.
+function floatAddCost(args, kwargs) {
+  const a = arg(args, kwargs, 0, 'input');
+  const b = arg(args, kwargs, 1, 'other');
+  const operands = [a, b].filter(isTensor);
+  if (operands.length === 0 || operands.some((v) => v.kind !== 'float')) return null;
+  if (operands.length === 1 && typeof (operands[0] === a ? b : a) !== 'number') return null;
+  if (operands.some((v) => v.shape === null)) return costOf(floatValue(null), 0);
+  const shape = operands.length === 1 ? operands[0].shape : broadcast(a.shape, b.shape);
+  return shape === null ? null : costOf(floatValue(shape), numel(shape) * RATE.floatElement);
+}
+
 const quantizedBinary = (op) => ({
   args: 4,
   kwargs: ['scale', 'zero_point'],
@@ -310,11 +378,7 @@ export const GRAPH_FUNCTIONS = /** @type {Readonly<Record<string, GraphCallable>
       args: 2,
       kwargs: [],
       run: (args, kwargs) => floatAdd(param(args, kwargs, 0, 'input'), param(args, kwargs, 1, 'other')),
-      cost: onTensor((x, args) => {
-        const y = args[1];
-        if (!isTensor(y) || y.shape === null) return null;
-        return costOf(floatValue(x.shape), numel(x.shape) * RATE.floatElement);
-      }),
+      cost: floatAddCost,
     },
   })
 );

@@ -25,8 +25,6 @@ function bytesOf(v) {
   return isFloatTensor(v) ? v.data.byteLength : 0;
 }
 
-const RESERVED = new Set(Object.getOwnPropertyNames(Module.prototype));
-
 // A deep, frozen copy of JSON data (a node's args and kwargs).
 function frozenCopy(v) {
   if (Array.isArray(v)) return Object.freeze(v.map(frozenCopy));
@@ -112,7 +110,7 @@ export class GraphModule extends Module {
       let at = this;
       parts.forEach((part, i) => {
         const leaf = i === parts.length - 1;
-        if (RESERVED.has(part) || part in GraphModule.prototype || part === '__proto__') {
+        if (RESERVED_NAMES.includes(part)) {
           throw new Error(`module path '${path}' uses the reserved name '${part}'`);
         }
         const existing = Object.hasOwn(at, part) ? at[part] : undefined;
@@ -387,3 +385,18 @@ export class GraphModule extends Module {
     return `GraphModule(${this.#modules.size} modules, ${this.#nodes.length} nodes)`;
   }
 }
+
+/**
+ * The names no part of a module path may be (python/qwasm_export.py refuses
+ * them too; tests/js/vocabulary.test.mjs checks that the lists agree): a
+ * module is a property of its parent, so a part cannot be a name the
+ * GraphModule, its modules or any object already has (forward, dispose,
+ * constructor, toString, __proto__...).
+ */
+export const RESERVED_NAMES = Object.freeze(
+  [
+    ...new Set(
+      [GraphModule.prototype, Module.prototype, Object.prototype].flatMap((p) => Object.getOwnPropertyNames(p)),
+    ),
+  ].sort(),
+);

@@ -239,9 +239,11 @@ export function planGraph(nodes, infos, inputShape, limits, hint) {
     const cost = nodeCost(node, node.op === 'call_module' ? infos.get(node.target) : null, args, kwargs);
     if (cost === null) {
       // Kinds that can never work are refused now; shapes that do not fit are the op's to report.
-      // (cat and quantized.cat take a list of tensors: the op reports what does not fit.)
-      const takesList = node.op === 'call_function' && (node.target === 'quantized.cat' || node.target === 'cat');
-      const tensorArg = takesList ? true : isTensor(args[0]);
+      // (cat and quantized.cat take a list of tensors: the op reports what does not fit;
+      // the float add takes its tensor as either operand, as in 1.0 + x.)
+      const fn = node.op === 'call_function' ? node.target : null;
+      const takesList = fn === 'quantized.cat' || fn === 'cat';
+      const tensorArg = takesList || isTensor(args[0]) || (fn === 'add' && isTensor(args[1]));
       if (!tensorArg) throw new BudgetError(`node '${node.name}' takes a tensor, and its input is a constant`);
       values.set(node.name, { ...(isTensor(args[0]) ? args[0] : floatValue(null)), shape: null });
       continue;
