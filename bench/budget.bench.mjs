@@ -6,7 +6,7 @@
 // promise (docs/model-budget.md) is that this stays near the documented
 // ~25 s for every kind: a kind far above it is under-charged (a small file
 // could run for minutes), far below it over-charged (honest models refused).
-import { graphModel, node, output, quantize, ref } from '../tests/js/model-files.mjs';
+import { graphModel, node, output, quantize, quantizedConv3d, ref } from '../tests/js/model-files.mjs';
 import { DEFAULT_LIMITS } from '../web/src/model/plan.mjs';
 import { WORK_PER_ELEMENT } from '../web/src/model/work-rates.mjs';
 import { initBench, machine, median, saveResult } from './harness.mjs';
@@ -28,22 +28,7 @@ const X = [1, 32, 8, 64, 128];
 const C = X[1];
 const REPEAT = 4;
 
-const qconv = (cin, cout, k, pad) => ({
-  type: 'QuantizedConv',
-  dims: 3,
-  relu: false,
-  in_channels: cin,
-  out_channels: cout,
-  kernel_size: [k, k, k],
-  stride: [1, 1, 1],
-  padding: [pad, pad, pad],
-  dilation: [1, 1, 1],
-  groups: 1,
-  scale: 0.05,
-  zero_point: 10,
-  weight: { qscheme: 'per_tensor_affine', ints: 'cw', scale: 0.01, zero_point: 0 },
-  bias: null,
-});
+const qconv = (cin, cout, k, pad) => quantizedConv3d({ cin, cout, k, pad, weight: 'cw' });
 const fconv = (cin, cout, k, pad) => ({
   type: 'Conv',
   dims: 3,
@@ -209,27 +194,6 @@ const CASES = [
     },
   ],
   [
-    'quantized pools (per window element)',
-    X,
-    {
-      quantized: true,
-      modules: { mp: pool('MaxPool', 2), ap: pool('AvgPool', 2) },
-      body: [callModule('mp'), callModule('ap')],
-    },
-  ],
-  [
-    'quantized AdaptiveAvgPool, down and up',
-    [1, C, 4, 16, 16],
-    {
-      quantized: true,
-      modules: {
-        down: { type: 'AdaptiveAvgPool', dims: 3, output_size: [2, 4, 4] },
-        up: { type: 'AdaptiveAvgPool', dims: 3, output_size: [16, 128, 128] },
-      },
-      body: [callModule('up'), callModule('down')],
-    },
-  ],
-  [
     'quantized flatten, reshape, contiguous, Identity, Flatten',
     X,
     {
@@ -262,27 +226,6 @@ const CASES = [
     },
   ],
   [
-    'float pools (per window element)',
-    X,
-    {
-      quantized: false,
-      modules: { mp: pool('MaxPool', 2), ap: pool('AvgPool', 2) },
-      body: [callModule('mp'), callModule('ap')],
-    },
-  ],
-  [
-    'float AdaptiveAvgPool, down and up',
-    [1, C, 4, 16, 16],
-    {
-      quantized: false,
-      modules: {
-        down: { type: 'AdaptiveAvgPool', dims: 3, output_size: [2, 4, 4] },
-        up: { type: 'AdaptiveAvgPool', dims: 3, output_size: [16, 128, 128] },
-      },
-      body: [callModule('up'), callModule('down')],
-    },
-  ],
-  [
     'dequantize (method), float flatten, reshape',
     X,
     {
@@ -291,6 +234,33 @@ const CASES = [
       body: [callModule('q'), callMethod('dequantize'), callMethod('flatten', [1]), callMethod('reshape', [1, C, -1])],
     },
   ],
+  // Pools, quantized and float.
+  ...[true, false].flatMap((quantized) => {
+    const kind = quantized ? 'quantized' : 'float';
+    return [
+      [
+        `${kind} pools (per window element)`,
+        X,
+        {
+          quantized,
+          modules: { mp: pool('MaxPool', 2), ap: pool('AvgPool', 2) },
+          body: [callModule('mp'), callModule('ap')],
+        },
+      ],
+      [
+        `${kind} AdaptiveAvgPool, down and up`,
+        [1, C, 4, 16, 16],
+        {
+          quantized,
+          modules: {
+            down: { type: 'AdaptiveAvgPool', dims: 3, output_size: [2, 4, 4] },
+            up: { type: 'AdaptiveAvgPool', dims: 3, output_size: [16, 128, 128] },
+          },
+          body: [callModule('up'), callModule('down')],
+        },
+      ],
+    ];
+  }),
 ];
 
 // A layer's kind: a module's file type (float or quantized by its output), a

@@ -6,20 +6,22 @@
 // (maxLiveBytes: a value is held until its last reader, floats included).
 import * as qwasm from '../../web/src/index.node.mjs';
 import { WORK_PER_ELEMENT } from '../../web/src/model/work-rates.mjs';
-import { chainModel, graphModel, node, output, quantize, ref } from './model-files.mjs';
+import {
+  chainModel,
+  graphModel,
+  loadError as loadErrorOf,
+  node,
+  output,
+  quantize,
+  quantizedConv3d,
+  ref,
+} from './model-files.mjs';
 
 const { io, nn, tensor } = qwasm;
 
 beforeAll(() => qwasm.init());
 
-const loadError = (bytes, options) => {
-  try {
-    io.loadModel(bytes, options).dispose();
-  } catch (e) {
-    return e;
-  }
-  return null;
-};
+const loadError = (bytes, options) => loadErrorOf(io, bytes, options);
 const relu = { type: 'ReLU' };
 
 describe('work: every node kind charged by its measured rate', () => {
@@ -68,22 +70,7 @@ describe('work: every node kind charged by its measured rate', () => {
 });
 
 describe('scratch: a convolution is charged what the core allocates', () => {
-  const qconv = (cin, cout, k, groups, pad = 1) => ({
-    type: 'QuantizedConv',
-    dims: 3,
-    relu: false,
-    in_channels: cin,
-    out_channels: cout,
-    kernel_size: [k, k, k],
-    stride: [1, 1, 1],
-    padding: [pad, pad, pad],
-    dilation: [1, 1, 1],
-    groups,
-    scale: 0.05,
-    zero_point: 10,
-    weight: { qscheme: 'per_tensor_affine', ints: 'w', scale: 0.01, zero_point: 0 },
-    bias: null,
-  });
+  const qconv = (cin, cout, k, groups, pad = 1) => quantizedConv3d({ cin, cout, k, pad, groups });
   const weights = (cout, cinPerGroup, k) => ({
     w: {
       dtype: 'I8',

@@ -5,7 +5,16 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as qwasm from '../../web/src/index.node.mjs';
-import { chainModel, graphModel, modelFile, node, output, quantize, ref } from './model-files.mjs';
+import {
+  chainModel,
+  graphModel,
+  loadError as loadErrorOf,
+  modelFile,
+  node,
+  output,
+  quantize,
+  ref,
+} from './model-files.mjs';
 
 const { io } = qwasm;
 const ZOO = new Uint8Array(readFileSync(new URL('../golden/exported/zoo.qwasm.safetensors', import.meta.url)));
@@ -36,14 +45,7 @@ const floatConv1d = (padding) => ({
   bias: null,
 });
 const W = { w: { dtype: 'F32', shape: [1, 1, 1], data: [0.5] } };
-const loadError = (bytes, options) => {
-  try {
-    io.loadModel(bytes, options).dispose();
-  } catch (e) {
-    return e;
-  }
-  return null;
-};
+const loadError = (bytes, options) => loadErrorOf(io, bytes, options);
 
 describe('a file that asks for too much is refused at load, naming the node', () => {
   test('MaxPool1d with a 100,000-wide window over 4 x 200,000 values: over maxWork', () => {

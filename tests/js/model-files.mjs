@@ -82,3 +82,34 @@ export const quantize = (scale = 0.05, zeroPoint = 10) => ({
 export const node = (name, op, target, args, kwargs = {}) => ({ name, op, target, args, kwargs });
 export const output = (from) => ({ name: 'output', op: 'output', args: [ref(from)], kwargs: {} });
 export { ref };
+
+/**
+ * A QuantizedConv entry (format version 1: no backend) with a per-tensor
+ * weight read from the tensor named `weight`: k x k x k, stride 1, padding pad.
+ */
+export const quantizedConv3d = ({ cin, cout, k, pad = 0, groups = 1, weight = 'w' }) => ({
+  type: 'QuantizedConv',
+  dims: 3,
+  relu: false,
+  in_channels: cin,
+  out_channels: cout,
+  kernel_size: [k, k, k],
+  stride: [1, 1, 1],
+  padding: [pad, pad, pad],
+  dilation: [1, 1, 1],
+  groups,
+  scale: 0.05,
+  zero_point: 10,
+  weight: { qscheme: 'per_tensor_affine', ints: weight, scale: 0.01, zero_point: 0 },
+  bias: null,
+});
+
+/** The Error io.loadModel(bytes, options) throws, or null when the model loads (it is disposed). */
+export function loadError(io, bytes, options) {
+  try {
+    io.loadModel(bytes, options).dispose();
+  } catch (e) {
+    return e;
+  }
+  return null;
+}
