@@ -93,6 +93,36 @@ test('a disposed quantized module stays disposed: setWeightBias throws like forw
   w.dispose();
 });
 
+test('a bias getter that disposes the module does not bring it back', () => {
+  const m = new nn.quantized.Conv3d(2, 2, 1);
+  const w = m.weight();
+  const bias = {
+    get data() {
+      m.dispose();
+      return new Float32Array(2);
+    },
+  };
+  expect(() => m.setWeightBias(w, bias)).toThrow(
+    /^nn\.quantized\.Conv3d\.setWeightBias\(weight, bias\): this module has been disposed/,
+  );
+  expect(m.disposed).toBe(true);
+  expect(() => m.forward(w)).toThrow(/disposed/);
+  expect(w.dequantize().data).toHaveLength(2 * 2); // the weight is untouched
+  w.dispose();
+  const lin = new nn.quantized.Linear(3, 2);
+  const lw = lin.weight();
+  expect(() =>
+    lin.setWeightBias(lw, {
+      get data() {
+        lin.dispose();
+        return new Float32Array(2);
+      },
+    }),
+  ).toThrow(/Linear\.setWeightBias\(weight, bias\): this module has been disposed/);
+  expect(lin.disposed).toBe(true);
+  lw.dispose();
+});
+
 describe('numbers past every range report the real range', () => {
   test.each([
     [() => new nn.quantized.Conv3d(1, 1, 1e300), /kernelSize must be at most 2147483647, got 1e\+300/],
