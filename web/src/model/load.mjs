@@ -16,7 +16,17 @@ import { localFileReader, readThreadCount, wasm } from '../runtime.mjs';
 import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
 import { getWinograd, readWinograd } from '../winograd.mjs';
 import { readDescription } from './description.mjs';
-import { FormatError, fail, isName, isObject, MAX_NAME, onlyKeys, quote, readInt } from './format-readers.mjs';
+import {
+  checkNameLength,
+  FormatError,
+  fail,
+  isName,
+  isObject,
+  MAX_NAME,
+  onlyKeys,
+  quote,
+  readInt,
+} from './format-readers.mjs';
 import { graphCallable } from './graph-functions.mjs';
 import { GraphModule } from './graph-module.mjs';
 import { buildModule } from './module-builders.mjs';
@@ -36,6 +46,7 @@ function tensorReader(file) {
   const { view, dataStart, tensors } = file;
   const used = new Set();
   const entry = (name, dtype, shape, what) => {
+    checkNameLength(name, `${what}'s tensor name`);
     if (!isName(name)) fail(`${what} must name a tensor, got ${describe(name)}`);
     const t = tensors.get(name);
     if (t === undefined) fail(`${what}: the file has no tensor ${quote(name)}`);
@@ -91,6 +102,7 @@ function checkArg(a, known, what, depth = 0) {
     for (const x of a) checkArg(x, known, what, depth + 1);
     return;
   }
+  if (isObject(a) && Object.keys(a).length === 1) checkNameLength(a.node, `${what}: the argument's node name`);
   if (isObject(a) && Object.keys(a).length === 1 && isName(a.node)) {
     if (!known.has(a.node)) fail(`${what}: argument ${quote(a.node)} is not an earlier node`);
     return;
@@ -117,9 +129,12 @@ function checkGraph(graph, modules) {
   if (graph.nodes.length < 2 || graph.nodes.length > MAX_NODES) {
     fail(`graph.nodes must hold 2..${MAX_NODES} nodes, got ${graph.nodes.length}`);
   }
+  // A module path over the limit is refused as such here, before a node calling it reads as calling nothing.
+  for (const path of Object.keys(modules)) checkNameLength(path, 'module path');
   const known = new Set();
   graph.nodes.forEach((n, i) => {
     let what = `graph.nodes[${i}]`;
+    if (isObject(n)) checkNameLength(n.name, `${what}'s name`);
     if (!isObject(n) || !isName(n.name)) fail(`${what} must be an object with a name`);
     if (known.has(n.name)) fail(`${what}: two nodes are named ${quote(n.name)}`);
     what = `${what} (${quote(n.name)})`;
@@ -133,6 +148,7 @@ function checkGraph(graph, modules) {
     const last = i === graph.nodes.length - 1;
     if (first !== (n.op === 'placeholder')) fail(`${what}: the first node, and only it, is the input`);
     if (last !== (n.op === 'output')) fail(`${what}: the last node, and only it, is the output`);
+    checkNameLength(n.target, `${what}'s target`);
     switch (n.op) {
       case 'placeholder':
       case 'output':
