@@ -30,8 +30,8 @@ import {
 import { graphCallable } from './graph-functions.mjs';
 import { GraphModule } from './graph-module.mjs';
 import { buildModule } from './module-builders.mjs';
-import { BudgetError, DEFAULT_LIMITS, planGraph } from './plan.mjs';
-import { isModelSource, readModelSource, sourceError } from './source.mjs';
+import { BudgetError, DEFAULT_LIMITS, planGraph, readBudget } from './plan.mjs';
+import { isModelSource, readModelSource, readSignal, sourceError, throwIfAborted } from './source.mjs';
 import { loadModelInWorker } from './worker-model.mjs';
 
 export const FORMAT = 'qwasm-model';
@@ -196,17 +196,10 @@ const GRAPH_KEYS = ['format', 'version', 'torch', 'engine', 'input_shape', 'modu
 function readLoadOptions(options, ctx) {
   const o = readOptions(
     options,
-    ['maxActivationBytes', 'maxWork', 'winograd', 'worker', 'onProgress', 'numThreads', 'locateFile'],
+    ['maxActivationBytes', 'maxWork', 'winograd', 'worker', 'onProgress', 'numThreads', 'locateFile', 'signal'],
     ctx,
   );
-  const limits = { ...DEFAULT_LIMITS };
-  for (const key of ['maxActivationBytes', 'maxWork']) {
-    if (!o.has(key)) continue;
-    const v = o.get(key);
-    if (typeof v !== 'number') throw new TypeError(`${ctx}: ${key} must be a number, got ${describe(v)}`);
-    if (!(v > 0)) throw new RangeError(`${ctx}: ${key} must be > 0 (Infinity for no limit), got ${v}`);
-    limits[key] = v;
-  }
+  const limits = { ...DEFAULT_LIMITS, ...readBudget(o, ctx) };
   const worker = o.get('worker') ?? false;
   if (typeof worker !== 'boolean') throw new TypeError(`${ctx}: worker must be a boolean, got ${describe(worker)}`);
   const onProgress = o.get('onProgress');
@@ -237,6 +230,7 @@ function readLoadOptions(options, ctx) {
     onProgress,
     numThreads,
     locateFile,
+    signal: readSignal(o.get('signal'), ctx),
   };
 }
 
@@ -250,11 +244,12 @@ function readLoadOptions(options, ctx) {
  */
 export async function loadModelAsync(source, options) {
   const ctx = 'io.loadModelAsync(source)';
-  const { limits, winograd, worker, onProgress } = readLoadOptions(options, ctx);
+  const { limits, winograd, worker, onProgress, signal } = readLoadOptions(options, ctx);
   if (worker) throw new TypeError(`${ctx}: worker: true is io.loadModel's option; loadModelAsync runs on this thread`);
   if (!isModelSource(source)) throw sourceError(source, ctx);
   wasm(ctx);
-  const bytes = await readModelSource(source, onProgress, ctx, localFileReader());
+  const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), signal);
+  throwIfAborted(signal); // aborted as the last bytes came: nothing is built
   return buildModel(bytes, limits, winograd, ctx);
 }
 
@@ -274,10 +269,15 @@ export async function loadModelAsync(source, options) {
 export function loadModel(input, options) {
   if (asksForWorker(options)) return loadInWorker(input, options);
   const ctx = 'io.loadModel(bytes)';
-  const { limits, winograd, onProgress } = readLoadOptions(options, ctx);
+  const { limits, winograd, onProgress, signal } = readLoadOptions(options, ctx);
   if (onProgress !== undefined) {
     throw new TypeError(
       `${ctx}: onProgress follows a download: use io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
+    );
+  }
+  if (signal !== null) {
+    throw new TypeError(
+      `${ctx}: signal cancels a download, and loading bytes cannot be stopped: use io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
     );
   }
   if (isModelSource(input) && !isArrayBuffer(input) && !ArrayBuffer.isView(input)) {
@@ -300,9 +300,10 @@ function asksForWorker(options) {
 /** io.loadModel(source, { worker: true }): every error, a bad option too, is a rejection. */
 async function loadInWorker(input, options) {
   const ctx = 'io.loadModel(source, { worker: true })';
-  const { limits, winograd, onProgress, numThreads, locateFile } = readLoadOptions(options, ctx);
+  const { limits, winograd, onProgress, numThreads, locateFile, signal } = readLoadOptions(options, ctx);
   if (!isModelSource(input)) throw sourceError(input, ctx);
-  return loadModelInWorker(input, { limits, winograd, numThreads, onProgress, locateFile });
+  throwIfAborted(signal); // no worker is started
+  return loadModelInWorker(input, { limits, winograd, numThreads, onProgress, locateFile, signal });
 }
 
 /** The file's bytes, checked and built into a GraphModule (errors name `ctx`). */

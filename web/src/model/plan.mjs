@@ -11,6 +11,7 @@
 // aten/src/ATen/native/Pool.h pooling_output_shape, ConvUtils.h
 // conv_output_size; broadcasting: ExpandUtils.cpp infer_size).
 
+import { describe } from '../args.mjs';
 import { flattenShape, floatValue, isTensor, numel, qValue, sameKind } from './abstract-values.mjs';
 import { graphCallable } from './graph-functions.mjs';
 
@@ -211,4 +212,21 @@ export function planGraph(nodes, infos, inputShape, limits, hint) {
     values.set(node.name, cost.value);
   }
   return values;
+}
+
+/**
+ * The budget options present in `o` (a readOptions map): {maxActivationBytes?, maxWork?}.
+ * @returns {{maxActivationBytes?: number, maxWork?: number}}
+ */
+export function readBudget(o, ctx) {
+  /** @type {{maxActivationBytes?: number, maxWork?: number}} */
+  const budget = {};
+  for (const key of /** @type {const} */ (['maxActivationBytes', 'maxWork'])) {
+    if (!o.has(key)) continue;
+    const v = o.get(key);
+    if (typeof v !== 'number') throw new TypeError(`${ctx}: ${key} must be a number, got ${describe(v)}`);
+    if (!(v > 0)) throw new RangeError(`${ctx}: ${key} must be > 0 (Infinity for no limit), got ${v}`);
+    budget[key] = v;
+  }
+  return budget;
 }
