@@ -238,7 +238,8 @@ function readLoadOptions(options, ctx) {
  * Loads a model without blocking on its download, on the calling thread (for
  * code that already runs in its own worker): `source` is a URL (a path in
  * Node.js), a Response, a ReadableStream, a Blob or the bytes;
- * onProgress(loadedBytes, totalBytes) follows the download. Building the
+ * onProgress(loadedBytes, totalBytes) follows the download; an abort of
+ * `signal` (an AbortSignal) rejects with its reason. Building the
  * modules then takes one task, as io.loadModel does. Needs init().
  * @returns {Promise<GraphModule>}
  */
@@ -263,7 +264,7 @@ export async function loadModelAsync(source, options) {
  * With worker: true, `input` may be any source io.loadModelAsync takes, and
  * the result is a Promise of a WorkerModel: the model is loaded and runs in
  * a worker the library starts (worker-model.mjs).
- * @param {{maxActivationBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL}} [options]
+ * @param {{maxActivationBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL, signal?: AbortSignal}} [options]
  * @returns {any}
  */
 export function loadModel(input, options) {

@@ -111,7 +111,7 @@ async function readStream(stream, total, onProgress, ctx, signal) {
     for (;;) {
       let next;
       try {
-        next = await Promise.race([reader.read(), aborted.promise]);
+        next = await (signal === null ? reader.read() : Promise.race([reader.read(), aborted.promise]));
       } catch (err) {
         throwIfAborted(signal);
         throw new Error(`${ctx}: reading the source failed (${err?.message ?? describe(err)})`, { cause: err });
