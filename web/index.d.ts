@@ -2141,7 +2141,10 @@ export declare namespace io {
    * model.dispose();
    * ```
    */
-  function loadModel(bytes: ArrayBuffer | Uint8Array, options?: LoadModelOptions & { worker?: false }): GraphModule;
+  function loadModel(
+    bytes: ArrayBuffer | Uint8Array,
+    options?: LoadModelOptions & { worker?: false; onProgress?: never; signal?: never },
+  ): GraphModule;
   /**
    * The model loaded and run in a dedicated worker the library starts (a
    * module worker in browsers, worker_threads in Node.js), so the calling
@@ -2185,19 +2188,27 @@ export declare namespace io {
    */
   function loadModelAsync(
     source: ModelSource,
-    options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress'>,
+    options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress' | 'signal'>,
   ): Promise<GraphModule>;
 
   /** Where a model's bytes come from: a URL (or a path in Node.js), a Response, a byte stream, a Blob or File, or the bytes. */
   type ModelSource = string | URL | Response | ReadableStream<Uint8Array> | Blob | ArrayBuffer | Uint8Array;
 
-  /** The options only a loading from a source takes (io.loadModel with worker: true; onProgress also io.loadModelAsync). */
+  /** The options only a loading from a source takes (io.loadModel with worker: true; onProgress and signal also io.loadModelAsync). */
   interface WorkerLoadOptions {
     /**
      * Follows the download, in bytes: totalBytes is null when the source does
      * not say (no Content-Length, a bare stream).
      */
     onProgress?: (loadedBytes: number, totalBytes: number | null) => void;
+    /**
+     * Cancels the load: when it aborts, the load rejects with its reason (an
+     * AbortError DOMException unless abort(reason) gave another) and
+     * everything the load took is freed (a worker it started is ended). A
+     * stalled download only ends this way: `AbortSignal.timeout(ms)` gives up
+     * after ms milliseconds (a TimeoutError DOMException).
+     */
+    signal?: AbortSignal;
     /** The worker's init({ numThreads }), 1..64. Default: init()'s default there. */
     numThreads?: number;
     /**
@@ -2324,12 +2335,20 @@ export declare namespace io {
      * suite below: the float model exported from the PyTorch model this one
      * was quantized from (`export(float_model, ...)`). A second call replaces it.
      * @param source As {@link io.loadModel}'s (bytes are copied).
-     * @param options onProgress(loadedBytes, totalBytes) while a URL downloads.
-     * @throws Rejects with the loader's error (a file that is not a model), and after dispose().
+     * @param options onProgress(loadedBytes, totalBytes) while a URL downloads;
+     *   signal cancels the load (it rejects with the signal's reason, and the
+     *   worker drops the twin it was loading; the model stays); the twin's
+     *   budget, maxActivationBytes and maxWork, is the model's (the options
+     *   it was loaded with) unless given here.
+     * @throws Rejects with the loader's error (a file that is not a model, a
+     *   twin over its budget), the signal's reason, and after dispose().
      */
     loadFloatModel(
       source: ModelSource,
-      options?: { onProgress?: (loaded: number, total: number) => void },
+      options?: Pick<LoadModelOptions, 'maxActivationBytes' | 'maxLiveBytes' | 'maxWork'> & {
+        onProgress?: (loaded: number, total: number) => void;
+        signal?: AbortSignal;
+      },
     ): Promise<void>;
     /**
      * {@link quantization.ns.compareWeights}(float twin, this model) in the

@@ -6,6 +6,10 @@
 //
 // Non-finite inputs (PyTorch leaves them undefined): NaN quantizes to the zero
 // point (rounded, for float zero points), +Inf to qmax, -Inf to qmin.
+// A scale below ~2.94e-39 has a reciprocal that overflows float32 to +Inf, and
+// 0 * Inf is NaN: that product (of a zero, never of a NaN input) counts as
+// +Inf, so a zero quantizes to qmax, as in PyTorch's per-tensor quint8 / qint8
+// path (FBGEMM's vector kernel takes the clip bound's side of its min).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -26,7 +30,8 @@ inline int32_t clamp_rounded(float r, int32_t qmin, int32_t qmax) {
 
 inline float scaled_or_zero_for_nan(float x, float inv_scale) {
   const float t = x * inv_scale;
-  return t != t ? 0.0f : t;
+  if (t == t) return t;
+  return x != x ? 0.0f : HUGE_VALF;  // a NaN input; else 0 times an infinite reciprocal
 }
 
 inline int32_t quantize_val(float x, const QuantizeParams& p) {

@@ -14,6 +14,41 @@ std::string dim_name(int d, int dims) {
   return kNames[3 - dims + d];
 }
 
+// "[a, b, c]": a parameter's values over the pooled dimensions, as the conv
+// geometry's messages show them.
+std::string values_of(const int64_t* v, int dims) {
+  std::string s = "[";
+  for (int d = 0; d < dims; ++d) s += (d > 0 ? ", " : "") + std::to_string(v[d]);
+  return s + "]";
+}
+
+// Each geometry parameter in its range: "stride must be >= 1, got [0, 2, 2]".
+Status check_geometry_ranges(const PoolParams& p, PoolKind kind) {
+  struct Param {
+    const char* name;
+    const int64_t* values;
+    int64_t lo;
+  };
+  const Param params[] = {{"kernelSize", p.kernel, 1},
+                          {"stride", p.stride, 1},
+                          {"padding", p.padding, 0},
+                          {"dilation", kind == PoolKind::kMax ? p.dilation : nullptr, 1}};
+  for (const Param& param : params) {
+    if (param.values == nullptr) continue;  // average pooling has no dilation
+    for (int d = 0; d < p.dims; ++d) {
+      if (param.values[d] < param.lo) {
+        return Status::RangeError(std::string(param.name) + " must be >= " + std::to_string(param.lo) + ", got " +
+                                  values_of(param.values, p.dims));
+      }
+      if (param.values[d] > kMaxGeometryValue) {
+        return Status::RangeError(std::string(param.name) + " must be at most " + std::to_string(kMaxGeometryValue) +
+                                  ", got " + values_of(param.values, p.dims));
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status input_layout(const Shape& shape, int dims, bool rank5_only, const char* op, Layout* l) {
@@ -62,18 +97,12 @@ PoolParams padded(const PoolParams& p) {
 
 Status regular_output(const PoolParams& p, PoolKind kind, Layout* l) {
   const int dims = p.dims;
+  QWASM_RETURN_IF_ERROR(check_geometry_ranges(p, kind));
   for (int d = 0; d < dims; ++d) {
     const int64_t k = p.kernel[d], s = p.stride[d], pad = p.padding[d];
     const int64_t dil = kind == PoolKind::kMax ? p.dilation[d] : 1;
     const int64_t in = l->in[3 - dims + d];
     const std::string where = " (" + dim_name(d, dims) + ")";
-    if (k < 1 || s < 1 || dil < 1 || pad < 0) {
-      return Status::RangeError("kernelSize, stride and dilation must be >= 1 and padding >= 0" + where);
-    }
-    if (k > kMaxGeometryValue || s > kMaxGeometryValue || dil > kMaxGeometryValue || pad > kMaxGeometryValue) {
-      return Status::RangeError("kernelSize, stride, padding and dilation must be at most " +
-                                std::to_string(kMaxGeometryValue) + where);
-    }
     // Both of PyTorch's checks: half the kernel, and half the dilated kernel.
     if (pad > k / 2) {
       return Status::RangeError("padding should be at most half of kernelSize, got padding " + std::to_string(pad) +
@@ -81,7 +110,10 @@ Status regular_output(const PoolParams& p, PoolKind kind, Layout* l) {
     }
     const CheckedSize effective = CheckedSize(dil) * (k - 1) + 1;
     if (!effective.ok() || pad > effective.value() / 2) {
-      return Status::RangeError("padding should be at most half of the effective kernel size" + where);
+      // (effective.ok(): dil and k are at most 2^31 - 1 here, so their product fits.)
+      return Status::RangeError(
+          "padding should be at most half of the effective kernel size dilation * (kernelSize - 1) + 1, got padding " +
+          std::to_string(pad) + " and effective kernel size " + std::to_string(effective.value()) + where);
     }
     // floor((in + 2 pad - dil (k - 1) - 1 + (ceil ? s - 1 : 0)) / s) + 1, in int64 (all terms < 2^33).
     const int64_t span = in + 2 * pad - effective.value() + (p.ceil_mode ? s - 1 : 0);

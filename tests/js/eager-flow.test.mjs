@@ -154,6 +154,24 @@ test('convert before any calibration names the observer that saw nothing, and le
   m.dispose();
 });
 
+test('a per-channel activation observer is an error at convert that says so, and leaves the model as it was', () => {
+  const m = new Net().eval();
+  quantization.fuseModules(m, ['conv', 'bn', 'relu']);
+  m.qconfig = new quantization.QConfig({
+    activation: quantization.PerChannelMinMaxObserver.withArgs({ chAxis: 1 }),
+    weight: quantization.PerChannelMinMaxObserver.withArgs({ dtype: 'qint8', qscheme: 'per_channel_symmetric' }),
+  });
+  quantization.prepare(m);
+  m.forward(input(1)); // calibrates: PyTorch too observes per channel, and fails at convert
+  expect(() => quantization.convert(m)).toThrow(TypeError);
+  expect(() => quantization.convert(m)).toThrow(
+    "quantization.convert(model): quant's activation observer is a per-channel observer (PerChannelMinMaxObserver): a quantized activation has one scale and zero point, so the QConfig's activation must be a per-tensor observer (e.g. HistogramObserver or MinMaxObserver); per-channel observers are for weights",
+  );
+  expect(m.quant).toBeInstanceOf(quantization.QuantStub);
+  expect(m.conv).toBeInstanceOf(nn.intrinsic.ConvReLU3d);
+  m.dispose();
+});
+
 test('an error during calibration names the module it came from', () => {
   const m = quantization.prepare(fusedNet());
   const wrongChannels = tensor(new Float32Array(2 * 3 * 8), [2, 3, 2, 2, 2]);

@@ -163,6 +163,47 @@ describe('messages: short, and about the file', () => {
     expect(loadError(bytes).message.length).toBeLessThan(400);
   });
 
+  test('a name over the 1000-character limit is reported as too long, wherever it is', () => {
+    const long = 'a'.repeat(1001);
+    const shown = `'${'a'.repeat(100)}...' (1001 characters)`;
+    const relu = { type: 'ReLU' };
+    const call = (name, target, from = 'x') => node(name, 'call_module', target, [ref(from)]);
+    for (const [what, bytes, message] of [
+      [
+        'a module path (called by a node)',
+        graphModel([1, 2], { [long]: relu }, [call('r', long), output('r')]),
+        `module path ${shown} is longer than the 1000 characters a name may have`,
+      ],
+      [
+        'a node name',
+        graphModel([1, 2], { m: relu }, [call(long, 'm'), output(long)]),
+        `graph.nodes[1]'s name ${shown} is longer than the 1000 characters a name may have`,
+      ],
+      [
+        'a call_module target',
+        graphModel([1, 2], { m: relu }, [call('r', long), output('r')]),
+        `graph.nodes[1] ('r')'s target ${shown} is longer than the 1000 characters a name may have`,
+      ],
+      [
+        'a call_function target',
+        graphModel([1, 2], {}, [node('r', 'call_function', long, [ref('x')]), output('r')]),
+        `graph.nodes[1] ('r')'s target ${shown} is longer than the 1000 characters a name may have`,
+      ],
+      [
+        'a node reference',
+        graphModel([1, 2], { m: relu }, [call('r', 'm', long), output('r')]),
+        `graph.nodes[1] ('r'): the argument's node name ${shown} is longer than the 1000 characters a name may have`,
+      ],
+      [
+        "a module's tensor name",
+        graphModel([1, 2], { m: { ...floatConv1d(0), weight: long } }, [call('r', 'm'), output('r')]),
+        `module 'm'.weight's tensor name ${shown} is longer than the 1000 characters a name may have`,
+      ],
+    ]) {
+      expect([what, loadError(bytes)?.message]).toEqual([what, `io.loadModel(bytes): ${message}`]);
+    }
+  });
+
   test("an error from qwasm's own constructor names the module path, not the constructor", () => {
     const bn = {
       type: 'BatchNorm',

@@ -19,6 +19,15 @@ test('before init(): isInitialized() is false, tensor and io work, the rest says
   expect(() => quantizePerTensor(tensor([1]), 1, 0, 'quint8')).toThrow(
     'qwasm is not initialized: call `await init()` before using the API',
   );
+  // A call that makes observers to check its options names itself, not the observer.
+  const notInitialized = (call) => `${call}: qwasm is not initialized: call \`await init()\` before using the API`;
+  expect(() => cjs.quantization.getDefaultQConfig()).toThrow(notInitialized('quantization.getDefaultQConfig(backend)'));
+  expect(() => cjs.quantization.MinMaxObserver.withArgs({})).toThrow(
+    notInitialized('MinMaxObserver.withArgs(options)'),
+  );
+  expect(
+    () => new cjs.quantization.QConfig({ activation: cjs.quantization.HistogramObserver, weight: () => null }),
+  ).toThrow(notInitialized('new quantization.QConfig({activation, weight})'));
 });
 
 test('init() returns the same promise every time and resolves; other options on a second call are an error', async () => {

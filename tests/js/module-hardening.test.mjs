@@ -93,6 +93,58 @@ test('a disposed quantized module stays disposed: setWeightBias throws like forw
   w.dispose();
 });
 
+test('a bias getter that disposes the module does not bring it back', () => {
+  const m = new nn.quantized.Conv3d(2, 2, 1);
+  const w = m.weight();
+  const bias = {
+    get data() {
+      m.dispose();
+      return new Float32Array(2);
+    },
+  };
+  expect(() => m.setWeightBias(w, bias)).toThrow(
+    /^nn\.quantized\.Conv3d\.setWeightBias\(weight, bias\): this module has been disposed/,
+  );
+  expect(m.disposed).toBe(true);
+  expect(() => m.forward(w)).toThrow(/disposed/);
+  expect(w.dequantize().data).toHaveLength(2 * 2); // the weight is untouched
+  w.dispose();
+  const lin = new nn.quantized.Linear(3, 2);
+  const lw = lin.weight();
+  expect(() =>
+    lin.setWeightBias(lw, {
+      get data() {
+        lin.dispose();
+        return new Float32Array(2);
+      },
+    }),
+  ).toThrow(/Linear\.setWeightBias\(weight, bias\): this module has been disposed/);
+  expect(lin.disposed).toBe(true);
+  lw.dispose();
+});
+
+test('a float module or call given a QTensor says so and names dequantize()', () => {
+  const q = qwasm.quantizePerTensor(tensor(new Float32Array(2 * 2 * 3), [1, 2, 2, 3]), 0.1, 0, 'quint8');
+  for (const [call, run] of [
+    ['nn.Conv2d.forward(x)', () => new nn.Conv2d(2, 2, 1).forward(q)],
+    ['nn.Linear.forward(x)', () => new nn.Linear(3, 2).forward(q)],
+    ['nn.BatchNorm2d.forward(x)', () => new nn.BatchNorm2d(2).eval().forward(q)],
+    ['quantizePerTensor(x, scale, zeroPoint, dtype)', () => qwasm.quantizePerTensor(q, 0.1, 0, 'quint8')],
+  ]) {
+    let message = '';
+    try {
+      run();
+    } catch (e) {
+      expect(e).toBeInstanceOf(TypeError);
+      message = e.message;
+    }
+    expect(message).toBe(
+      `${call}: x must be a float tensor {data: Float32Array, shape: number[]}, got a QTensor: call x.dequantize() first for its float values`,
+    );
+  }
+  q.dispose();
+});
+
 describe('numbers past every range report the real range', () => {
   test.each([
     [() => new nn.quantized.Conv3d(1, 1, 1e300), /kernelSize must be at most 2147483647, got 1e\+300/],

@@ -123,4 +123,20 @@ test('computeSqnr is 20 log10(|x| / |x - y|), Infinity for equal tensors; errors
   expect(() => ns.compareWeights({}, new nn.Identity())).toThrow(
     /^quantization\.ns\.compareWeights\(floatModel, quantizedModel\): floatModel: expected an nn\.Module/,
   );
+  // A quantized model in the float position (swapped, or twice) says so, and takes no memory.
+  const { f, q } = models();
+  const heap = qwasm.heapInUse();
+  for (const [a, b] of [
+    [q, f],
+    [q, q],
+  ]) {
+    expect(() => ns.compareWeights(a, b)).toThrow(
+      new TypeError(
+        "quantization.ns.compareWeights(floatModel, quantizedModel): floatModel holds a quantized layer ('conv' is ConvReLU3d): pass the float model first and the quantized model second",
+      ),
+    );
+  }
+  expect(qwasm.heapInUse()).toBe(heap);
+  f.dispose();
+  q.dispose();
 });

@@ -122,6 +122,44 @@ describe('the recorded preprocessing and class names', () => {
   });
 });
 
+test('a frame whose resizable buffer a later frame resizes is refused, not read as NaN', () => {
+  const transform = new transforms.VideoClassification({ cropSize: 2, resizeSize: [3, 4] });
+  for (const [what, view, size] of [
+    ['a length-tracking view that shrinks', (b) => new Uint8Array(b), 8],
+    ['a fixed view that falls out of bounds', (b) => new Uint8ClampedArray(b, 0, 12), 8],
+    ['a length-tracking view that grows', (b) => new Uint8Array(b), 16],
+  ]) {
+    const buffer = new ArrayBuffer(12, { maxByteLength: 16 });
+    new Uint8Array(buffer).fill(200);
+    const first = { data: view(buffer), width: 2, height: 2 };
+    const second = {
+      get data() {
+        buffer.resize(size);
+        return new Uint8Array(12);
+      },
+      width: 2,
+      height: 2,
+    };
+    let error = null;
+    try {
+      transform.forward([first, second]);
+    } catch (e) {
+      error = e;
+    }
+    expect([what, error?.constructor]).toEqual([what, TypeError]);
+    expect(error.message).toMatch(
+      /^VideoClassification\.forward\(frames\): frames\[0\]\.data changed size while the frames were read \(its resizable ArrayBuffer was resized\): 12 bytes were checked, it has \d+ now/,
+    );
+  }
+  // Unresized, the same frames run.
+  const buffer = new ArrayBuffer(12, { maxByteLength: 16 });
+  const y = transform.forward([
+    { data: new Uint8Array(buffer), width: 2, height: 2 },
+    { data: new Uint8Array(12), width: 2, height: 2 },
+  ]);
+  expect(y.data.every(Number.isFinite)).toBe(true);
+});
+
 describe('in the model worker', () => {
   let worker;
   let floatModel;

@@ -41,6 +41,8 @@ const SOURCES = [
   ['a Response', () => new Response(BYTES, { headers: { 'Content-Length': String(BYTES.length) } })],
   ['a ReadableStream', () => new Response(BYTES).body],
   ['a Blob', () => new Blob([BYTES])],
+  // (Node.js: the worker cannot fetch this thread's blob: URLs; qwasm sends it the Blob.)
+  ['a blob: URL', () => URL.createObjectURL(new Blob([BYTES]))],
 ];
 
 describe('io.loadModel(source, { worker: true })', () => {
@@ -169,6 +171,11 @@ describe('io.loadModel(source, { worker: true })', () => {
     await expect(qwasm.io.loadModel(new Uint8Array(12), { worker: true })).rejects.toThrow(
       /^io\.loadModel\(source, \{ worker: true \}\): /,
     );
+    const revoked = URL.createObjectURL(new Blob([BYTES]));
+    URL.revokeObjectURL(revoked);
+    await expect(qwasm.io.loadModel(revoked, { worker: true })).rejects.toThrow(
+      `io.loadModel(source, { worker: true }): ${revoked} names no Blob (it was revoked, or made with URL.createObjectURL in another thread)`,
+    );
     await expect(qwasm.io.loadModel(42, { worker: true })).rejects.toThrow(
       'io.loadModel(source, { worker: true }): source must be a URL (string or URL), a Response, a ReadableStream, a Blob or the',
     );
@@ -184,6 +191,17 @@ describe('io.loadModel(source, { worker: true })', () => {
         "WorkerModel.forward(x): unknown option 'copy' (expected 'transfer')",
       );
       await expect(model.forward(null)).rejects.toThrow('WorkerModel.forward(x): x must be a float tensor');
+      // The caller's own error (a getter, even a TypeError) reaches them unchanged, as in-process.
+      for (const thrown of [new Error('camera frame gone'), new TypeError('frame is not ready')]) {
+        const x = {
+          get data() {
+            throw thrown;
+          },
+          shape: [1, 3],
+        };
+        await expect(model.forward(x)).rejects.toBe(thrown);
+        await expect(model.forwardFloat(x)).rejects.toBe(thrown);
+      }
       await expect(model.forward(clip(shape), { transfer: 'yes' })).rejects.toThrow('transfer must be a boolean');
       expect(bits(await model.forward(clip(shape)))).toBe(expected.bits);
       const pending = model.forward(clip(shape));

@@ -148,7 +148,8 @@ class QuantizeKernelTest : public ::testing::TestWithParam<const QuantizeKernel*
   void check_random(size_t n) {
     const uint64_t seed = qwasm_test::test_seed();
     std::mt19937_64 g(seed ^ n);
-    for (double scale : {1.0, 0.37, 3.0}) check(test_values(n, g), scale, zero_point(), "random");
+    // 1e-39: 1 / scale overflows float32 (every zero becomes 0 * Inf).
+    for (double scale : {1.0, 0.37, 3.0, 1e-39}) check(test_values(n, g), scale, zero_point(), "random");
   }
 
   // Runs the kernel on x and returns the integers.
@@ -210,6 +211,24 @@ TEST_P(QuantizeKernelTest, non_finite_values_have_defined_results) {
   EXPECT_EQ(run({std::numeric_limits<float>::quiet_NaN(), inf, -inf}, 0.5, zero_point()),
             (std::vector<int64_t>{zp_rounded, r.qmax, r.qmin}))
       << k().name;
+}
+
+TEST_P(QuantizeKernelTest, a_zero_whose_scale_has_no_float_reciprocal_gives_qmax) {
+  // Below ~2.94e-39, 1 / scale overflows float32 and 0 * Inf is NaN: PyTorch's
+  // per-tensor quint8 / qint8 path gives qmax (tests/golden quantize.json), and
+  // so does qwasm. A NaN input still gives the zero point.
+  const QRange r = dtype_range(dtype_of(k().storage));
+  const float inf = std::numeric_limits<float>::infinity();
+  const int64_t zp_rounded =
+      fzp() ? static_cast<int64_t>(std::nearbyint(zero_point())) : static_cast<int64_t>(zero_point());
+  for (double scale : {1e-39, 2.9e-39, 1e-45}) {
+    EXPECT_EQ(
+        run({0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), 1e-30f, -1e-30f, inf, -inf}, scale, zero_point()),
+        (std::vector<int64_t>{r.qmax, r.qmax, zp_rounded, r.qmax, r.qmin, r.qmax, r.qmin}))
+        << k().name << " scale " << scale;
+  }
+  // 2.95e-39 still has a finite reciprocal: a zero gives the zero point.
+  EXPECT_EQ(run({0.0f}, 2.95e-39, zero_point())[0], zp_rounded) << k().name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, QuantizeKernelTest, ::testing::ValuesIn(all(quantize_kernels())),
@@ -308,7 +327,8 @@ class QuantizeRowKernelTest : public ::testing::TestWithParam<const QuantizeRowK
     std::vector<float> inv(n), zps(n);
     std::vector<double> scales_d(n), zps_d(n);
     for (size_t i = 0; i < n; ++i) {
-      scales_d[i] = 0.25 * static_cast<double>(i % 5 + 1) + 0.0625;
+      // Every seventh channel's scale has no float32 reciprocal (a zero gives qmax).
+      scales_d[i] = i % 7 == 6 ? 1e-39 : 0.25 * static_cast<double>(i % 5 + 1) + 0.0625;
       zps_d[i] = static_cast<double>(i % 3) + (k().storage == Storage::kU8 ? 100 : 0) + (fzp ? 0.5 : 0);
       inv[i] = 1.0f / static_cast<float>(scales_d[i]);
       zps[i] = static_cast<float>(zps_d[i]);

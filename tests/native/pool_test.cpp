@@ -118,17 +118,29 @@ TEST(PoolShape, RankAndInputErrors) {
 
 TEST(PoolShape, GeometryErrorsNameTheDimension) {
   Shape out;
-  expect_error(max_shape({1, 1, 5}, pool1d(0), &out), StatusCode::kRangeError,
-               "kernelSize, stride and dilation must be >= 1 and padding >= 0 (width)");
-  expect_error(max_shape({1, 1, 5}, pool1d(1, 0), &out), StatusCode::kRangeError, "must be >= 1 and padding >= 0");
-  expect_error(max_shape({1, 1, 5}, pool1d(1, 1, -1), &out), StatusCode::kRangeError, "padding >= 0 (width)");
-  expect_error(max_shape({1, 1, 5}, pool1d(1, 1, 0, 0), &out), StatusCode::kRangeError, "must be >= 1");
+  // Each parameter with its range and its values, as the conv geometry's messages.
+  expect_error(max_shape({1, 1, 5}, pool1d(0), &out), StatusCode::kRangeError, "kernelSize must be >= 1, got [0]");
+  expect_error(max_shape({1, 1, 5}, pool1d(1, 0), &out), StatusCode::kRangeError, "stride must be >= 1, got [0]");
+  expect_error(max_shape({1, 1, 5}, pool1d(1, 1, -1), &out), StatusCode::kRangeError, "padding must be >= 0, got [-1]");
+  expect_error(max_shape({1, 1, 5}, pool1d(1, 1, 0, 0), &out), StatusCode::kRangeError,
+               "dilation must be >= 1, got [0]");
   PoolParams p = pool_nd(2, 2);
   p.kernel[0] = 0;
-  expect_error(max_shape({1, 1, 5, 5}, p, &out), StatusCode::kRangeError, "(height)");
+  expect_error(max_shape({1, 1, 5, 5}, p, &out), StatusCode::kRangeError, "kernelSize must be >= 1, got [0, 2]");
   p = pool_nd(3, 2);
   p.stride[0] = -5;
-  expect_error(max_shape({1, 1, 5, 5, 5}, p, &out), StatusCode::kRangeError, "(depth)");
+  expect_error(max_shape({1, 1, 5, 5, 5}, p, &out), StatusCode::kRangeError, "stride must be >= 1, got [-5, 1, 1]");
+  p = pool_nd(3, 2);
+  p.stride[0] = p.stride[1] = p.stride[2] = 0;
+  expect_error(max_shape({1, 1, 5, 5, 5}, p, &out), StatusCode::kRangeError, "stride must be >= 1, got [0, 0, 0]");
+  p = pool_nd(2, 2);
+  p.padding[1] = int64_t{1} << 31;
+  expect_error(max_shape({1, 1, 5, 5}, p, &out), StatusCode::kRangeError,
+               "padding must be at most 2147483647, got [0, 2147483648]");
+  // Average pooling has no dilation: the field is not checked.
+  PoolParams avg_dil = pool1d(2);
+  avg_dil.dilation[0] = 0;
+  EXPECT_TRUE(pool_output_shape({1, 1, 4}, avg_dil, PoolKind::kAvg, false, &out).ok());
   expect_error(max_shape({1, 1, 5}, pool1d(3, 1, 2), &out), StatusCode::kRangeError,
                "padding should be at most half of kernelSize, got padding 2 and kernelSize 3 (width)");
   expect_error(max_shape({1, 1, 1}, pool1d(4, 1, 1), &out), StatusCode::kRangeError,
@@ -148,12 +160,16 @@ TEST(PoolShape, GeometryErrorsNameTheDimension) {
 // with padding 2^62 - 1 passed every other check).
 TEST(PoolShape, HostileGeometryIsRefused) {
   Shape out;
-  const std::string msg = "kernelSize, stride, padding and dilation must be at most 2147483647 (width)";
-  expect_error(max_shape({1, 1, 5}, pool1d(kBig + 1, 1), &out), StatusCode::kRangeError, msg);
-  expect_error(max_shape({1, 1, 5}, pool1d(INT64_MAX, 1, INT64_MAX / 2), &out), StatusCode::kRangeError, msg);
-  expect_error(max_shape({1, 1, 5}, pool1d(1, INT64_MAX), &out), StatusCode::kRangeError, msg);
-  expect_error(max_shape({1, 1, 5}, pool1d(3, 1, int64_t{1} << 53), &out), StatusCode::kRangeError, msg);
-  expect_error(max_shape({1, 1, 5}, pool1d(3, 1, 1, INT64_MAX), &out), StatusCode::kRangeError, msg);
+  expect_error(max_shape({1, 1, 5}, pool1d(kBig + 1, 1), &out), StatusCode::kRangeError,
+               "kernelSize must be at most 2147483647, got [2147483648]");
+  expect_error(max_shape({1, 1, 5}, pool1d(INT64_MAX, 1, INT64_MAX / 2), &out), StatusCode::kRangeError,
+               "kernelSize must be at most 2147483647, got [9223372036854775807]");
+  expect_error(max_shape({1, 1, 5}, pool1d(1, INT64_MAX), &out), StatusCode::kRangeError,
+               "stride must be at most 2147483647, got [9223372036854775807]");
+  expect_error(max_shape({1, 1, 5}, pool1d(3, 1, int64_t{1} << 53), &out), StatusCode::kRangeError,
+               "padding must be at most 2147483647, got [9007199254740992]");
+  expect_error(max_shape({1, 1, 5}, pool1d(3, 1, 1, INT64_MAX), &out), StatusCode::kRangeError,
+               "dilation must be at most 2147483647, got [9223372036854775807]");
   expect_error(max_shape({1, 1, 5}, pool1d(INT64_MIN), &out), StatusCode::kRangeError, "must be >= 1");
   // The largest values allowed work: a 2^31 - 1 kernel over a 3-element input
   // with half of it as padding, and a 2^31 - 1 stride.

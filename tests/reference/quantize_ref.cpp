@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace qwasm {
 namespace ref {
@@ -52,11 +53,19 @@ int32_t clamp(float r, int32_t qmin, int32_t qmax) {
 
 // FBGEMM's Quantize: the reciprocal of the float32 scale, a float multiply,
 // round half to even, the zero point added after rounding (in float32).
-// NaN gives the zero point (qwasm's definition).
+// NaN gives the zero point (qwasm's definition). A scale whose reciprocal
+// overflows float32 (below ~2.94e-39) makes 0 * inv NaN: PyTorch's per-tensor
+// quint8 / qint8 kernel (FBGEMM's AVX2 QuantizeAvx2, whose _mm256_min_ps
+// against the clip bound returns the bound for NaN) gives qmax, and so does
+// qwasm, on every path.
 int32_t quantize_value(float x, double scale, double zero_point, int32_t qmin, int32_t qmax) {
   const float inv = 1.0f / static_cast<float>(scale);
   float t = x * inv;
-  if (std::isnan(t)) t = 0.0f;
+  if (std::isnan(x)) {
+    t = 0.0f;
+  } else if (std::isnan(t)) {
+    t = std::numeric_limits<float>::infinity();
+  }
   const float r = std::nearbyint(t) + static_cast<float>(zero_point);
   return clamp(r, qmin, qmax);
 }
@@ -66,7 +75,11 @@ int32_t quantize_value(float x, double scale, double zero_point, int32_t qmin, i
 int32_t quantize_value_float_qparams(float x, float scale, float zero_point, int32_t qmin, int32_t qmax) {
   const float inv = scale == 0.0f ? 1.0f : 1.0f / scale;
   float t = x * inv;
-  if (std::isnan(t)) t = 0.0f;
+  if (std::isnan(x)) {
+    t = 0.0f;
+  } else if (std::isnan(t)) {
+    t = std::numeric_limits<float>::infinity();  // 0 * an infinite reciprocal, as above
+  }
   return clamp(std::nearbyint(t + zero_point), qmin, qmax);
 }
 

@@ -97,6 +97,14 @@ export async function cases(): Promise<unknown[]> {
     io.loadModel('r3d_18.qwasm.safetensors', { worker: true }).then((m) => m.forward(x).data),
     // @ts-expect-error: onProgress is for a download (worker: true or loadModelAsync)
     io.loadModel(new Uint8Array(0), { onProgress: () => {} }),
+    // @ts-expect-error: signal cancels a download (worker: true or loadModelAsync); loading bytes cannot be stopped
+    io.loadModel(new Uint8Array(0), { signal: AbortSignal.timeout(1000) }),
+    // @ts-expect-error: signal is an AbortSignal, not a timeout in ms (AbortSignal.timeout(ms) makes one)
+    io.loadModelAsync('m', { signal: 1000 }),
+    // @ts-expect-error: the float twin's budget is a number, as the model's
+    io.loadModel('m', { worker: true }).then((m) => m.loadFloatModel('f', { maxWork: '1e12' })),
+    // @ts-expect-error: the float twin takes the budget, not the model's worker options
+    io.loadModel('m', { worker: true }).then((m) => m.loadFloatModel('f', { numThreads: 2 })),
     // @ts-expect-error: forwardQuantized takes a quint8 QTensor
     io.loadModel(new Uint8Array(0)).forwardQuantized(x),
     // @ts-expect-error: a model's graph is read-only

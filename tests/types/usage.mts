@@ -138,6 +138,11 @@ export async function runModelInWorker(url: string, clip: Float32Array): Promise
     numThreads: 2,
     winograd: 'auto',
     onProgress: (loaded, total) => seen.push([loaded, total]),
+    signal: AbortSignal.timeout(60_000), // a stalled download rejects after a minute
+  });
+  await model.loadFloatModel(url.replace('.qwasm', '_float.qwasm'), {
+    maxWork: Number.POSITIVE_INFINITY,
+    signal: new AbortController().signal,
   });
   const out: io.WorkerOutput = await model.forward({ data: clip, shape: [1, 3, 16, 112, 112] }, { transfer: false });
   const values = 'scale' in out ? Array.from(out.data, (v) => (v - out.zeroPoint) * out.scale) : Array.from(out.data);
@@ -145,7 +150,10 @@ export async function runModelInWorker(url: string, clip: Float32Array): Promise
   const scales = model.modules.find((m) => m.weight !== undefined)?.weight?.scales ?? [];
   const variant: 'threads' | 'single-thread' = model.runtime.variant;
   model.dispose();
-  const local: io.GraphModule = await io.loadModelAsync(new Response(new Uint8Array(0)), { onProgress: () => {} });
+  const local: io.GraphModule = await io.loadModelAsync(new Response(new Uint8Array(0)), {
+    onProgress: () => {},
+    signal: AbortSignal.timeout(60_000),
+  });
   local.dispose();
   return [...values, layers.length, scales.length, variant.length, model.weightBytes().packed];
 }

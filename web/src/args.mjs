@@ -284,6 +284,15 @@ export function readShape(v, ctx, name = 'shape') {
   return { shape, numel: shape.includes(0) ? 0 : numel };
 }
 
+// True for a QTensor: qtensor.mjs (which imports this module) installs its
+// brand check, which runs no code of the caller's.
+let isQTensorBrand = (_v) => false;
+
+/** @internal Called once by qtensor.mjs. */
+export function setQTensorCheck(check) {
+  isQTensorBrand = check;
+}
+
 /**
  * A float tensor {data: Float32Array, shape}: both properties read once, the
  * shape copied and checked. Returns {data, shape, numel}; take the bytes with
@@ -293,6 +302,11 @@ export function readShape(v, ctx, name = 'shape') {
  */
 export function readFloatTensor(x, ctx, name = 'x') {
   checkNotRevoked(x, name, ctx);
+  if (isQTensorBrand(x)) {
+    throw new TypeError(
+      `${ctx}: ${name} must be a float tensor {data: Float32Array, shape: number[]}, got a QTensor: call ${name}.dequantize() first for its float values`,
+    );
+  }
   if (x === null || typeof x !== 'object' || typedArrayKind(x) !== undefined || isArray(x)) {
     throw new TypeError(
       `${ctx}: ${name} must be a float tensor {data: Float32Array, shape: number[]}, got ${describe(x)}`,

@@ -11,6 +11,7 @@ import {
   MT_WASM,
   readLocalFile,
   readWasm,
+  resolveObjectUrl,
   startModelWorkerThread,
   threadedFilesMissing,
 } from './platform.node.cjs';
@@ -43,6 +44,7 @@ setPlatformHooks({
   startModelWorker: (locateFile) =>
     nodeWorkerPort(startModelWorkerThread(locateFile ? locatedUrl(locateFile, 'qwasm.model-worker.cjs') : undefined)),
   readLocalFile,
+  resolveObjectUrl,
 });
 
 export * from './api.mjs';

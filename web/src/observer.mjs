@@ -35,7 +35,8 @@ const factoryOptions = new WeakMap(); // factory -> {observer: class, options}
  * observer with those options each time it is called (PyTorch's with_args).
  * The options are checked now, by making one.
  */
-export function observerFactory(Observer, options) {
+export function observerFactory(Observer, options, ctx) {
+  wasm(ctx); // before init(), the error names the call, not the observer it checks the options with
   const frozen = Object.freeze({ ...(options ?? {}) });
   const make = () => new Observer(frozen);
   make();
@@ -229,7 +230,7 @@ class UniformObserverBase {
    */
   static withArgs(options) {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass withArgs was called on
-    return observerFactory(this, options);
+    return observerFactory(this, options, `${this.name}.withArgs(options)`);
   }
 
   /** @internal True for the observers of this module. */

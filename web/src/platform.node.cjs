@@ -103,14 +103,20 @@ function startModelWorkerThread(located) {
   return new Worker(located === undefined ? join(__dirname, 'qwasm.model-worker.cjs') : toPath(located));
 }
 
-/** A file's bytes, for model sources given as a path or file: URL. */
-async function readLocalFile(path) {
+/** A file's bytes, for model sources given as a path or file: URL; an AbortSignal cancels the read. */
+async function readLocalFile(path, signal) {
   const { readFile } = require('node:fs/promises');
-  return new Uint8Array(await readFile(/^file:/i.test(path) ? new URL(path) : path));
+  return new Uint8Array(await readFile(/^file:/i.test(path) ? new URL(path) : path, signal ? { signal } : undefined));
+}
+
+/** The Blob a blob: URL of this thread names (URL.createObjectURL), or undefined. */
+function resolveObjectUrl(url) {
+  return require('node:buffer').resolveObjectURL(url);
 }
 
 module.exports = {
   readWasm,
+  resolveObjectUrl,
   startModelWorkerThread,
   readLocalFile,
   loadGlue,

@@ -1,7 +1,16 @@
 // QTensor: the JavaScript face of a quantized tensor held in wasm memory.
 // Getters return JS-owned copies; dispose() frees the wasm memory (a
 // FinalizationRegistry frees forgotten tensors too, but only eventually).
-import { bytesOf, describe, lengthOf, MAX_NUMEL, MAX_RANK, readOptions, typedArrayKind } from './args.mjs';
+import {
+  bytesOf,
+  describe,
+  lengthOf,
+  MAX_NUMEL,
+  MAX_RANK,
+  readOptions,
+  setQTensorCheck,
+  typedArrayKind,
+} from './args.mjs';
 import { DTYPE_NAMES, QSCHEME_NAMES } from './dtypes.mjs';
 import { checked } from './errors.mjs';
 import { copyView, noteOutOfMemory, streamFloatsOut } from './heap.mjs';
@@ -59,6 +68,7 @@ export class QTensor {
 
   static {
     isQTensor = (q) => q !== null && typeof q === 'object' && #handle in q;
+    setQTensorCheck(isQTensor);
     handleOf = (q, ctx) => {
       if (!isQTensor(q)) throw new TypeError(`${ctx}: expected a QTensor, got ${describe(q)}`);
       if (q.#handle === null) throw new Error(`${ctx}: the QTensor has been disposed`);

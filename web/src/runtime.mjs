@@ -37,8 +37,9 @@ export function setPlatform(instantiate, defaultThreads) {
  * @internal What the model worker API needs from the platform:
  * startModelWorker() starts a worker running web/src/model/worker-host.mjs
  * (the entry sets it; inside a model worker it is not set), readLocalFile(path)
- * reads a file (Node.js).
- * @param {{startModelWorker?: (locateFile?: (file: string) => string | URL) => any, readLocalFile?: (path: string) => Promise<Uint8Array>}} hooks
+ * reads a file (Node.js), resolveObjectUrl(url) the Blob a blob: URL of this
+ * thread names (Node.js, whose workers do not share them).
+ * @param {{startModelWorker?: (locateFile?: (file: string) => string | URL) => any, readLocalFile?: (path: string, signal?: AbortSignal | null) => Promise<Uint8Array>, resolveObjectUrl?: (url: string) => any}} hooks
  */
 export function setPlatformHooks(hooks) {
   platform = { ...platform, ...hooks };
@@ -55,6 +56,15 @@ export function startModelWorker(locateFile) {
 /** @internal Reads a file path or file: URL (Node.js), or null where there are no files. */
 export function localFileReader() {
   return platform?.readLocalFile ?? null;
+}
+
+/**
+ * @internal Where blob: URLs belong to the thread that made them (Node.js), a
+ * function from one to its Blob (undefined when it names none); elsewhere null.
+ * @returns {((url: string) => any) | null} (Node.js: its own Blob, or undefined)
+ */
+export function objectUrlResolver() {
+  return platform?.resolveObjectUrl ?? null;
 }
 
 // _moduleFactory: the test suites load the testing builds (asserts, test-only

@@ -4,6 +4,7 @@
 #include <wasm_simd128.h>
 
 #include <cassert>
+#include <cmath>
 
 #include "kernels/quantize_kernels.h"
 #include "kernels/quantize_val.h"
@@ -12,13 +13,16 @@ namespace qwasm {
 namespace kernels {
 namespace {
 
-// x * inv, NaN -> 0, rounded half-to-even with the zero point added after
-// (integer zp, FBGEMM) or before (float zp) rounding, then saturated to int32
-// and clamped; trunc_sat maps +-Inf and |r| >= 2^31 exactly as clamp_rounded.
+// x * inv, a NaN input -> 0 and a NaN product of anything else (0 times an
+// infinite reciprocal) -> +Inf (quantize_val.h), rounded half-to-even with the
+// zero point added after (integer zp, FBGEMM) or before (float zp) rounding,
+// then saturated to int32 and clamped; trunc_sat maps +-Inf and |r| >= 2^31
+// exactly as clamp_rounded.
 template <bool kFloatZeroPoint>
 inline v128_t quantize4(v128_t x, v128_t vinv, v128_t vzp, v128_t vmin, v128_t vmax) {
   v128_t t = wasm_f32x4_mul(x, vinv);
-  t = wasm_v128_and(t, wasm_f32x4_eq(t, t));
+  t = wasm_v128_bitselect(wasm_f32x4_splat(HUGE_VALF), t, wasm_f32x4_ne(t, t));
+  t = wasm_v128_andnot(t, wasm_f32x4_ne(x, x));
   const v128_t r =
       kFloatZeroPoint ? wasm_f32x4_nearest(wasm_f32x4_add(t, vzp)) : wasm_f32x4_add(wasm_f32x4_nearest(t), vzp);
   return wasm_i32x4_min(wasm_i32x4_max(wasm_i32x4_trunc_sat_f32x4(r), vmin), vmax);

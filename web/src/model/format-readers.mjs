@@ -16,6 +16,13 @@ export const quote = (v) => (typeof v === 'string' ? quoted(v) : describe(v));
 export const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 export const isName = (v) => typeof v === 'string' && v.length > 0 && v.length <= MAX_NAME;
 
+/** Refuses a string over MAX_NAME as what it is (a name too long), before any other check calls it something else. */
+export function checkNameLength(v, what) {
+  if (typeof v === 'string' && v.length > MAX_NAME) {
+    fail(`${what} ${quote(v)} is longer than the ${MAX_NAME} characters a name may have`);
+  }
+}
+
 export function readInt(v, what, lo, hi) {
   if (!Number.isSafeInteger(v) || v < lo || v > hi)
     fail(`${what} must be an integer in ${lo}..${hi}, got ${describe(v)}`);

@@ -16,12 +16,22 @@ import { localFileReader, readThreadCount, wasm } from '../runtime.mjs';
 import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
 import { getWinograd, readWinograd } from '../winograd.mjs';
 import { readDescription } from './description.mjs';
-import { FormatError, fail, isName, isObject, MAX_NAME, onlyKeys, quote, readInt } from './format-readers.mjs';
+import {
+  checkNameLength,
+  FormatError,
+  fail,
+  isName,
+  isObject,
+  MAX_NAME,
+  onlyKeys,
+  quote,
+  readInt,
+} from './format-readers.mjs';
 import { graphCallable } from './graph-functions.mjs';
 import { GraphModule } from './graph-module.mjs';
 import { buildModule } from './module-builders.mjs';
-import { BudgetError, DEFAULT_LIMITS, planGraph } from './plan.mjs';
-import { isModelSource, readModelSource, sourceError } from './source.mjs';
+import { BudgetError, DEFAULT_LIMITS, planGraph, readBudget } from './plan.mjs';
+import { isModelSource, readModelSource, readSignal, sourceError, throwIfAborted } from './source.mjs';
 import { loadModelInWorker } from './worker-model.mjs';
 
 export const FORMAT = 'qwasm-model';
@@ -36,6 +46,7 @@ function tensorReader(file) {
   const { view, dataStart, tensors } = file;
   const used = new Set();
   const entry = (name, dtype, shape, what) => {
+    checkNameLength(name, `${what}'s tensor name`);
     if (!isName(name)) fail(`${what} must name a tensor, got ${describe(name)}`);
     const t = tensors.get(name);
     if (t === undefined) fail(`${what}: the file has no tensor ${quote(name)}`);
@@ -91,6 +102,7 @@ function checkArg(a, known, what, depth = 0) {
     for (const x of a) checkArg(x, known, what, depth + 1);
     return;
   }
+  if (isObject(a) && Object.keys(a).length === 1) checkNameLength(a.node, `${what}: the argument's node name`);
   if (isObject(a) && Object.keys(a).length === 1 && isName(a.node)) {
     if (!known.has(a.node)) fail(`${what}: argument ${quote(a.node)} is not an earlier node`);
     return;
@@ -117,9 +129,12 @@ function checkGraph(graph, modules) {
   if (graph.nodes.length < 2 || graph.nodes.length > MAX_NODES) {
     fail(`graph.nodes must hold 2..${MAX_NODES} nodes, got ${graph.nodes.length}`);
   }
+  // A module path over the limit is refused as such here, before a node calling it reads as calling nothing.
+  for (const path of Object.keys(modules)) checkNameLength(path, 'module path');
   const known = new Set();
   graph.nodes.forEach((n, i) => {
     let what = `graph.nodes[${i}]`;
+    if (isObject(n)) checkNameLength(n.name, `${what}'s name`);
     if (!isObject(n) || !isName(n.name)) fail(`${what} must be an object with a name`);
     if (known.has(n.name)) fail(`${what}: two nodes are named ${quote(n.name)}`);
     what = `${what} (${quote(n.name)})`;
@@ -133,6 +148,7 @@ function checkGraph(graph, modules) {
     const last = i === graph.nodes.length - 1;
     if (first !== (n.op === 'placeholder')) fail(`${what}: the first node, and only it, is the input`);
     if (last !== (n.op === 'output')) fail(`${what}: the last node, and only it, is the output`);
+    checkNameLength(n.target, `${what}'s target`);
     switch (n.op) {
       case 'placeholder':
       case 'output':
@@ -180,17 +196,20 @@ const GRAPH_KEYS = ['format', 'version', 'torch', 'engine', 'input_shape', 'modu
 function readLoadOptions(options, ctx) {
   const o = readOptions(
     options,
-    ['maxActivationBytes', 'maxLiveBytes', 'maxWork', 'winograd', 'worker', 'onProgress', 'numThreads', 'locateFile'],
+    [
+      'maxActivationBytes',
+      'maxLiveBytes',
+      'maxWork',
+      'winograd',
+      'worker',
+      'onProgress',
+      'numThreads',
+      'locateFile',
+      'signal',
+    ],
     ctx,
   );
-  const limits = { ...DEFAULT_LIMITS };
-  for (const key of ['maxActivationBytes', 'maxLiveBytes', 'maxWork']) {
-    if (!o.has(key)) continue;
-    const v = o.get(key);
-    if (typeof v !== 'number') throw new TypeError(`${ctx}: ${key} must be a number, got ${describe(v)}`);
-    if (!(v > 0)) throw new RangeError(`${ctx}: ${key} must be > 0 (Infinity for no limit), got ${v}`);
-    limits[key] = v;
-  }
+  const limits = { ...DEFAULT_LIMITS, ...readBudget(o, ctx) };
   const worker = o.get('worker') ?? false;
   if (typeof worker !== 'boolean') throw new TypeError(`${ctx}: worker must be a boolean, got ${describe(worker)}`);
   const onProgress = o.get('onProgress');
@@ -221,6 +240,7 @@ function readLoadOptions(options, ctx) {
     onProgress,
     numThreads,
     locateFile,
+    signal: readSignal(o.get('signal'), ctx),
   };
 }
 
@@ -228,17 +248,19 @@ function readLoadOptions(options, ctx) {
  * Loads a model without blocking on its download, on the calling thread (for
  * code that already runs in its own worker): `source` is a URL (a path in
  * Node.js), a Response, a ReadableStream, a Blob or the bytes;
- * onProgress(loadedBytes, totalBytes) follows the download. Building the
+ * onProgress(loadedBytes, totalBytes) follows the download; an abort of
+ * `signal` (an AbortSignal) rejects with its reason. Building the
  * modules then takes one task, as io.loadModel does. Needs init().
  * @returns {Promise<GraphModule>}
  */
 export async function loadModelAsync(source, options) {
   const ctx = 'io.loadModelAsync(source)';
-  const { limits, winograd, worker, onProgress } = readLoadOptions(options, ctx);
+  const { limits, winograd, worker, onProgress, signal } = readLoadOptions(options, ctx);
   if (worker) throw new TypeError(`${ctx}: worker: true is io.loadModel's option; loadModelAsync runs on this thread`);
   if (!isModelSource(source)) throw sourceError(source, ctx);
   wasm(ctx);
-  const bytes = await readModelSource(source, onProgress, ctx, localFileReader());
+  const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), signal);
+  throwIfAborted(signal); // aborted as the last bytes came: nothing is built
   return buildModel(bytes, limits, winograd, ctx);
 }
 
@@ -252,16 +274,21 @@ export async function loadModelAsync(source, options) {
  * With worker: true, `input` may be any source io.loadModelAsync takes, and
  * the result is a Promise of a WorkerModel: the model is loaded and runs in
  * a worker the library starts (worker-model.mjs).
- * @param {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL}} [options]
+ * @param {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL, signal?: AbortSignal}} [options]
  * @returns {any}
  */
 export function loadModel(input, options) {
   if (asksForWorker(options)) return loadInWorker(input, options);
   const ctx = 'io.loadModel(bytes)';
-  const { limits, winograd, onProgress } = readLoadOptions(options, ctx);
+  const { limits, winograd, onProgress, signal } = readLoadOptions(options, ctx);
   if (onProgress !== undefined) {
     throw new TypeError(
       `${ctx}: onProgress follows a download: use io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
+    );
+  }
+  if (signal !== null) {
+    throw new TypeError(
+      `${ctx}: signal cancels a download, and loading bytes cannot be stopped: use io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
     );
   }
   if (isModelSource(input) && !isArrayBuffer(input) && !ArrayBuffer.isView(input)) {
@@ -284,9 +311,10 @@ function asksForWorker(options) {
 /** io.loadModel(source, { worker: true }): every error, a bad option too, is a rejection. */
 async function loadInWorker(input, options) {
   const ctx = 'io.loadModel(source, { worker: true })';
-  const { limits, winograd, onProgress, numThreads, locateFile } = readLoadOptions(options, ctx);
+  const { limits, winograd, onProgress, numThreads, locateFile, signal } = readLoadOptions(options, ctx);
   if (!isModelSource(input)) throw sourceError(input, ctx);
-  return loadModelInWorker(input, { limits, winograd, numThreads, onProgress, locateFile });
+  throwIfAborted(signal); // no worker is started
+  return loadModelInWorker(input, { limits, winograd, numThreads, onProgress, locateFile, signal });
 }
 
 /** The file's bytes, checked and built into a GraphModule (errors name `ctx`). */

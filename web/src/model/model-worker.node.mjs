@@ -14,5 +14,6 @@ serveModel(
     post: (message, transfer) => parentPort?.postMessage(message, transfer),
     onMessage: (handler) => parentPort?.on('message', handler),
   },
-  async (path) => new Uint8Array(await readFile(path.startsWith('file:') ? new URL(path) : path)),
+  async (path, signal) =>
+    new Uint8Array(await readFile(path.startsWith('file:') ? new URL(path) : path, signal ? { signal } : undefined)),
 );

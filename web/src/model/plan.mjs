@@ -11,6 +11,7 @@
 // aten/src/ATen/native/Pool.h pooling_output_shape, ConvUtils.h
 // conv_output_size; broadcasting: ExpandUtils.cpp infer_size).
 
+import { describe } from '../args.mjs';
 import { flattenShape, floatValue, isTensor, numel, qValue, sameKind } from './abstract-values.mjs';
 import { graphCallable } from './graph-functions.mjs';
 import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
@@ -260,4 +261,21 @@ function referencedNames(value, out = []) {
   if (Array.isArray(value)) for (const v of value) referencedNames(v, out);
   else if (value !== null && typeof value === 'object') out.push(value.node);
   return out;
+}
+
+/**
+ * The budget options present in `o` (a readOptions map): {maxActivationBytes?, maxLiveBytes?, maxWork?}.
+ * @returns {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number}}
+ */
+export function readBudget(o, ctx) {
+  /** @type {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number}} */
+  const budget = {};
+  for (const key of /** @type {const} */ (['maxActivationBytes', 'maxLiveBytes', 'maxWork'])) {
+    if (!o.has(key)) continue;
+    const v = o.get(key);
+    if (typeof v !== 'number') throw new TypeError(`${ctx}: ${key} must be a number, got ${describe(v)}`);
+    if (!(v > 0)) throw new RangeError(`${ctx}: ${key} must be > 0 (Infinity for no limit), got ${v}`);
+    budget[key] = v;
+  }
+  return budget;
 }

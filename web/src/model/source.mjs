@@ -32,6 +32,21 @@ export function kindOf(source) {
   return null;
 }
 
+/**
+ * The `signal` option of a load: undefined (none) or an AbortSignal; null
+ * when absent.
+ * @returns {AbortSignal | null}
+ */
+export function readSignal(signal, ctx) {
+  if (signal === undefined) return null;
+  if (typeof AbortSignal !== 'function' || !(signal instanceof AbortSignal)) {
+    throw new TypeError(
+      `${ctx}: signal must be an AbortSignal (e.g. AbortSignal.timeout(ms) or an AbortController's), got ${describe(signal)}`,
+    );
+  }
+  return signal;
+}
+
 /** True when `source` is one of the kinds readModelSource takes. */
 export function isModelSource(source) {
   return kindOf(source) !== null;
@@ -54,14 +69,41 @@ export function absoluteUrl(source) {
 }
 
 /**
+ * Rejects with `signal`'s reason once it is aborted (an AbortError
+ * DOMException unless abort(reason) gave another); a null signal never
+ * aborts. The caller removes the listener with `done()`.
+ * @param {AbortSignal | null} signal
+ */
+export function whenAborted(signal) {
+  if (signal === null) return { promise: new Promise(() => {}), done: () => {} };
+  let onAbort = () => {};
+  const promise = new Promise((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  promise.catch(() => {}); // observed by whoever races it
+  return { promise, done: () => signal.removeEventListener('abort', onAbort) };
+}
+
+/** Throws `signal`'s reason when it is aborted. */
+export function throwIfAborted(signal) {
+  if (signal?.aborted) throw signal.reason;
+}
+
+/**
  * Reads the stream to its end, calling onProgress after each chunk. Chunks
- * are kept until the end and copied once into the result.
+ * are kept until the end and copied once into the result. An abort of
+ * `signal` cancels the stream (a stalled read too) and rejects with its reason.
  * @param {ReadableStream<Uint8Array>} stream
  * @param {number | null} total
+ * @param {AbortSignal | null} signal
  */
-async function readStream(stream, total, onProgress, ctx) {
+async function readStream(stream, total, onProgress, ctx, signal) {
   if (stream.locked) throw new TypeError(`${ctx}: the stream is locked (another reader is reading it)`);
+  throwIfAborted(signal);
   const reader = stream.getReader();
+  const aborted = whenAborted(signal);
   const chunks = [];
   let loaded = 0;
   try {
@@ -69,10 +111,12 @@ async function readStream(stream, total, onProgress, ctx) {
     for (;;) {
       let next;
       try {
-        next = await reader.read();
+        next = await (signal === null ? reader.read() : Promise.race([reader.read(), aborted.promise]));
       } catch (err) {
+        throwIfAborted(signal);
         throw new Error(`${ctx}: reading the source failed (${err?.message ?? describe(err)})`, { cause: err });
       }
+      throwIfAborted(signal); // an abort between two chunks
       if (next.done) break;
       const value = next.value;
       if (typedArrayKind(value) !== 'Uint8Array') {
@@ -87,9 +131,11 @@ async function readStream(stream, total, onProgress, ctx) {
     }
   } catch (err) {
     // Whatever stopped the read (a bad chunk, the size limit, onProgress
-    // throwing, a network error): the stream is released, not left open.
+    // throwing, a network error, an abort): the stream is released, not left open.
     reader.cancel(err).catch(() => {});
     throw err;
+  } finally {
+    aborted.done();
   }
   const bytes = new Uint8Array(loaded);
   let at = 0;
@@ -100,7 +146,7 @@ async function readStream(stream, total, onProgress, ctx) {
   return bytes;
 }
 
-async function readResponse(response, onProgress, ctx, what) {
+async function readResponse(response, onProgress, ctx, what, signal) {
   if (!response.ok) {
     const status = [response.status, response.statusText].filter(Boolean).join(' ');
     throw new Error(`${ctx}: fetching ${what} failed: HTTP ${status}`);
@@ -113,7 +159,7 @@ async function readResponse(response, onProgress, ctx, what) {
   const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
   const total = Number.isSafeInteger(length) && length > 0 && !encoded ? length : null;
   if (response.body === null) return new Uint8Array(0);
-  return readStream(response.body, total, onProgress, ctx);
+  return readStream(response.body, total, onProgress, ctx, signal);
 }
 
 /**
@@ -122,10 +168,12 @@ async function readResponse(response, onProgress, ctx, what) {
  * @param {any} source
  * @param {((loaded: number, total: number | null) => void) | undefined} onProgress
  * @param {string} ctx
- * @param {((path: string) => Promise<Uint8Array>) | null} readLocalFile
+ * @param {((path: string, signal?: AbortSignal | null) => Promise<Uint8Array>) | null} readLocalFile
+ * @param {AbortSignal | null} [signal] cancels the read: it rejects with the signal's reason
  * @returns {Promise<Uint8Array>}
  */
-export async function readModelSource(source, onProgress, ctx, readLocalFile) {
+export async function readModelSource(source, onProgress, ctx, readLocalFile, signal = null) {
+  throwIfAborted(signal);
   const kind = kindOf(source);
   if (kind === 'bytes') {
     // Through the intrinsic accessors: a detached buffer is a TypeError naming the call.
@@ -133,9 +181,9 @@ export async function readModelSource(source, onProgress, ctx, readLocalFile) {
     onProgress?.(bytes.byteLength, bytes.byteLength);
     return bytes;
   }
-  if (kind === 'response') return readResponse(source, onProgress, ctx, source.url || 'the Response');
-  if (kind === 'blob') return readStream(source.stream(), source.size, onProgress, ctx);
-  if (kind === 'stream') return readStream(source, null, onProgress, ctx);
+  if (kind === 'response') return readResponse(source, onProgress, ctx, source.url || 'the Response', signal);
+  if (kind === 'blob') return readStream(source.stream(), source.size, onProgress, ctx, signal);
+  if (kind === 'stream') return readStream(source, null, onProgress, ctx, signal);
   if (kind !== 'url') throw sourceError(source, ctx);
   const url = absoluteUrl(source);
   if (url === null || url.startsWith('file:')) {
@@ -148,18 +196,24 @@ export async function readModelSource(source, onProgress, ctx, readLocalFile) {
     }
     let bytes;
     try {
-      bytes = await readLocalFile(path);
+      bytes = await readLocalFile(path, signal);
     } catch (err) {
+      throwIfAborted(signal); // the signal's reason, not the file system's AbortError
       throw new Error(`${ctx}: reading ${path} failed (${err?.code ?? err?.message ?? err})`, { cause: err });
     }
+    throwIfAborted(signal);
     onProgress?.(bytes.byteLength, bytes.byteLength);
     return bytes;
   }
   let response;
   try {
-    response = await fetch(url, { credentials: 'same-origin' });
+    response = await fetch(
+      url,
+      signal === null ? { credentials: 'same-origin' } : { credentials: 'same-origin', signal },
+    );
   } catch (err) {
+    throwIfAborted(signal);
     throw new Error(`${ctx}: fetching ${url} failed (${err?.message ?? err})`, { cause: err });
   }
-  return readResponse(response, onProgress, ctx, url);
+  return readResponse(response, onProgress, ctx, url, signal);
 }

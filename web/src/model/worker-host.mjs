@@ -8,12 +8,14 @@
 // source} (the float twin, held beside the model), {id, op:
 // 'compareWeights'}, {id, op: 'compareModelOutputs', x} and {id, op:
 // 'forwardFloat', x} (the float twin's output), {id, op: 'dropFloat'} (after a
-// float load whose onProgress threw on the calling thread). Replies: {id,
-// result} or {id, error: {name, message}}; while loading, {id, progress:
-// [loadedBytes, totalBytes]}.
+// float load whose onProgress threw on the calling thread or that was
+// aborted). Replies: {id, result} or {id, error: {name, message}}; while
+// loading, {id, progress: [loadedBytes, totalBytes]}. {op: 'abort', target}
+// is not queued: it aborts the read of the load or loadFloat request
+// `target` at once (the calling thread's signal fired).
 // Output tensors' buffers are transferred, not copied.
 import { isOutOfMemory, OUT_OF_MEMORY } from '../errors.mjs';
-import { readModelSource } from './source.mjs';
+import { readModelSource, throwIfAborted } from './source.mjs';
 
 const ERROR_TYPES = new Set(['TypeError', 'RangeError', 'Error']);
 
@@ -77,19 +79,37 @@ function statsOnly(results) {
  * Serves one model on `port` ({post(message, transfer), onMessage(handler)}).
  * @param {any} qwasm the library's namespace in this worker
  * @param {{post: (message: any, transfer: any[]) => void, onMessage: (handler: (message: any) => void) => void}} port
- * @param {((path: string) => Promise<Uint8Array>) | null} [readLocalFile] reads file paths (Node.js)
+ * @param {((path: string, signal?: AbortSignal | null) => Promise<Uint8Array>) | null} [readLocalFile] reads file paths (Node.js)
  */
 export function serveModel(qwasm, port, readLocalFile = null) {
   let model = null;
+  let modelLimits = null; // the model's budget: the float twin's unless it has its own
   let floatModel = null; // the numeric suite's float twin (loadFloat)
-  const handle = async ({ id, op, source, options, x }) => {
+  const reads = new Map(); // id of a load or loadFloat request -> the AbortController of its read
+  // Aborts that came while their request waited in the queue (or as its reply was on its way: a few ids at most).
+  const abortedEarly = new Set();
+  // Reads a model source for request `id`; {op: 'abort', target: id} cancels it.
+  const readFor = async (id, source, ctx) => {
+    const controller = new AbortController();
+    if (abortedEarly.delete(id)) controller.abort();
+    reads.set(id, controller);
+    try {
+      const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
+      const bytes = await readModelSource(source, onProgress, ctx, readLocalFile, controller.signal);
+      throwIfAborted(controller.signal);
+      return bytes;
+    } finally {
+      reads.delete(id);
+    }
+  };
+  const handle = async ({ id, op, source, options, x, limits }) => {
     if (op === 'load') {
       if (model !== null) throw new Error('this worker already holds a model');
       const { numThreads, maxActivationBytes, maxLiveBytes, maxWork, winograd } = options;
       await qwasm.init(numThreads === undefined ? undefined : { numThreads });
-      const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
-      const bytes = await readModelSource(source, onProgress, 'io.loadModel(source, { worker: true })', readLocalFile);
+      const bytes = await readFor(id, source, 'io.loadModel(source, { worker: true })');
       model = qwasm.io.loadModel(bytes, { maxActivationBytes, maxLiveBytes, maxWork, winograd });
+      modelLimits = { maxActivationBytes, maxLiveBytes, maxWork };
       return {
         result: {
           nodes: model.nodes,
@@ -106,10 +126,9 @@ export function serveModel(qwasm, port, readLocalFile = null) {
     }
     if (model === null) throw new Error('no model is loaded in this worker');
     if (op === 'loadFloat') {
-      const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
-      const ctx = 'WorkerModel.loadFloatModel(source)';
-      const bytes = await readModelSource(source, onProgress, ctx, readLocalFile);
-      const next = qwasm.io.loadModel(bytes);
+      const bytes = await readFor(id, source, 'WorkerModel.loadFloatModel(source)');
+      // The model's budget, or the twin's own (maxActivationBytes, maxLiveBytes, maxWork).
+      const next = qwasm.io.loadModel(bytes, { ...modelLimits, ...limits });
       floatModel?.dispose();
       floatModel = next;
       return { result: { modules: floatModel.namedModules().length }, transfer: [] };
@@ -146,6 +165,12 @@ export function serveModel(qwasm, port, readLocalFile = null) {
   // The queue always stays fulfilled: a reply that cannot be posted (say, a
   // DataCloneError) is answered with that error, so no later request waits for ever.
   port.onMessage((message) => {
+    if (message.op === 'abort') {
+      const read = reads.get(message.target);
+      if (read) read.abort();
+      else abortedEarly.add(message.target);
+      return;
+    }
     queue = queue
       .then(() => handle(message))
       .then(({ result, transfer }) => port.post({ id: message.id, result }, transfer))

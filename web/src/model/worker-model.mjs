@@ -5,12 +5,14 @@
 // handle here.
 import { bytesOf, describe, isArrayBuffer, readOptions } from '../args.mjs';
 import { OUT_OF_MEMORY } from '../errors.mjs';
-import { localFileReader, startModelWorker } from '../runtime.mjs';
+import { localFileReader, objectUrlResolver, startModelWorker } from '../runtime.mjs';
 import { tensor } from '../tensor.mjs';
 import { transformsOf } from './description.mjs';
-import { absoluteUrl, kindOf, readModelSource } from './source.mjs';
+import { readBudget } from './plan.mjs';
+import { absoluteUrl, kindOf, readModelSource, readSignal, throwIfAborted } from './source.mjs';
 
 const CTX = 'io.loadModel(source, { worker: true })';
+const TENSOR_CTX = 'tensor(data, shape): ';
 
 /** Where locateFile(name) says the model worker's script is (a URL or a string). */
 export function locatedUrl(locateFile, name) {
@@ -135,10 +137,11 @@ export class WorkerModel {
     this.#pending.clear();
   }
 
-  #request(ctx, message, transfer = [], onProgress = undefined) {
+  #request(ctx, message, transfer = [], onProgress = undefined, signal = null) {
     if (this.#dead !== null) return Promise.reject(new Error(`${ctx}: ${this.#dead}`));
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
+    const request = new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject, onProgress, ctx, op: message.op });
       this.#port.busy();
       try {
@@ -150,11 +153,35 @@ export class WorkerModel {
         reject(new TypeError(`${ctx}: ${err?.message ?? err}`, { cause: err }));
       }
     });
+    if (signal === null) return request;
+    const onAbort = () => this.#abort(id, signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const settled = () => signal.removeEventListener('abort', onAbort);
+    request.then(settled, settled);
+    return request;
+  }
+
+  // The load request `id` rejects with `reason` now. The model's own load ends
+  // the worker (everything it held goes with it); a float twin's load is
+  // stopped in the worker and the twin dropped after it (as when its
+  // onProgress throws), the model staying.
+  #abort(id, reason) {
+    const p = this.#pending.get(id);
+    if (p === undefined) return; // already answered
+    this.#pending.delete(id);
+    p.reject(reason);
+    if (p.op === 'load') {
+      this.#fail('the load was aborted');
+      return;
+    }
+    if (this.#pending.size === 0) this.#port.idle();
+    this.#port.post({ op: 'abort', target: id }, []);
+    this.#port.post({ op: 'dropFloat', id: this.#nextId++ }, []);
   }
 
   /** @internal */
-  async _load(source, options, onProgress, transfer) {
-    const info = await this.#request(CTX, { op: 'load', source, options }, transfer, onProgress);
+  async _load(source, options, onProgress, transfer, signal = null) {
+    const info = await this.#request(CTX, { op: 'load', source, options }, transfer, onProgress, signal);
     // Read-only, as GraphModule's (they arrive as structured clones, which are not frozen).
     for (const key of ['preprocessing', 'classes']) deepFreeze(info[key]);
     this.#info = info;
@@ -170,12 +197,13 @@ export class WorkerModel {
     try {
       t = tensor(x.data, x.shape);
     } catch (err) {
-      // tensor() throws TypeError and RangeError naming itself; anything else came from the caller's object.
-      if (err instanceof TypeError || err instanceof RangeError) {
-        const Type = err instanceof RangeError ? RangeError : TypeError;
-        throw new Type(`${ctx}: ${err.message.replace(/^tensor\(data, shape\): /, '')}`);
-      }
-      throw new TypeError(`${ctx}: reading x failed (${describe(err)})`, { cause: err });
+      // tensor() throws TypeErrors and RangeErrors naming itself: they name this call instead.
+      // Anything else came from the caller's own code (a getter, a Proxy) and reaches them
+      // unchanged, as README's Errors section says (a GraphModule's forward does the same).
+      const ours = (err instanceof TypeError || err instanceof RangeError) && err.message.startsWith(TENSOR_CTX);
+      if (!ours) throw err;
+      const Type = err instanceof RangeError ? RangeError : TypeError;
+      throw new Type(`${ctx}: ${err.message.slice(TENSOR_CTX.length)}`);
     }
     const data = transferable(t.data, transfer, ctx);
     return { x: { data, shape: t.shape }, transfer: [data.buffer] };
@@ -220,11 +248,18 @@ export class WorkerModel {
   loadFloatModel(source, options) {
     const ctx = 'WorkerModel.loadFloatModel(source)';
     try {
-      const onProgress = readOptions(options, ['onProgress'], ctx).get('onProgress');
+      const o = readOptions(options, ['onProgress', 'signal', 'maxActivationBytes', 'maxLiveBytes', 'maxWork'], ctx);
+      const onProgress = o.get('onProgress');
       if (onProgress !== undefined && typeof onProgress !== 'function')
         throw new TypeError(`${ctx}: onProgress must be a function, got ${describe(onProgress)}`);
-      return forWorker(source, onProgress, ctx).then(({ sent, transfer, workerProgress }) =>
-        this.#request(ctx, { op: 'loadFloat', source: sent }, transfer, workerProgress).then(() => undefined),
+      // The model's budget unless the twin has its own (the worker fills in the rest).
+      const limits = readBudget(o, ctx);
+      const signal = readSignal(o.get('signal'), ctx);
+      throwIfAborted(signal);
+      return forWorker(source, onProgress, ctx, signal).then(({ sent, transfer, workerProgress }) =>
+        this.#request(ctx, { op: 'loadFloat', source: sent, limits }, transfer, workerProgress, signal).then(
+          () => undefined,
+        ),
       );
     } catch (err) {
       return Promise.reject(err);
@@ -328,11 +363,23 @@ function plainResult(out) {
  * blocking, and handed over: bytes read here are transferred, bytes the
  * caller passed are copied once (they stay theirs).
  */
-async function forWorker(source, onProgress, ctx) {
+async function forWorker(source, onProgress, ctx, signal) {
   const kind = kindOf(source);
-  if (kind === 'url') return { sent: absoluteUrl(source) ?? String(source), transfer: [], workerProgress: onProgress };
+  if (kind === 'url') {
+    const url = absoluteUrl(source) ?? String(source);
+    // Node.js: a blob: URL names a Blob of this thread only (the worker could not fetch it): send the Blob.
+    const resolve = url.startsWith('blob:') ? objectUrlResolver() : null;
+    if (resolve === null) return { sent: url, transfer: [], workerProgress: onProgress };
+    const blob = resolve(url);
+    if (blob === undefined) {
+      throw new Error(
+        `${ctx}: ${url} names no Blob (it was revoked, or made with URL.createObjectURL in another thread)`,
+      );
+    }
+    return { sent: blob, transfer: [], workerProgress: onProgress };
+  }
   if (kind === 'blob') return { sent: source, transfer: [], workerProgress: onProgress };
-  const read = await readModelSource(source, onProgress, ctx, localFileReader());
+  const read = await readModelSource(source, onProgress, ctx, localFileReader(), signal);
   const whole = read.byteOffset === 0 && read.byteLength === read.buffer.byteLength;
   const sent = kind !== 'bytes' && whole ? read : read.slice();
   return { sent, transfer: [sent.buffer], workerProgress: undefined };
@@ -340,12 +387,13 @@ async function forWorker(source, onProgress, ctx) {
 
 /**
  * Starts a model worker and loads `source` in it. `options` are io.loadModel's,
- * already checked: {limits, winograd, numThreads, onProgress, locateFile}
+ * already checked: {limits, winograd, numThreads, onProgress, locateFile,
+ * signal} (an abort of signal ends the worker and rejects with its reason)
  * (locateFile(name) says where the model worker's script is, for bundlers
  * that do not emit it; the worker finds the rest beside itself).
  * @returns {Promise<WorkerModel>}
  */
-export async function loadModelInWorker(source, { limits, winograd, numThreads, onProgress, locateFile }) {
+export async function loadModelInWorker(source, { limits, winograd, numThreads, onProgress, locateFile, signal }) {
   let port;
   try {
     port = startModelWorker(locateFile);
@@ -358,10 +406,10 @@ export async function loadModelInWorker(source, { limits, winograd, numThreads, 
   }
   const model = new WorkerModel(port);
   try {
-    const { sent, transfer, workerProgress } = await forWorker(source, onProgress, CTX);
+    const { sent, transfer, workerProgress } = await forWorker(source, onProgress, CTX, signal);
     const options = { ...limits, winograd };
     if (numThreads !== undefined) options.numThreads = numThreads;
-    await model._load(sent, options, workerProgress, transfer);
+    await model._load(sent, options, workerProgress, transfer, signal);
     return model;
   } catch (err) {
     model.dispose();

@@ -151,14 +151,17 @@ class QuantizedConvBase extends Module {
   setWeightBias(weight, bias) {
     // A disposed module stays disposed, as forward() says: it is not brought back by new weights.
     this.#live('setWeightBias(weight, bias)');
-    this.#setWeightBias(weight, bias, `${this.#name}.setWeightBias(weight, bias)`);
+    this.#setWeightBias(weight, bias, `${this.#name}.setWeightBias(weight, bias)`, 'setWeightBias(weight, bias)');
   }
 
-  #setWeightBias(weight, bias, ctx) {
+  // method: the public call, whose module must still be live once the
+  // arguments are read (a bias getter can dispose it); null from the constructor.
+  #setWeightBias(weight, bias, ctx, method = null) {
     // Everything the caller can run code in (the bias's getters) is read
     // first; the weight's handle after, so that it cannot be disposed between.
     const b = readBias(bias, ctx);
     const h = qtensorHandle(weight, ctx);
+    if (method !== null) this.#live(method);
     const M = wasm(ctx);
     const geometry = this.#geometry;
     const engine = engineCode(); // packed for the engine in force now, as PyTorch's prepack

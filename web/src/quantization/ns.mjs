@@ -203,6 +203,14 @@ function compare(f, q, { perChannel = false, step = null } = {}) {
 export function compareWeights(floatModel, quantizedModel) {
   const ctx = 'quantization.ns.compareWeights(floatModel, quantizedModel)';
   const floats = stateDictEntries(floatModel, `${ctx}: floatModel`);
+  // A quantized model first (the arguments swapped, or the same model twice) has no float weights to compare with.
+  const quantizedLayer = floatModel.namedModules().find(([, m]) => isOne(m, QCONV) || isOne(m, QLINEAR));
+  if (quantizedLayer !== undefined) {
+    const [path, m] = quantizedLayer;
+    throw new TypeError(
+      `${ctx}: floatModel holds a quantized layer (${path === '' ? 'the model itself' : `'${path}'`} is ${m.constructor.name}): pass the float model first and the quantized model second`,
+    );
+  }
   const floatKeys = floats.map(([k]) => k);
   const readFloat = new Map(floats);
   const result = {};

@@ -22,6 +22,7 @@ import { FloatFunctional, QFunctional } from '../nn/functional.mjs';
 import { Dropout, Module, namedModulesOf, walkModules } from '../nn/module.mjs';
 import { DeQuantize, Quantize } from '../nn/quantize-modules.mjs';
 import * as quantized from '../nn/quantized.mjs';
+import { isObserver } from '../observer.mjs';
 import { QConfig } from './qconfig.mjs';
 import { DeQuantStub, QuantStub } from './stubs.mjs';
 
@@ -231,6 +232,12 @@ export function convert(model, options) {
   // PyTorch converts it too.)
   for (const [path, m] of namedModulesOf(model, '', ctx)) {
     const observer = observers.get(m);
+    if (observer && resolved.get(m) && isObserver(observer) && observer._perChannel) {
+      // PyTorch fails here on `.item()` of the scales: "a Tensor with 2 elements cannot be converted to Scalar".
+      throw new TypeError(
+        `${ctx}: ${path}'s activation observer is a per-channel observer (${observer.constructor.name}): a quantized activation has one scale and zero point, so the QConfig's activation must be a per-tensor observer (e.g. HistogramObserver or MinMaxObserver); per-channel observers are for weights`,
+      );
+    }
     if (observer && resolved.get(m) && observedNothing(observer)) {
       throw new Error(
         `${ctx}: ${path}'s observer has seen no data: run calibration batches through model.forward(x) between prepare() and convert() (or set ${path}.qconfig = null before prepare() if it never runs)`,

@@ -26,7 +26,7 @@ export class QConfig {
       }
     }
     // An observer class works as its own factory (PyTorch accepts the class too).
-    const asFactory = (f) => (factoryInfo(f) || !isClass(f) ? f : observerFactory(f, {}));
+    const asFactory = (f) => (factoryInfo(f) || !isClass(f) ? f : observerFactory(f, {}, ctx));
     this.#activation = asFactory(o.get('activation'));
     this.#weight = asFactory(o.get('weight'));
     Object.freeze(this);
@@ -67,11 +67,12 @@ const BACKENDS = new Map([
  * per-channel symmetric qint8 weights, or per-tensor ones for qnnpack.
  */
 export function getDefaultQConfig(backend = 'x86') {
-  const b = readChoice(backend, BACKENDS, 'backend', 'quantization.getDefaultQConfig(backend)');
+  const ctx = 'quantization.getDefaultQConfig(backend)';
+  const b = readChoice(backend, BACKENDS, 'backend', ctx);
   const reduceRange = b === 'x86' || b === 'fbgemm';
   const weight =
     b === 'qnnpack'
-      ? observerFactory(MinMaxObserver, { dtype: 'qint8', qscheme: 'per_tensor_symmetric' })
-      : observerFactory(PerChannelMinMaxObserver, { dtype: 'qint8', qscheme: 'per_channel_symmetric' });
-  return new QConfig({ activation: observerFactory(HistogramObserver, { reduceRange }), weight });
+      ? observerFactory(MinMaxObserver, { dtype: 'qint8', qscheme: 'per_tensor_symmetric' }, ctx)
+      : observerFactory(PerChannelMinMaxObserver, { dtype: 'qint8', qscheme: 'per_channel_symmetric' }, ctx);
+  return new QConfig({ activation: observerFactory(HistogramObserver, { reduceRange }, ctx), weight });
 }

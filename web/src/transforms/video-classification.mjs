@@ -163,7 +163,7 @@ function readFrames(frames, ctx) {
         `${ctx}: ${name} is ${width}x${height} but frames[0] is ${out[0].width}x${out[0].height}: every frame must have one size`,
       );
     }
-    out.push({ data, width, height, channels });
+    out.push({ data, width, height, channels, length });
   }
   return out;
 }
@@ -232,8 +232,16 @@ export class VideoClassification {
     }
     let scratch = null; // one frame's bytes at a time: a shared buffer cannot change under us
     for (let t = 0; t < T; t++) {
-      const { channels } = list[t];
+      const { channels, length } = list[t];
       const view = bytesOf(list[t].data, `frames[${t}].data`, ctx);
+      // A getter of a later frame can resize this frame's resizable ArrayBuffer
+      // (a length-tracking view follows it; a fixed one falls out of bounds):
+      // refused, as a detached one is, instead of reading past its end (NaN).
+      if (view.length !== length) {
+        throw new TypeError(
+          `${ctx}: frames[${t}].data changed size while the frames were read (its resizable ArrayBuffer was resized): ${length} bytes were checked, it has ${view.length} now`,
+        );
+      }
       if (scratch === null || scratch.length !== view.length) scratch = new Uint8Array(view.length);
       scratch.set(view);
       const data = scratch;
