@@ -19,6 +19,38 @@ inline uint8_t requantize(int32_t acc, float bias_div, float multiplier, int32_t
   return static_cast<uint8_t>(q + zp);
 }
 
+// How FBGEMM adds a float bias to the accumulator (docs/numerics.md), per
+// kernel as PyTorch 2.15's build compiles it: a per-channel weight divides
+// (_mm256_div_ps in requantizeOutputProcessingAvx2 and the depthwise
+// kernels); a per-tensor weight multiplies by rcp = (float)(1.0 / atws),
+// which the GEMM kernels' compiled code fuses with the add into one fma
+// (QuantUtilsAvx2.cc, QuantUtilsAvx512.cc) and the depthwise kernel does not
+// (FbgemmI8DepthwiseAvx2-inl.h).
+enum class FbgemmBias { kDivide, kMultiplyThenAdd, kFusedMultiplyAdd };
+
+// f = acc (as float) plus the bias term of `path`, in float; then as requantize.
+inline uint8_t requantize_fbgemm(int32_t acc, float bias, float atws, FbgemmBias path, float multiplier, int32_t zp,
+                                 int32_t out_min, int32_t out_max) {
+  const float a = static_cast<float>(acc);
+  const float rcp = static_cast<float>(1.0 / static_cast<double>(atws));
+  float f;
+  switch (path) {
+    case FbgemmBias::kDivide:
+      f = a + bias / atws;
+      break;
+    case FbgemmBias::kMultiplyThenAdd:
+      f = a + bias * rcp;
+      break;
+    default:
+      f = std::fma(bias, rcp, a);  // libm's fma: one rounding (software in wasm)
+      break;
+  }
+  const double r = std::nearbyint(f * multiplier);
+  const double lo = out_min - zp, hi = out_max - zp;
+  const int32_t q = r >= hi ? static_cast<int32_t>(hi) : r <= lo ? static_cast<int32_t>(lo) : static_cast<int32_t>(r);
+  return static_cast<uint8_t>(q + zp);
+}
+
 // oneDNN's int8 convolution epilogue as PyTorch's x86 engine drives it
 // (aten/src/ATen/native/quantized/cpu/qconv.cpp, PackedConvWeightsOnednn::
 // apply_impl; oneDNN's jit int8 conv / brgemm post-processing), op by op in
