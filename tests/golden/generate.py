@@ -40,7 +40,8 @@ FAMILIES = {
     "conv3d_x86": lambda: with_engine("x86", lambda: write("conv3d_x86.json", conv3d.conv_cases())),
     "requant_engines": lambda: write("requant_engines.json", requant_engines.requant_engine_cases()),
     # where FBGEMM's way of adding the bias (per path) decides the integer
-    "bias_rounding": lambda: write("bias_rounding.json", bias_rounding.bias_rounding_cases()),
+    "bias_rounding": lambda: write("bias_rounding.json", bias_rounding.bias_rounding_cases(),
+                                   {"eager": bias_rounding.eager_conv_bn_relu_cases()}),
     "eager_flow": lambda: write("eager_flow.json", eager_flow.eager_flow_cases()),
     "eager_flow_x86": lambda: with_engine("x86", lambda: write("eager_flow_x86.json", eager_flow.eager_flow_cases())),
     "video_resnets": lambda: write("video_resnets.json", video_resnets.video_resnet_cases()),

@@ -81,3 +81,60 @@ describe.each(['wasmsimd', 'scalar'])('%s kernels', (isa) => {
     m.dispose();
   });
 });
+
+// The eager flow on Conv1d + BatchNorm1d + ReLU (fuse, the default fbgemm
+// qconfig, calibrate, convert). The output observer sees PyTorch's float
+// outputs of the calibration (recorded): qwasm's float convolution sums in
+// another order, which moves the observed range and the output scale by an
+// ulp (docs/numerics.md); the input observer, the fold, the weight observer
+// and the requantization must give PyTorch's numbers exactly.
+describe('eager Conv1d + BatchNorm1d + ReLU', () => {
+  test.each(golden.eager.map((c) => [c.name, c]))('%s', (name, c) => {
+    quantization.setEngine('fbgemm');
+    const p = (k) => ({ data: decode(c.params[k]), shape: c.params[k].shape });
+    const m = new nn.Sequential(
+      new quantization.QuantStub(),
+      new nn.Conv1d(4, 8, 5),
+      new nn.BatchNorm1d(8),
+      new nn.ReLU(),
+      new quantization.DeQuantStub(),
+    ).eval();
+    m[1].weight = p('1.weight');
+    m[1].bias = p('1.bias');
+    m[2].weight = p('2.weight');
+    m[2].bias = p('2.bias');
+    m[2].runningMean = p('2.running_mean');
+    m[2].runningVar = p('2.running_var');
+    quantization.fuseModules(m, ['1', '2', '3']);
+    const qconfig = quantization.getDefaultQConfig('fbgemm');
+    const inObs = qconfig.activation();
+    const outObs = qconfig.activation();
+    c.calibration.forEach((k, i) => {
+      inObs.observe({ data: decode(k), shape: k.shape });
+      const theirs = c.calibration_output[i];
+      outObs.observe({ data: decode(theirs), shape: theirs.shape });
+    });
+    const inQ = inObs.calculateQParams();
+    expect([inQ.scale, inQ.zeroPoint]).toEqual([Math.fround(c.in_scale), c.in_zero_point]);
+    const qmod = nn.intrinsic.quantized.ConvReLU1d.fromFloat(m[1], {
+      activationObserver: outObs,
+      weightObserver: qconfig.weight(),
+    });
+    expect([qmod.scale, qmod.zeroPoint]).toEqual([Math.fround(c.out_scale), c.out_zero_point]);
+    const w = qmod.weight();
+    expect(firstDifference(w.intRepr(), new Int8Array(decode(c.w_int).buffer))).toBe(-1);
+    expect(Array.from(w.qPerChannelScales())).toEqual(Array.from(decode(c.w_scales)));
+    w.dispose();
+    const qx = qwasm.quantizePerTensor({ data: decode(c.x), shape: c.x.shape }, inQ.scale, inQ.zeroPoint, 'quint8');
+    const y = qmod.forward(qx);
+    expect(y.shape).toEqual(c.y_int.shape);
+    expect({ name, firstDifferentOutput: firstDifference(y.intRepr(), decode(c.y_int)) }).toEqual({
+      name,
+      firstDifferentOutput: -1,
+    });
+    y.dispose();
+    qx.dispose();
+    qmod.dispose();
+    m.dispose();
+  });
+});
