@@ -460,8 +460,9 @@ struct Requant {
 
 constexpr RequantKind kRequantKinds[] = {RequantKind::kFbgemm, RequantKind::kFbgemmFused, RequantKind::kOnednn};
 
-// kernels::fma_f32 (TwoSum and rounding to odd in double) against libm's
-// fma, bit for bit: random operands over many exponents, sums that cancel
+// kernels::fma_f32 (TwoSum and rounding to odd in double) against the
+// reference's integer fma (and libm's fma natively; Emscripten's is not
+// exact, see requantize_ref.h), bit for bit: random operands over many exponents, sums that cancel
 // to near a float tie (c = -a*b rounded, plus a few units), signed zeros,
 // subnormals, infinities and NaN.
 TEST(FmaF32, equals_libm_fma) {
@@ -492,16 +493,33 @@ TEST(FmaF32, equals_libm_fma) {
       default:
         c = std::ldexp(mant(g), ex(g));
     }
-    const float want = std::fma(a, b, c), got = kernels::fma_f32(a, b, c);
+    const float want = ref::fma_exact(a, b, c), got = kernels::fma_f32(a, b, c);
     ASSERT_EQ(bits(got), bits(want)) << a << " * " << b << " + " << c << " seed " << seed;
+#ifndef __EMSCRIPTEN__
+    ASSERT_EQ(bits(want), bits(std::fma(a, b, c))) << a << " * " << b << " + " << c << " seed " << seed;
+#endif
     ++cases;
   }
-  const float specials[] = {0.0f, -0.0f, 1e-45f, -1e-45f, 1e-40f, 1.0f, -1.0f, 3.4e38f,
-                            INFINITY, -INFINITY, std::numeric_limits<float>::quiet_NaN()};
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            1e-45f,
+                            -1e-45f,
+                            1e-40f,
+                            1.0f,
+                            -1.0f,
+                            3.4e38f,
+                            INFINITY,
+                            -INFINITY,
+                            std::numeric_limits<float>::quiet_NaN()};
   for (float a : specials)
     for (float b : specials)
       for (float c : specials) {
-        const float want = std::fma(a, b, c), got = kernels::fma_f32(a, b, c);
+        const float want = ref::fma_exact(a, b, c), got = kernels::fma_f32(a, b, c);
+#ifndef __EMSCRIPTEN__
+        if (!std::isnan(want)) {
+          EXPECT_EQ(bits(want), bits(std::fma(a, b, c))) << a << " * " << b << " + " << c;
+        }
+#endif
         if (std::isnan(want)) {
           EXPECT_TRUE(std::isnan(got)) << a << " * " << b << " + " << c;
         } else {
@@ -529,8 +547,8 @@ struct FusedBiasCase {
       for (int32_t P = 1000 + 37 * static_cast<int32_t>(j); P < 30000 && !found; P += 7) {
         acc[j] = -P;
         bias[j] = static_cast<float>((P + 0.5 + 1.0 / 65536) / rcp);
-        found = want(j, bias[j], ref::FbgemmBias::kFusedMultiplyAdd) !=
-                want(j, bias[j], ref::FbgemmBias::kMultiplyThenAdd);
+        found =
+            want(j, bias[j], ref::FbgemmBias::kFusedMultiplyAdd) != want(j, bias[j], ref::FbgemmBias::kMultiplyThenAdd);
       }
       if (!found) ADD_FAILURE() << "no fused-bias case for channel " << j;
     }
@@ -540,6 +558,41 @@ struct FusedBiasCase {
     return ref::requantize_fbgemm(acc[j], b, atws, path, 1.0f, 100, 0, 255);
   }
   uint8_t want(size_t j) const { return want(j, bias[j], ref::FbgemmBias::kFusedMultiplyAdd); }
+};
+
+// One channel where the double sum bias * rcp + acc lands on a float
+// midpoint that the exact sum misses (a double rounding, which a kernel's
+// shortcut must catch): acc = 2^23 + 1 (odd), bias * rcp = 0.5 - 2^-47, so
+// the double sum is 2^23 + 1.5 (a tie, to even: 2^23 + 2) while the exact
+// fma is 2^23 + 1; the multiplier is searched so the two give different
+// outputs. The accumulator comes from two taps: 256 * 32767 + 1 * 257.
+struct DoubleRoundingCase {
+  static constexpr int16_t kA[2] = {256, 1}, kW[2] = {32767, 257};
+  float atws = 2.0f + 0x1p-22f, bias = 1.0f + 0x1p-23f, multiplier = 0;
+  float weight_scale[16], biases[16], multipliers[16];
+  ConvRequantParams params{};
+  DoubleRoundingCase() {
+    const int32_t acc = kA[0] * kW[0] + kA[1] * kW[1];
+    const float rcp = static_cast<float>(1.0 / static_cast<double>(atws));
+    // The case holds: the double sum rounds twice to another float than the fma.
+    EXPECT_EQ(acc, (1 << 23) + 1);
+    EXPECT_NE(static_cast<float>(static_cast<double>(bias) * rcp + acc),
+              ref::fma_exact(bias, rcp, static_cast<float>(acc)));
+    multiplier = static_cast<float>(100.5 / ((1 << 23) + 1.5));
+    for (int i = 0; i < 64 && want(multiplier, ref::FbgemmBias::kFusedMultiplyAdd) ==
+                                  static_cast<uint8_t>(std::nearbyint(static_cast<float>((1 << 23) + 2) * multiplier));
+         ++i) {
+      multiplier = std::nextafter(multiplier, i % 2 ? 0.0f : INFINITY);
+    }
+    EXPECT_NE(want(multiplier, ref::FbgemmBias::kFusedMultiplyAdd),
+              static_cast<uint8_t>(std::nearbyint(static_cast<float>((1 << 23) + 2) * multiplier)));
+    for (int j = 0; j < 16; ++j) weight_scale[j] = 1.0f, biases[j] = bias, multipliers[j] = multiplier;
+    params = {weight_scale, biases, multipliers, 1.0f, 0.0f, 0, 0, 255, rcp, true};
+  }
+  uint8_t want(float m, ref::FbgemmBias path) const {
+    return ref::requantize_fbgemm(kA[0] * kW[0] + kA[1] * kW[1], bias, atws, path, m, 0, 0, 255);
+  }
+  uint8_t want() const { return want(multiplier, ref::FbgemmBias::kFusedMultiplyAdd); }
 };
 
 // One call of a generic quantized conv kernel: mr pixels x nc channels over
@@ -682,6 +735,23 @@ TEST_P(QConvKernelTest, fused_bias_rounds_once) {
   for (size_t j = 0; j < k().nr; ++j) EXPECT_EQ(out[j], fc.want(j)) << k().name << " channel " << j;
 }
 
+// Every channel of one pixel on the DoubleRoundingCase.
+TEST_P(QConvKernelTest, fused_bias_double_rounding) {
+  ASSERT_LE(k().nr, 8u);
+  ASSERT_EQ(k().kr, 2u);
+  const DoubleRoundingCase dc;
+  const int16_t a[4] = {DoubleRoundingCase::kA[0], DoubleRoundingCase::kA[1], 0, 0};
+  std::vector<int16_t> packed(k().nr * 2);
+  for (size_t j = 0; j < k().nr; ++j)
+    packed[j * 2] = DoubleRoundingCase::kW[0], packed[j * 2 + 1] = DoubleRoundingCase::kW[1];
+  std::vector<uint8_t> out(k().nr, 0xEE);
+  const int16_t* ap[1] = {a};
+  uint8_t* cp[1] = {out.data()};
+  const ptrdiff_t offsets[1] = {0};
+  k().fn(1, k().nr, 1, 1, ap, offsets, packed.data(), cp, 1, &dc.params);
+  for (size_t j = 0; j < k().nr; ++j) EXPECT_EQ(out[j], dc.want()) << k().name << " channel " << j;
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, QConvKernelTest, ::testing::ValuesIn(all(qconv_kernels())),
                          kernel_name<QConvKernel>);
 
@@ -760,6 +830,23 @@ TEST_P(QDwConvKernelTest, fused_bias_rounds_once) {
   std::vector<uint8_t> out(channels, 0xEE);
   k().fn(channels, channels, group, a.data(), taps.data(), packed.data(), out.data(), 1, &fc.params);
   for (size_t ch = 0; ch < channels; ++ch) EXPECT_EQ(out[ch], fc.want(ch)) << k().name << " channel " << ch;
+}
+
+// Every channel on the DoubleRoundingCase: tap 0 holds 256, tap 1 holds 1.
+TEST_P(QDwConvKernelTest, fused_bias_double_rounding) {
+  ASSERT_EQ(k().kr, 2u);
+  const size_t channels = k().cr;
+  ASSERT_LE(channels, 16u);
+  const DoubleRoundingCase dc;
+  std::vector<int16_t> a(2 * channels), packed(2 * channels);
+  for (size_t ch = 0; ch < channels; ++ch) {
+    a[ch] = DoubleRoundingCase::kA[0], a[channels + ch] = DoubleRoundingCase::kA[1];
+    packed[ch * 2] = DoubleRoundingCase::kW[0], packed[ch * 2 + 1] = DoubleRoundingCase::kW[1];
+  }
+  const ptrdiff_t taps[2] = {0, static_cast<ptrdiff_t>(channels)};
+  std::vector<uint8_t> out(channels, 0xEE);
+  k().fn(channels, channels, 2, a.data(), taps, packed.data(), out.data(), 1, &dc.params);
+  for (size_t ch = 0; ch < channels; ++ch) EXPECT_EQ(out[ch], dc.want()) << k().name << " channel " << ch;
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, QDwConvKernelTest, ::testing::ValuesIn(all(qdwconv_kernels())),
