@@ -35,12 +35,16 @@ namespace kernels {
 
 // Requantization of one block of output channels (docs/numerics.md), one
 // sequence of float32 steps that gives both of PyTorch's x86 backends:
-//   f = (float)acc * input_scale;  f = f * weight_scale[j];  f = f + bias[j];
+//   f = (float)acc * input_scale;  f = f * weight_scale[j];
+//   f = fused_bias ? fma(bias[j], bias_rcp, f) : f + bias[j]   (fma: one rounding)
 //   f = f * multiplier[j];  f = f + zero_point_f;
 //   q = clamp(nearbyint(f), min - zp, max - zp) + zp          (zp: output_zero_point)
-// FBGEMM (ReQuantizeOutput): input_scale = weight_scale = 1 (exact), bias =
-//   bias / (a_scale * w_scale), multiplier = a_scale * w_scale / out_scale,
-//   zero_point_f = 0, zp = out_zp.
+// FBGEMM (ReQuantizeOutput): input_scale = weight_scale = 1 (exact),
+//   multiplier = atws / out_scale (atws = a_scale * w_scale), zero_point_f =
+//   0, zp = out_zp; the bias term as FBGEMM's path adds it: per-channel
+//   weights bias = bias / atws; per-tensor weights in its depthwise kernel
+//   bias = bias * rcp (rcp = (float)(1.0 / atws)), in its GEMM kernels
+//   fused_bias with bias as given and bias_rcp = rcp.
 // oneDNN (x86 engine): input_scale = 1 / (float)(1 / a_scale), weight_scale
 //   = w_scale, bias as given, multiplier = 1 / (1 / (float)(1 / out_scale)),
 //   zero_point_f = out_zp, zp = 0 (the zero point is added before rounding).
@@ -54,6 +58,8 @@ struct ConvRequantParams {
   int32_t output_zero_point;
   int32_t output_min;
   int32_t output_max;
+  float bias_rcp = 1.0f;    // read only when fused_bias
+  bool fused_bias = false;  // FBGEMM's GEMM kernels with a per-tensor weight
 };
 
 // mr pixels (a[0..mr)) x nc <= nr channels; c[m][j * c_stride] receives pixel

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/conv_kernels.h"
+#include "kernels/fma_f32.h"
 #include "kernels/quantize_val.h"
 
 namespace qwasm {
@@ -17,7 +18,7 @@ namespace kernels {
 inline uint8_t requantize(int32_t acc, size_t j, const ConvRequantParams& p) {
   float f = static_cast<float>(acc) * p.input_scale;
   f = f * p.weight_scale[j];
-  f = f + p.bias[j];
+  f = p.fused_bias ? fma_f32(p.bias[j], p.bias_rcp, f) : f + p.bias[j];
   f = f * p.multiplier[j];
   f = f + p.zero_point_f;
   const float r = std::nearbyint(f);

@@ -45,6 +45,11 @@ Status make_qoutput(const QCall& call, size_t block, QTensor* out, RequantConsta
 Status requant_constants(const PackedQConv& pw, double a_scale, double o_scale, int64_t out_zp, bool relu, size_t block,
                          RequantConstants* rc);
 
+// Whether PyTorch's FBGEMM runs this conv on its depthwise kernel
+// (takeDepthWiseFastPath) rather than a GEMM: the bias term differs
+// (requant_constants).
+bool fbgemm_depthwise_fast_path(const ConvGeometry& g);
+
 // The params of the block of channels starting at oc0 (per tile: tiles run on several threads).
 kernels::ConvRequantParams requant_at(const RequantConstants& rc, int64_t oc0);
 

@@ -127,6 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                       static_cast<float>(out_scale),
                       out_zp,
                       relu};
+  args.per_tensor_weight = !per_channel;
   std::vector<uint8_t> expected(out.nbytes());
   ref::qconv3d(c.ref_g, args, expected.data());
   if (!expected.empty() &&

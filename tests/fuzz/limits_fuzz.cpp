@@ -194,6 +194,7 @@ void fuzz_conv(qwasm_fuzz::Input& in) {
   ref::QConvArgs args{x.data(), x_shape, 0.02f, 7, w.data(), ws.data(), wz.data(), nullptr, 0.05f, 3, relu};
   std::vector<uint8_t> expected(out.nbytes());
   if (packed.has_bias) args.bias = bias.data();
+  args.per_tensor_weight = true;
   ref::qconv3d(g, args, expected.data());
   if (std::memcmp(expected.data(), out.data(), expected.size()) != 0) {
     std::fprintf(stderr, "conv differs from the reference\n");

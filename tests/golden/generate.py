@@ -12,7 +12,7 @@ some set torch's thread count, which later ones inherit.
 """
 import argparse
 
-from generators import (conv3d, eager_flow, export_zoo, fusion, histogram_observer, io_fixtures, memory_formats,
+from generators import (bias_rounding, conv3d, eager_flow, export_zoo, fusion, histogram_observer, io_fixtures, memory_formats,
                         models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_clip,
                         video_resnets, video_transforms, zero_size)
 from generators.common import set_output_dir, with_engine, write
@@ -39,6 +39,9 @@ FAMILIES = {
     # PyTorch's default engine: oneDNN's requantization for these convs
     "conv3d_x86": lambda: with_engine("x86", lambda: write("conv3d_x86.json", conv3d.conv_cases())),
     "requant_engines": lambda: write("requant_engines.json", requant_engines.requant_engine_cases()),
+    # where FBGEMM's way of adding the bias (per path) decides the integer
+    "bias_rounding": lambda: write("bias_rounding.json", bias_rounding.bias_rounding_cases(),
+                                   {"eager": bias_rounding.eager_conv_bn_relu_cases()}),
     "eager_flow": lambda: write("eager_flow.json", eager_flow.eager_flow_cases()),
     "eager_flow_x86": lambda: with_engine("x86", lambda: write("eager_flow_x86.json", eager_flow.eager_flow_cases())),
     "video_resnets": lambda: write("video_resnets.json", video_resnets.video_resnet_cases()),

@@ -151,6 +151,7 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
                       static_cast<float>(out_scale),
                       static_cast<int32_t>(out_zp),
                       relu};
+  args.per_tensor_weight = !per_channel;
   std::vector<uint8_t> expected(
       static_cast<size_t>(out_shape[0] * out_shape[1] * out_shape[2] * out_shape[3] * out_shape[4]));
   ref::qconv3d(geo, args, expected.data());
@@ -431,6 +432,7 @@ TEST(QLinear, MatchesTheReferenceAsA1x1x1Convolution) {
                               static_cast<float>(out_scale),
                               90,
                               relu};
+          args.per_tensor_weight = !per_channel;
           std::vector<uint8_t> expected(static_cast<size_t>(rows * out_f));
           ConvGeometry as_conv = geo;
           as_conv.spatial_dims = 3;

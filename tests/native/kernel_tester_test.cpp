@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "kernels/conv_kernels.h"
+#include "kernels/fma_f32.h"
 #include "kernels/pool_kernels.h"
 #include "kernels/quantize_kernels.h"
 #include "kernels/winograd_kernels.h"
@@ -398,12 +399,19 @@ INSTANTIATE_TEST_SUITE_P(Registry, DequantizeRowKernelTest, ::testing::ValuesIn(
 
 // ------------------------------------------------------------------- qconv
 
+// Which requantization a kernel call runs: FBGEMM's with the bias term
+// precomputed (per-channel weights, or its depthwise kernel), FBGEMM's GEMM
+// kernels' fused bias (per-tensor weights: fma(bias, rcp, acc)), or oneDNN's.
+enum class RequantKind { kFbgemm, kFbgemmFused, kOnednn };
+
 // The requantization constants of one kernel call for n channels, derived for
 // the backend the way the driver derives them (conv_run.cpp,
-// requant_constants), and the oracle: ref::requantize (FBGEMM) or
+// requant_constants), and the oracle: ref::requantize (FBGEMM),
+// ref::requantize_fbgemm (the fused bias, with libm's fma) or
 // ref::requantize_onednn, which derive their constants on their own.
 struct Requant {
-  ConvBackend backend = ConvBackend::kFbgemm;
+  RequantKind kind = RequantKind::kFbgemm;
+  float atws = 0;  // kFbgemmFused: a_scale * w_scale (one weight scale)
   int32_t zp = 0;
   bool relu = false;
   double a_scale = 0, out_scale = 0;                  // oneDNN: the tensors' scales
@@ -412,11 +420,22 @@ struct Requant {
 
   // bias_shift moves every output by about that many accumulator units
   // (saturation cases); multiplier_scale scales the output multiplier.
-  Requant(ConvBackend b, size_t n, std::mt19937_64& g, int32_t zp_, bool relu_, float multiplier_scale,
+  Requant(RequantKind k, size_t n, std::mt19937_64& g, int32_t zp_, bool relu_, float multiplier_scale,
           float bias_shift, float bias_range, float mu_lo, float mu_hi)
-      : backend(b), zp(zp_), relu(relu_), weight_scale(n, 1.0f), bias(n), multiplier(n) {
+      : kind(k), zp(zp_), relu(relu_), weight_scale(n, 1.0f), bias(n), multiplier(n) {
     std::uniform_real_distribution<float> bd(-bias_range, bias_range), mu(mu_lo, mu_hi);
-    if (b == ConvBackend::kFbgemm) {
+    if (k == RequantKind::kFbgemmFused) {
+      // bias * rcp is about bias_div, with all the bits of a float product.
+      atws = std::uniform_real_distribution<float>(1e-5f, 1e-3f)(g);
+      const float rcp = static_cast<float>(1.0 / static_cast<double>(atws));
+      for (size_t j = 0; j < n; ++j) {
+        bias[j] = (bd(g) + bias_shift) * atws;
+        multiplier[j] = mu(g) * multiplier_scale;
+      }
+      params = {weight_scale.data(), bias.data(), multiplier.data(), 1.0f, 0.0f, zp, relu ? zp : 0, 255, rcp, true};
+      return;
+    }
+    if (k == RequantKind::kFbgemm) {
       for (size_t j = 0; j < n; ++j) {
         bias[j] = bd(g) + bias_shift;  // bias / (a_scale * w_scale)
         multiplier[j] = mu(g) * multiplier_scale;
@@ -440,21 +459,161 @@ struct Requant {
   }
 
   uint8_t want(int32_t acc, size_t j) const {
-    if (backend == ConvBackend::kOnednn) {
+    if (kind == RequantKind::kFbgemmFused) {
+      return ref::requantize_fbgemm(acc, bias[j], atws, ref::FbgemmBias::kFusedMultiplyAdd, multiplier[j], zp,
+                                    relu ? zp : 0, 255);
+    }
+    if (kind == RequantKind::kOnednn) {
       return ref::requantize_onednn(acc, a_scale, weight_scale[j], bias[j], true, out_scale, zp, relu);
     }
     return ref::requantize(acc, bias[j], multiplier[j], zp, relu ? zp : 0, 255);
   }
 
   std::string describe(size_t j) const {
-    return std::string(backend == ConvBackend::kOnednn ? "onednn" : "fbgemm") + " weight_scale " +
+    const char* names[] = {"fbgemm", "fbgemm fused bias", "onednn"};
+    return std::string(names[static_cast<int>(kind)]) + " atws " + std::to_string(atws) + " weight_scale " +
            std::to_string(weight_scale[j]) + " bias " + std::to_string(bias[j]) + " multiplier " +
            std::to_string(multiplier[j]) + " a_scale " + std::to_string(a_scale) + " out_scale " +
            std::to_string(out_scale);
   }
 };
 
-constexpr ConvBackend kBackends[] = {ConvBackend::kFbgemm, ConvBackend::kOnednn};
+constexpr RequantKind kRequantKinds[] = {RequantKind::kFbgemm, RequantKind::kFbgemmFused, RequantKind::kOnednn};
+
+// kernels::fma_f32 (TwoSum and rounding to odd in double) against the
+// reference's integer fma (and libm's fma natively; Emscripten's is not
+// exact, see requantize_ref.h), bit for bit: random operands over many exponents, sums that cancel
+// to near a float tie (c = -a*b rounded, plus a few units), signed zeros,
+// subnormals, infinities and NaN.
+TEST(FmaF32, equals_libm_fma) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<float> mant(-2.0f, 2.0f);
+  std::uniform_int_distribution<int> ex(-40, 40), pick(0, 7), small(-4, 4);
+  auto bits = [](float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+  };
+  size_t cases = 0;
+  for (int i = 0; i < 400000; ++i) {
+    const float a = std::ldexp(mant(g), ex(g)), b = std::ldexp(mant(g), ex(g));
+    float c;
+    switch (pick(g)) {
+      case 0:
+      case 1:
+        c = -static_cast<float>(static_cast<double>(a) * b) + std::ldexp(static_cast<float>(small(g)), ex(g) / 4);
+        break;
+      case 2:  // integers, as an accumulator converted to float
+        c = static_cast<float>(static_cast<int32_t>(g()));
+        break;
+      case 3:
+        c = std::nextafter(-static_cast<float>(static_cast<double>(a) * b), small(g) < 0 ? -INFINITY : INFINITY);
+        break;
+      default:
+        c = std::ldexp(mant(g), ex(g));
+    }
+    const float want = ref::fma_exact(a, b, c), got = kernels::fma_f32(a, b, c);
+    ASSERT_EQ(bits(got), bits(want)) << a << " * " << b << " + " << c << " seed " << seed;
+#ifndef __EMSCRIPTEN__
+    ASSERT_EQ(bits(want), bits(std::fma(a, b, c))) << a << " * " << b << " + " << c << " seed " << seed;
+#endif
+    ++cases;
+  }
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            1e-45f,
+                            -1e-45f,
+                            1e-40f,
+                            1.0f,
+                            -1.0f,
+                            3.4e38f,
+                            INFINITY,
+                            -INFINITY,
+                            std::numeric_limits<float>::quiet_NaN()};
+  for (float a : specials)
+    for (float b : specials)
+      for (float c : specials) {
+        const float want = ref::fma_exact(a, b, c), got = kernels::fma_f32(a, b, c);
+#ifndef __EMSCRIPTEN__
+        if (!std::isnan(want)) {
+          EXPECT_EQ(bits(want), bits(std::fma(a, b, c))) << a << " * " << b << " + " << c;
+        }
+#endif
+        if (std::isnan(want)) {
+          EXPECT_TRUE(std::isnan(got)) << a << " * " << b << " + " << c;
+        } else {
+          EXPECT_EQ(bits(got), bits(want)) << a << " * " << b << " + " << c;
+        }
+      }
+  EXPECT_EQ(cases, 400000u);
+}
+
+// Channels whose fused bias gives another output than the same bias added
+// after its own rounding: acc_j = -P, bias * rcp just above P + 0.5 (a float
+// tie once rounded to float), multiplier 1. One rounding gives 0.5 + tiny
+// (rounds up); two give 0.5 (a tie, rounds to even: down). Random
+// accumulators rarely land there, so a kernel that added the bias unfused
+// could pass the random cases; not these.
+struct FusedBiasCase {
+  std::vector<int32_t> acc;
+  std::vector<float> weight_scale, bias, multiplier;
+  float atws = 1.23e-4f;
+  ConvRequantParams params{};
+  explicit FusedBiasCase(size_t n) : acc(n), weight_scale(n + 8, 1.0f), bias(n + 8, 0.0f), multiplier(n + 8, 1.0f) {
+    const float rcp = static_cast<float>(1.0 / static_cast<double>(atws));
+    for (size_t j = 0; j < n; ++j) {
+      bool found = false;
+      for (int32_t P = 1000 + 37 * static_cast<int32_t>(j); P < 30000 && !found; P += 7) {
+        acc[j] = -P;
+        bias[j] = static_cast<float>((P + 0.5 + 1.0 / 65536) / rcp);
+        found =
+            want(j, bias[j], ref::FbgemmBias::kFusedMultiplyAdd) != want(j, bias[j], ref::FbgemmBias::kMultiplyThenAdd);
+      }
+      if (!found) ADD_FAILURE() << "no fused-bias case for channel " << j;
+    }
+    params = {weight_scale.data(), bias.data(), multiplier.data(), 1.0f, 0.0f, 100, 0, 255, rcp, true};
+  }
+  uint8_t want(size_t j, float b, ref::FbgemmBias path) const {
+    return ref::requantize_fbgemm(acc[j], b, atws, path, 1.0f, 100, 0, 255);
+  }
+  uint8_t want(size_t j) const { return want(j, bias[j], ref::FbgemmBias::kFusedMultiplyAdd); }
+};
+
+// One channel where the double sum bias * rcp + acc lands on a float
+// midpoint that the exact sum misses (a double rounding, which a kernel's
+// shortcut must catch): acc = 2^23 + 1 (odd), bias * rcp = 0.5 - 2^-47, so
+// the double sum is 2^23 + 1.5 (a tie, to even: 2^23 + 2) while the exact
+// fma is 2^23 + 1; the multiplier is searched so the two give different
+// outputs. The accumulator comes from two taps: 256 * 32767 + 1 * 257.
+struct DoubleRoundingCase {
+  static constexpr int16_t kA[2] = {256, 1}, kW[2] = {32767, 257};
+  float atws = 2.0f + 0x1p-22f, bias = 1.0f + 0x1p-23f, multiplier = 0;
+  float weight_scale[16], biases[16], multipliers[16];
+  ConvRequantParams params{};
+  DoubleRoundingCase() {
+    const int32_t acc = kA[0] * kW[0] + kA[1] * kW[1];
+    const float rcp = static_cast<float>(1.0 / static_cast<double>(atws));
+    // The case holds: the double sum rounds twice to another float than the fma.
+    EXPECT_EQ(acc, (1 << 23) + 1);
+    EXPECT_NE(static_cast<float>(static_cast<double>(bias) * rcp + acc),
+              ref::fma_exact(bias, rcp, static_cast<float>(acc)));
+    multiplier = static_cast<float>(100.5 / ((1 << 23) + 1.5));
+    for (int i = 0; i < 64 && want(multiplier, ref::FbgemmBias::kFusedMultiplyAdd) ==
+                                  static_cast<uint8_t>(std::nearbyint(static_cast<float>((1 << 23) + 2) * multiplier));
+         ++i) {
+      multiplier = std::nextafter(multiplier, i % 2 ? 0.0f : INFINITY);
+    }
+    EXPECT_NE(want(multiplier, ref::FbgemmBias::kFusedMultiplyAdd),
+              static_cast<uint8_t>(std::nearbyint(static_cast<float>((1 << 23) + 2) * multiplier)));
+    for (int j = 0; j < 16; ++j) weight_scale[j] = 1.0f, biases[j] = bias, multipliers[j] = multiplier;
+    params = {weight_scale, biases, multipliers, 1.0f, 0.0f, 0, 0, 255, rcp, true};
+  }
+  uint8_t want(float m, ref::FbgemmBias path) const {
+    return ref::requantize_fbgemm(kA[0] * kW[0] + kA[1] * kW[1], bias, atws, path, m, 0, 0, 255);
+  }
+  uint8_t want() const { return want(multiplier, ref::FbgemmBias::kFusedMultiplyAdd); }
+};
 
 // One call of a generic quantized conv kernel: mr pixels x nc channels over
 // `segs` segments of seg_len values, with the tester's own packing from the
@@ -493,8 +652,8 @@ class QConvKernelTest : public ::testing::TestWithParam<const QConvKernel*> {
           packed[((s * kblocks + idx / k().kr) * k().nr + j) * k().kr + idx % k().kr] =
               w[(s * t.seg_len + idx) * k().nr + j];
     std::vector<uint8_t> first;
-    for (const ConvBackend backend : kBackends) {
-      const Requant rq(backend, k().nr + 8, g, t.zp, t.relu, t.multiplier_scale, t.bias_shift, 500.f, 0.0001f, 0.002f);
+    for (const RequantKind kind : kRequantKinds) {
+      const Requant rq(kind, k().nr + 8, g, t.zp, t.relu, t.multiplier_scale, t.bias_shift, 500.f, 0.0001f, 0.002f);
       std::vector<uint8_t> out(t.mr * k().nr * t.c_stride + 8, 0xEE);
       std::vector<uint8_t*> c(t.mr);
       std::vector<const int16_t*> ap(t.mr);
@@ -582,6 +741,37 @@ TEST_P(QConvKernelTest, c_stride) {
   check(t);
 }
 
+// One pixel, one tap of value 1: the accumulators are the weights.
+TEST_P(QConvKernelTest, fused_bias_rounds_once) {
+  const FusedBiasCase fc(k().nr);
+  std::vector<int16_t> a(2 * k().kr, 0), packed(k().nr * k().kr, 0);
+  a[0] = 1;
+  for (size_t j = 0; j < k().nr; ++j) packed[j * k().kr] = static_cast<int16_t>(fc.acc[j]);
+  std::vector<uint8_t> out(k().nr, 0xEE);
+  const int16_t* ap[1] = {a.data()};
+  uint8_t* cp[1] = {out.data()};
+  const ptrdiff_t offsets[1] = {0};
+  k().fn(1, k().nr, 1, 1, ap, offsets, packed.data(), cp, 1, &fc.params);
+  for (size_t j = 0; j < k().nr; ++j) EXPECT_EQ(out[j], fc.want(j)) << k().name << " channel " << j;
+}
+
+// Every channel of one pixel on the DoubleRoundingCase.
+TEST_P(QConvKernelTest, fused_bias_double_rounding) {
+  ASSERT_LE(k().nr, 8u);
+  ASSERT_EQ(k().kr, 2u);
+  const DoubleRoundingCase dc;
+  const int16_t a[4] = {DoubleRoundingCase::kA[0], DoubleRoundingCase::kA[1], 0, 0};
+  std::vector<int16_t> packed(k().nr * 2);
+  for (size_t j = 0; j < k().nr; ++j)
+    packed[j * 2] = DoubleRoundingCase::kW[0], packed[j * 2 + 1] = DoubleRoundingCase::kW[1];
+  std::vector<uint8_t> out(k().nr, 0xEE);
+  const int16_t* ap[1] = {a};
+  uint8_t* cp[1] = {out.data()};
+  const ptrdiff_t offsets[1] = {0};
+  k().fn(1, k().nr, 1, 1, ap, offsets, packed.data(), cp, 1, &dc.params);
+  for (size_t j = 0; j < k().nr; ++j) EXPECT_EQ(out[j], dc.want()) << k().name << " channel " << j;
+}
+
 INSTANTIATE_TEST_SUITE_P(Registry, QConvKernelTest, ::testing::ValuesIn(all(qconv_kernels())),
                          kernel_name<QConvKernel>);
 
@@ -608,8 +798,8 @@ class QDwConvKernelTest : public ::testing::TestWithParam<const QDwConvKernel*> 
       for (size_t ch = 0; ch < channels; ++ch)
         packed[((t / group) * channels + ch) * group + t % group] = w[t * channels + ch];
     std::vector<uint8_t> first;
-    for (const ConvBackend backend : kBackends) {
-      const Requant rq(backend, channels + 8, g, zp, relu, 1.0f, shift, 100.f, 0.0005f, 0.004f);
+    for (const RequantKind kind : kRequantKinds) {
+      const Requant rq(kind, channels + 8, g, zp, relu, 1.0f, shift, 100.f, 0.0005f, 0.004f);
       const size_t stride = 2;
       std::vector<uint8_t> out(channels * stride + 4, 0xEE);
       k().fn(channels, valid, padded, a.data(), taps.data(), packed.data(), out.data(), stride, &rq.params);
@@ -647,6 +837,37 @@ TEST_P(QDwConvKernelTest, taps) {  // odd counts take the zero-weight padding ta
 TEST_P(QDwConvKernelTest, qmin) { EXPECT_EQ(check(k().cr, k().cr, 9, false, -1e8f)[0], 0); }
 TEST_P(QDwConvKernelTest, qmax) { EXPECT_EQ(check(k().cr, k().cr, 9, false, 1e8f)[0], 255); }
 TEST_P(QDwConvKernelTest, relu_floor) { EXPECT_EQ(check(k().cr, k().cr, 9, true, -1e8f, 61)[0], 61); }
+
+// Two taps (the second 0, weight 0), the first of value 1: the accumulators are its weights.
+TEST_P(QDwConvKernelTest, fused_bias_rounds_once) {
+  const size_t channels = 2 * k().cr, group = std::max<size_t>(k().kr, 1);
+  const FusedBiasCase fc(channels);
+  std::vector<int16_t> a(2 * channels, 0), packed(group * channels, 0);
+  for (size_t ch = 0; ch < channels; ++ch) a[ch] = 1;
+  for (size_t ch = 0; ch < channels; ++ch) packed[ch * group] = static_cast<int16_t>(fc.acc[ch]);
+  std::vector<ptrdiff_t> taps(group, static_cast<ptrdiff_t>(channels));
+  taps[0] = 0;
+  std::vector<uint8_t> out(channels, 0xEE);
+  k().fn(channels, channels, group, a.data(), taps.data(), packed.data(), out.data(), 1, &fc.params);
+  for (size_t ch = 0; ch < channels; ++ch) EXPECT_EQ(out[ch], fc.want(ch)) << k().name << " channel " << ch;
+}
+
+// Every channel on the DoubleRoundingCase: tap 0 holds 256, tap 1 holds 1.
+TEST_P(QDwConvKernelTest, fused_bias_double_rounding) {
+  ASSERT_EQ(k().kr, 2u);
+  const size_t channels = k().cr;
+  ASSERT_LE(channels, 16u);
+  const DoubleRoundingCase dc;
+  std::vector<int16_t> a(2 * channels), packed(2 * channels);
+  for (size_t ch = 0; ch < channels; ++ch) {
+    a[ch] = DoubleRoundingCase::kA[0], a[channels + ch] = DoubleRoundingCase::kA[1];
+    packed[ch * 2] = DoubleRoundingCase::kW[0], packed[ch * 2 + 1] = DoubleRoundingCase::kW[1];
+  }
+  const ptrdiff_t taps[2] = {0, static_cast<ptrdiff_t>(channels)};
+  std::vector<uint8_t> out(channels, 0xEE);
+  k().fn(channels, channels, 2, a.data(), taps, packed.data(), out.data(), 1, &dc.params);
+  for (size_t ch = 0; ch < channels; ++ch) EXPECT_EQ(out[ch], dc.want()) << k().name << " channel " << ch;
+}
 
 INSTANTIATE_TEST_SUITE_P(Registry, QDwConvKernelTest, ::testing::ValuesIn(all(qdwconv_kernels())),
                          kernel_name<QDwConvKernel>);
@@ -796,8 +1017,8 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
     }
     const size_t c_stride = 7 * 7 * 7 * 3;
     std::vector<uint8_t> first;
-    for (const ConvBackend backend : kBackends) {
-      const Requant rq(backend, slots + 8, g, t.zp, t.relu, 1.0f, t.bias_shift, 500.f, 0.0001f, 0.002f);
+    for (const RequantKind kind : kRequantKinds) {
+      const Requant rq(kind, slots + 8, g, t.zp, t.relu, 1.0f, t.bias_shift, 500.f, 0.0001f, 0.002f);
       std::vector<uint8_t> out((t.nc + 1) * c_stride, 0xEE);
       k().fn(t.nd, t.nc, m.data(), m_stride, out.data(), c_stride, offsets.data(), t.valid, &rq.params);
       for (size_t j = 0; j <= t.nc; ++j) {

@@ -59,7 +59,21 @@ Shape conv_output_shape(const ConvGeometry& g, const Shape& in) {
   return out;
 }
 
+FbgemmBias fbgemm_bias_path(const ConvGeometry& g, bool per_tensor_weight) {
+  if (!per_tensor_weight) return FbgemmBias::kDivide;
+  // The conv PyTorch hands FBGEMM has 2 or 3 dimensions: a Conv1d is 2-D with
+  // a kernel height of 1 (never 3, 5 or 7), a linear layer is no conv.
+  bool depthwise = g.spatial_dims >= 2 && g.groups == g.in_channels && g.groups % 8 == 0 &&
+                   (g.out_channels == g.groups || g.out_channels == 2 * g.groups) && g.kernel[1] == g.kernel[2];
+  for (int d = 3 - g.spatial_dims; depthwise && d < 3; ++d) {
+    depthwise = (g.kernel[d] == 3 || g.kernel[d] == 5 || g.kernel[d] == 7) && (g.stride[d] == 1 || g.stride[d] == 2) &&
+                g.dilation[d] == 1 && g.pad_begin[d] == (g.kernel[d] - 1) / 2 && g.pad_end[d] == g.pad_begin[d];
+  }
+  return depthwise ? FbgemmBias::kMultiplyThenAdd : FbgemmBias::kFusedMultiplyAdd;
+}
+
 void qconv3d(const ConvGeometry& g, const QConvArgs& a, uint8_t* y) {
+  const FbgemmBias path = fbgemm_bias_path(g, a.per_tensor_weight);
   for_each_output(g, a.input_shape, [&](int64_t oc, int64_t index, auto&& taps) {
     int32_t raw = 0;  // sum of (x - a_zp) * (w - w_zp); padding is x = a_zp
     taps([&](int64_t xi, int64_t wi) {
@@ -73,8 +87,9 @@ void qconv3d(const ConvGeometry& g, const QConvArgs& a, uint8_t* y) {
     }
     const float atws = static_cast<float>(a.a_scale) * a.w_scales[oc];
     const float multiplier = atws / static_cast<float>(a.out_scale);
-    const float bias_div = a.bias ? a.bias[oc] / atws : 0.0f;
-    y[index] = requantize(raw, bias_div, multiplier, a.out_zero_point, a.relu ? a.out_zero_point : 0, 255);
+    const int32_t out_min = a.relu ? a.out_zero_point : 0;
+    y[index] = a.bias ? requantize_fbgemm(raw, a.bias[oc], atws, path, multiplier, a.out_zero_point, out_min, 255)
+                      : requantize(raw, 0.0f, multiplier, a.out_zero_point, out_min, 255);
   });
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "qwasm/conv_types.h"
+#include "reference/requantize_ref.h"
 
 namespace qwasm {
 namespace ref {
@@ -32,7 +33,15 @@ struct QConvArgs {
   int32_t out_zero_point;
   bool relu;
   ConvBackend backend = ConvBackend::kFbgemm;  // whose requantization (requantize_ref.h)
+  // FBGEMM adds the bias of a per-tensor weight differently (requantize_ref.h
+  // FbgemmBias): callers say which the weight is.
+  bool per_tensor_weight = false;
 };
+
+// Which way FBGEMM adds this layer's bias: PyTorch's FBGEMM conv takes its
+// depthwise kernel for the shapes FBGEMM's takeDepthWiseFastPath accepts
+// (src/FbgemmConv.cc), its GEMM kernels otherwise; linear layers are GEMMs.
+FbgemmBias fbgemm_bias_path(const ConvGeometry& g, bool per_tensor_weight);
 
 // The output shape, computed here on its own: [N, Cout, Do, Ho, Wo].
 Shape conv_output_shape(const ConvGeometry& g, const Shape& input_shape);

@@ -3,6 +3,7 @@
 #pragma once
 #include <wasm_simd128.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -14,28 +15,78 @@ namespace kernels {
 
 struct RequantVectors {
   v128_t input_scale, zero_point_f, zero_point, min_minus_zp, max_minus_zp;
+  bool fused_bias;
   explicit RequantVectors(const ConvRequantParams& p)
       : input_scale(wasm_f32x4_splat(p.input_scale)),
         zero_point_f(wasm_f32x4_splat(p.zero_point_f)),
         zero_point(wasm_i32x4_splat(p.output_zero_point)),
         min_minus_zp(wasm_i32x4_splat(p.output_min - p.output_zero_point)),
-        max_minus_zp(wasm_i32x4_splat(p.output_max - p.output_zero_point)) {}
+        max_minus_zp(wasm_i32x4_splat(p.output_max - p.output_zero_point)),
+        fused_bias(p.fused_bias) {}
 };
 
-// The per-channel constants of channels j..j+3.
+// The per-channel constants of channels j..j+3; with a fused bias also the
+// products bias[j] * bias_rcp, exact in double (kernels/fma_f32.h), of
+// channels j, j+1 (product_lo) and j+2, j+3 (product_hi).
 struct RequantChannels {
-  v128_t weight_scale, bias, multiplier;
+  v128_t weight_scale, bias, multiplier, product_lo, product_hi;
   RequantChannels(const ConvRequantParams& p, size_t j)
       : weight_scale(wasm_v128_load(p.weight_scale + j)),
         bias(wasm_v128_load(p.bias + j)),
-        multiplier(wasm_v128_load(p.multiplier + j)) {}
+        multiplier(wasm_v128_load(p.multiplier + j)),
+        product_lo(wasm_f64x2_const_splat(0.0)),
+        product_hi(wasm_f64x2_const_splat(0.0)) {
+    if (p.fused_bias) {
+      const v128_t rcp = wasm_f64x2_splat(static_cast<double>(p.bias_rcp));
+      product_lo = wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(bias), rcp);
+      product_hi = wasm_f64x2_mul(wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(bias, bias, 2, 3, 2, 3)), rcp);
+    }
+  }
 };
+
+// add_round_to_odd of kernels/fma_f32.h, two lanes: TwoSum, then one ulp
+// toward the error where the sum is inexact, even and finite.
+inline v128_t add_round_to_odd2(v128_t a, v128_t b) {
+  const v128_t s = wasm_f64x2_add(a, b);
+  const v128_t bv = wasm_f64x2_sub(s, a);
+  const v128_t av = wasm_f64x2_sub(s, bv);
+  const v128_t e = wasm_f64x2_add(wasm_f64x2_sub(a, av), wasm_f64x2_sub(b, bv));
+  const v128_t one = wasm_i64x2_const_splat(1);
+  const v128_t fix = wasm_v128_and(wasm_v128_and(wasm_f64x2_ne(e, wasm_f64x2_const_splat(0.0)),
+                                                 wasm_i64x2_eq(wasm_v128_and(s, one), wasm_i64x2_const_splat(0))),
+                                   wasm_f64x2_lt(wasm_f64x2_abs(s), wasm_f64x2_const_splat(INFINITY)));
+  const v128_t step = wasm_v128_or(wasm_i64x2_shr(wasm_v128_xor(e, s), 63), one);  // +1, or -1 when the signs differ
+  return wasm_i64x2_add(s, wasm_v128_and(step, fix));
+}
+
+// fma(bias, bias_rcp, f) per lane with one rounding (fma_f32 of
+// kernels/fma_f32.h), for f integer-valued (the converted accumulator).
+// The plain double sum s = product + f, rounded to float, is already the
+// fma unless s is a float midpoint (its low 29 bits 1 followed by 28
+// zeros): float values and midpoints are doubles and rounding is monotonic,
+// so an s strictly between two midpoints rounds like the exact sum. (A
+// result below 2^-126, where midpoints look otherwise, needs the sum to
+// cancel: with f an integer it is then exact.) Only at a midpoint, rare,
+// do the two lane pairs take the rounding to odd.
+inline v128_t fused_bias4(v128_t f, const RequantChannels& ch) {
+  const v128_t f_lo = wasm_f64x2_promote_low_f32x4(f);
+  const v128_t f_hi = wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(f, f, 2, 3, 2, 3));
+  v128_t lo = wasm_f64x2_add(ch.product_lo, f_lo);
+  v128_t hi = wasm_f64x2_add(ch.product_hi, f_hi);
+  const v128_t low_bits = wasm_i64x2_const_splat(0x1FFFFFFF), midpoint = wasm_i64x2_const_splat(0x10000000);
+  if (wasm_v128_any_true(wasm_v128_or(wasm_i64x2_eq(wasm_v128_and(lo, low_bits), midpoint),
+                                      wasm_i64x2_eq(wasm_v128_and(hi, low_bits), midpoint)))) {
+    lo = add_round_to_odd2(ch.product_lo, f_lo);
+    hi = add_round_to_odd2(ch.product_hi, f_hi);
+  }
+  return wasm_i32x4_shuffle(wasm_f32x4_demote_f64x2_zero(lo), wasm_f32x4_demote_f64x2_zero(hi), 0, 1, 4, 5);
+}
 
 // Same steps as requantize() in kernels/requantize.h, four lanes at a time.
 inline v128_t requantize4(v128_t acc, const RequantChannels& ch, const RequantVectors& r) {
   v128_t f = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(acc), r.input_scale);
   f = wasm_f32x4_mul(f, ch.weight_scale);
-  f = wasm_f32x4_add(f, ch.bias);
+  f = r.fused_bias ? fused_bias4(f, ch) : wasm_f32x4_add(f, ch.bias);
   f = wasm_f32x4_mul(f, ch.multiplier);
   f = wasm_f32x4_nearest(wasm_f32x4_add(f, r.zero_point_f));
   v128_t q = wasm_i32x4_trunc_sat_f32x4(f);
