@@ -4,6 +4,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace qwasm {
 namespace ref {
@@ -19,6 +20,7 @@ inline uint8_t requantize(int32_t acc, float bias_div, float multiplier, int32_t
   return static_cast<uint8_t>(q + zp);
 }
 
+#if defined(__SIZEOF_INT128__)
 // fma(a, b, c) in float with one rounding, by exact integer arithmetic: the
 // reference's own, since libm's fmaf is not always exact under Emscripten
 // (musl's fixes a double rounding with fesetround(FE_TOWARDZERO), which wasm
@@ -46,6 +48,27 @@ inline float fma_exact(float a, float b, float c) {
   if (std::fabs(r) < 0x1p-126f || std::isinf(r)) return static_cast<float>(p + static_cast<double>(c));
   return r;
 }
+#else
+// Targets without __int128 (the i386 build the fuzzers share with limits_fuzz):
+// the same one rounding another way. p = a * b is exact in double; TwoSum
+// gives p + c = s + t exactly (s the rounded double sum, t its error); s
+// rounded to odd when t != 0 (moved toward t onto the odd neighbour when its
+// last bit is even) keeps the sticky information, and one rounding of that to
+// float (29 bits fewer) is then the correctly rounded p + c.
+inline float fma_exact(float a, float b, float c) {
+  const double p = static_cast<double>(a) * static_cast<double>(b);
+  double s = p + static_cast<double>(c);
+  if (!std::isfinite(s)) return static_cast<float>(s);
+  const double bb = s - p;
+  const double t = (p - (s - bb)) + (static_cast<double>(c) - bb);
+  if (t != 0.0) {
+    uint64_t bits;
+    std::memcpy(&bits, &s, sizeof bits);
+    if ((bits & 1) == 0) s = std::nextafter(s, t > 0 ? HUGE_VAL : -HUGE_VAL);
+  }
+  return static_cast<float>(s);
+}
+#endif
 
 // How FBGEMM adds a float bias to the accumulator (docs/numerics.md), per
 // kernel as PyTorch 2.15's build compiles it: a per-channel weight divides
