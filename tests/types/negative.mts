@@ -113,6 +113,10 @@ export async function cases(): Promise<unknown[]> {
     (io.loadModel(new Uint8Array(0)).nodes[0].args = []),
     // @ts-expect-error: the budget is a number
     io.loadModel(new Uint8Array(0), { maxWork: '1e12' }),
+    // @ts-expect-error: maxLiveBytes is a number of bytes
+    io.loadModel(new Uint8Array(0), { maxLiveBytes: '1 GiB' }),
+    // @ts-expect-error: a profiled layer's work is a number (quantized-conv multiply-adds)
+    io.loadModel(new Uint8Array(0)).profile({ data: new Float32Array(1), shape: [1] }).layers[0].work.toUpperCase(),
     // @ts-expect-error: winograd is 'auto', true or false
     new nn.quantized.Conv3d(2, 2, 3, { winograd: 'on' }),
     // @ts-expect-error: a linear layer has no winograd option

@@ -159,7 +159,12 @@ export async function runModelInWorker(url: string, clip: Float32Array): Promise
 }
 
 export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[] {
-  const model: io.GraphModule = io.loadModel(bytes, { maxWork: 1e12, maxActivationBytes: 2 ** 30, winograd: true });
+  const model: io.GraphModule = io.loadModel(bytes, {
+    maxWork: 1e12,
+    maxActivationBytes: 2 ** 30,
+    maxLiveBytes: 2 ** 31,
+    winograd: true,
+  });
   const { packed, winograd: transformed } = model.weightBytes();
   const paths = model.profile({ data: clip, shape: [1, 3, 16, 112, 112] }).layers.map((l) => l.path ?? 'none');
   const out = model.forward({ data: clip, shape: [1, 3, 16, 112, 112] });
