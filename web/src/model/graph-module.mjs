@@ -9,16 +9,9 @@ import { Module } from '../nn/module.mjs';
 import { isQTensorInstance } from '../qtensor.mjs';
 import { transformsOf } from './description.mjs';
 import { graphCallable, isFloatTensor, NodeError } from './graph-functions.mjs';
-import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost } from './plan.mjs';
+import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
 
 const isQ = (v) => isQTensorInstance(v);
-// Each name a node's arguments refer to, once per reference.
-function references(value, out) {
-  if (Array.isArray(value)) for (const v of value) references(v, out);
-  else if (value !== null && typeof value === 'object') out.push(value.node);
-  return out;
-}
-
 // A node output's size: a QTensor's integers, a float tensor's float32s.
 function bytesOf(v) {
   if (isQ(v)) return v.numel() * (v.dtype === 'qint32' ? 4 : 1);
@@ -97,7 +90,7 @@ export class GraphModule extends Module {
     this.#hint = plan.hint ?? '';
     this.#engine = plan.engine ?? 'fbgemm';
     this.#description = plan.description ?? { preprocessing: null, classes: null };
-    this.#nodes = nodes.map((n) => ({ ...n, refs: references([n.args, Object.values(n.kwargs)], []) }));
+    this.#nodes = nodes.map((n) => ({ ...n, refs: referencedNames([n.args, Object.values(n.kwargs)]) }));
     this.#public = Object.freeze(nodes.map((n) => publicNode(n, plan.planned?.get(n.name) ?? null)));
     const uses = new Map();
     for (const n of this.#nodes) for (const r of n.refs) uses.set(r, (uses.get(r) ?? 0) + 1);

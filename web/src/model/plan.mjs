@@ -25,8 +25,8 @@ export const DEFAULT_LIMITS = Object.freeze({
 
 export class BudgetError extends Error {}
 
-/** @internal A value's bytes: a QTensor's integers, a float tensor's float32s (0 when unknown). */
-export const bytesOf = (v) => (v.shape === null ? 0 : numel(v.shape) * (v.kind === 'quantized' ? 1 : 4));
+// A planned value's bytes: a QTensor's integers, a float tensor's float32s (0 when unknown).
+const bytesOf = (v) => (v.shape === null ? 0 : numel(v.shape) * (v.kind === 'quantized' ? 1 : 4));
 
 // The output of a conv / pool along one dimension (ceil mode as PyTorch: the
 // last window must start inside the input or its left padding); < 1 is an
@@ -256,8 +256,8 @@ export function planGraph(nodes, infos, inputShape, limits, hint) {
   return values;
 }
 
-// The node names an argument structure refers to ({node: name} anywhere inside).
-function referencedNames(value, out = []) {
+/** @internal The node names an argument structure refers to ({node: name} anywhere inside), once per reference. */
+export function referencedNames(value, out = []) {
   if (Array.isArray(value)) for (const v of value) referencedNames(v, out);
   else if (value !== null && typeof value === 'object') out.push(value.node);
   return out;
