@@ -202,149 +202,276 @@ CheckedSize winograd_scratch_bytes(const PackedQConv& pw, const Spatial& s, size
   return w.buffer_elems * 2 + w.per_task_bytes() * static_cast<int64_t>(threads) + constants;
 }
 
-Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunInfo* info) {
-  const PackedQConv& pw = call.pw;
-  const QTensor& input = call.input;
-  const kernels::Isa isa = call.isa;
-  const ConvGeometry& g = pw.geometry;
-  const WinogradWeights& ww = pw.winograd;
-  const size_t nd = ww.nd;
-  assert(nd >= 1);
-  const kernels::WinoInputKernel* kin = kernels::find_wino_input(isa);
-  const kernels::QGemmKernel* kgemm = kernels::find_qgemm(isa);
-  const kernels::WinoOutputKernel* kout = kernels::find_wino_output(isa);
-  const kernels::ToChannelsLastKernel* to_cl = kernels::find_to_channels_last(isa);
-  if (kgemm->nr != ww.nr || kgemm->kr != ww.kr)
-    return Status::Error("internal: no Winograd weights for the GEMM's tile");
-  const int64_t nr = static_cast<int64_t>(ww.nr), kr = static_cast<int64_t>(ww.kr);
-  const int64_t blocks = ceil_div(g.out_channels, nr);
-  const TileGrid grid = tile_grid(ww, s);
-  // The padded input, each 3-tap dimension extended so that the last tile's
-  // four taps exist (the extra positions are zeros, read only by outputs that
-  // are not stored).
-  const WinogradScratch ws = winograd_scratch(pw, s);
-  const Spatial& sx = ws.sx;
-  const int64_t cinp = ws.cinp, P = ws.P, kblocks = cinp / kr;
-  Buffer<int16_t> buffer;
-  QWASM_RETURN_IF_ERROR(buffer.allocate(ws.buffer_elems, "the conv's padded input"));
-  RequantConstants rc;
-  QWASM_RETURN_IF_ERROR(make_qoutput(call, ww.nr, out, &rc));
+namespace {
 
-  const int64_t tiles = grid.total();
-  const int64_t tblocks = ceil_div(tiles, kTiles);
-  const int64_t chunk = ws.chunk, chunks = ceil_div(blocks * nr, chunk);
-  const int64_t v_stride = ws.v_stride;
-  const CheckedSize v_elems = ws.v_elems, m_elems = ws.m_elems;
-  if (info) {
-    const int64_t per_task = ws.per_task_bytes().value();
-    info->scratch_bytes = buffer.size() * 2 + rc.bytes() + static_cast<size_t>(per_task) * num_threads();
-    info->kernel = kgemm->name;
-    info->winograd = true;
+// The ISA's kernels of the Winograd path.
+struct WinogradKernels {
+  const kernels::ToChannelsLastKernel* to_channels_last;
+  const kernels::WinoInputKernel* input;
+  const kernels::QGemmKernel* gemm;
+  const kernels::WinoOutputKernel* output;
+};
+
+// The kernels for `isa`; an internal error when the weights were packed for
+// another GEMM tile than the ISA's GEMM takes.
+Status find_winograd_kernels(kernels::Isa isa, const WinogradWeights& ww, WinogradKernels* k) {
+  k->input = kernels::find_wino_input(isa);
+  k->gemm = kernels::find_qgemm(isa);
+  k->output = kernels::find_wino_output(isa);
+  k->to_channels_last = kernels::find_to_channels_last(isa);
+  if (k->gemm->nr != ww.nr || k->gemm->kr != ww.kr) {
+    return Status::Error("internal: no Winograd weights for the GEMM's tile");
   }
-  // The input tile's strides along the 3-tap dimensions, and where each
-  // output of a tile lands relative to its first (both the same for every tile).
+  return Status::Ok();
+}
+
+// Where a tile's taps and outputs lie relative to its first (the same for
+// every tile): the padded channels-last input's strides along the 3-tap
+// dimensions, and the offset of each of the tile's 2^nd outputs in an output
+// plane (NCDHW).
+struct TileOffsets {
+  ptrdiff_t in_strides[3] = {};
+  ptrdiff_t out_offsets[8] = {};
+  size_t outputs = 0;
+};
+
+TileOffsets tile_offsets(const WinogradWeights& ww, const Spatial& sx, const Spatial& s, int64_t cinp) {
   const int64_t in_stride[3] = {sx.Hp * sx.Wp * cinp, sx.Wp * cinp, cinp};
   const int64_t out_stride[3] = {s.Ho * s.Wo, s.Wo, 1};
-  const int64_t out_dims[3] = {s.Do, s.Ho, s.Wo};
-  ptrdiff_t strides[3] = {}, out_offsets[8] = {};
-  for (size_t k = 0; k < nd; ++k) strides[k] = static_cast<ptrdiff_t>(in_stride[ww.dims[k]]);
-  const size_t outputs = size_t{1} << nd;
-  for (size_t o = 0; o < outputs; ++o) {
+  const size_t nd = ww.nd;
+  TileOffsets t;
+  for (size_t k = 0; k < nd; ++k) t.in_strides[k] = static_cast<ptrdiff_t>(in_stride[ww.dims[k]]);
+  t.outputs = size_t{1} << nd;
+  for (size_t o = 0; o < t.outputs; ++o) {
     for (size_t k = 0; k < nd; ++k) {
-      out_offsets[o] += static_cast<ptrdiff_t>((o >> (nd - 1 - k)) & 1) * out_stride[ww.dims[k]];
+      t.out_offsets[o] += static_cast<ptrdiff_t>((o >> (nd - 1 - k)) & 1) * out_stride[ww.dims[k]];
     }
   }
-  const int64_t plane = s.out_size();
+  return t;
+}
+
+// The first output position (d, h, w) of each of the nt tiles from t0 (the
+// grid in row-major order).
+void tile_origins(const TileGrid& grid, int64_t t0, int64_t nt, int64_t (*origin)[3]) {
+  for (int64_t t = 0; t < nt; ++t) {
+    const int64_t tile = t0 + t;
+    origin[t][2] = tile % grid.count[2] * grid.extent[2];
+    origin[t][1] = tile / grid.count[2] % grid.count[1] * grid.extent[1];
+    origin[t][0] = tile / (grid.count[2] * grid.count[1]) * grid.extent[0];
+  }
+}
+
+// The outputs of the tile at `origin` that lie inside the output (bit o for
+// output o): all of them unless the tile overhangs the far edge of a 3-tap
+// dimension.
+uint32_t stored_outputs(const WinogradWeights& ww, const int64_t* origin, const int64_t* out_dims, size_t outputs) {
+  const size_t nd = ww.nd;
+  bool full = true;
+  for (size_t k = 0; k < nd; ++k) full = full && origin[ww.dims[k]] + 1 < out_dims[ww.dims[k]];
+  if (full) return (uint32_t{1} << outputs) - 1;
+  uint32_t valid = 0;
+  for (size_t o = 0; o < outputs; ++o) {
+    bool inside = true;
+    for (size_t k = 0; k < nd; ++k) {
+      const int d = ww.dims[k];
+      inside = inside && origin[d] + static_cast<int64_t>((o >> (nd - 1 - k)) & 1) < out_dims[d];
+    }
+    valid |= static_cast<uint32_t>(inside) << o;
+  }
+  return valid;
+}
+
+// The phases of the Winograd path a task's time is split into.
+enum Phase { kInputTransform = 0, kGemms = 1, kOutputTransform = 2 };
+
+// One task's time per phase (ConvRunInfo::winograd_phase_ms, a diagnostic),
+// added to the call's when the task ends. Reads the clock only when asked to.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(bool on) : on_(on), lap_start_(on ? Clock::now() : Clock::time_point()) {}
+
+  // The time since the last lap goes to `phase`.
+  void lap(Phase phase) {
+    if (!on_) return;
+    const Clock::time_point now = Clock::now();
+    ms_[phase] += std::chrono::duration<double, std::milli>(now - lap_start_).count();
+    lap_start_ = now;
+  }
+
+  // Tasks end on several threads: `lock` guards the call's total.
+  void add_to(double* total_ms, std::mutex* lock) const {
+    if (!on_) return;
+    const std::lock_guard<std::mutex> hold(*lock);
+    for (int i = 0; i < 3; ++i) total_ms[i] += ms_[i];
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool on_;
+  Clock::time_point lap_start_;
+  double ms_[3] = {};
+};
+
+// One call's Winograd run: its layout and kernels, read by every unit of
+// work. A unit is a block of kTiles tiles by a chunk of output channels.
+struct WinogradRun {
+  WinogradRun(const PackedQConv& pw, const Spatial& s, const WinogradKernels& kernel, const RequantConstants& rc)
+      : g(pw.geometry),
+        ww(pw.winograd),
+        rc(rc),
+        kernel(kernel),
+        s(s),
+        ws(winograd_scratch(pw, s)),
+        grid(tile_grid(ww, s)),
+        offsets(tile_offsets(ww, ws.sx, s, ws.cinp)),
+        out_dims{s.Do, s.Ho, s.Wo},
+        plane(s.out_size()),
+        nr(static_cast<int64_t>(ww.nr)),
+        kr(static_cast<int64_t>(ww.kr)),
+        blocks(ceil_div(g.out_channels, nr)),
+        kblocks(ws.cinp / kr),
+        tiles(grid.total()),
+        tile_blocks(ceil_div(tiles, kTiles)),
+        chunks(ceil_div(blocks * nr, ws.chunk)) {}
+
+  const ConvGeometry& g;
+  const WinogradWeights& ww;
+  const RequantConstants& rc;
+  const WinogradKernels kernel;
+  const Spatial s;
+  // The padded input, each 3-tap dimension extended so that the last tile's
+  // four taps exist (the extra positions are zeros, read only by outputs
+  // that are not stored), and the per-task buffers.
+  const WinogradScratch ws;
+  const TileGrid grid;
+  const TileOffsets offsets;
+  const int64_t out_dims[3];
+  const int64_t plane;                    // output positions per channel
+  const int64_t nr, kr, blocks, kblocks;  // the transformed weights' blocking
+  const int64_t tiles, tile_blocks, chunks;
+};
+
+// Batch item n of the input into the padded channels-last buffer.
+void to_padded_input(const WinogradRun& run, const QTensor& input, int64_t n, int16_t* padded) {
+  const Spatial& s = run.s;
+  const int64_t in_item = run.g.in_channels * s.D * s.H * s.W;
   const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
-  const int64_t in_item = g.in_channels * s.D * s.H * s.W;
-  const int64_t unit_macs = kTiles * P * cinp * chunk;
+  const kernels::ToChannelsLastKernel* to_cl = run.kernel.to_channels_last;
+  for_each_padded_row(run.g, run.ws.sx, run.g.in_channels, run.ws.cinp, [&](int64_t dh, int64_t row_offset) {
+    to_cl->fn(static_cast<size_t>(run.g.in_channels), static_cast<size_t>(s.W), input.data() + n * in_item + dh * s.W,
+              static_cast<size_t>(s.D * s.H * s.W), a_zp, padded + row_offset, static_cast<size_t>(run.ws.cinp));
+  });
+}
+
+// The input transform of a block's nt tiles: point xi of tile t goes to
+// V[xi * v_stride + t * cinp].
+void transform_input(const WinogradRun& run, const int16_t* padded, const int64_t (*origin)[3], int64_t nt,
+                     int16_t* V) {
+  const Spatial& sx = run.ws.sx;
+  const int64_t cinp = run.ws.cinp;
+  for (int64_t t = 0; t < nt; ++t) {
+    const int64_t base = ((origin[t][0] * sx.Hp + origin[t][1]) * sx.Wp + origin[t][2]) * cinp;
+    run.kernel.input->fn(run.ww.nd, static_cast<size_t>(cinp), padded + base, run.offsets.in_strides, V + t * cinp,
+                         static_cast<size_t>(run.ws.v_stride));
+  }
+}
+
+// The GEMMs of every transform point for the cc output channels from c0:
+// M[t][xi][c] = sum over input channels of V[xi][t][.] * U[xi][.][c0 + c].
+void multiply_points(const WinogradRun& run, const int16_t* V, int64_t nt, int64_t c0, int64_t cc, int32_t* M) {
+  const int64_t nr = run.nr, kr = run.kr, P = run.ws.P, chunk = run.ws.chunk;
+  const int16_t* U = run.ww.weights.data();
+  for (int64_t xi = 0; xi < P; ++xi) {
+    for (int64_t b = 0; b < cc / nr; ++b) {
+      run.kernel.gemm->fn(static_cast<size_t>(nt), static_cast<size_t>(run.kblocks), V + xi * run.ws.v_stride,
+                          static_cast<size_t>(run.ws.cinp),
+                          U + ((xi * run.blocks + c0 / nr + b) * run.kblocks) * nr * kr, M + xi * chunk + b * nr,
+                          static_cast<size_t>(P * chunk));
+    }
+  }
+}
+
+// The output transform and requantization of a block's nt tiles, for the cc
+// output channels from c0, into batch item yn's output (the outputs inside it).
+void transform_output(const WinogradRun& run, const int32_t* M, const int64_t (*origin)[3], int64_t nt, int64_t c0,
+                      int64_t cc, uint8_t* yn) {
+  const Spatial& s = run.s;
+  const int64_t nc = std::min(cc, run.g.out_channels - c0);
+  const kernels::ConvRequantParams params = requant_at(run.rc, c0);
+  for (int64_t t = 0; t < nt; ++t) {
+    const uint32_t valid = stored_outputs(run.ww, origin[t], run.out_dims, run.offsets.outputs);
+    uint8_t* y = yn + c0 * run.plane + (origin[t][0] * s.Ho + origin[t][1]) * s.Wo + origin[t][2];
+    run.kernel.output->fn(run.ww.nd, static_cast<size_t>(nc), M + t * run.ws.P * run.ws.chunk,
+                          static_cast<size_t>(run.ws.chunk), y, static_cast<size_t>(run.plane), run.offsets.out_offsets,
+                          valid, &params);
+  }
+}
+
+// One task: units begin to end of one batch item (unit u: tile block
+// u / chunks, channel chunk u % chunks), each block's input transformed once
+// while its chunks follow one another. phase_ms: the call's time split, or null.
+Status run_units(const WinogradRun& run, const int16_t* padded, uint8_t* yn, int64_t begin, int64_t end,
+                 double* phase_ms, std::mutex* phase_lock) {
+  Buffer<int16_t> V;
+  Buffer<int32_t> M;
+  QWASM_RETURN_IF_ERROR(V.allocate(run.ws.v_elems, "the Winograd transformed input", false));
+  QWASM_RETURN_IF_ERROR(M.allocate(run.ws.m_elems, "the Winograd products", false));
+  int64_t transformed = -1;  // the tile block V holds
+  PhaseTimer timer(phase_ms != nullptr);
+  for (int64_t unit = begin; unit < end; ++unit) {
+    const int64_t tb = unit / run.chunks, c0 = unit % run.chunks * run.ws.chunk;
+    const int64_t t0 = tb * kTiles, nt = std::min(kTiles, run.tiles - t0);
+    const int64_t cc = std::min(run.ws.chunk, run.blocks * run.nr - c0);
+    int64_t origin[kTiles][3];
+    tile_origins(run.grid, t0, nt, origin);
+    if (transformed != tb) {
+      transform_input(run, padded, origin, nt, V.data());
+      transformed = tb;
+      timer.lap(kInputTransform);
+    }
+    multiply_points(run, V.data(), nt, c0, cc, M.data());
+    timer.lap(kGemms);
+    transform_output(run, M.data(), origin, nt, c0, cc, yn);
+    timer.lap(kOutputTransform);
+  }
+  timer.add_to(phase_ms, phase_lock);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunInfo* info) {
+  const PackedQConv& pw = call.pw;
+  assert(pw.winograd.nd >= 1);
+  WinogradKernels kernel;
+  QWASM_RETURN_IF_ERROR(find_winograd_kernels(call.isa, pw.winograd, &kernel));
+  RequantConstants rc;
+  const WinogradRun run(pw, s, kernel, rc);
+  Buffer<int16_t> padded;
+  QWASM_RETURN_IF_ERROR(padded.allocate(run.ws.buffer_elems, "the conv's padded input"));
+  QWASM_RETURN_IF_ERROR(make_qoutput(call, pw.winograd.nr, out, &rc));
+  if (info) {
+    const int64_t per_task = run.ws.per_task_bytes().value();
+    info->scratch_bytes = padded.size() * 2 + rc.bytes() + static_cast<size_t>(per_task) * num_threads();
+    info->kernel = kernel.gemm->name;
+    info->winograd = true;
+  }
   // With many tile blocks, tasks of whole blocks covering at least 64 output
   // positions along W (a cache line of every output plane's row): threads
   // writing neighbouring bytes of the same lines would slow each other down.
   // With few, tasks may split a block's channel chunks (other planes).
-  const int64_t align = tblocks >= 16 ? ceil_div(64, kTiles * grid.extent[2]) * chunks : 1;
-  const int16_t* U = ww.weights.data();
+  const int64_t unit_macs = kTiles * run.ws.P * run.ws.cinp * run.ws.chunk;
+  const int64_t align = run.tile_blocks >= 16 ? ceil_div(64, kTiles * run.grid.extent[2]) * run.chunks : 1;
   double* phase_ms = info ? info->winograd_phase_ms : nullptr;
   std::mutex phase_lock;
-  for (int64_t n = 0; n < input.shape()[0]; ++n) {
-    if (n > 0) buffer.fill(0);
-    for_each_padded_row(g, sx, g.in_channels, cinp, [&](int64_t dh, int64_t row_offset) {
-      to_cl->fn(static_cast<size_t>(g.in_channels), static_cast<size_t>(s.W), input.data() + n * in_item + dh * s.W,
-                static_cast<size_t>(s.D * s.H * s.W), a_zp, buffer.data() + row_offset, static_cast<size_t>(cinp));
-    });
-    uint8_t* yn = out->mutable_data() + n * g.out_channels * plane;
+  for (int64_t n = 0; n < call.input.shape()[0]; ++n) {
+    if (n > 0) padded.fill(0);
+    to_padded_input(run, call.input, n, padded.data());
+    uint8_t* yn = out->mutable_data() + n * pw.geometry.out_channels * run.plane;
     QWASM_RETURN_IF_ERROR(parallel_for_ranges_status(
-        tblocks * chunks, items_for_work(int64_t{1} << 22, unit_macs),
-        [&](int64_t begin, int64_t end) -> Status {
-          Buffer<int16_t> V;
-          Buffer<int32_t> M;
-          QWASM_RETURN_IF_ERROR(V.allocate(v_elems, "the Winograd transformed input", false));
-          QWASM_RETURN_IF_ERROR(M.allocate(m_elems, "the Winograd products", false));
-          int64_t transformed = -1;  // the tile block V holds
-          double ms[3] = {};
-          using Clock = std::chrono::steady_clock;
-          Clock::time_point t_begin = phase_ms ? Clock::now() : Clock::time_point();
-          auto lap = [&](int phase) {  // benchmarks only: time since the last lap to phase
-            if (!phase_ms) return;
-            const Clock::time_point now = Clock::now();
-            ms[phase] += std::chrono::duration<double, std::milli>(now - t_begin).count();
-            t_begin = now;
-          };
-          for (int64_t unit = begin; unit < end; ++unit) {
-            const int64_t tb = unit / chunks, c0 = unit % chunks * chunk;
-            const int64_t t0 = tb * kTiles, nt = std::min(kTiles, tiles - t0);
-            const int64_t cc = std::min(chunk, blocks * nr - c0);
-            int64_t origin[kTiles][3];
-            for (int64_t t = 0; t < nt; ++t) {
-              const int64_t tile = t0 + t;
-              origin[t][2] = tile % grid.count[2] * grid.extent[2];
-              origin[t][1] = tile / grid.count[2] % grid.count[1] * grid.extent[1];
-              origin[t][0] = tile / (grid.count[2] * grid.count[1]) * grid.extent[0];
-            }
-            if (transformed != tb) {
-              for (int64_t t = 0; t < nt; ++t) {
-                const int64_t base = ((origin[t][0] * sx.Hp + origin[t][1]) * sx.Wp + origin[t][2]) * cinp;
-                kin->fn(nd, static_cast<size_t>(cinp), buffer.data() + base, strides, V.data() + t * cinp,
-                        static_cast<size_t>(v_stride));
-              }
-              transformed = tb;
-              lap(0);
-            }
-            // M[t][xi][c] = sum over input channels of V[xi][t][.] * U[xi][.][c0 + c].
-            for (int64_t xi = 0; xi < P; ++xi) {
-              for (int64_t b = 0; b < cc / nr; ++b) {
-                kgemm->fn(static_cast<size_t>(nt), static_cast<size_t>(kblocks), V.data() + xi * v_stride,
-                          static_cast<size_t>(cinp), U + ((xi * blocks + c0 / nr + b) * kblocks) * nr * kr,
-                          M.data() + xi * chunk + b * nr, static_cast<size_t>(P * chunk));
-              }
-            }
-            lap(1);
-            const int64_t nc = std::min(cc, g.out_channels - c0);
-            const kernels::ConvRequantParams params = requant_at(rc, c0);
-            for (int64_t t = 0; t < nt; ++t) {
-              uint32_t valid = 0;
-              bool full = true;
-              for (size_t k = 0; k < nd; ++k) full = full && origin[t][ww.dims[k]] + 1 < out_dims[ww.dims[k]];
-              for (size_t o = 0; o < (full ? 0 : outputs); ++o) {
-                bool inside = true;
-                for (size_t k = 0; k < nd; ++k) {
-                  const int d = ww.dims[k];
-                  inside = inside && origin[t][d] + static_cast<int64_t>((o >> (nd - 1 - k)) & 1) < out_dims[d];
-                }
-                valid |= static_cast<uint32_t>(inside) << o;
-              }
-              if (full) valid = (uint32_t{1} << outputs) - 1;
-              uint8_t* y = yn + c0 * plane + (origin[t][0] * s.Ho + origin[t][1]) * s.Wo + origin[t][2];
-              kout->fn(nd, static_cast<size_t>(nc), M.data() + t * P * chunk, static_cast<size_t>(chunk), y,
-                       static_cast<size_t>(plane), out_offsets, valid, &params);
-            }
-            lap(2);
-          }
-          if (phase_ms) {
-            const std::lock_guard<std::mutex> hold(phase_lock);
-            for (int i = 0; i < 3; ++i) phase_ms[i] += ms[i];
-          }
-          return Status::Ok();
+        run.tile_blocks * run.chunks, items_for_work(int64_t{1} << 22, unit_macs),
+        [&](int64_t begin, int64_t end) {
+          return run_units(run, padded.data(), yn, begin, end, phase_ms, &phase_lock);
         },
         align));
   }
