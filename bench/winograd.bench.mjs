@@ -86,14 +86,15 @@ async function child(threads) {
       ],
       { name: 'ort', fn: () => session.run({ x: xq }) },
     );
-    // The split, from the core's timers, on runs of their own.
-    wino._winogradPhaseMs(true);
+    // The split, from the core's timers (the package's diagnostics), on runs of their own.
+    wino.timeWinogradPhases(true);
     const splits = [];
     for (let i = 0; i < 5; i++) {
       wino.forward(qx).dispose();
-      splits.push(wino._winogradPhaseMs());
+      const ms = wino.lastWinogradPhaseMs();
+      splits.push([ms.inputTransform, ms.gemm, ms.outputTransform]);
     }
-    wino._winogradPhaseMs(false);
+    wino.timeWinogradPhases(false);
     const split = [0, 1, 2].map((k) => median(splits.map((s) => s[k])));
     rows.push({
       id: c.id,

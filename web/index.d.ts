@@ -1182,6 +1182,31 @@ declare abstract class QuantizedConv<K extends number[]> extends QuantizedModule
   lastPath(): 'winograd' | 'direct' | '';
   /** The GEMM or conv micro-kernel the last forward() ran (a registry name), or ''. */
   lastKernel(): string;
+  /**
+   * Diagnostics: with `on` true, later forward() calls on the Winograd path
+   * time its phases (lastWinogradPhaseMs()); off by default, since timing
+   * reads the clock for every block of tiles. Kept across setWeightBias.
+   * @throws TypeError when on is not a boolean, Error after dispose().
+   */
+  timeWinogradPhases(on: boolean): void;
+  /**
+   * Where the last forward()'s Winograd time went, in ms summed over threads
+   * (the output transform includes the requantization), or null when that
+   * call was not timed: timing off (timeWinogradPhases(true) not called),
+   * or the call ran direct.
+   * @throws Error after dispose().
+   */
+  lastWinogradPhaseMs(): WinogradPhaseMs | null;
+}
+
+/** A Winograd forward()'s time per phase, in ms summed over threads. */
+export interface WinogradPhaseMs {
+  /** The input's transform into the points of each tile. */
+  inputTransform: number;
+  /** The GEMMs of the transformed input and weights, one per point. */
+  gemm: number;
+  /** The points' transform back to outputs, with the requantization. */
+  outputTransform: number;
 }
 
 /** The weight observer fromFloat may use: a qint8 observer (checked when called). */

@@ -176,6 +176,49 @@ test('the guard: a call whose input could overflow the transform runs direct, ex
   direct.dispose();
 });
 
+// The diagnostics of where a Winograd call's time goes (timeWinogradPhases /
+// lastWinogradPhaseMs): off by default, a split only for calls timed on the
+// Winograd path, the same bytes timed or not.
+test('timeWinogradPhases: a timed Winograd call reports its time per phase; other calls report null', () => {
+  const next = rng(SEED);
+  const m = makeConv(nn.quantized.Conv3d, 32, 32, 3, { padding: 1, winograd: true }, next);
+  const x = input([1, 32, 6, 12, 12], 100, next);
+  const untimed = m.forward(x);
+  expect(m.lastPath()).toBe('winograd');
+  expect(m.lastWinogradPhaseMs()).toBeNull(); // off by default
+  m.timeWinogradPhases(true);
+  expect(m.lastWinogradPhaseMs()).toBeNull(); // the last call was not timed
+  const start = performance.now();
+  const timed = m.forward(x);
+  const wallMs = performance.now() - start;
+  const ms = m.lastWinogradPhaseMs();
+  expect(Object.keys(ms)).toEqual(['inputTransform', 'gemm', 'outputTransform']);
+  for (const [phase, value] of Object.entries(ms)) expect([phase, value > 0]).toEqual([phase, true]);
+  // Summed over threads: each thread's share fits in the call.
+  const total = ms.inputTransform + ms.gemm + ms.outputTransform;
+  expect(total).toBeLessThanOrEqual(wallMs * qwasm.getNumThreads());
+  expect(ints(timed)).toEqual(ints(untimed));
+  // Kept across setWeightBias (new packed weights).
+  const w = m.weight();
+  m.setWeightBias(w, m.bias());
+  w.dispose();
+  expect(m.lastWinogradPhaseMs()).toBeNull(); // nothing ran on the new weights yet
+  m.forward(x).dispose();
+  expect(m.lastWinogradPhaseMs()).not.toBeNull();
+  m.timeWinogradPhases(false);
+  m.forward(x).dispose();
+  expect(m.lastWinogradPhaseMs()).toBeNull();
+  // A direct call is not a Winograd split.
+  const direct = makeConv(nn.quantized.Conv3d, 32, 32, 3, { padding: 1, winograd: false }, next);
+  direct.timeWinogradPhases(true);
+  direct.forward(x).dispose();
+  expect(direct.lastPath()).toBe('direct');
+  expect(direct.lastWinogradPhaseMs()).toBeNull();
+  expectThrows(() => m.timeWinogradPhases(1), TypeError, 'Conv3d.timeWinogradPhases(on): on must be a boolean');
+  for (const d of [untimed, timed, x, m, direct]) d.dispose();
+  expectThrows(() => m.lastWinogradPhaseMs(), Error, 'lastWinogradPhaseMs()');
+});
+
 test('quantization.setWinograd sets the default of the modules built after it', () => {
   expect(quantization.getWinograd()).toBe('auto');
   quantization.setWinograd(false);

@@ -2,9 +2,12 @@
 // (the scalar kernels really are scalar, so 'qwasm scalar' measures scalar
 // code); the shipped wasm holds the API and none of the test-only entry
 // points, and links no test or benchmark code (the reference, bench/native);
-// the testing build runs with asserts, the release without.
+// every member of the shipped API the benchmarks call is declared (their
+// timing hooks are the package's documented diagnostics); the testing build
+// runs with asserts, the release without.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { initTesting, M } from '../testing.mjs';
@@ -57,6 +60,63 @@ test('the shipped wasm has no test-only entry points; the testing wasm has them'
   for (const name of ['_quantizePerTensor', '_makeQConv', '_observerObserve']) {
     expect([name, has('dist/qwasm.wasm', name)]).toEqual([name, true]);
   }
+});
+
+// The names of every member reachable from the package's exports: namespaces,
+// classes (their statics and prototype chains) and what they hold.
+function apiMembers(exports) {
+  const names = new Set();
+  const seen = new Set();
+  // JavaScript's own members (every object or function has them) and built-in prototypes.
+  const standard = new Set(['constructor', 'length', 'name', 'prototype', 'caller', 'arguments', 'toString']);
+  const typedArray = Object.getPrototypeOf(Int8Array.prototype);
+  const builtins = new Set(
+    [Object, Function, Array, Map, Set, Promise, Error, ArrayBuffer, DataView, Float32Array, Uint8Array]
+      .map((c) => c.prototype)
+      .concat([typedArray]),
+  );
+  const visit = (value, depth) => {
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return;
+    if (depth > 6) return;
+    seen.add(value);
+    for (let o = value; o && !builtins.has(o); o = Object.getPrototypeOf(o)) {
+      for (const key of Object.getOwnPropertyNames(o)) {
+        if (standard.has(key)) continue;
+        names.add(key);
+        // Namespaces export through getters; a prototype's getters throw (no instance): skipped.
+        let member;
+        try {
+          member = value[key];
+        } catch {
+          continue;
+        }
+        visit(member, depth + 1);
+      }
+    }
+    if (typeof value === 'function' && value.prototype) visit(value.prototype, depth + 1);
+  };
+  visit(exports, 0);
+  return names;
+}
+
+function benchSources(dir = join(root, 'bench')) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return e.name === 'output' || e.name === 'results' ? [] : benchSources(path);
+    return e.name.endsWith('.mjs') ? [readFileSync(path, 'utf8')] : [];
+  });
+}
+
+test('every member of the shipped API the benchmarks use is declared: no undeclared timing hook ships', () => {
+  const api = apiMembers(createRequire(import.meta.url)(join(root, 'dist/qwasm.cjs')));
+  expect(api.has('timeWinogradPhases')).toBe(true);
+  const declarations = readFileSync(join(root, 'web/types/qwasm.d.mts'), 'utf8');
+  const used = new Set(benchSources().flatMap((code) => [...code.matchAll(/\.([A-Za-z_$][\w$]*)/g)].map((m) => m[1])));
+  const hooks = [...used].filter(
+    (name) => api.has(name) && !new RegExp(`\\b${name.replace('$', '\\$')}\\b`).test(declarations),
+  );
+  expect(used.has('lastWinogradPhaseMs')).toBe(true); // bench/winograd.bench.mjs's split
+  expect(hooks).toEqual([]);
 });
 
 // What a build.ninja output is linked from: its inputs (objects and the

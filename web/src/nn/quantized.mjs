@@ -63,6 +63,8 @@ class QuantizedConvBase extends Module {
   #scale = 1.0;
   #zeroPoint = 0;
   #winograd = 'auto';
+  #timingPhases = false; // timeWinogradPhases(on), kept across setWeightBias
+  #lastCallTimed = false;
 
   constructor(spec, relu, name, inChannels, outChannels, kernelSize, options) {
     super();
@@ -182,6 +184,8 @@ class QuantizedConvBase extends Module {
     // weights are all the module keeps (weight() rebuilds the integers).
     this.#packed = adopt(this, packed, this.#packed, packed.packedBytes());
     this.#bias = b;
+    if (this.#timingPhases) packed._timePhases(true);
+    this.#lastCallTimed = false;
   }
 
   /**
@@ -216,8 +220,10 @@ class QuantizedConvBase extends Module {
     try {
       const input = lifted ? viewOf(x, shape5, ctx) : h;
       let out;
+      this.#lastCallTimed = false;
       try {
         out = checked(packed.forward(input, this.#scale, this.#zeroPoint, this.#relu, currentIsa()), ctx);
+        this.#lastCallTimed = this.#timingPhases;
       } finally {
         if (lifted && !input.isDeleted()) input.delete();
       }
@@ -273,15 +279,28 @@ class QuantizedConvBase extends Module {
   }
 
   /**
-   * @internal Benchmarks (bench/winograd.bench.mjs): with `on` a boolean,
-   * times (or stops timing) the Winograd path's phases of later forward()
-   * calls; returns the last call's [input transform, GEMMs, output transform]
-   * in ms, summed over threads.
+   * Diagnostics: with `on` true, later forward() calls on the Winograd path
+   * time its phases (lastWinogradPhaseMs()); off by default, since timing
+   * reads the clock for every block of tiles.
    */
-  _winogradPhaseMs(on) {
-    const packed = this.#live('_winogradPhaseMs()');
-    if (typeof on === 'boolean') packed._timePhases(on);
-    return packed._lastPhaseMs();
+  timeWinogradPhases(on) {
+    const ctx = `${this.#name}.timeWinogradPhases(on)`;
+    if (typeof on !== 'boolean') throw new TypeError(`${ctx}: on must be a boolean, got ${describe(on)}`);
+    this.#live('timeWinogradPhases(on)')._timePhases(on);
+    this.#timingPhases = on;
+  }
+
+  /**
+   * Where the last forward()'s Winograd time went, in ms summed over threads:
+   * {inputTransform, gemm, outputTransform} (the last with the
+   * requantization), or null when that call was not timed (timing off, or it
+   * ran direct).
+   */
+  lastWinogradPhaseMs() {
+    const packed = this.#live('lastWinogradPhaseMs()');
+    if (!this.#lastCallTimed || packed.lastPath() !== 2) return null;
+    const [inputTransform, gemm, outputTransform] = packed._lastPhaseMs();
+    return { inputTransform, gemm, outputTransform };
   }
 
   /** The micro-kernel the last forward() ran (a registry name), or '' before the first. */

@@ -119,7 +119,7 @@ export interface QConvHandle extends EmbindHandle {
   /** 0 before the first call, 1 direct, 2 Winograd. */
   lastPath(): 0 | 1 | 2;
   lastKernel(): string;
-  /** Benchmarks: time the Winograd path's phases. */
+  /** Diagnostics (QuantizedConv.timeWinogradPhases): time the Winograd path's phases from the next call on. */
   _timePhases(on: boolean): void;
   /** The last call's [input transform, GEMMs, output transform] in ms. */
   _lastPhaseMs(): [number, number, number];
