@@ -9,11 +9,27 @@
 //   browser suites run (tests/browser/engines.mjs), and `.ci/run` runs the
 //   README's test command;
 // - what the docs say the benchmarks read, call or record: the code in bench/
-//   does, and the numbers are the result files' (bench/results/*.json).
+//   does, and the numbers are the result files' (bench/results/*.json);
+// - what the guides cite exists: every path, every symbol cited with its
+//   file (in that file), every kernel name (in the lists), and every kernel
+//   follows docs/kernels.md's naming grammar (the citation forms:
+//   guide-citations.mjs, docs/testing.md).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_ENGINES } from '../../browser/engines.mjs';
 import { ROOT } from '../readme-blocks.mjs';
+import {
+  citedKernels,
+  citedPaths,
+  citedSymbols,
+  kernelNameGrammar,
+  listedKernels,
+  OTHER_PROJECTS,
+  OUTPUTS,
+  pathPattern,
+  repositoryFiles,
+  symbolCitations,
+} from './guide-citations.mjs';
 
 const read = (file) => readFileSync(join(ROOT, file), 'utf8');
 const readme = read('README.md');
@@ -115,7 +131,9 @@ test(".ci/run runs the README's test command", () => {
 
 describe('what the docs say the benchmarks read, call or record', () => {
   test('every bench/ path the docs name exists', () => {
-    const named = DOCS.flatMap((file) => (read(file).match(/bench\/[\w./-]*\w/g) ?? []).map((p) => [file, p]));
+    const named = DOCS.flatMap((file) => (read(file).match(/bench\/[\w./-]*\w/g) ?? []).map((p) => [file, p])).filter(
+      ([, p]) => !OUTPUTS.some((out) => `${p}/`.startsWith(out)),
+    );
     expect(named.length).toBeGreaterThan(5);
     const existing = (p) => {
       try {
@@ -205,5 +223,78 @@ describe('what the docs say the benchmarks read, call or record', () => {
       true,
       false,
     ]);
+  });
+});
+
+describe('what the guides cite exists', () => {
+  const files = repositoryFiles();
+  const matching = ({ path, suffix }) => {
+    const pattern = pathPattern(path, { suffix });
+    return files.filter((f) => pattern.test(f));
+  };
+  // The text of a cited file, or of every file under a cited folder or glob.
+  const textOf = (cited) =>
+    matching(cited)
+      .flatMap((f) => (f.endsWith('/') ? files.filter((g) => g.startsWith(f) && !g.endsWith('/')) : [f]))
+      .map(read)
+      .join('\n');
+
+  test("other projects' folders, which the check skips, are not qwasm's", () => {
+    expect(OTHER_PROJECTS.filter((folder) => files.includes(folder))).toEqual([]);
+  });
+
+  test('every path and file name a guide cites names a file or folder of the repository', () => {
+    const cited = citedPaths();
+    expect(cited.length).toBeGreaterThan(300);
+    const missing = cited.filter((c) => matching(c).length === 0).map(({ guide, path }) => `${guide}: ${path}`);
+    expect(missing).toEqual([]);
+  });
+
+  test('the symbol citations are read as docs/testing.md says', () => {
+    const text =
+      'Add its rule to `moduleCost()` / `Plan.moduleOutput` in `web/src/model/plan.mjs`; its case in ' +
+      '`_module_entry` and its fields in `MODULE_FIELDS` (`python/qwasm_export.py`), and `ns::quantize4` in ' +
+      'the wasmsimd kernels, `quantize_value` in `tests/reference/quantize_ref.cpp`. `init()` reads ' +
+      '`numThreads` (the default is 8) in `runtime.mjs`. | `a` | (`b.mjs`) |';
+    // Not `quantize4` (cited "in the wasmsimd kernels"), nor `init` and
+    // `numThreads` (a parenthesis between them and the file), nor across cells.
+    expect(symbolCitations('x.md', text).map(({ path, names }) => [path, names])).toEqual([
+      ['web/src/model/plan.mjs', ['moduleCost', 'moduleOutput']],
+      ['python/qwasm_export.py', ['_module_entry', 'MODULE_FIELDS']],
+      ['tests/reference/quantize_ref.cpp', ['quantize_value']],
+    ]);
+  });
+
+  test('every symbol a guide cites with its file is in that file', () => {
+    const cited = citedSymbols();
+    expect(cited.flatMap((c) => c.names).length).toBeGreaterThan(40);
+    const missing = cited.flatMap((c) => {
+      const text = textOf(c);
+      return c.names
+        .filter((name) => !new RegExp(`\\b${name}\\b`).test(text))
+        .map((name) => `${c.guide}: ${name} in ${c.path}`);
+    });
+    expect(missing).toEqual([]);
+  });
+
+  test('every kernel name a guide cites is a kernel of the lists (src/kernels/*.inc)', () => {
+    const listed = listedKernels();
+    expect(listed.length).toBeGreaterThan(60);
+    const cited = citedKernels();
+    expect(cited.map((k) => k.guide)).toContain('docs/kernels.md');
+    expect(cited.filter(({ name }) => !listed.includes(name)).map(({ guide, name }) => `${guide}: ${name}`)).toEqual(
+      [],
+    );
+  });
+
+  test("every kernel of the lists follows docs/kernels.md's naming grammar, and every value it lists is used", () => {
+    const { grammar, parts, pattern } = kernelNameGrammar();
+    expect(grammar).toContain('<op>');
+    const listed = listedKernels();
+    expect(listed.filter((name) => !pattern.test(name))).toEqual([]);
+    const values = Object.entries(parts).flatMap(([part, vs]) => vs.map((v) => [part, v]));
+    expect(values.length).toBeGreaterThan(20);
+    const used = (v) => listed.some((name) => `_${name}_`.includes(`_${v}_`));
+    expect(values.filter(([, v]) => !used(v))).toEqual([]);
   });
 });

@@ -20,7 +20,7 @@ export type IsaCode = 0 | 1 | 2;
 export type DTypeCode = number;
 /** A qscheme's code (dtypes.mjs, src/qwasm/dtype.h). */
 export type QSchemeCode = number;
-/** A memory format's code (memory-format.mjs, src/qwasm/memory_format.h). */
+/** A memory format's code (qtensor.mjs's MEMORY_FORMATS, src/qwasm/memory_format.h). */
 export type MemoryFormatCode = number;
 /** Pooling kind: 0 max, 1 average. */
 export type PoolKind = 0 | 1;
