@@ -123,6 +123,10 @@ export async function cases(): Promise<unknown[]> {
     new nn.quantized.Linear(2, 2, { winograd: true }),
     // @ts-expect-error: winograd is 'auto', true or false
     quantization.setWinograd('fast'),
+    // @ts-expect-error: timing is on or off
+    new nn.quantized.Conv3d(2, 2, 3).timeWinogradPhases('on'),
+    // @ts-expect-error: the split may be null (not timed, or the call ran direct)
+    new nn.quantized.Conv3d(2, 2, 3).lastWinogradPhaseMs().gemm,
     // @ts-expect-error: qwasm reproduces the x86 and fbgemm engines only
     quantization.setEngine('qnnpack'),
     // @ts-expect-error: GraphModule is made by loadModel, not constructed

@@ -126,9 +126,12 @@ export function winograd(): (string | number | boolean)[] {
   const path: 'winograd' | 'direct' | '' = conv.lastPath();
   const bytes: number = conv.winogradWeightBytes();
   const kernel: string = conv.lastKernel();
+  conv.timeWinogradPhases(true);
+  const split = conv.lastWinogradPhaseMs();
+  const totalMs: number = split === null ? 0 : split.inputTransform + split.gemm + split.outputTransform;
   conv.dispose();
   quantization.setWinograd(quantization.getWinograd() === false ? 'auto' : false);
-  return [option, path, bytes, kernel];
+  return [option, path, bytes, kernel, totalMs];
 }
 
 export async function runModelInWorker(url: string, clip: Float32Array): Promise<number[]> {
