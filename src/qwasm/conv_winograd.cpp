@@ -336,7 +336,7 @@ struct WinogradRun {
 
   const ConvGeometry& g;
   const WinogradWeights& ww;
-  const RequantConstants& rc;
+  const RequantConstants& rc;  // made with the output, after the run's layout
   const WinogradKernels kernel;
   const Spatial s;
   // The padded input, each 3-tap dimension extended so that the last tile's
