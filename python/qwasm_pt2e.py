@@ -31,7 +31,8 @@ import operator
 
 import torch
 
-from qwasm_export import GRAPH_FUNCTIONS, GRAPH_METHODS, ExportError, _checked_fields, _ints, float32_scalar
+from qwasm_format import (GRAPH_FUNCTIONS, GRAPH_METHODS, ExportError, Writer, check_class_count, checked_fields,
+                          float32_scalar, ints)
 
 aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
@@ -307,7 +308,7 @@ class _Lowering:
         return value
 
     def add_module(self, name, entry):
-        self.modules[name] = _checked_fields(entry)
+        self.modules[name] = checked_fields(entry)
         return name
 
     def run(self):
@@ -396,8 +397,8 @@ class _Lowering:
                     weight["qscheme"] == "per_tensor_affine" and weight["zero_point"] == 0)
                 entry = {"type": "QuantizedConv", "dims": dims, "relu": relu is not None,
                          "in_channels": shape[1] * groups, "out_channels": shape[0], "kernel_size": shape[2:],
-                         "stride": _ints(b["stride"], dims), "padding": _ints(b["padding"], dims),
-                         "dilation": _ints(b["dilation"], dims), "groups": groups, "scale": scale,
+                         "stride": ints(b["stride"], dims), "padding": ints(b["padding"], dims),
+                         "dilation": ints(b["dilation"], dims), "groups": groups, "scale": scale,
                          "zero_point": zp, "weight": weight, "bias": bias_name,
                          # oneDNN's requantization (PyTorch's x86 engine) is the reference
                          # representation's float steps; qwasm routes a conv there as
@@ -445,8 +446,8 @@ class _Lowering:
                 groups = int(b["groups"])
                 entry = {"type": "Conv", "dims": dims, "relu": False, "in_channels": weight.shape[1] * groups,
                          "out_channels": weight.shape[0], "kernel_size": list(weight.shape[2:]),
-                         "stride": _ints(b["stride"], dims), "padding": _ints(b["padding"], dims),
-                         "dilation": _ints(b["dilation"], dims), "groups": groups, "weight": w_name,
+                         "stride": ints(b["stride"], dims), "padding": ints(b["padding"], dims),
+                         "dilation": ints(b["dilation"], dims), "groups": groups, "weight": w_name,
                          "bias": bias_name}
             else:
                 entry = {"type": "Linear", "relu": False, "in_features": weight.shape[1],
@@ -499,23 +500,23 @@ class _Lowering:
         path = self.module_name(n)
         if n.target in _MAX_POOLS:
             dims = _MAX_POOLS[n.target]
-            kernel = _ints(b["kernel_size"], dims)
+            kernel = ints(b["kernel_size"], dims)
             entry = {"type": "MaxPool", "dims": dims, "kernel_size": kernel,
-                     "stride": _ints(b["stride"] or kernel, dims), "padding": _ints(b["padding"], dims),
-                     "dilation": _ints(b["dilation"], dims), "ceil_mode": bool(b["ceil_mode"])}
+                     "stride": ints(b["stride"] or kernel, dims), "padding": ints(b["padding"], dims),
+                     "dilation": ints(b["dilation"], dims), "ceil_mode": bool(b["ceil_mode"])}
             self.emit(n.name, "call_module", self.add_module(path, entry), [x])
         elif n.target in _AVG_POOLS:
             dims = _AVG_POOLS[n.target]
-            kernel = _ints(b["kernel_size"], dims)
+            kernel = ints(b["kernel_size"], dims)
             divisor = b.get("divisor_override")
             entry = {"type": "AvgPool", "dims": dims, "kernel_size": kernel,
-                     "stride": _ints(b["stride"] or kernel, dims), "padding": _ints(b["padding"], dims),
+                     "stride": ints(b["stride"] or kernel, dims), "padding": ints(b["padding"], dims),
                      "ceil_mode": bool(b["ceil_mode"]), "count_include_pad": bool(b["count_include_pad"]),
                      "divisor_override": None if divisor is None else int(divisor)}
             self.emit(n.name, "call_module", self.add_module(path, entry), [x])
         elif n.target in _ADAPTIVE_POOLS:
             dims = _ADAPTIVE_POOLS[n.target]
-            entry = {"type": "AdaptiveAvgPool", "dims": dims, "output_size": _ints(b["output_size"], dims)}
+            entry = {"type": "AdaptiveAvgPool", "dims": dims, "output_size": ints(b["output_size"], dims)}
             self.emit(n.name, "call_module", self.add_module(path, entry), [x])
         elif n.target == aten.flatten.using_ints:
             self.emit(n.name, "call_function", "flatten", [x, int(b["start_dim"]), int(b["end_dim"])])
@@ -562,11 +563,23 @@ def lower(gm, writer):
     return _Lowering(gm, writer).run()
 
 
+def lower_exported(gm, example_input, writer, classes):
+    """The PT2E flow: (modules, nodes, engine) of a torch.export graph, after
+    running it once on example_input (no model.eval(), which torchao forbids
+    on exported models)."""
+    with torch.no_grad():
+        out = gm(example_input)
+    if not isinstance(out, torch.Tensor):
+        raise ExportError("the model must return one tensor")
+    check_class_count(classes, out)
+    modules, nodes = lower(gm, writer)
+    # PT2E's reference arithmetic is the x86 recipe's: its quantized convs run on oneDNN's steps.
+    return modules, nodes, "x86"
+
+
 def quantized_layers(gm):
     """[(module path, input quantize node, output quantize node)] for each
     quantized conv and linear of a converted graph, as export() names them."""
-    from qwasm_export import _Writer
-
-    lowering = _Lowering(gm, _Writer())
+    lowering = _Lowering(gm, Writer())
     lowering.run()
     return lowering.layers

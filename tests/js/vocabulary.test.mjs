@@ -2,7 +2,7 @@
 // the module types and their fields, the graph's functions and methods with
 // their most positional arguments and allowed keyword arguments. The loader
 // (module-builders.mjs, graph-functions.mjs) and the exporter
-// (python/qwasm_export.py, imported by python3 with or without torch) each
+// (python/qwasm_format.py, imported by python3 with or without torch) each
 // keep a table in their own language; both must equal the file, so a new op
 // added on one side only fails here, naming what differs.
 import { spawnSync } from 'node:child_process';
@@ -40,18 +40,18 @@ test("the loader's graph functions and methods have the vocabulary's signatures,
 // only where torch is installed (without it the exporter maps no functions).
 const PYTHON = `import json, sys
 sys.path.insert(0, "python")
-import qwasm_export as q
+import qwasm_export as q, qwasm_format as f
 p = None
 if q.torch is not None:
     import qwasm_pt2e as p  # the PT2E lowering (python/qwasm_pt2e.py) needs torch
-print(json.dumps({"format": q.FORMAT, "version": q.FORMAT_VERSION, "modules": q.MODULE_FIELDS,
-  "functions": q.GRAPH_FUNCTIONS, "methods": q.GRAPH_METHODS,
+print(json.dumps({"format": f.FORMAT, "version": f.FORMAT_VERSION, "modules": f.MODULE_FIELDS,
+  "functions": f.GRAPH_FUNCTIONS, "methods": f.GRAPH_METHODS,
   "recorded_functions": sorted(set(q._FUNCTIONS.values()) | set(p.RECORDED_FUNCTIONS if p else ())),
   "recorded_methods": sorted(set(q._METHODS.values()) | set(p.RECORDED_METHODS if p else ())),
-  "reserved_names": list(q.RESERVED_NAMES), "max_name": q.MAX_NAME,
+  "reserved_names": list(f.RESERVED_NAMES), "max_name": f.MAX_NAME,
   "torch": q.torch is not None}))`;
 
-describe('the exporter (python/qwasm_export.py)', () => {
+describe('the exporter (python/qwasm_format.py, qwasm_export.py)', () => {
   let exporter;
   beforeAll(() => {
     const r = spawnSync('python3', ['-c', PYTHON], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
