@@ -4,7 +4,7 @@
     export(model, example_input, "model.qwasm.safetensors")
 
 `model` is a model converted by PyTorch's eager flow
-(torch.ao.quantization.convert), or a float model made of the modules below,
+(torch.ao.quantization.convert), or a float model made of the modules qwasm_ops.py describes,
 traced with torch.fx (symbolic tracing; PyTorch's quantized modules are
 leaves); or a torch.export graph, converted by torchao's PT2E flow
 (convert_pt2e, ideally with qwasm_quantizer.QwasmQuantizer) or float, which
@@ -53,16 +53,16 @@ cannot torch.load a whole converted model, so export that one from Python):
     python qwasm_export.py model.pt out.qwasm.safetensors --input-shape 1,3,16,112,112
 
 Depends only on torch and safetensors. This module is the entry point and the
-eager flow; the format (vocabulary, writer, the loader's checks) is
-qwasm_format.py, and python/qwasm_pt2e.py lowers torch.export graphs.
+eager flow; the format (writer, the loader's checks) is qwasm_format.py, what
+each op writes is its descriptor in qwasm_ops.py, and python/qwasm_pt2e.py
+lowers torch.export graphs.
 """
 
 
 import argparse
-import operator
 
-from qwasm_format import (GRAPH_FUNCTIONS, GRAPH_METHODS, ExportError, Writer, check_class_count, checked_fields,
-                          class_names, float32_scalar, header_entries, ints, save)
+import qwasm_ops as ops
+from qwasm_format import ExportError, Writer, check_class_count, class_names, header_entries, save
 
 # `qwasm-export --help` works without torch, and the CLI and export() then
 # say how to install it, instead of a traceback from this import.
@@ -75,11 +75,6 @@ except ModuleNotFoundError as e:
     if e.name != "torch":
         raise
     torch = None
-else:
-    nn = torch.nn
-    nnq = torch.ao.nn.quantized
-    nniq = torch.ao.nn.intrinsic.quantized
-    nni = torch.ao.nn.intrinsic
 
 
 def export(model, example_input, path, metadata=None, *, preprocessing=None, classes=None):
@@ -116,7 +111,8 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
     w = Writer()
     write = lower_exported if is_pt2e_graph(model) else _trace
     modules, nodes, engine = write(model, example_input, w, classes)
-    return save(w, modules, nodes, engine, example_input, path, metadata)
+    return save(w, modules, nodes, engine, example_input, path, metadata,
+                check_module=ops.check_module, check_node=ops.check_node)
 
 
 def _trace(model, example_input, w, classes):
@@ -172,28 +168,26 @@ def _trace(model, example_input, w, classes):
             target = str(node.target)
             module = gm.get_submodule(target)
             if target not in modules:
-                modules[target] = checked_fields(_module_entry(target, module, w))
+                modules[target] = ops.module_entry(target, module, w)
             if getattr(module, "inplace", False) and node.args:
                 _check_inplace(node, node.args[0], where)
             entry["target"] = target
         elif node.op == "call_function":
-            name = _FUNCTIONS.get(node.target)
-            if name is None:
+            op = ops.traced_functions().get(node.target)
+            if op is None:
                 raise ExportError(f"unsupported function {getattr(node.target, '__name__', node.target)} at {where} "
                                   f"(from: {node.format_node()})")
-            entry["target"] = name
-            signature = GRAPH_FUNCTIONS[name]
+            entry["target"] = op.name
             kwargs = dict(node.kwargs)
-            if name == "add":
-                node_args = _float_add_args(node, kwargs, where)
-            if name == "relu" and kwargs.pop("inplace", False) or node.target in _INPLACE_FUNCTIONS:
+            if op.eager_args:
+                node_args = op.eager_args(node, kwargs, where)
+            if op.in_place and op.in_place(node, kwargs):
                 _check_inplace(node, node.args[0] if node.args else None, where)
         elif node.op == "call_method":
-            name = _METHODS.get(node.target)
-            if name is None:
+            op = ops.traced_methods().get(node.target)
+            if op is None:
                 raise ExportError(f"unsupported method .{node.target}() at {where} (from: {node.format_node()})")
-            entry["target"] = name
-            signature = GRAPH_METHODS[name]
+            entry["target"] = op.name
             kwargs = dict(node.kwargs)
         elif node.op == "output":
             if not isinstance(node.args[0], torch.fx.Node):
@@ -202,12 +196,12 @@ def _trace(model, example_input, w, classes):
             raise ExportError(f"unsupported graph node {node.op} '{node.target}' at {where}")
         if node.op not in ("call_function", "call_method"):
             kwargs = dict(node.kwargs)
-        elif set(kwargs) - set(signature["kwargs"]):
-            raise ExportError(f"{where}: keyword argument(s) {sorted(set(kwargs) - set(signature['kwargs']))} "
+        elif set(kwargs) - set(op.kwargs):
+            raise ExportError(f"{where}: keyword argument(s) {sorted(set(kwargs) - set(op.kwargs))} "
                               f"of {entry['target']} are not supported (from: {node.format_node()})")
-        elif len(node.args) > signature["args"]:
+        elif len(node.args) > op.args:
             raise ExportError(f"{where}: {len(node.args)} positional arguments, {entry['target']} takes at most "
-                              f"{signature['args']} (from: {node.format_node()})")
+                              f"{op.args} (from: {node.format_node()})")
         entry["args"] = _encode_arg(node_args, where)
         entry["kwargs"] = {k: _encode_arg(v, where) for k, v in kwargs.items()}
         nodes.append(entry)
@@ -247,33 +241,6 @@ def _encode_arg(a, where):
     raise ExportError(f"{where}: argument {a!r} of type {type(a).__name__} is not supported")
 
 
-def _qconv_types():
-    return {
-        nnq.Conv1d: ("QuantizedConv", 1, False), nnq.Conv2d: ("QuantizedConv", 2, False),
-        nnq.Conv3d: ("QuantizedConv", 3, False), nniq.ConvReLU1d: ("QuantizedConv", 1, True),
-        nniq.ConvReLU2d: ("QuantizedConv", 2, True), nniq.ConvReLU3d: ("QuantizedConv", 3, True),
-    }
-
-
-def _packed_backend(path, m, dims):
-    """'onednn' or 'fbgemm': whose kernel runs this quantized conv. The packed
-    weights do not say it in Python, but each backend's kernel refuses a qint8
-    activation with an error naming itself (qconv.cpp: "(ONEDNN)" for
-    PackedConvWeightsOnednn, "(FBGEMM)" for PackedConvWeight)."""
-    op = getattr(torch.ops.quantized, f"conv{dims}d")
-    x = torch.quantize_per_tensor(torch.zeros((1, m.in_channels) + (8,) * dims), 1.0, 0, torch.qint8)
-    try:
-        op(x, m._packed_params, 1.0, 0)
-    except RuntimeError as e:
-        text = str(e)
-        if "ONEDNN" in text:
-            return "onednn"
-        if "FBGEMM" in text:
-            return "fbgemm"
-    raise ExportError(f"{path}: cannot tell which backend ({torch.backends.quantized.engine} engine) packed "
-                      f"this {type(m).__name__}; qwasm reproduces 'fbgemm' and 'x86'")
-
-
 def _check_onednn_shapes(model, example_input):
     """PyTorch's oneDNN path (x86 engine) returns wrong integers, different
     from run to run, for a conv with one input channel per group (depthwise
@@ -284,9 +251,10 @@ def _check_onednn_shapes(model, example_input):
     differ.)"""
     if torch.backends.quantized.engine != "x86":
         return
+    qconvs = ops.QUANTIZED_CONV.eager()  # {quantized conv class: (dims, relu)}
     shapes = {}
     hooks = [m.register_forward_hook(lambda mod, inp, out, path=path: shapes.__setitem__(path, tuple(out.shape)))
-             for path, m in model.named_modules() if type(m) in _qconv_types()]
+             for path, m in model.named_modules() if type(m) in qconvs]
     try:
         with torch.no_grad():
             model(example_input)
@@ -295,134 +263,15 @@ def _check_onednn_shapes(model, example_input):
             h.remove()
     for path, shape in shapes.items():
         m = model.get_submodule(path)
-        dims = _qconv_types()[type(m)][1]
+        dims = qconvs[type(m)][0]
         icg, ocg = m.in_channels // m.groups, m.out_channels // m.groups
         one_per_group = icg == 1 and (ocg > 1 or m.in_channels == 1) and min(shape[2:]) == 1
-        if one_per_group and _packed_backend(path, m, dims) == "onednn":
+        if one_per_group and ops.packed_backend(path, m, dims) == "onednn":
             raise ExportError(
                 f"{path}: under the x86 engine PyTorch runs this conv ({m.in_channels} -> {m.out_channels} channels, "
                 f"groups {m.groups}, output {list(shape)}) on oneDNN, which gives wrong, run-to-run different "
                 "integers for one input channel per group and an output extent of 1; convert the model with "
                 "torch.backends.quantized.engine = 'fbgemm' to export it")
-
-
-def _fconv_types():
-    return {nn.Conv1d: 1, nn.Conv2d: 2, nn.Conv3d: 3}
-
-
-def _module_entry(path, m, w):
-    """The JSON description of one leaf module (tensors go to the writer)."""
-    t = type(m)
-    if t in _qconv_types():
-        _, dims, relu = _qconv_types()[t]
-        if m.padding_mode != "zeros":
-            raise ExportError(f"{path}: {t.__name__} with padding_mode '{m.padding_mode}' is not supported")
-        return {"type": "QuantizedConv", "dims": dims, "relu": relu, "in_channels": m.in_channels,
-                "out_channels": m.out_channels, "kernel_size": ints(m.kernel_size), "stride": ints(m.stride),
-                "padding": ints(m.padding), "dilation": ints(m.dilation), "groups": int(m.groups),
-                "scale": float(m.scale), "zero_point": int(m.zero_point), "weight": w.qweight(path, m.weight()),
-                "bias": w.bias(path, m.bias()), "backend": _packed_backend(path, m, dims)}
-    if t in (nnq.Linear, nniq.LinearReLU):
-        return {"type": "QuantizedLinear", "relu": t is nniq.LinearReLU, "in_features": m.in_features,
-                "out_features": m.out_features, "scale": float(m.scale), "zero_point": int(m.zero_point),
-                "weight": w.qweight(path, m.weight()), "bias": w.bias(path, m.bias())}
-    if t is nnq.Quantize:
-        if m.dtype != torch.quint8:
-            raise ExportError(f"{path}: Quantize to {m.dtype} is not supported (quint8 activations only)")
-        return {"type": "Quantize", "scale": float(m.scale), "zero_point": int(m.zero_point), "dtype": "quint8"}
-    if t is nnq.DeQuantize:
-        return {"type": "DeQuantize"}
-    # A float model's stubs (the identity until convert): kept by name, so that
-    # a float model and its quantized twin line up layer by layer (numeric suite).
-    if t is torch.ao.quantization.QuantStub:
-        return {"type": "QuantStub"}
-    if t is torch.ao.quantization.DeQuantStub:
-        return {"type": "DeQuantStub"}
-    if t in (nn.Identity, nn.Dropout, nn.Dropout1d, nn.Dropout2d, nn.Dropout3d):
-        return {"type": "Identity"}
-    if t in (nn.ReLU, nnq.ReLU6, nn.ReLU6):
-        return {"type": "ReLU6" if t is not nn.ReLU else "ReLU"}
-    if t is nn.Flatten:
-        return {"type": "Flatten", "start_dim": int(m.start_dim), "end_dim": int(m.end_dim)}
-    for dims, (mx, avg, adaptive) in {1: (nn.MaxPool1d, nn.AvgPool1d, nn.AdaptiveAvgPool1d),
-                                      2: (nn.MaxPool2d, nn.AvgPool2d, nn.AdaptiveAvgPool2d),
-                                      3: (nn.MaxPool3d, nn.AvgPool3d, nn.AdaptiveAvgPool3d)}.items():
-        if t is mx:
-            if m.return_indices:
-                raise ExportError(f"{path}: MaxPool{dims}d with return_indices is not supported")
-            return {"type": "MaxPool", "dims": dims, "kernel_size": ints(m.kernel_size, dims),
-                    "stride": ints(m.stride if m.stride is not None else m.kernel_size, dims), "padding": ints(m.padding, dims),
-                    "dilation": ints(m.dilation, dims), "ceil_mode": bool(m.ceil_mode)}
-        if t is avg:
-            return {"type": "AvgPool", "dims": dims, "kernel_size": ints(m.kernel_size, dims),
-                    "stride": ints(m.stride if m.stride is not None else m.kernel_size, dims), "padding": ints(m.padding, dims),
-                    "ceil_mode": bool(m.ceil_mode), "count_include_pad": bool(m.count_include_pad),
-                    "divisor_override": None if getattr(m, "divisor_override", None) is None else int(m.divisor_override)}
-        if t is adaptive:
-            size = m.output_size
-            size = [size] * dims if isinstance(size, int) else list(size)
-            if any(s is None for s in size):
-                raise ExportError(f"{path}: AdaptiveAvgPool{dims}d with a None output size is not supported")
-            return {"type": "AdaptiveAvgPool", "dims": dims, "output_size": [int(s) for s in size]}
-    if t in _fconv_types() or t in (nni.ConvReLU1d, nni.ConvReLU2d, nni.ConvReLU3d):
-        conv, relu = (m[0], True) if isinstance(m, nn.Sequential) else (m, False)
-        if type(conv) not in _fconv_types():
-            raise ExportError(f"{path}: {type(conv).__name__} inside {t.__name__} is not supported")
-        if conv.padding_mode != "zeros" or isinstance(conv.padding, str):
-            raise ExportError(f"{path}: {t.__name__} with padding {conv.padding!r} / padding_mode "
-                              f"'{conv.padding_mode}' is not supported")
-        return {"type": "Conv", "dims": _fconv_types()[type(conv)], "relu": relu, "in_channels": conv.in_channels,
-                "out_channels": conv.out_channels, "kernel_size": ints(conv.kernel_size),
-                "stride": ints(conv.stride), "padding": ints(conv.padding), "dilation": ints(conv.dilation),
-                "groups": int(conv.groups), "weight": w.add(f"{path}.weight", conv.weight.to(torch.float32)),
-                "bias": w.bias(path, conv.bias)}
-    if t in (nn.Linear, nni.LinearReLU):
-        lin, relu = (m[0], True) if isinstance(m, nn.Sequential) else (m, False)
-        return {"type": "Linear", "relu": relu, "in_features": lin.in_features, "out_features": lin.out_features,
-                "weight": w.add(f"{path}.weight", lin.weight.to(torch.float32)), "bias": w.bias(path, lin.bias)}
-    if t in (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d):
-        if m.training or not m.track_running_stats or m.running_mean is None:
-            raise ExportError(f"{path}: {t.__name__} must be in eval mode with running statistics")
-        return {"type": "BatchNorm", "dims": {nn.BatchNorm1d: 1, nn.BatchNorm2d: 2, nn.BatchNorm3d: 3}[t],
-                "num_features": m.num_features, "eps": float(m.eps),
-                "weight": None if m.weight is None else w.add(f"{path}.weight", m.weight.to(torch.float32)),
-                "bias": None if m.bias is None else w.add(f"{path}.bias", m.bias.to(torch.float32)),
-                "running_mean": w.add(f"{path}.running_mean", m.running_mean.to(torch.float32)),
-                "running_var": w.add(f"{path}.running_var", m.running_var.to(torch.float32))}
-    raise ExportError(f"unsupported module {t.__module__}.{t.__qualname__} at '{path}'")
-
-
-# call_function targets and call_method names, and the name the graph
-# records for each (no functions without torch: export() refuses first).
-_FUNCTIONS = {} if torch is None else {
-    torch.ops.quantized.add: "quantized.add", torch.ops.quantized.add_relu: "quantized.add_relu",
-    torch.ops.quantized.mul: "quantized.mul", torch.ops.quantized.mul_relu: "quantized.mul_relu",
-    torch.ops.quantized.add_scalar: "quantized.add_scalar", torch.ops.quantized.mul_scalar: "quantized.mul_scalar",
-    torch.ops.quantized.cat: "quantized.cat", torch.flatten: "flatten", torch.relu: "relu",
-    torch.nn.functional.relu: "relu", operator.add: "add", operator.iadd: "add", torch.add: "add",
-}
-_METHODS = {"flatten": "flatten", "view": "reshape", "reshape": "reshape", "relu": "relu",
-            "dequantize": "dequantize", "contiguous": "contiguous"}
-_INPLACE_FUNCTIONS = {operator.iadd}
-
-
-def _float_add_args(node, kwargs, where):
-    """The arguments of a float add (operator.add, torch.add, +=): two tensors
-    (broadcast as PyTorch does) or a tensor and a number (written as the
-    float32 PyTorch uses). alpha other than 1 is refused: PyTorch computes
-    `input + alpha * other` with one rounding (a fused multiply-add) on its
-    vectorized path and two on its scalar path, which of the two depends on
-    the shapes and strides (measured on torch 2.15), so no formula gives its
-    bits."""
-    alpha = kwargs.pop("alpha", 1)
-    if alpha != 1:
-        raise ExportError(f"{where}: add with alpha={alpha!r} is not supported: PyTorch rounds input + alpha * other "
-                          "once on its vector path and twice on its scalar path; write the multiply as its own op "
-                          f"(from: {node.format_node()})")
-    args = list(node.args)
-    if not any(isinstance(a, torch.fx.Node) for a in args):
-        raise ExportError(f"{where}: an add of two constants ({node.format_node()})")
-    return [a if isinstance(a, torch.fx.Node) else float32_scalar(a, where) for a in args]
 
 
 def _check_float32(model, example_input):

@@ -1,13 +1,14 @@
 """The qwasm-model file, as both exporters write it and io.loadModel reads it.
 
-What the eager exporter (qwasm_export.py) and the PT2E lowering
-(qwasm_pt2e.py) share, so that neither imports the other's internals: the
-format's name and version, its vocabulary (MODULE_FIELDS, GRAPH_FUNCTIONS,
-GRAPH_METHODS), the error an export raises, the writer of the file's
-tensors, the conversions of field values (`ints`, `float32_scalar`), the
-loader's rules applied before a file is written (`check_loadable`: names,
-qparams, finite values, the example input's shape, JSON without NaN), the
-header's optional entries (preprocessing, class names) and `save`.
+What every op shares and no op owns: the format's name and version, the
+error an export raises, the writer of the file's tensors, the conversions of
+field values (`ints`, `float32_scalar`), the loader's rules applied before a
+file is written (`check_loadable`: names, qparams, finite values, the
+example input's shape, JSON without NaN), the header's optional entries
+(preprocessing, class names) and `save`. What each op writes is its
+descriptor's, in qwasm_ops.py; the eager exporter (qwasm_export.py) and the
+PT2E lowering (qwasm_pt2e.py) both build on these two modules and neither
+imports the other's internals.
 
 Imports without torch (the vocabulary test and `qwasm-export --help` run
 where it is missing); writing a file needs it.
@@ -30,57 +31,6 @@ FORMAT_VERSION = 2  # 2: the engine and each quantized conv's backend
 
 class ExportError(Exception):
     """A model qwasm cannot run: the message names the op and where it is."""
-
-
-# -- the vocabulary -----------------------------------------------------------
-
-# The model format's vocabulary, as web/src/model/vocabulary.json states it
-# for both languages (tests/js/vocabulary.test.mjs checks that these tables,
-# and the loader's, equal it): the fields of each module type the exporters
-# write (besides "type"), and for each function and method the graph may
-# record, its most positional arguments and the keyword arguments it may
-# carry (anything else, e.g. add's alpha or contiguous's memory_format, is an
-# ExportError: dropping it would change the result).
-_CONV_FIELDS = ["in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups"]
-MODULE_FIELDS = {
-    "QuantizedConv": ["dims", "relu", *_CONV_FIELDS, "scale", "zero_point", "weight", "bias", "backend"],
-    "QuantizedLinear": ["relu", "in_features", "out_features", "scale", "zero_point", "weight", "bias"],
-    "Quantize": ["scale", "zero_point", "dtype"],
-    "DeQuantize": [], "QuantStub": [], "DeQuantStub": [], "Identity": [], "ReLU": [], "ReLU6": [],
-    "Flatten": ["start_dim", "end_dim"],
-    "MaxPool": ["dims", "kernel_size", "stride", "padding", "dilation", "ceil_mode"],
-    "AvgPool": ["dims", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"],
-    "AdaptiveAvgPool": ["dims", "output_size"],
-    "Conv": ["dims", "relu", *_CONV_FIELDS, "weight", "bias"],
-    "Linear": ["relu", "in_features", "out_features", "weight", "bias"],
-    "BatchNorm": ["dims", "num_features", "eps", "weight", "bias", "running_mean", "running_var"],
-}
-_QPARAMS = ["scale", "zero_point"]
-GRAPH_FUNCTIONS = {
-    "quantized.add": {"args": 4, "kwargs": _QPARAMS}, "quantized.add_relu": {"args": 4, "kwargs": _QPARAMS},
-    "quantized.mul": {"args": 4, "kwargs": _QPARAMS}, "quantized.mul_relu": {"args": 4, "kwargs": _QPARAMS},
-    "quantized.add_scalar": {"args": 2, "kwargs": []}, "quantized.mul_scalar": {"args": 2, "kwargs": []},
-    "quantized.cat": {"args": 4, "kwargs": [*_QPARAMS, "dim"]}, "cat": {"args": 2, "kwargs": ["dim"]},
-    "flatten": {"args": 3, "kwargs": ["start_dim", "end_dim"]},
-    "relu": {"args": 1, "kwargs": []}, "add": {"args": 2, "kwargs": []},
-}
-GRAPH_METHODS = {
-    "flatten": {"args": 3, "kwargs": ["start_dim", "end_dim"]},
-    "reshape": {"args": 65, "kwargs": []},  # x and at most 64 sizes (qwasm's tensor rank)
-    "relu": {"args": 1, "kwargs": []}, "dequantize": {"args": 1, "kwargs": []},
-    "contiguous": {"args": 1, "kwargs": []},
-}
-
-
-def checked_fields(entry):
-    """The entry, once its fields are the vocabulary's for its type (a new
-    field must be declared in MODULE_FIELDS and vocabulary.json, or the
-    loader would refuse the file)."""
-    fields = MODULE_FIELDS[entry["type"]]
-    if sorted(entry) != sorted(["type", *fields]):
-        raise AssertionError(f"qwasm writes {sorted(entry)} for {entry['type']}, "
-                             f"its vocabulary says {sorted(['type', *fields])}")
-    return entry
 
 
 # -- field values -----------------------------------------------------------
@@ -210,49 +160,8 @@ def check_finite(tensor, what, why):
         raise ExportError(f"{what}[{', '.join(map(str, index))}] is {float(tensor[tuple(index)])}: {why}")
 
 
-_NON_FINITE_WEIGHTS = ("qwasm's convolution and linear kernels need finite weights and biases (PyTorch runs them, "
-                       "and the NaN or infinity spreads through the output; a diverged training run?)")
-
-
-def _check_module(path, m, tensors):
-    """One module entry as the loader's builder and qwasm's constructors check it (module-builders.mjs)."""
-    where = f"module '{path}'"
-    t = m["type"]
-    if t in ("QuantizedConv", "QuantizedLinear"):
-        check_scale(m["scale"], f"{where}: the output scale")
-        check_zero_point(m["zero_point"], 0, 255, f"{where}: the output zero point")
-        weight = m["weight"]
-        if weight["qscheme"] == "per_tensor_affine":
-            check_scale(weight["scale"], f"{where}: the weight's scale")
-            check_zero_point(weight["zero_point"], -128, 127, f"{where}: the weight's zero point")
-        else:
-            if weight["axis"] != 0:
-                raise ExportError(f"{where}: per-channel weight qparams on axis {weight['axis']}; qwasm's are on "
-                                  "axis 0 (the output channels)")
-            for i, v in enumerate(tensors[weight["scales"]].tolist()):
-                check_scale(v, f"{where}: the weight's scale {i}")
-            for i, v in enumerate(tensors[weight["zero_points"]].tolist()):
-                check_zero_point(v, -128, 127, f"{where}: the weight's zero point {i}")
-        if m["bias"] is not None:
-            check_finite(tensors[m["bias"]], f"{where}: bias", _NON_FINITE_WEIGHTS)
-    elif t == "Quantize":
-        check_scale(m["scale"], f"{where}: the scale")
-        check_zero_point(m["zero_point"], 0, 255, f"{where}: the zero point")
-    elif t in ("Conv", "Linear"):
-        check_finite(tensors[m["weight"]], f"{where}: weight", _NON_FINITE_WEIGHTS)
-        if m["bias"] is not None:
-            check_finite(tensors[m["bias"]], f"{where}: bias", _NON_FINITE_WEIGHTS)
-    elif t == "BatchNorm":
-        eps = m["eps"]
-        if not (math.isfinite(eps) and eps >= 0):
-            raise ExportError(f"{where}: eps is {eps}: qwasm's BatchNorm needs a finite eps >= 0")
-
-
-_NODE_QPARAMS = ("quantized.add", "quantized.add_relu", "quantized.mul", "quantized.mul_relu", "quantized.cat")
-
-
-def _check_node(node):
-    """A node's names and constants as the loader reads them (load.mjs checkGraph, the ops' own checks)."""
+def _check_node(node, check_op):
+    """A node's names and constants as the loader reads them (load.mjs checkGraph), then its op's own checks."""
     where = f"node {_quoted(node['name'])}"
     if not node["name"] or _name_length(node["name"]) > MAX_NAME:
         raise ExportError(f"{where}: its name is over {MAX_NAME} characters, qwasm's limit for names in a model "
@@ -269,16 +178,13 @@ def _check_node(node):
         if not math.isfinite(v):
             raise ExportError(f"{where}: the constant {v} ({node['target']}): the model file's JSON cannot hold a "
                               "non-finite number")
-    if node["op"] == "call_function" and node["target"] in _NODE_QPARAMS:
-        args, kwargs = node["args"], node["kwargs"]
-        scale = args[2] if len(args) > 2 else kwargs.get("scale")
-        zp = args[3] if len(args) > 3 else kwargs.get("zero_point")
-        check_scale(scale, f"{where}: the output scale of {node['target']}")
-        check_zero_point(zp, 0, 255, f"{where}: the output zero point of {node['target']}")
+    check_op(where, node)
 
 
-def check_loadable(modules, nodes, tensors, input_shape):
-    """ExportError naming the module or node where io.loadModel would refuse the file."""
+def check_loadable(modules, nodes, tensors, input_shape, *, check_module, check_node):
+    """ExportError naming the module or node where io.loadModel would refuse the file.
+    check_module(where, entry, tensors) and check_node(where, node) are each op's own
+    checks (qwasm_ops.check_module / check_node: what the loader's builders refuse)."""
     shape = list(input_shape)
     placeholder = f"the example input (node '{nodes[0]['name']}')" if nodes else "the example input"
     if 0 in shape:
@@ -293,9 +199,9 @@ def check_loadable(modules, nodes, tensors, input_shape):
                           f"{_MAX_INPUT_RANK} dimensions, each at most {_MAX_INPUT_SIZE}")
     for path, m in modules.items():
         _check_module_path(path)
-        _check_module(path, m, tensors)
+        check_module(f"module '{path}'", m, tensors)
     for node in nodes:
-        _check_node(node)
+        _check_node(node, check_node)
     for name in tensors:
         if _name_length(name) > MAX_NAME:
             raise ExportError(f"tensor {_quoted(name)} (a module's weight): its name is over {MAX_NAME} characters, "
@@ -403,11 +309,11 @@ def _preprocessing_entry(p, example_input):
 
 # -- the file -----------------------------------------------------------------
 
-def save(w, modules, nodes, engine, example_input, path, metadata):
+def save(w, modules, nodes, engine, example_input, path, metadata, *, check_module, check_node):
     """Checks the graph as io.loadModel would (check_loadable), then writes the file; returns the graph."""
     from safetensors.torch import save_file
 
-    check_loadable(modules, nodes, w.tensors, example_input.shape)
+    check_loadable(modules, nodes, w.tensors, example_input.shape, check_module=check_module, check_node=check_node)
     graph = {"format": FORMAT, "version": FORMAT_VERSION, "torch": torch.__version__, "engine": engine,
              "input_shape": list(example_input.shape), "modules": modules, "nodes": nodes}
     try:

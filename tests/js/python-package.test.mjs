@@ -16,6 +16,7 @@ const PY_FILES = [
   'python/pyproject.toml',
   'python/qwasm_export.py',
   'python/qwasm_format.py',
+  'python/qwasm_ops.py',
   'python/qwasm_pt2e.py',
   'python/qwasm_quantizer.py',
   'python/qwasm_video.py',
