@@ -102,7 +102,7 @@ MAX_NAME = 1000  # format-readers.mjs MAX_NAME: node, module and tensor names
 _MODULE_PATH = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")  # load.mjs: a module path is a dotted name
 # graph-module.mjs RESERVED_NAMES: no part of a module path may be a name the
 # loaded GraphModule, its modules or any JS object already has
-# (tests/js/vocabulary.test.mjs checks that the lists agree).
+# (tests/js/model/vocabulary.test.mjs checks that the lists agree).
 RESERVED_NAMES = (
     "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "__proto__", "apply", "children",
     "classes", "constructor", "dispose", "engine", "eval", "forward", "forwardQuantized", "getSubmodule",

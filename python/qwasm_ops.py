@@ -21,7 +21,7 @@ quantization_mappings.py, with the op, not the flow, as the unit):
 The flat tables (MODULE_FIELDS, GRAPH_FUNCTIONS, GRAPH_METHODS, and the
 lookups by traced target or ATen op) are views of the descriptors, never
 kept by hand. web/src/model/vocabulary.json states the vocabulary for both
-languages; tests/js/vocabulary.test.mjs checks that these views equal it.
+languages; tests/js/model/vocabulary.test.mjs checks that these views equal it.
 
 To add an op: write its descriptor (a `_module(...)`, `_function(...)` or
 `_method(...)` call, with its writers above it), add it to vocabulary.json,
