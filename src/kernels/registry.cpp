@@ -1,7 +1,7 @@
 // The registry: one table per kernel family, generated from the lists (*.inc),
 // and the dispatcher that picks from them. Nothing here is written by hand
 // per kernel: listing a kernel registers it for the dispatcher, the kernel
-// tester (tests/native/kernel_tester_test.cpp) and the benchmarks.
+// tester (tests/native/kernel_tester_*_test.cpp) and the benchmarks.
 #include "kernels/conv_kernels.h"
 #include "kernels/pool_kernels.h"
 #include "kernels/quantize_kernels.h"

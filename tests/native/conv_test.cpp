@@ -7,7 +7,7 @@
 // (depthwise too), asymmetric padding; each case in all eight combinations of
 // per-channel / per-tensor weights, bias / none, ReLU / none; saturation at 0
 // and 255 and the ReLU floor are reached. (The micro-kernels alone are tested
-// in kernel_tester_test.cpp.)
+// in kernel_tester_qconv_test.cpp and kernel_tester_qdwconv_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
