@@ -6,8 +6,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
 import * as qwasm from '../web/src/node-entry.mjs';
-import { qtensorHandle } from '../web/src/qtensor.mjs';
-import { wasm } from '../web/src/runtime.mjs';
+import { wasm } from '../web/src/runtime/runtime.mjs';
+import { qtensorHandle } from '../web/src/tensors/qtensor.mjs';
 
 const require = createRequire(import.meta.url);
 

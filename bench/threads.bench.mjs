@@ -26,7 +26,7 @@ async function child(threads) {
   ort.env.wasm.simd = true;
   const require = createRequire(import.meta.url);
   const qwasm = await import('../web/src/node-entry.mjs');
-  const { wasm } = await import('../web/src/runtime.mjs');
+  const { wasm } = await import('../web/src/runtime/runtime.mjs');
   await qwasm.init({
     numThreads: Math.max(threads, 1),
     _moduleFactory: require('../build/wasm/qwasm.testing.mt.js'),

@@ -12,8 +12,8 @@
 //    are codes, messages are decoded from bytes.
 //  - A failure comes back as {error, kind} and the JS layer throws it; nothing
 //    throws across the boundary.
-//  - web/src/bridge.d.mts declares every name bound here, with named
-//    parameters; tests/js/bridge.test.mjs holds the two lists equal.
+//  - web/src/runtime/bridge.d.mts declares every name bound here, with named
+//    parameters; tests/js/package/bridge.test.mjs holds the two lists equal.
 //  - Getters return typed_memory_view()s that the JS layer copies at once.
 #pragma once
 #include <emscripten/bind.h>
@@ -42,7 +42,7 @@ using qwasm::QTensor;
 using qwasm::Status;
 using qwasm::kernels::Isa;
 
-// Error kinds as the JS layer maps them to classes (web/src/errors.mjs).
+// Error kinds as the JS layer maps them to classes (web/src/runtime/errors.mjs).
 inline int kind_code(qwasm::StatusCode code) {
   switch (code) {
     case qwasm::StatusCode::kTypeError:

@@ -76,7 +76,7 @@ val last_loop_shares() {
 void set_fine_grained_tasks(bool on) { qwasm::testing::set_fine_grained_tasks(on); }
 
 // 1 / divisor in int32: a divisor of 0 traps (i32.div_s), which the trap
-// guard's test needs (web/src/trap-guard.mjs). Both operands volatile: LLVM
+// guard's test needs (web/src/runtime/trap-guard.mjs). Both operands volatile: LLVM
 // turns a constant 1 / d into compares, which never trap.
 int divide_for_testing(double divisor) {
   volatile int n = 1;

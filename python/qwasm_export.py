@@ -276,7 +276,7 @@ def _module_entry(path, m, w):
 
 
 # The model format's vocabulary, as web/src/model/vocabulary.json states it
-# for both languages (tests/js/vocabulary.test.mjs checks that these tables,
+# for both languages (tests/js/model/vocabulary.test.mjs checks that these tables,
 # and the loader's, equal it): the fields of each module type _module_entry
 # writes (besides "type"), and for each function and method the graph may
 # record, its most positional arguments and the keyword arguments it may
@@ -567,7 +567,7 @@ MAX_NAME = 1000  # format-readers.mjs MAX_NAME: node, module and tensor names
 _MODULE_PATH = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")  # load.mjs: a module path is a dotted name
 # graph-module.mjs RESERVED_NAMES: no part of a module path may be a name the
 # loaded GraphModule, its modules or any JS object already has
-# (tests/js/vocabulary.test.mjs checks that the lists agree).
+# (tests/js/model/vocabulary.test.mjs checks that the lists agree).
 RESERVED_NAMES = (
     "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "__proto__", "apply", "children",
     "classes", "constructor", "dispose", "engine", "eval", "forward", "forwardQuantized", "getSubmodule",

@@ -37,7 +37,7 @@ aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
 
 # The graph functions and methods this pass writes (each in the model
-# vocabulary: tests/js/vocabulary.test.mjs checks, and emit() asserts it).
+# vocabulary: tests/js/model/vocabulary.test.mjs checks, and emit() asserts it).
 RECORDED_FUNCTIONS = ("quantized.add", "quantized.add_relu", "quantized.cat", "cat", "add", "relu", "flatten")
 RECORDED_METHODS = ("dequantize", "reshape")
 

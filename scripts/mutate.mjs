@@ -106,9 +106,8 @@ function suitesFail() {
         'node_modules/jest/bin/jest.js',
         '--selectProjects',
         'js',
-        'tests/js/golden',
-        'tests/js/kernels-vs-reference',
-        'tests/js/winograd',
+        '--testPathPatterns',
+        'tests/js/.*/(golden-|kernels-vs-reference|winograd)',
       ],
     ],
   ];

@@ -112,7 +112,7 @@ await build({
 // The Node.js model worker (io.loadModel(source, { worker: true })): its
 // own small bundle, which requires the package's build beside it.
 await build({
-  entryPoints: [`${root}web/src/model/model-worker.node.mjs`],
+  entryPoints: [`${root}web/src/model-worker.node.mjs`],
   outfile: `${out}qwasm.model-worker.cjs`,
   bundle: true,
   format: 'cjs',
@@ -129,17 +129,17 @@ await build({
 // nested one and then fails to find one of them.) Its paths to dist/ become
 // paths beside it.
 const modelWorker = await build({
-  entryPoints: [`${root}web/src/model/model-worker.mjs`],
+  entryPoints: [`${root}web/src/model-worker.mjs`],
   bundle: true,
   write: false,
   format: 'esm',
   platform: 'browser',
   target: 'es2022',
-  external: ['../../dist/*'],
+  external: ['../../dist/*', '../../../dist/*'],
   keepNames: true,
   logLevel: 'warning',
 });
-const FROM_SRC = /(['"])\.\.\/\.\.\/dist\//g;
+const FROM_SRC = /(['"])(?:\.\.\/)+dist\//g;
 const workerCode = modelWorker.outputFiles[0].text;
 const fromSrc = workerCode.match(FROM_SRC)?.length ?? 0;
 if (fromSrc !== 5 || /(await import\(|new URL\()\s*['"]\.\.\//.test(workerCode.replace(FROM_SRC, '$1./'))) {

@@ -3,7 +3,7 @@
 // reference (npm run docs:api). Every public declaration carries TSDoc: its
 // PyTorch counterpart, its units and what it throws, because editors are
 // where JavaScript users read an API. Every @example runs in
-// tests/js/dts-examples.test.mjs (its header names what examples may use
+// tests/js/package/dts-examples.test.mjs (its header names what examples may use
 // without importing it), and each `// → value` comment there is asserted.
 //
 // Who owns memory: QTensor objects own wasm memory (free it with dispose());

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Measures the Firefox hang that makes qwasm run single-threaded in Firefox
-// workers (isFirefoxWorker in web/src/wasm-loader.mjs): a page starts a module
+// workers (isFirefoxWorker in web/src/runtime/wasm-loader.mjs): a page starts a module
 // worker that constructs three workers (firefox-nested-workers/), with no
 // qwasm code at all; a load is counted as hung when the three have not all
 // answered within 10 s. The hang shows most under CPU load, so by default

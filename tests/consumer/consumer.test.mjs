@@ -259,7 +259,7 @@ test('the tarball: the wasm of each variant, their glues and worker scripts, the
     'web/types/qwasm.d.mts',
     'web/types/qwasm.d.cts',
     'web/src/index.browser.mjs',
-    'web/src/platform.browser.mjs',
+    'web/src/runtime/platform.browser.mjs',
     'web/src/index.node.mjs',
     'web/src/api.mjs',
     'web/src/model/load.mjs',

@@ -1,6 +1,6 @@
 // The README's code blocks, for the tests that run them as written (the
 // fenced-block reader, the app directory and the strict tsc run serve
-// tests/js/dts-examples.test.mjs too). Each
+// tests/js/package/dts-examples.test.mjs too). Each
 // fenced block's info string says how it runs ("js node", "js cjs",
 // "ts tsc", "html browser", "js vite main.js", "js esbuild main.js"; "sh"
 // blocks are install commands, which the consumer suite performs); a

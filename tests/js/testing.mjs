@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as qwasm from '../../web/src/node-entry.mjs';
-import { qtensorHandle } from '../../web/src/qtensor.mjs';
-import { wasm } from '../../web/src/runtime.mjs';
+import { wasm } from '../../web/src/runtime/runtime.mjs';
+import { qtensorHandle } from '../../web/src/tensors/qtensor.mjs';
 
 const require = createRequire(import.meta.url);
 

@@ -1,4 +1,4 @@
-// Compiled by tests/js/types.test.mjs with `tsc --noEmit --strict`: the shipped
+// Compiled by tests/js/package/types.test.mjs with `tsc --noEmit --strict`: the shipped
 // declarations must type the README's examples.
 import {
   init,

@@ -1,25 +1,25 @@
 // Everything qwasm exports, shared by the Node and browser entry points.
 
-export { heapInUse } from './diagnostics.mjs';
 export * as io from './io.mjs';
-export { kernelIsa, setKernelIsa } from './isa.mjs';
 export { nn } from './nn/index.mjs';
+export { quantization } from './quantization/index.mjs';
+export { heapInUse } from './runtime/diagnostics.mjs';
+export { kernelIsa, setKernelIsa } from './runtime/isa.mjs';
+export { getNumThreads, init, isInitialized, runtimeInfo, setNumThreads } from './runtime/runtime.mjs';
 export {
   HistogramObserver,
   MinMaxObserver,
   MovingAverageMinMaxObserver,
   MovingAveragePerChannelMinMaxObserver,
   PerChannelMinMaxObserver,
-} from './observer.mjs';
-export { QTensor, tidy } from './qtensor.mjs';
-export { quantization } from './quantization/index.mjs';
+} from './tensors/observer.mjs';
+export { QTensor, tidy } from './tensors/qtensor.mjs';
 export {
   dequantize,
   makePerChannelQuantizedTensor,
   makePerTensorQuantizedTensor,
   quantizePerChannel,
   quantizePerTensor,
-} from './quantize.mjs';
-export { getNumThreads, init, isInitialized, runtimeInfo, setNumThreads } from './runtime.mjs';
-export { tensor } from './tensor.mjs';
+} from './tensors/quantize.mjs';
+export { tensor } from './tensors/tensor.mjs';
 export * as transforms from './transforms/index.mjs';

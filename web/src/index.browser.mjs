@@ -1,11 +1,11 @@
 // Browser / worker entry (ESM): the browser platform (platform.browser.mjs)
 // and the model worker, which io.loadModel(source, { worker: true }) starts
-// (web/src/model/model-worker.mjs, bundled into dist/ by scripts/package.mjs).
+// (web/src/model-worker.mjs, bundled into dist/ by scripts/package.mjs).
 // `new Worker(new URL(<file>, import.meta.url), { type: 'module' })` is the
 // pattern Vite, webpack, Parcel and Next.js follow to bundle a worker.
-import './platform.browser.mjs';
+import './runtime/platform.browser.mjs';
 import { browserWorkerPort, locatedUrl } from './model/worker-model.mjs';
-import { setPlatformHooks } from './runtime.mjs';
+import { setPlatformHooks } from './runtime/runtime.mjs';
 
 setPlatformHooks({
   startModelWorker: (locateFile) =>

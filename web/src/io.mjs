@@ -3,8 +3,9 @@
 // float32 data in C (row-major) order and throw a clear error on a malformed
 // file: the bytes are untrusted, so every size is checked against the file
 // before anything is allocated. Pure JavaScript: they work before init().
-import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './args.mjs';
-import { bytesOfInput, numelOf, parseSafetensors } from './safetensors.mjs';
+
+import { bytesOfInput, numelOf, parseSafetensors } from './model/safetensors.mjs';
+import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './runtime/args.mjs';
 
 export { GraphModule } from './model/graph-module.mjs';
 export { loadModel, loadModelAsync } from './model/load.mjs';

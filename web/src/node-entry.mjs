@@ -14,9 +14,15 @@ import {
   resolveObjectUrl,
   startModelWorkerThread,
   threadedFilesMissing,
-} from './platform.node.cjs';
-import { setPlatform, setPlatformHooks } from './runtime.mjs';
-import { compileWasm, instantiateGlue, isThreadedWasm, requireWasmSimd, threadsUnavailable } from './wasm-loader.mjs';
+} from './runtime/platform.node.cjs';
+import { setPlatform, setPlatformHooks } from './runtime/runtime.mjs';
+import {
+  compileWasm,
+  instantiateGlue,
+  isThreadedWasm,
+  requireWasmSimd,
+  threadsUnavailable,
+} from './runtime/wasm-loader.mjs';
 
 // Node.js always has threads; the threaded variant is loaded when more than
 // one thread is asked for (the default: the cores, at most 8) and its files

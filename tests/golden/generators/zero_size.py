@@ -2,7 +2,7 @@
 qwasm has: the output's shape where PyTorch computes one (an empty batch, a
 linear layer over zero rows, an empty tensor to quantize), or that it raises
 (a convolution or pool over an empty spatial dimension). Observers that saw
-only empty tensors: their qparams. tests/js/zero-size.test.mjs runs each case
+only empty tensors: their qparams. tests/js/nn/zero-size.test.mjs runs each case
 through qwasm's API."""
 
 import warnings

@@ -4,8 +4,8 @@
 // which the graph's flatten and reshape also run with. The planner (plan.mjs)
 // and each graph function's cost (graph-functions.mjs) build on them.
 
-import { MAX_RANK } from '../args.mjs';
 import { flattenShape, reshapeShape as reshapeTo } from '../nn/shapes.mjs';
+import { MAX_RANK } from '../runtime/args.mjs';
 
 export { flattenShape };
 

@@ -1,6 +1,6 @@
 // Readers of a model file's JSON values: each checks one value's type and
 // range and throws a FormatError naming where it is in the file.
-import { describe, quoted } from '../args.mjs';
+import { describe, quoted } from '../runtime/args.mjs';
 
 export const MAX_NAME = 1000;
 

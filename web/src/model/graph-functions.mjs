@@ -4,12 +4,13 @@
 // change the result), how it runs on real values, and its output and cost on
 // abstract values (the planner's, abstract-values.mjs). The names and
 // signatures are the model format's vocabulary (vocabulary.json, which
-// python/qwasm_export.py states too; tests/js/vocabulary.test.mjs checks both).
-import { describe, MAX_RANK } from '../args.mjs';
-import { ownBytes } from '../heap.mjs';
+// python/qwasm_export.py states too; tests/js/model/vocabulary.test.mjs checks both).
+
 import { nn } from '../nn/index.mjs';
 import { reluFloats } from '../nn/torch-float.mjs';
-import { isQTensorInstance } from '../qtensor.mjs';
+import { describe, MAX_RANK } from '../runtime/args.mjs';
+import { ownBytes } from '../runtime/heap.mjs';
+import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import {
   broadcast,
   flattenShape,

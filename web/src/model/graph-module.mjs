@@ -2,11 +2,12 @@
 // modules. forward(x) runs the nodes one by one; every intermediate QTensor is
 // disposed right after its last use, so one forward holds only the live
 // activations, and an error part-way disposes what the run made.
-import { describe } from '../args.mjs';
-import { heapInUse } from '../diagnostics.mjs';
+
 import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
-import { isQTensorInstance } from '../qtensor.mjs';
+import { describe } from '../runtime/args.mjs';
+import { heapInUse } from '../runtime/diagnostics.mjs';
+import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { transformsOf } from './description.mjs';
 import { graphCallable, isFloatTensor, NodeError } from './graph-functions.mjs';
 import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
@@ -381,7 +382,7 @@ export class GraphModule extends Module {
 
 /**
  * The names no part of a module path may be (python/qwasm_export.py refuses
- * them too; tests/js/vocabulary.test.mjs checks that the lists agree): a
+ * them too; tests/js/model/vocabulary.test.mjs checks that the lists agree): a
  * module is a property of its parent, so a part cannot be a name the
  * GraphModule, its modules or any object already has (forward, dispose,
  * constructor, toString, __proto__...).

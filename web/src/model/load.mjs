@@ -9,12 +9,12 @@
 // and the graph (every argument names an earlier node, so it has no cycle).
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
-import { clipped, describe, isArrayBuffer, readOptions } from '../args.mjs';
-import { SUPPORTED_ENGINES } from '../engine.mjs';
-import { restate } from '../errors.mjs';
-import { localFileReader, readThreadCount, wasm } from '../runtime.mjs';
-import { bytesOfInput, parseSafetensors } from '../safetensors.mjs';
-import { getWinograd, readWinograd } from '../winograd.mjs';
+
+import { clipped, describe, isArrayBuffer, readOptions } from '../runtime/args.mjs';
+import { SUPPORTED_ENGINES } from '../runtime/engine.mjs';
+import { restate } from '../runtime/errors.mjs';
+import { localFileReader, readThreadCount, wasm } from '../runtime/runtime.mjs';
+import { getWinograd, readWinograd } from '../runtime/winograd.mjs';
 import { readDescription } from './description.mjs';
 import {
   checkNameLength,
@@ -31,6 +31,7 @@ import { graphCallable } from './graph-functions.mjs';
 import { GraphModule } from './graph-module.mjs';
 import { buildModule } from './module-builders.mjs';
 import { BudgetError, DEFAULT_LIMITS, planGraph, readBudget } from './plan.mjs';
+import { bytesOfInput, parseSafetensors } from './safetensors.mjs';
 import { isModelSource, readModelSource, readSignal, sourceError, throwIfAborted } from './source.mjs';
 import { loadModelInWorker } from './worker-model.mjs';
 

@@ -3,11 +3,12 @@
 // python/qwasm_export.py's _module_entry writes), build(m, file) that checks
 // them and makes the module, and info(m), what the planner (plan.mjs) needs
 // of it, read again once build has checked the entry.
-import { describe } from '../args.mjs';
-import { withEngine } from '../engine.mjs';
+
 import { nn } from '../nn/index.mjs';
 import { DeQuantStub, QuantStub } from '../quantization/stubs.mjs';
-import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../quantize.mjs';
+import { describe } from '../runtime/args.mjs';
+import { withEngine } from '../runtime/engine.mjs';
+import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { fail, isName, isObject, onlyKeys, quote, readBool, readFloat, readInt, readInts } from './format-readers.mjs';
 
 const CONV_GEOMETRY = 2 ** 31 - 1;

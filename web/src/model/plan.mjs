@@ -11,7 +11,7 @@
 // aten/src/ATen/native/Pool.h pooling_output_shape, ConvUtils.h
 // conv_output_size; broadcasting: ExpandUtils.cpp infer_size).
 
-import { describe } from '../args.mjs';
+import { describe } from '../runtime/args.mjs';
 import { flattenShape, floatValue, isTensor, numel, qValue, sameKind } from './abstract-values.mjs';
 import { graphCallable } from './graph-functions.mjs';
 import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';

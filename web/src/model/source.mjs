@@ -3,7 +3,7 @@
 // a Blob or File, or the bytes themselves. onProgress(loadedBytes,
 // totalBytes) follows the download; totalBytes is null when the source does
 // not say (no Content-Length, a bare stream).
-import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, lengthOf, typedArrayKind } from '../args.mjs';
+import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, lengthOf, typedArrayKind } from '../runtime/args.mjs';
 
 /** Most bytes a model file may have: the largest wasm32 heap. */
 export const MAX_MODEL_BYTES = 2 ** 32;

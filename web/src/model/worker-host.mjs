@@ -14,7 +14,7 @@
 // is not queued: it aborts the read of the load or loadFloat request
 // `target` at once (the calling thread's signal fired).
 // Output tensors' buffers are transferred, not copied.
-import { isOutOfMemory, OUT_OF_MEMORY } from '../errors.mjs';
+import { isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
 import { readModelSource, throwIfAborted } from './source.mjs';
 
 const ERROR_TYPES = new Set(['TypeError', 'RangeError', 'Error']);

@@ -3,10 +3,10 @@
 // worker_threads in Node.js), so a page's main thread only posts requests
 // and receives results. The worker is worker-host.mjs; WorkerModel is its
 // handle here.
-import { bytesOf, describe, isArrayBuffer, readOptions } from '../args.mjs';
-import { OUT_OF_MEMORY } from '../errors.mjs';
-import { localFileReader, objectUrlResolver, startModelWorker } from '../runtime.mjs';
-import { tensor } from '../tensor.mjs';
+import { bytesOf, describe, isArrayBuffer, readOptions } from '../runtime/args.mjs';
+import { OUT_OF_MEMORY } from '../runtime/errors.mjs';
+import { localFileReader, objectUrlResolver, startModelWorker } from '../runtime/runtime.mjs';
+import { tensor } from '../tensors/tensor.mjs';
 import { transformsOf } from './description.mjs';
 import { readBudget } from './plan.mjs';
 import { absoluteUrl, kindOf, readModelSource, readSignal, throwIfAborted } from './source.mjs';

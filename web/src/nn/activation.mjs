@@ -1,7 +1,7 @@
 // nn.ReLU6 and nn.Hardtanh, on float tensors and on quint8 QTensors (PyTorch's
 // quantized clamp: the bounds quantized with the input's qparams, which stay).
-import { readFloatTensor, readNumber, readOptions, tensorBytes } from '../args.mjs';
-import { isQTensorInstance } from '../qtensor.mjs';
+import { readFloatTensor, readNumber, readOptions, tensorBytes } from '../runtime/args.mjs';
+import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { hardtanh as qhardtanh } from './functional.mjs';
 import { Module } from './module.mjs';
 import { clampFloats } from './torch-float.mjs';

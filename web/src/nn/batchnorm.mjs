@@ -2,7 +2,7 @@
 // + eps) * weight + bias per channel (dimension 1), in float32. Their main use
 // here is to be folded into the convolution before it (quantization.fuseModules);
 // training-mode batch statistics are not implemented.
-import { readFloatTensor, readNumber, readOptions, tensorBytes } from '../args.mjs';
+import { readFloatTensor, readNumber, readOptions, tensorBytes } from '../runtime/args.mjs';
 import { Module } from './module.mjs';
 import { Parameter, readTensorArg } from './parameter.mjs';
 import { batchNormFloats } from './torch-float.mjs';

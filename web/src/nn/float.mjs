@@ -3,13 +3,13 @@
 // kernels (the baseline int8 is compared against). Weights are Parameters the
 // module owns (parameter.mjs); they are packed into wasm memory on the first
 // forward() and repacked when their values change.
-import { describe, readFloatTensor, tensorBytes } from '../args.mjs';
-import { checked } from '../errors.mjs';
-import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
-import { currentIsa } from '../isa.mjs';
-import { adopt, release } from '../owned.mjs';
-import { isQTensorInstance } from '../qtensor.mjs';
-import { wasm } from '../runtime.mjs';
+import { describe, readFloatTensor, tensorBytes } from '../runtime/args.mjs';
+import { checked } from '../runtime/errors.mjs';
+import { noteOutOfMemory, withHeapCopy } from '../runtime/heap.mjs';
+import { currentIsa } from '../runtime/isa.mjs';
+import { adopt, release } from '../runtime/owned.mjs';
+import { wasm } from '../runtime/runtime.mjs';
+import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { relu as qrelu } from './functional.mjs';
 import { Module } from './module.mjs';
 import { Parameter, parameterBytes, readTensorArg, sameBytes } from './parameter.mjs';
@@ -47,7 +47,7 @@ class FloatConvBase extends Module {
   #geometry;
   #weight;
   #bias;
-  /** @type {import('../bridge.mjs').FConvHandle | null} */
+  /** @type {import('../runtime/bridge.mjs').FConvHandle | null} */
   #packed = null;
   #packedWeight = null; // the bytes last packed, to notice in-place edits
   #packedBias = null;
@@ -131,8 +131,8 @@ class FloatConvBase extends Module {
 
   // Packs the weights unless the packed copy still holds the current values.
   /**
-   * @param {import('../bridge.mjs').Core} M
-   * @returns {import('../bridge.mjs').FConvHandle}
+   * @param {import('../runtime/bridge.mjs').Core} M
+   * @returns {import('../runtime/bridge.mjs').FConvHandle}
    */
   #pack(M, ctx) {
     const w = parameterBytes(this.#weight, ctx);

@@ -8,11 +8,11 @@
 //    qparams its observer calibrated.
 // PyTorch has no `+` on quantized tensors (neither per tensor nor per
 // channel); these are the tools it offers instead.
-import { describe, readFloatTensor, readInteger, readNumber } from '../args.mjs';
-import { checked } from '../errors.mjs';
-import { ownBytes } from '../heap.mjs';
-import { qtensorHandle, wrapHandle } from '../qtensor.mjs';
-import { wasm } from '../runtime.mjs';
+import { describe, readFloatTensor, readInteger, readNumber } from '../runtime/args.mjs';
+import { checked } from '../runtime/errors.mjs';
+import { ownBytes } from '../runtime/heap.mjs';
+import { wasm } from '../runtime/runtime.mjs';
+import { qtensorHandle, wrapHandle } from '../tensors/qtensor.mjs';
 import { Module } from './module.mjs';
 import { reluFloats } from './torch-float.mjs';
 
@@ -32,7 +32,7 @@ function qparams(scale, zeroPoint, ctx) {
   return [readNumber(scale, 'scale', ctx), readNumber(zeroPoint, 'zeroPoint', ctx)];
 }
 
-/** @param {(M: import('../bridge.mjs').Core) => import('../bridge.mjs').Result<import('../bridge.mjs').QTensorHandle>} f */
+/** @param {(M: import('../runtime/bridge.mjs').Core) => import('../runtime/bridge.mjs').Result<import('../runtime/bridge.mjs').QTensorHandle>} f */
 const run = (ctx, f) => wrapHandle(checked(f(wasm(ctx)), ctx));
 
 /** quantized::add(a, b, scale, zeroPoint): a + b requantized to (scale, zeroPoint); broadcasts. */

@@ -6,8 +6,8 @@
 // in the order they were assigned (PyTorch registers them in __setattr__;
 // JavaScript has no such hook, so they are found when needed). Built-in
 // layers keep their state in private fields: they have no children.
-import { describe, readBoolean, readFloatTensor, readInteger, readNumber, readOptions } from '../args.mjs';
-import { isQTensorInstance as isQTensor, qtensorShape } from '../qtensor.mjs';
+import { describe, readBoolean, readFloatTensor, readInteger, readNumber, readOptions } from '../runtime/args.mjs';
+import { isQTensorInstance as isQTensor, qtensorShape } from '../tensors/qtensor.mjs';
 import { flattenRange, flattenShape } from './shapes.mjs';
 
 export class Module {

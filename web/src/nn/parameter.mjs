@@ -6,7 +6,7 @@
 // module.weight = {data, shape}) copies the new values after checking their
 // type and length. The shape is fixed (frozen). Modules detect in-place edits
 // by comparing with the values they last packed (cheap next to a convolution).
-import { bytesOf, checkNotRevoked, describe, lengthOf, readShape, typedArrayKind } from '../args.mjs';
+import { bytesOf, checkNotRevoked, describe, lengthOf, readShape, typedArrayKind } from '../runtime/args.mjs';
 
 export class Parameter {
   #data;

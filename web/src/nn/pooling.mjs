@@ -3,12 +3,12 @@
 // quint8 QTensor they run PyTorch's quantized kernels (the integers PyTorch
 // gives, the input's qparams kept) — after convert() a model's pools run on
 // the QTensors its quantized layers produce, as in PyTorch.
-import { describe, readBoolean, readFloatTensor, readInteger, readOptions, tensorBytes } from '../args.mjs';
-import { checked } from '../errors.mjs';
-import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
-import { currentIsa } from '../isa.mjs';
-import { isQTensorInstance, qtensorHandle, wrapHandle } from '../qtensor.mjs';
-import { wasm } from '../runtime.mjs';
+import { describe, readBoolean, readFloatTensor, readInteger, readOptions, tensorBytes } from '../runtime/args.mjs';
+import { checked } from '../runtime/errors.mjs';
+import { noteOutOfMemory, withHeapCopy } from '../runtime/heap.mjs';
+import { currentIsa } from '../runtime/isa.mjs';
+import { wasm } from '../runtime/runtime.mjs';
+import { isQTensorInstance, qtensorHandle, wrapHandle } from '../tensors/qtensor.mjs';
 import { Module } from './module.mjs';
 
 // An int, or an array of `dims` ints (null in adaptive sizes: keep that input size).
@@ -29,12 +29,12 @@ function readSizes(v, dims, name, ctx, { allowNull = false, min = 1 } = {}) {
 }
 
 // The first `dims` entries are the module's; the core ignores the rest.
-/** @returns {import('../bridge.mjs').Triple} */
+/** @returns {import('../runtime/bridge.mjs').Triple} */
 const pad3 = (a, fill) => /** @type {any} */ ([...a, ...Array(3 - a.length).fill(fill)]);
 
 /**
  * A float pool on x's bytes in wasm memory.
- * @param {(M: import('../bridge.mjs').Core, address: number, nbytes: number, shape: number[]) => import('../bridge.mjs').Result<import('../bridge.mjs').FloatResult>} call
+ * @param {(M: import('../runtime/bridge.mjs').Core, address: number, nbytes: number, shape: number[]) => import('../runtime/bridge.mjs').Result<import('../runtime/bridge.mjs').FloatResult>} call
  */
 function runFloat(x, ctx, call) {
   const t = readFloatTensor(x, ctx);
@@ -106,7 +106,7 @@ class PoolBase extends Module {
     return this.#ceilMode;
   }
 
-  /** @returns {import('../bridge.mjs').PoolGeometry} */
+  /** @returns {import('../runtime/bridge.mjs').PoolGeometry} */
   #geometry() {
     return {
       dims: this.#dims,

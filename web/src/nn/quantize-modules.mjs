@@ -1,9 +1,9 @@
 // nn.quantized.Quantize and nn.quantized.DeQuantize: the modules at the
 // edges of a quantized region (what convert() puts where QuantStub and
 // DeQuantStub were; torch.ao.nn.quantized.modules.Quantize / DeQuantize).
-import { readChoice, readNumber } from '../args.mjs';
-import { DTYPES } from '../dtypes.mjs';
-import { dequantize, quantizePerTensor } from '../quantize.mjs';
+import { readChoice, readNumber } from '../runtime/args.mjs';
+import { DTYPES } from '../tensors/dtypes.mjs';
+import { dequantize, quantizePerTensor } from '../tensors/quantize.mjs';
 import { Module } from './module.mjs';
 
 /** nn.quantized.Quantize(scale, zeroPoint, dtype): forward(x) = quantizePerTensor(x, scale, zeroPoint, dtype). */

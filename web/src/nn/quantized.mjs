@@ -8,22 +8,22 @@
 // Every argument is read once, through the QTensor's private fields (a caller
 // cannot shadow its shape), and every user getter runs before anything
 // changes: a call that throws leaves the module as it was.
-import { bytesOf, checkNotRevoked, describe, readNumber, readOptions, typedArrayKind } from '../args.mjs';
-import { engineCode } from '../engine.mjs';
-import { checked, isOutOfMemory, OUT_OF_MEMORY } from '../errors.mjs';
-import { noteOutOfMemory, withHeapCopy } from '../heap.mjs';
-import { currentIsa } from '../isa.mjs';
-import { isObserver, PerChannelMinMaxObserver } from '../observer.mjs';
-import { adopt, release } from '../owned.mjs';
-import { qtensorHandle, qtensorShape, viewOf, wrapHandle } from '../qtensor.mjs';
+import { bytesOf, checkNotRevoked, describe, readNumber, readOptions, typedArrayKind } from '../runtime/args.mjs';
+import { engineCode } from '../runtime/engine.mjs';
+import { checked, isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
+import { noteOutOfMemory, withHeapCopy } from '../runtime/heap.mjs';
+import { currentIsa } from '../runtime/isa.mjs';
+import { adopt, release } from '../runtime/owned.mjs';
+import { wasm } from '../runtime/runtime.mjs';
+import { readWinograd, winogradCode } from '../runtime/winograd.mjs';
+import { isObserver, PerChannelMinMaxObserver } from '../tensors/observer.mjs';
+import { qtensorHandle, qtensorShape, viewOf, wrapHandle } from '../tensors/qtensor.mjs';
 import {
   makePerChannelQuantizedTensor,
   makePerTensorQuantizedTensor,
   quantizePerChannel,
   quantizePerTensor,
-} from '../quantize.mjs';
-import { wasm } from '../runtime.mjs';
-import { readWinograd, winogradCode } from '../winograd.mjs';
+} from '../tensors/quantize.mjs';
 import * as floatNN from './float.mjs';
 import { Module } from './module.mjs';
 import {
@@ -57,7 +57,7 @@ class QuantizedConvBase extends Module {
   #relu;
   #name;
   #geometry;
-  /** @type {import('../bridge.mjs').QConvHandle | null} */
+  /** @type {import('../runtime/bridge.mjs').QConvHandle | null} */
   #packed = null;
   #bias = null; // Float32Array | null
   #scale = 1.0;

@@ -2,10 +2,10 @@
 // input and weight shapes lift onto the one 3-D convolution of the core. Only
 // types and structure are checked here; the core validates the values
 // (validateGeometry) with messages in the same vocabulary.
-import { checkNotRevoked, describe, option, readBoolean, readOptions } from '../args.mjs';
-import { checked } from '../errors.mjs';
-import { wasm } from '../runtime.mjs';
-import { getWinograd, readWinograd } from '../winograd.mjs';
+import { checkNotRevoked, describe, option, readBoolean, readOptions } from '../runtime/args.mjs';
+import { checked } from '../runtime/errors.mjs';
+import { wasm } from '../runtime/runtime.mjs';
+import { getWinograd, readWinograd } from '../runtime/winograd.mjs';
 
 export const SPECS = {
   1: { name: 'Conv1d', dims: 1, input: '[N, C, L]' },

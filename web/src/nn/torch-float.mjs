@@ -6,9 +6,9 @@
 // infinities come out as PyTorch's do everywhere. This is the one module that
 // calls those bindings. Each function takes the data's bytes (a Uint8Array
 // of float32s, read once by the caller) and returns a new Float32Array.
-import { checked } from '../errors.mjs';
-import { noteOutOfMemory, ownBytes, withHeapCopy } from '../heap.mjs';
-import { wasm } from '../runtime.mjs';
+import { checked } from '../runtime/errors.mjs';
+import { noteOutOfMemory, ownBytes, withHeapCopy } from '../runtime/heap.mjs';
+import { wasm } from '../runtime/runtime.mjs';
 
 /**
  * Copies each {bytes, what} of `copies` into wasm memory and runs
@@ -17,7 +17,7 @@ import { wasm } from '../runtime.mjs';
  * @template T
  * @param {{bytes: Uint8Array, what: string}[]} copies
  * @param {string} ctx
- * @param {(M: import('../bridge.mjs').Core, ...placed: number[]) => import('../bridge.mjs').Result<T>} call
+ * @param {(M: import('../runtime/bridge.mjs').Core, ...placed: number[]) => import('../runtime/bridge.mjs').Result<T>} call
  * @returns {T}
  */
 function inHeap(copies, ctx, call) {

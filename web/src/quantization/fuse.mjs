@@ -4,7 +4,7 @@
 // (torch/nn/utils/fusion.py), so the folded weights equal PyTorch's bit for
 // bit; a ReLU after it makes the nn.intrinsic fused module. The other slots
 // become nn.Identity.
-import { describe, readOptions } from '../args.mjs';
+
 import { BatchNorm1d, BatchNorm2d, BatchNorm3d, batchNormParts } from '../nn/batchnorm.mjs';
 import {
   Conv1d,
@@ -21,6 +21,7 @@ import {
 import { Identity, Module } from '../nn/module.mjs';
 import { userTriple } from '../nn/spec.mjs';
 import { foldBatchNorm } from '../nn/torch-float.mjs';
+import { describe, readOptions } from '../runtime/args.mjs';
 
 // conv_bn_eval: W' = W * (g * r), b' = ((b - mean) * r) * g + beta, r = 1 / sqrt(var + eps);
 // linear_bn_eval: b' = (b - mean) * (g * r) + beta. Every step rounded to float32, in

@@ -1,15 +1,15 @@
 // PyTorch's torch.ao.quantization namespace: the observers, QConfig, the stubs
 // and the eager flow.
 
-import { getEngine, SUPPORTED_ENGINES, setEngine } from '../engine.mjs';
+import { getEngine, SUPPORTED_ENGINES, setEngine } from '../runtime/engine.mjs';
+import { getWinograd, setWinograd } from '../runtime/winograd.mjs';
 import {
   HistogramObserver,
   MinMaxObserver,
   MovingAverageMinMaxObserver,
   MovingAveragePerChannelMinMaxObserver,
   PerChannelMinMaxObserver,
-} from '../observer.mjs';
-import { getWinograd, setWinograd } from '../winograd.mjs';
+} from '../tensors/observer.mjs';
 import { fuseModules } from './fuse.mjs';
 import { compareModelOutputs, compareWeights, computeSqnr } from './ns.mjs';
 import { convert, prepare } from './prepare.mjs';

@@ -8,7 +8,7 @@
 // 'layer1.0.conv1.0.stats'. The models may be qwasm modules (the JS eager
 // flow) or io.loadModel graphs (a float model and its quantized twin exported
 // from PyTorch: their modules keep PyTorch's paths).
-import { describe } from '../args.mjs';
+
 import { ReLU6 } from '../nn/activation.mjs';
 import { BatchNorm1d, BatchNorm2d, BatchNorm3d } from '../nn/batchnorm.mjs';
 import * as float from '../nn/float.mjs';
@@ -16,7 +16,8 @@ import { FloatFunctional, QFunctional } from '../nn/functional.mjs';
 import { Identity, Module } from '../nn/module.mjs';
 import { DeQuantize, Quantize } from '../nn/quantize-modules.mjs';
 import * as quantized from '../nn/quantized.mjs';
-import { isQTensorInstance, tidy } from '../qtensor.mjs';
+import { describe } from '../runtime/args.mjs';
+import { isQTensorInstance, tidy } from '../tensors/qtensor.mjs';
 import { QuantStub } from './stubs.mjs';
 
 const FLOAT_WEIGHTED = [float.Conv1d, float.Conv2d, float.Conv3d, float.Linear];

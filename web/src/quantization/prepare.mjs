@@ -14,15 +14,16 @@
 // fromFloat (the output qparams from its observer, the weight quantized by a
 // fresh weight observer from the QConfig); the others stay and run on
 // QTensors.
-import { describe, readOptions } from '../args.mjs';
-import { restate } from '../errors.mjs';
+
 import { BatchNorm1d, BatchNorm2d, BatchNorm3d } from '../nn/batchnorm.mjs';
 import * as float from '../nn/float.mjs';
 import { FloatFunctional, QFunctional } from '../nn/functional.mjs';
 import { Dropout, Module, namedModulesOf, walkModules } from '../nn/module.mjs';
 import { DeQuantize, Quantize } from '../nn/quantize-modules.mjs';
 import * as quantized from '../nn/quantized.mjs';
-import { isObserver } from '../observer.mjs';
+import { describe, readOptions } from '../runtime/args.mjs';
+import { restate } from '../runtime/errors.mjs';
+import { isObserver } from '../tensors/observer.mjs';
 import { QConfig } from './qconfig.mjs';
 import { DeQuantStub, QuantStub } from './stubs.mjs';
 

@@ -1,13 +1,13 @@
 // QConfig and observer factories (PyTorch's Observer.with_args), and
 // getDefaultQConfig with PyTorch 2.15's definitions.
-import { describe, readChoice, readOptions } from '../args.mjs';
+import { describe, readChoice, readOptions } from '../runtime/args.mjs';
 import {
   factoryInfo,
   HistogramObserver,
   MinMaxObserver,
   observerFactory,
   PerChannelMinMaxObserver,
-} from '../observer.mjs';
+} from '../tensors/observer.mjs';
 
 /** QConfig({activation, weight}): the observer factories prepare() and convert() use. */
 export class QConfig {

@@ -19,7 +19,7 @@ import {
   readNumberList,
   readOptions,
   typedArrayKind,
-} from '../args.mjs';
+} from '../runtime/args.mjs';
 import { fma32, roundHalfEven } from './float32.mjs';
 
 /** torchvision's Kinetics-400 normalisation (the default of VideoClassification). */

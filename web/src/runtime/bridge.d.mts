@@ -1,0 +1,344 @@
+// The JS <-> wasm bridge, declared once: every name bindings/*.cpp registers
+// with Embind, with named parameters, and the few Emscripten runtime members
+// the JS layer touches. `wasm()` (runtime.mjs) returns a `Core`, so tsc
+// --checkJs checks every call's arity and argument types against this file,
+// and tests/js/package/bridge.test.mjs checks that this file and the C++
+// registrations name the same functions, with the same arity, and that every
+// one is used. Internal: not part of the package's public types.
+//
+// Conventions (bindings/common.h): numbers cross as doubles and are checked in
+// C++; big arrays cross as unsigned heap addresses plus byte counts; a failure
+// comes back as a CoreError, which errors.mjs's checked() throws.
+
+/** An unsigned wasm heap address (from Core._malloc, >>> 0). */
+export type Address = number;
+/** A byte or element count the JS layer computed. */
+export type Count = number;
+/** Kernel family: 0 the best this build has, 1 scalar, 2 wasmsimd (isa.mjs). */
+export type IsaCode = 0 | 1 | 2;
+/** A dtype's code (dtypes.mjs, src/qwasm/dtype.h). */
+export type DTypeCode = number;
+/** A qscheme's code (dtypes.mjs, src/qwasm/dtype.h). */
+export type QSchemeCode = number;
+/** A memory format's code (memory-format.mjs, src/qwasm/memory_format.h). */
+export type MemoryFormatCode = number;
+/** Pooling kind: 0 max, 1 average. */
+export type PoolKind = 0 | 1;
+
+/**
+ * A failure: `kind` 1 TypeError, 2 RangeError, 3 Error, 4 out of memory (a
+ * RangeError with kind 'outOfMemory'); bindings/common.h's kind_code().
+ */
+export interface CoreError {
+  error: string;
+  kind: 1 | 2 | 3 | 4;
+}
+export type Result<T> = T | CoreError;
+
+/** depth, height, width */
+export type Triple = [number, number, number];
+
+/** @bound _ConvGeometry (value object: bindings/geometry.h) */
+export interface ConvGeometry {
+  /** 0 for a linear layer, 1..3 for a convolution. */
+  dims: number;
+  inChannels: number;
+  outChannels: number;
+  groups: number;
+  kernel: Triple;
+  stride: Triple;
+  dilation: Triple;
+  padBegin: Triple;
+  padEnd: Triple;
+}
+
+/** @bound _PoolGeometry (value object: bindings/geometry.h) */
+export interface PoolGeometry {
+  dims: number;
+  kernelSize: Triple;
+  stride: Triple;
+  padding: Triple;
+  dilation: Triple;
+  ceilMode: boolean;
+  countIncludePad: boolean;
+  hasDivisor: boolean;
+  divisorOverride: number;
+}
+
+/** What every Embind class handle has (not declared per class). */
+export interface EmbindHandle {
+  delete(): void;
+  isDeleted(): boolean;
+}
+
+/** A float result copied out of wasm memory. */
+export interface FloatResult {
+  data: Float32Array<ArrayBuffer>;
+  shape: number[];
+}
+
+/** @bound _QTensor */
+export interface QTensorHandle extends EmbindHandle {
+  dtypeCode(): DTypeCode;
+  qschemeCode(): QSchemeCode;
+  shape(): number[];
+  strides(): number[];
+  isContiguousIn(format: MemoryFormatCode): boolean;
+  numel(): number;
+  nbytes(): number;
+  qScale(): number;
+  qZeroPoint(): number;
+  axis(): number;
+  /** A view into wasm memory: copy it at once. */
+  scalesView(): Float32Array;
+  /** A view into wasm memory: copy it at once. */
+  zeroPointsView(): Float64Array;
+  /** A view into wasm memory (Uint8Array, Int8Array or Int32Array by dtype): copy it at once. */
+  intReprView(): Uint8Array | Int8Array | Int32Array;
+  /** Dequantizes elements [begin, end) into float32 at `y`. */
+  dequantizeInto(y: Address, begin: number, end: number, isa: IsaCode): Result<undefined>;
+}
+
+/** @bound _QConvModule */
+export interface QConvHandle extends EmbindHandle {
+  forward(
+    input: QTensorHandle,
+    outScale: number,
+    outZeroPoint: number,
+    relu: boolean,
+    isa: IsaCode,
+  ): Result<QTensorHandle>;
+  weight(): Result<QTensorHandle>;
+  packedBytes(): number;
+  /** 0 FBGEMM's arithmetic, 1 oneDNN's. */
+  backend(): 0 | 1;
+  scratchBytes(): number;
+  /** The most scratch bytes a forward on an input of `shape` allocates (every ISA and path, every thread). */
+  scratchBound(shape: number[]): Result<number>;
+  winogradBytes(): number;
+  /** 0 before the first call, 1 direct, 2 Winograd. */
+  lastPath(): 0 | 1 | 2;
+  lastKernel(): string;
+  /** Benchmarks: time the Winograd path's phases. */
+  _timePhases(on: boolean): void;
+  /** The last call's [input transform, GEMMs, output transform] in ms. */
+  _lastPhaseMs(): [number, number, number];
+}
+
+/** @bound _FConvModule */
+export interface FConvHandle extends EmbindHandle {
+  /** `view` points into the module's output: copy it, then releaseOutput(). */
+  forward(
+    x: Address,
+    nbytes: Count,
+    shape: number[],
+    relu: boolean,
+    isa: IsaCode,
+  ): Result<{ shape: number[]; view: Float32Array }>;
+  releaseOutput(): void;
+  scratchBytes(): number;
+  /** The most scratch bytes a forward on an input of `shape` allocates (0 for a linear layer). */
+  scratchBound(shape: number[]): Result<number>;
+  lastKernel(): string;
+}
+
+/** The Emscripten runtime members the JS layer uses. */
+export interface EmscriptenRuntime {
+  HEAPU8: Uint8Array;
+  _malloc(bytes: number): number;
+  _free(address: Address): void;
+}
+
+/** The package wasm: every Embind function it registers. */
+export interface Core extends EmscriptenRuntime {
+  // qtensor_bindings.cpp
+  _quantizePerTensor(
+    x: Address,
+    nbytes: Count,
+    shape: number[],
+    scale: number,
+    zeroPoint: number,
+    dtype: DTypeCode,
+    isa: IsaCode,
+  ): Result<QTensorHandle>;
+  /** qparams: nscales float32 scales, then nzps zero points (float32 if floatZeroPoints, else int32). */
+  _quantizePerChannel(
+    x: Address,
+    nbytes: Count,
+    shape: number[],
+    qparams: Address,
+    nscales: Count,
+    nzps: Count,
+    axis: number,
+    floatZeroPoints: boolean,
+    dtype: DTypeCode,
+    isa: IsaCode,
+  ): Result<QTensorHandle>;
+  _makePerTensor(
+    bytes: Address,
+    nbytes: Count,
+    shape: number[],
+    scale: number,
+    zeroPoint: number,
+    dtype: DTypeCode,
+  ): Result<QTensorHandle>;
+  _makePerChannel(
+    bytes: Address,
+    nbytes: Count,
+    shape: number[],
+    qparams: Address,
+    nscales: Count,
+    nzps: Count,
+    axis: number,
+    floatZeroPoints: boolean,
+    dtype: DTypeCode,
+  ): Result<QTensorHandle>;
+  _view(q: QTensorHandle, shape: number[], axis: number): Result<QTensorHandle>;
+  _withMemoryFormat(q: QTensorHandle, format: MemoryFormatCode): Result<QTensorHandle>;
+
+  // observer_bindings.cpp
+  _observerConfig(
+    dtype: DTypeCode,
+    qscheme: QSchemeCode,
+    reduceRange: boolean,
+    perChannel: boolean,
+    hasCustomRange: boolean,
+    quantMin: number,
+    quantMax: number,
+    eps: number,
+    averaging: boolean,
+    averagingConstant: number,
+  ): Result<{ quantMin: number; quantMax: number }>;
+  /** state: nstate running mins then nstate running maxes (nstate 0: nothing observed yet). */
+  _observerObserve(
+    x: Address,
+    nbytes: Count,
+    shape: number[],
+    perChannel: boolean,
+    chAxis: number,
+    state: Address,
+    nstate: Count,
+    averaging: boolean,
+    averagingConstant: number,
+  ): Result<{ min: Float32Array<ArrayBuffer>; max: Float32Array<ArrayBuffer> }>;
+  _observerCalculateQParams(
+    state: Address,
+    nstate: Count,
+    dtype: DTypeCode,
+    qscheme: QSchemeCode,
+    quantMin: number,
+    quantMax: number,
+    customized: boolean,
+    eps: number,
+  ): Result<{ scale: Float32Array<ArrayBuffer>; zeroPoint: Float64Array<ArrayBuffer> }>;
+
+  // histogram_bindings.cpp
+  /** Returns the new state block (min, max, then `bins` counts). */
+  _histogramObserve(x: Address, nbytes: Count, bins: number, state: Address): Result<Float32Array<ArrayBuffer>>;
+  _histogramQParams(
+    state: Address,
+    bins: number,
+    dtype: DTypeCode,
+    qscheme: QSchemeCode,
+    quantMin: number,
+    quantMax: number,
+    customized: boolean,
+    eps: number,
+  ): Result<{ scale: number; zeroPoint: number; min: number; max: number }>;
+
+  // qops_bindings.cpp
+  _qadd(a: QTensorHandle, b: QTensorHandle, scale: number, zeroPoint: number, relu: boolean): Result<QTensorHandle>;
+  _qmul(a: QTensorHandle, b: QTensorHandle, scale: number, zeroPoint: number, relu: boolean): Result<QTensorHandle>;
+  _qaddScalar(x: QTensorHandle, c: number, relu: boolean): Result<QTensorHandle>;
+  _qmulScalar(x: QTensorHandle, c: number, relu: boolean): Result<QTensorHandle>;
+  _qcat(tensors: QTensorHandle[], dim: number, scale: number, zeroPoint: number): Result<QTensorHandle>;
+  _qclamp(x: QTensorHandle, hasMin: boolean, min: number, hasMax: boolean, max: number): Result<QTensorHandle>;
+
+  // pool_bindings.cpp
+  _qpool(x: QTensorHandle, kind: PoolKind, geometry: PoolGeometry, isa: IsaCode): Result<QTensorHandle>;
+  _qadaptiveAvgPool(x: QTensorHandle, dims: number, outputSize: number[], isa: IsaCode): Result<QTensorHandle>;
+  _fpool(x: Address, nbytes: Count, shape: number[], kind: PoolKind, geometry: PoolGeometry): Result<FloatResult>;
+  _fadaptivePool(
+    x: Address,
+    nbytes: Count,
+    shape: number[],
+    kind: PoolKind,
+    dims: number,
+    outputSize: number[],
+  ): Result<FloatResult>;
+
+  // float_bindings.cpp (PyTorch's float32 formulas, torch_float.h)
+  /** clamp of nbytes / 4 floats; an infinite bound is no bound. */
+  _fclamp(x: Address, nbytes: Count, lo: number, hi: number): Result<Float32Array>;
+  /** BatchNorm in eval mode; stats: [weight | bias | mean | var], numFeatures floats each. */
+  _fbatchNorm(
+    x: Address,
+    nbytes: Count,
+    shape: number[],
+    stats: Address,
+    statsBytes: Count,
+    affine: 0 | 1,
+    eps: number,
+  ): Result<Float32Array>;
+  /** weight: the weight of wShape, then its bias (wShape[0] floats); stats as _fbatchNorm's. */
+  _ffoldBatchNorm(
+    weight: Address,
+    nbytes: Count,
+    wShape: number[],
+    stats: Address,
+    statsBytes: Count,
+    eps: number,
+    linear: 0 | 1,
+  ): Result<{ weight: Float32Array; bias: Float32Array }>;
+
+  // conv_bindings.cpp
+  /** Validates a geometry; returns the weight's element count. */
+  _convWeightCount(geometry: ConvGeometry): Result<number>;
+  _checkOutputQParams(scale: number, zeroPoint: number): Result<undefined>;
+  /** engine: 0 fbgemm, 1 x86; winograd: 0 off, 1 auto, 2 on. */
+  _makeQConv(
+    geometry: ConvGeometry,
+    weight: QTensorHandle,
+    bias: Address,
+    biasCount: Count,
+    hasBias: boolean,
+    engine: 0 | 1,
+    winograd: 0 | 1 | 2,
+  ): Result<QConvHandle>;
+  _makeFConv(
+    geometry: ConvGeometry,
+    weight: Address,
+    weightCount: Count,
+    bias: Address,
+    biasCount: Count,
+    hasBias: boolean,
+  ): Result<FConvHandle>;
+
+  // diagnostics_bindings.cpp
+  /** Bytes malloc holds (live allocations, for the leak tests). */
+  _heapInUse(): number;
+  /** 1 scalar, 2 wasmsimd. */
+  _bestIsa(): 1 | 2;
+  _startThreads(n: number): Result<true>;
+  _setNumThreads(n: number): Result<true>;
+  _numThreads(): number;
+  _maxThreads(): number;
+}
+
+/** The testing wasm (build/wasm/qwasm.testing.*): the package's functions plus testing_bindings.cpp. */
+export interface TestingCore extends Core {
+  /** The naive reference quantization of the float32 data at `x` with q's own qparams: q's integers (a copy). */
+  _referenceQuantize(q: QTensorHandle, x: Address): Result<Uint8Array<ArrayBuffer>>;
+  _referenceDequantize(q: QTensorHandle, y: Address): void;
+  /** Fault injection: the n+1-th allocation from now fails (n < 0: none does). */
+  _failAllocationsAfter(n: number): void;
+  _peakDot16(reps: number, pairs: number): number;
+  _peakDwconv(reps: number): number;
+  _assertsEnabled(): boolean;
+  /** The registered kernels by table: {quantize: [...], qconv: [...], ...}. */
+  _kernelNames(): Record<string, string[]>;
+  _lastLoopShares(): number[];
+  _setFineGrainedTasks(on: boolean): void;
+  /** Divides 1 by `divisor` as an int32: 0 traps (the trap guard's test, trap-guard.mjs). */
+  _divideForTesting(divisor: number): number;
+}
