@@ -9,6 +9,12 @@ import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './runtime/args.m
 
 export { GraphModule } from './model/graph-module.mjs';
 export { loadModel, loadModelAsync } from './model/load.mjs';
+/**
+ * @internal The model worker's side of io.loadModel(source, { worker: true }):
+ * the Node.js model worker (model-worker.node.mjs) serves its model with the
+ * package's own build, through this.
+ */
+export { serveModel as _serveModel } from './model/worker-host.mjs';
 export { WorkerModel } from './model/worker-model.mjs';
 
 // The first few names of a list, quoted and cut short.
