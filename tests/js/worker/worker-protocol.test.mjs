@@ -31,7 +31,7 @@ function servedHere() {
   const answers = [];
   let handler;
   let waiting = null;
-  qwasm.io._serveModel({
+  qwasm.io.WorkerModel._serve({
     post: (message) => {
       if (message.progress !== undefined) return;
       answers.push(message);

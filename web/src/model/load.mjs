@@ -33,7 +33,6 @@ import { buildModule } from './module-builders.mjs';
 import { BudgetError, planGraph } from './plan.mjs';
 import { bytesOfInput, parseSafetensors } from './safetensors.mjs';
 import { isModelSource, readModelSource, sourceError, throwIfAborted } from './source.mjs';
-import { loadModelInWorker } from './worker-model.mjs';
 
 export const FORMAT = 'qwasm-model';
 // Version 2 adds the engine the model was converted under and each quantized
@@ -212,20 +211,12 @@ export async function loadModelAsync(source, options) {
 }
 
 /**
- * Reads a model written by python/qwasm_export.py and builds it: a
- * GraphModule whose forward(x) runs the exported graph.
+ * io.loadModel(bytes, options) without worker: true (io.mjs): the file's
+ * bytes, built on this thread.
  * @param {ArrayBuffer | ArrayBufferView} input
- * winograd ('auto', true or false) is every quantized convolution's
- * Winograd option (nn.quantized.Conv3d's); the model's weightBytes()
- * and profile() report what it holds and which path each layer took.
- * With worker: true, `input` may be any source io.loadModelAsync takes, and
- * the result is a Promise of a WorkerModel: the model is loaded and runs in
- * a worker the library starts (worker-model.mjs).
- * @param {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL, signal?: AbortSignal}} [options]
- * @returns {any}
+ * @returns {GraphModule}
  */
-export function loadModel(input, options) {
-  if (asksForWorker(options)) return loadInWorker(input, options);
+export function loadModelFromBytes(input, options) {
   const ctx = 'io.loadModel(bytes)';
   const { model, onProgress, signal } = readLoadOptions(options, ctx);
   if (onProgress !== undefined) {
@@ -244,24 +235,6 @@ export function loadModel(input, options) {
     );
   }
   return buildModel(input, model, ctx);
-}
-
-/** options.worker === true, read without throwing (readLoadOptions reports a hostile options object). */
-function asksForWorker(options) {
-  try {
-    return options !== null && typeof options === 'object' && options.worker === true;
-  } catch {
-    return false;
-  }
-}
-
-/** io.loadModel(source, { worker: true }): every error, a bad option too, is a rejection. */
-async function loadInWorker(input, options) {
-  const ctx = 'io.loadModel(source, { worker: true })';
-  const loadOptions = readLoadOptions(options, ctx);
-  if (!isModelSource(input)) throw sourceError(input, ctx);
-  throwIfAborted(loadOptions.signal); // no worker is started
-  return loadModelInWorker(input, loadOptions);
 }
 
 /**

@@ -6,7 +6,7 @@
 //
 // This module is part of the library the worker runs: the browser's model
 // worker bundles it (model-worker.mjs); the Node.js one reaches it in the
-// package's build beside it (model-worker.node.mjs, io._serveModel).
+// package's build beside it (model-worker.node.mjs, io.WorkerModel._serve).
 import { compareModelOutputs, compareWeights } from '../quantization/ns.mjs';
 import { init, localFileReader, runtimeInfo } from '../runtime/runtime.mjs';
 import { QTensor } from '../tensors/qtensor.mjs';

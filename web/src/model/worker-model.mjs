@@ -7,9 +7,18 @@ import { bytesOf, describe, isArrayBuffer, readOptions } from '../runtime/args.m
 import { localFileReader, objectUrlResolver, startModelWorker } from '../runtime/runtime.mjs';
 import { tensor } from '../tensors/tensor.mjs';
 import { transformsOf } from './description.mjs';
-import { withBudget } from './load-options.mjs';
+import { readLoadOptions, withBudget } from './load-options.mjs';
 import { readBudget } from './plan.mjs';
-import { absoluteUrl, kindOf, readModelSource, readSignal, throwIfAborted } from './source.mjs';
+import {
+  absoluteUrl,
+  isModelSource,
+  kindOf,
+  readModelSource,
+  readSignal,
+  sourceError,
+  throwIfAborted,
+} from './source.mjs';
+import { serveModel } from './worker-host.mjs';
 import { rejectionOf } from './worker-protocol.mjs';
 
 /**
@@ -395,6 +404,16 @@ export class WorkerModel {
   dispose() {
     this.#fail('the model was disposed');
   }
+
+  /**
+   * @internal The other side: serves one model on `port`, in a model worker
+   * (worker-host.mjs). The Node.js model worker reaches it in the package's
+   * build beside it (model-worker.node.mjs); the browser's bundles its own.
+   * @param {import('./worker-protocol.mjs').HostPort} port
+   */
+  static _serve(port) {
+    serveModel(port);
+  }
 }
 
 function deepFreeze(value) {
@@ -441,16 +460,18 @@ async function forWorker(source, onProgress, ctx, signal) {
 }
 
 /**
- * Starts a model worker and loads `source` in it, with io.loadModel's options
- * as read (load-options.mjs): their `model` part is sent as it is; an abort
- * of signal ends the worker and rejects with its reason; locateFile(name)
- * says where the model worker's script is, for bundlers that do not emit it
- * (the worker finds the rest beside itself).
- * @param {import('./load-options.mjs').LoadOptions} options
+ * io.loadModel(source, { worker: true }) (io.mjs): starts a model worker and
+ * loads `source` in it. The options are read once, here (load-options.mjs);
+ * their `model` part is sent as it is. An abort of signal ends the worker and
+ * rejects with its reason; locateFile(name) says where the model worker's
+ * script is, for bundlers that do not emit it (the worker finds the rest
+ * beside itself). Every error, a bad option too, is a rejection.
  * @returns {Promise<WorkerModel>}
  */
 export async function loadModelInWorker(source, options) {
-  const { onProgress, locateFile, signal } = options;
+  const { model: modelOptions, onProgress, locateFile, signal } = readLoadOptions(options, CTX);
+  if (!isModelSource(source)) throw sourceError(source, CTX);
+  throwIfAborted(signal); // no worker is started
   let port;
   try {
     port = startModelWorker(locateFile);
@@ -464,7 +485,7 @@ export async function loadModelInWorker(source, options) {
   const model = new WorkerModel(port);
   try {
     const { sent, transfer, workerProgress } = await forWorker(source, onProgress, CTX, signal);
-    await model._load(sent, options.model, workerProgress, transfer, signal);
+    await model._load(sent, modelOptions, workerProgress, transfer, signal);
     return model;
   } catch (err) {
     model.dispose();
