@@ -5,11 +5,12 @@
 
 import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
+import { isFloatTensor, NodeError } from '../ops/graph-calls.mjs';
+import { graphCallable } from '../ops/registry.mjs';
 import { describe } from '../runtime/args.mjs';
 import { heapInUse } from '../runtime/diagnostics.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { transformsOf } from './description.mjs';
-import { graphCallable, isFloatTensor, NodeError } from './graph-functions.mjs';
 import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
 
 const isQ = (v) => isQTensorInstance(v);

@@ -10,12 +10,6 @@
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
 
-import { clipped, describe, isArrayBuffer, readOptions } from '../runtime/args.mjs';
-import { SUPPORTED_ENGINES } from '../runtime/engine.mjs';
-import { restate } from '../runtime/errors.mjs';
-import { localFileReader, readThreadCount, wasm } from '../runtime/runtime.mjs';
-import { getWinograd, readWinograd } from '../runtime/winograd.mjs';
-import { readDescription } from './description.mjs';
 import {
   checkNameLength,
   FormatError,
@@ -26,10 +20,16 @@ import {
   onlyKeys,
   quote,
   readInt,
-} from './format-readers.mjs';
-import { graphCallable } from './graph-functions.mjs';
+} from '../ops/format-readers.mjs';
+import { graphCallable } from '../ops/registry.mjs';
+import { clipped, describe, isArrayBuffer, readOptions } from '../runtime/args.mjs';
+import { SUPPORTED_ENGINES } from '../runtime/engine.mjs';
+import { restate } from '../runtime/errors.mjs';
+import { localFileReader, readThreadCount, wasm } from '../runtime/runtime.mjs';
+import { getWinograd, readWinograd } from '../runtime/winograd.mjs';
+import { buildModule } from './build-module.mjs';
+import { readDescription } from './description.mjs';
 import { GraphModule } from './graph-module.mjs';
-import { buildModule } from './module-builders.mjs';
 import { BudgetError, DEFAULT_LIMITS, planGraph, readBudget } from './plan.mjs';
 import { bytesOfInput, parseSafetensors } from './safetensors.mjs';
 import { isModelSource, readModelSource, readSignal, sourceError, throwIfAborted } from './source.mjs';
@@ -112,7 +112,7 @@ function checkArg(a, known, what, depth = 0) {
 }
 
 // What a node of each op may carry: its most positional arguments, its keyword arguments.
-/** @returns {import('./graph-functions.mjs').GraphCallable | {args: number, kwargs: string[], checkConstants?: undefined}} */
+/** @returns {import('../ops/registry.mjs').GraphCallable | {args: number, kwargs: string[], checkConstants?: undefined}} */
 function signatureOf(n) {
   switch (n.op) {
     case 'placeholder':
