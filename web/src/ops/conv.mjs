@@ -2,6 +2,7 @@
 // forms: the module types QuantizedConv and Conv of a model file, and the
 // eager flow's Conv1d / 2d / 3d and nn.intrinsic.ConvReLU1d / 2d / 3d.
 
+import { foldBatchNormInto } from '../nn/fusion.mjs';
 import { nn } from '../nn/index.mjs';
 import { describe } from '../runtime/args.mjs';
 import { numel } from './abstract-values.mjs';
@@ -20,6 +21,7 @@ const QCONV_RELU = [
 ];
 const FCONV = [null, nn.Conv1d, nn.Conv2d, nn.Conv3d];
 const FCONV_RELU = [null, nn.intrinsic.ConvReLU1d, nn.intrinsic.ConvReLU2d, nn.intrinsic.ConvReLU3d];
+const BATCH_NORM = [null, nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d];
 
 const GEOMETRY_FIELDS = ['in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation', 'groups'];
 
@@ -140,6 +142,20 @@ export const conv = {
       output: floatOutput,
     },
   },
+  // fuseModules: conv + bn (folded), conv + bn + relu, conv + relu (folding needs eval mode).
+  fusions: [1, 2, 3].flatMap((d) => [
+    {
+      types: [FCONV[d], BATCH_NORM[d]],
+      needsEval: true,
+      fuse: (m, ctx) => foldBatchNormInto(m[0], m[1], false, ctx),
+    },
+    {
+      types: [FCONV[d], BATCH_NORM[d], nn.ReLU],
+      needsEval: true,
+      fuse: (m, ctx) => new FCONV_RELU[d](foldBatchNormInto(m[0], m[1], false, ctx), m[2]),
+    },
+    { types: [FCONV[d], nn.ReLU], needsEval: false, fuse: (m) => new FCONV_RELU[d](m[0], m[1]) },
+  ]),
   eager: [1, 2, 3].flatMap((d) => [
     {
       float: FCONV[d],

@@ -2,6 +2,7 @@
 // types QuantizedLinear and Linear of a model file, and the eager flow's
 // nn.Linear and nn.intrinsic.LinearReLU.
 
+import { foldBatchNormInto } from '../nn/fusion.mjs';
 import { nn } from '../nn/index.mjs';
 import { numel } from './abstract-values.mjs';
 import { floatLayerState, fusedLayerState, weightedTwin } from './eager.mjs';
@@ -70,6 +71,15 @@ export const linear = {
       output: floatOutput,
     },
   },
+  // fuseModules: linear + bn (folded; eval mode), linear + relu.
+  fusions: [
+    {
+      types: [nn.Linear, nn.BatchNorm1d],
+      needsEval: true,
+      fuse: (m, ctx) => foldBatchNormInto(m[0], m[1], true, ctx),
+    },
+    { types: [nn.Linear, nn.ReLU], needsEval: false, fuse: (m) => new nn.intrinsic.LinearReLU(m[0], m[1]) },
+  ],
   eager: [
     {
       float: nn.Linear,

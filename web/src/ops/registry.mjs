@@ -32,6 +32,10 @@
 //     can check in the file, or null;
 //   - tensorInput?(args): whether its inputs hold the tensor it needs (the
 //     planner refuses a node whose input is a constant; default: args[0] is a tensor).
+// - fusions: [pattern] — what quantization.fuseModules fuses (PyTorch's
+//   fuser_method_mappings): types, the exact classes of the modules fused in
+//   order; needsEval, whether it folds a BatchNorm (eval mode only);
+//   fuse(modules, ctx), the fused module.
 // - eager: [row] — what PyTorch's eager flow does with each float class (one
 //   row of torch.ao's DEFAULT_STATIC_QUANT_MODULE_MAPPINGS and what goes with it):
 //   - float: the float (or fused) class, matched exactly, as PyTorch matches
@@ -95,9 +99,10 @@ import * as shapeOps from './shape-ops.mjs';
 const FAMILIES = { activations, arithmetic, batchnorm, conv, linear, pooling, quantize, shapeOps };
 
 const KEYS = {
-  descriptor: { required: [], optional: ['modules', 'functions', 'methods', 'eager'] },
+  descriptor: { required: [], optional: ['modules', 'functions', 'methods', 'fusions', 'eager'] },
   module: { required: ['fields', 'build', 'info', 'cost', 'output'], optional: ['fieldVersions'] },
   callable: { required: ['args', 'kwargs', 'run', 'cost'], optional: ['checkConstants', 'tensorInput'] },
+  fusion: { required: ['types', 'needsEval', 'fuse'], optional: [] },
   eager: {
     required: ['float'],
     optional: [
@@ -170,6 +175,24 @@ export function graphCallable(op, target) {
 
 /** Whether a node's inputs hold the tensor its callable needs (the planner's check before cost). */
 export const hasTensorInput = (callable, args) => (callable?.tensorInput ?? ((a) => isTensor(a[0])))(args);
+
+/**
+ * The module sequences quantization.fuseModules fuses: {types (exact classes,
+ * in order), needsEval, fuse(modules, ctx)}.
+ * @type {readonly {types: Function[], needsEval: boolean, fuse: (modules: any[], ctx: string) => any}[]}
+ */
+export const FUSIONS = Object.freeze(
+  DESCRIPTORS.flatMap(([name, d]) =>
+    (d.fusions ?? []).map((pattern, i) => {
+      checkKeys(pattern, 'fusion', `${name}.fusions[${i}]`);
+      return Object.freeze(pattern);
+    }),
+  ),
+);
+FUSIONS.forEach((p, i) => {
+  const same = FUSIONS.findIndex((q) => q.types.length === p.types.length && q.types.every((T, j) => T === p.types[j]));
+  if (same !== i) throw new Error(`op descriptors: two fusions of (${p.types.map((T) => T.name).join(', ')})`);
+});
 
 /** @type {EagerRow[]} */
 const EAGER = DESCRIPTORS.flatMap(([name, d]) =>
