@@ -112,7 +112,7 @@ function checkArg(a, known, what, depth = 0) {
 }
 
 // What a node of each op may carry: its most positional arguments, its keyword arguments.
-/** @returns {import('../ops/registry.mjs').GraphCallable | {args: number, kwargs: string[], checkConstants?: undefined}} */
+/** @returns {import('../ops/tables.mjs').GraphCallable | {args: number, kwargs: string[], checkConstants?: undefined}} */
 function signatureOf(n) {
   switch (n.op) {
     case 'placeholder':
