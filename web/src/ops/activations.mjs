@@ -7,7 +7,7 @@ import { reluFloats } from '../nn/torch-float.mjs';
 import { describe } from '../runtime/args.mjs';
 import { ownBytes } from '../runtime/heap.mjs';
 import { elementwise, isFloatTensor, isQ, NodeError, param } from './graph-calls.mjs';
-import { nothing, perElement, sameKindOutput } from './module-costs.mjs';
+import { noInfo, perElement, sameKindOutput } from './module-costs.mjs';
 
 function reluOf(x) {
   if (isQ(x)) return nn.quantized.functional.relu(x);
@@ -19,7 +19,7 @@ function reluOf(x) {
 /** nn.ReLU, torch.relu(input) and x.relu(). */
 export const relu = {
   modules: {
-    ReLU: { fields: [], build: () => new nn.ReLU(), info: nothing, cost: perElement, output: sameKindOutput },
+    ReLU: { fields: [], build: () => new nn.ReLU(), info: noInfo, cost: perElement, output: sameKindOutput },
   },
   functions: {
     relu: { args: 1, kwargs: [], run: (args, kwargs) => reluOf(param(args, kwargs, 0, 'input')), cost: elementwise },
@@ -32,7 +32,7 @@ export const relu = {
 /** nn.ReLU6. */
 export const relu6 = {
   modules: {
-    ReLU6: { fields: [], build: () => new nn.ReLU6(), info: nothing, cost: perElement, output: sameKindOutput },
+    ReLU6: { fields: [], build: () => new nn.ReLU6(), info: noInfo, cost: perElement, output: sameKindOutput },
   },
   // PyTorch's mapping has a quantized ReLU6, so its numeric suite logs a
   // ReLU6's output; qwasm's ReLU6 runs on QTensors as it is (convert leaves it).

@@ -5,7 +5,7 @@
 import { nn } from '../nn/index.mjs';
 import { batchNormState } from './eager.mjs';
 import { fail, readDims, readFloat, readInt } from './format-readers.mjs';
-import { floatOutput, nothing, perElement } from './module-costs.mjs';
+import { floatOutput, noInfo, perElement } from './module-costs.mjs';
 
 const BATCH_NORM = [null, nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d];
 
@@ -37,7 +37,7 @@ export const batchNorm = {
         bn.runningVar.data = variance;
         return bn.eval();
       },
-      info: nothing,
+      info: noInfo,
       cost: perElement,
       output: floatOutput,
     },

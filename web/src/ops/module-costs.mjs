@@ -48,4 +48,4 @@ export const floatOutput = (info, x, shape) => floatValue(shape);
 export const quantizedOutput = (info, x, shape) => qValue(shape, info.scale, info.zeroPoint);
 
 /** The planner needs nothing of the entry but its type. */
-export const nothing = () => ({});
+export const noInfo = () => ({});

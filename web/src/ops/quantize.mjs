@@ -11,7 +11,7 @@ import { floatValue, numel } from './abstract-values.mjs';
 import { qparamsState } from './eager.mjs';
 import { fail, readFloat, readInt } from './format-readers.mjs';
 import { costOf, onTensor, wantQ } from './graph-calls.mjs';
-import { floatOutput, nothing, perElement, perElementAt, quantizedOutput, sameKindOutput } from './module-costs.mjs';
+import { floatOutput, noInfo, perElement, perElementAt, quantizedOutput, sameKindOutput } from './module-costs.mjs';
 import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 
 /** nn.quantized.Quantize, and the QuantStub it replaces. */
@@ -35,7 +35,7 @@ export const quantize = {
       output: quantizedOutput,
     },
     // A float model's stub: the identity (quantization.QuantStub).
-    QuantStub: { fields: [], build: () => new QuantStub(), info: nothing, cost: perElement, output: sameKindOutput },
+    QuantStub: { fields: [], build: () => new QuantStub(), info: noInfo, cost: perElement, output: sameKindOutput },
   },
   eager: [
     {
@@ -57,7 +57,7 @@ export const dequantize = {
     DeQuantize: {
       fields: [],
       build: () => new nn.quantized.DeQuantize(),
-      info: nothing,
+      info: noInfo,
       cost: perElementAt(RATE.dequantizeElement),
       output: floatOutput,
     },
@@ -65,7 +65,7 @@ export const dequantize = {
     DeQuantStub: {
       fields: [],
       build: () => new DeQuantStub(),
-      info: nothing,
+      info: noInfo,
       cost: perElement,
       output: sameKindOutput,
     },

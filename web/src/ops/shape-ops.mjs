@@ -19,7 +19,7 @@ import {
   wantInt,
   withShape,
 } from './graph-calls.mjs';
-import { nothing, perElementAt, sameKindOutput } from './module-costs.mjs';
+import { noInfo, perElementAt, sameKindOutput } from './module-costs.mjs';
 
 // A reshape's rank: at most qwasm's tensors' (MAX_RANK, 64), float or quantized.
 const MAX_RESHAPE_RANK = MAX_RANK;
@@ -30,7 +30,7 @@ export const identity = {
     Identity: {
       fields: [],
       build: () => new nn.Identity(),
-      info: nothing,
+      info: noInfo,
       cost: perElementAt(0),
       output: sameKindOutput,
     },
