@@ -4,12 +4,43 @@
 // file: the bytes are untrusted, so every size is checked against the file
 // before anything is allocated. Pure JavaScript: they work before init().
 
+import { loadModelFromBytes } from './model/load.mjs';
 import { bytesOfInput, numelOf, parseSafetensors } from './model/safetensors.mjs';
+import { loadModelInWorker } from './model/worker-model.mjs';
 import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './runtime/args.mjs';
 
 export { GraphModule } from './model/graph-module.mjs';
-export { loadModel, loadModelAsync } from './model/load.mjs';
+export { loadModelAsync } from './model/load.mjs';
 export { WorkerModel } from './model/worker-model.mjs';
+
+/**
+ * Reads a model written by python/qwasm_export.py and builds it: a
+ * GraphModule whose forward(x) runs the exported graph.
+ * winograd ('auto', true or false) is every quantized convolution's
+ * Winograd option (nn.quantized.Conv3d's); the model's weightBytes()
+ * and profile() report what it holds and which path each layer took.
+ * With worker: true, `input` may be any source io.loadModelAsync takes, and
+ * the result is a Promise of a WorkerModel: the model is loaded and runs in
+ * a worker the library starts (model/worker-model.mjs).
+ * @param {ArrayBuffer | ArrayBufferView} input
+ * @param {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL, signal?: AbortSignal}} [options]
+ * @returns {any}
+ */
+export function loadModel(input, options) {
+  return asksForWorker(options) ? loadModelInWorker(input, options) : loadModelFromBytes(input, options);
+}
+
+/**
+ * options.worker === true, read without throwing: it decides which call
+ * reads the options (and reports a hostile options object).
+ */
+function asksForWorker(options) {
+  try {
+    return options !== null && typeof options === 'object' && options.worker === true;
+  } catch {
+    return false;
+  }
+}
 
 // The first few names of a list, quoted and cut short.
 const listNames = (names) =>

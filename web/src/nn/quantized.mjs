@@ -62,6 +62,7 @@ class QuantizedConvBase extends Module {
   #bias = null; // Float32Array | null
   #scale = 1.0;
   #zeroPoint = 0;
+  /** @type {import('../runtime/winograd.mjs').WinogradMode} */
   #winograd = 'auto';
 
   constructor(spec, relu, name, inChannels, outChannels, kernelSize, options) {
