@@ -191,12 +191,7 @@ const MAX_INPUT_SIZE = 2 ** 31 - 1;
 const GRAPH_KEYS = ['format', 'version', 'torch', 'engine', 'input_shape', 'modules', 'nodes'];
 
 /**
- * Loads a model without blocking on its download, on the calling thread (for
- * code that already runs in its own worker): `source` is a URL (a path in
- * Node.js), a Response, a ReadableStream, a Blob or the bytes;
- * onProgress(loadedBytes, totalBytes) follows the download; an abort of
- * `signal` (an AbortSignal) rejects with its reason. Building the
- * modules then takes one task, as io.loadModel does. Needs init().
+ * Documented at io.loadModelAsync (web/declarations/io.d.ts).
  * @returns {Promise<GraphModule>}
  */
 export async function loadModelAsync(source, options) {
