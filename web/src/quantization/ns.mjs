@@ -93,11 +93,7 @@ function norms(x, y, from, to) {
 
 const sqnrOf = ({ ps, pn }) => 20 * Math.log10(ps / pn);
 
-/**
- * torch.ao.ns.fx.utils.compute_sqnr(x, y): 20 log10(||x|| / ||x - y||) in dB
- * (Infinity when y equals x). x and y: float tensors {data, shape} or QTensors
- * (dequantized), of one shape.
- */
+/** Documented at quantization.ns.computeSqnr (web/declarations/quantization.d.ts). */
 export function computeSqnr(x, y) {
   const ctx = 'quantization.ns.computeSqnr(x, y)';
   const a = asFloat(x, `${ctx}: x`);
@@ -132,13 +128,7 @@ function compare(f, q, { perChannel = false, step = null } = {}) {
   return out;
 }
 
-/**
- * torch.ao.ns._numeric_suite.compare_weights: each quantized model's weight
- * with the float weight it came from, keyed by the quantized state-dict key
- * (PyTorch's), with its float key, both tensors (the quantized one
- * dequantized), the SQNR in dB and the largest absolute error, per tensor and
- * per output channel.
- */
+/** Documented at quantization.ns.compareWeights (web/declarations/quantization.d.ts). */
 export function compareWeights(floatModel, quantizedModel) {
   const ctx = 'quantization.ns.compareWeights(floatModel, quantizedModel)';
   const floats = stateDictEntries(floatModel, `${ctx}: floatModel`);
@@ -229,15 +219,7 @@ function runLogged(model, x, ctx) {
   return seen;
 }
 
-/**
- * torch.ao.ns._numeric_suite.compare_model_outputs: runs both models on x and
- * pairs the outputs of the modules PyTorch logs (QuantStub / Quantize, convs,
- * linears, fused modules, FloatFunctional ops, DeQuantStub / DeQuantize, ...),
- * keyed by the quantized model's '<path>.stats', with the float match's key,
- * both outputs (the quantized one dequantized), the SQNR in dB, the largest
- * absolute error and the share of elements off by more than one quantization
- * step (null for a float output).
- */
+/** Documented at quantization.ns.compareModelOutputs (web/declarations/quantization.d.ts). */
 export function compareModelOutputs(floatModel, quantizedModel, x) {
   const ctx = 'quantization.ns.compareModelOutputs(floatModel, quantizedModel, x)';
   for (const [name, m] of [

@@ -116,11 +116,7 @@ function makeObserver(qconfig, path, ctx) {
   return o;
 }
 
-/**
- * quantization.prepare(model): attaches PyTorch's observers in place (see the
- * file comment) and returns the model. Then run calibration data through
- * model.forward(x), and call convert(model).
- */
+/** Documented at quantization.prepare (web/declarations/quantization.d.ts). */
 export function prepare(model, options) {
   const ctx = 'quantization.prepare(model)';
   if (!(model instanceof Module)) throw new TypeError(`${ctx}: model must be an nn.Module, got ${describe(model)}`);
@@ -178,12 +174,7 @@ function swap(child, path, ctx) {
   return row.convert(child, { observer: observers.get(child), qconfig, path, ctx });
 }
 
-/**
- * quantization.convert(model): swaps every observed module for its quantized
- * twin in place (PyTorch's default static mapping) and returns the model. Its
- * forward(x) then takes the float input and runs on QTensors between the
- * stubs. The float modules swapped out are disposed.
- */
+/** Documented at quantization.convert (web/declarations/quantization.d.ts). */
 export function convert(model, options) {
   const ctx = 'quantization.convert(model)';
   if (!(model instanceof Module)) throw new TypeError(`${ctx}: model must be an nn.Module, got ${describe(model)}`);
