@@ -14,14 +14,7 @@ export { loadModelAsync } from './model/load.mjs';
 export { WorkerModel } from './model/worker-model.mjs';
 
 /**
- * Reads a model written by python/qwasm_export.py and builds it: a
- * GraphModule whose forward(x) runs the exported graph.
- * winograd ('auto', true or false) is every quantized convolution's
- * Winograd option (nn.quantized.Conv3d's); the model's weightBytes()
- * and profile() report what it holds and which path each layer took.
- * With worker: true, `input` may be any source io.loadModelAsync takes, and
- * the result is a Promise of a WorkerModel: the model is loaded and runs in
- * a worker the library starts (model/worker-model.mjs).
+ * Documented at io.loadModel (web/declarations/io.d.ts).
  * @param {ArrayBuffer | ArrayBufferView} input
  * @param {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL, signal?: AbortSignal}} [options]
  * @returns {any}
@@ -68,11 +61,7 @@ const NPY_TYPES = new Map([
 ]);
 
 /**
- * Reads a .npy file (format versions 1-3) holding float32, float64 or float16
- * data in C order; either byte order. Returns {data: Float32Array, shape, dtype}
- * where dtype is the file's ('float32' | 'float64' | 'float16').
- */
-/**
+ * Documented at io.loadNpy (web/declarations/io.d.ts).
  * @param {ArrayBuffer | ArrayBufferView} input
  * @returns {import('../index.js').NpyTensor}
  */
@@ -140,12 +129,7 @@ const ST_FLOAT_TYPES = new Map([
   ['BF16', { size: 2, read: (v, o) => new Float32Array(new Uint32Array([v.getUint16(o, true) << 16]).buffer)[0] }],
 ]);
 /**
- * Reads a .safetensors file. Returns {tensors: [{name, dtype, shape}],
- * metadata (string -> string), get(name) -> {data: Float32Array, shape}};
- * float tensors (F32, F64, F16, BF16) can be read, others are listed but
- * refused by get().
- */
-/**
+ * Documented at io.loadSafetensors (web/declarations/io.d.ts).
  * @param {ArrayBuffer | ArrayBufferView} input
  * @returns {import('../index.js').SafetensorsFile}
  */

@@ -10,11 +10,6 @@
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
 
-import { clipped, describe, isArrayBuffer } from '../runtime/args.mjs';
-import { SUPPORTED_ENGINES } from '../runtime/engine.mjs';
-import { restate } from '../runtime/errors.mjs';
-import { localFileReader, wasm } from '../runtime/runtime.mjs';
-import { readDescription } from './description.mjs';
 import {
   checkNameLength,
   FormatError,
@@ -25,11 +20,16 @@ import {
   onlyKeys,
   quote,
   readInt,
-} from './format-readers.mjs';
-import { graphCallable } from './graph-functions.mjs';
+} from '../ops/format-readers.mjs';
+import { graphCallable } from '../ops/registry.mjs';
+import { clipped, describe, isArrayBuffer } from '../runtime/args.mjs';
+import { SUPPORTED_ENGINES } from '../runtime/engine.mjs';
+import { restate } from '../runtime/errors.mjs';
+import { localFileReader, wasm } from '../runtime/runtime.mjs';
+import { buildModule } from './build-module.mjs';
+import { readDescription } from './description.mjs';
 import { GraphModule } from './graph-module.mjs';
 import { readLoadOptions } from './load-options.mjs';
-import { buildModule } from './module-builders.mjs';
 import { BudgetError, planGraph } from './plan.mjs';
 import { bytesOfInput, parseSafetensors } from './safetensors.mjs';
 import { isModelSource, readModelSource, sourceError, throwIfAborted } from './source.mjs';
@@ -111,7 +111,7 @@ function checkArg(a, known, what, depth = 0) {
 }
 
 // What a node of each op may carry: its most positional arguments, its keyword arguments.
-/** @returns {import('./graph-functions.mjs').GraphCallable | {args: number, kwargs: string[], checkConstants?: undefined}} */
+/** @returns {import('../ops/tables.mjs').GraphCallable | {args: number, kwargs: string[], checkConstants?: undefined}} */
 function signatureOf(n) {
   switch (n.op) {
     case 'placeholder':
@@ -191,12 +191,7 @@ const MAX_INPUT_SIZE = 2 ** 31 - 1;
 const GRAPH_KEYS = ['format', 'version', 'torch', 'engine', 'input_shape', 'modules', 'nodes'];
 
 /**
- * Loads a model without blocking on its download, on the calling thread (for
- * code that already runs in its own worker): `source` is a URL (a path in
- * Node.js), a Response, a ReadableStream, a Blob or the bytes;
- * onProgress(loadedBytes, totalBytes) follows the download; an abort of
- * `signal` (an AbortSignal) rejects with its reason. Building the
- * modules then takes one task, as io.loadModel does. Needs init().
+ * Documented at io.loadModelAsync (web/declarations/io.d.ts).
  * @returns {Promise<GraphModule>}
  */
 export async function loadModelAsync(source, options) {

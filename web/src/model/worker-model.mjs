@@ -100,11 +100,7 @@ function transferable(data, transfer, ctx) {
   return copy;
 }
 
-/**
- * A model loaded in a worker: forward and profile return Promises; the
- * graph's description (nodes, modules, weight bytes) is read once at load.
- * dispose() ends the worker.
- */
+/** Documented at io.WorkerModel (web/declarations/io.d.ts). */
 export class WorkerModel {
   /** @type {CallerPort} */
   #port;
@@ -283,13 +279,7 @@ export class WorkerModel {
     }
   }
 
-  /**
-   * Runs the model in the worker. x is a float tensor {data, shape}; its
-   * buffer is transferred to the worker (it is detached here) unless
-   * options.transfer is false (then it is copied once). Resolves to the
-   * output: a float tensor {data, shape}, or, for a model without a final
-   * DeQuantStub, {dtype, data, shape, scale, zeroPoint} with the integers.
-   */
+  /** Documented at io.WorkerModel.forward (web/declarations/io.d.ts). */
   forward(x, options) {
     return this.#requestOn(x, options, 'forward', 'WorkerModel.forward(x)').then(plainResult);
   }
@@ -302,13 +292,7 @@ export class WorkerModel {
     }));
   }
 
-  /**
-   * Loads the model's float twin into the same worker, for the numeric suite
-   * (compareWeights, compareModelOutputs): a float model exported from the
-   * PyTorch model this one was converted from. `source` is any io.loadModel
-   * source (URL, path, Response, stream, Blob, bytes: bytes are copied).
-   * Resolves when it is built; a second call replaces it.
-   */
+  /** Documented at io.WorkerModel.loadFloatModel (web/declarations/io.d.ts). */
   loadFloatModel(source, options) {
     const ctx = 'WorkerModel.loadFloatModel(source)';
     try {
@@ -335,18 +319,12 @@ export class WorkerModel {
     return this.#request('WorkerModel.compareWeights()', 'compareWeights', {});
   }
 
-  /**
-   * quantization.ns.compareModelOutputs(float twin, this model, x), in the
-   * worker: the statistics per key (no tensors). x as in forward.
-   */
+  /** Documented at io.WorkerModel.compareModelOutputs (web/declarations/io.d.ts). */
   compareModelOutputs(x, options) {
     return this.#requestOn(x, options, 'compareModelOutputs', 'WorkerModel.compareModelOutputs(x)');
   }
 
-  /**
-   * The float twin's forward(x) in the worker (loadFloatModel first): its
-   * output, a float tensor, to set beside this model's (e.g. top-5 classes).
-   */
+  /** Documented at io.WorkerModel.forwardFloat (web/declarations/io.d.ts). */
   forwardFloat(x, options) {
     return this.#requestOn(x, options, 'forwardFloat', 'WorkerModel.forwardFloat(x)').then(plainResult);
   }
@@ -381,11 +359,7 @@ export class WorkerModel {
     return this.#info.engine;
   }
 
-  /**
-   * Every module of the model: {path, type, backend?, scale?, zeroPoint?,
-   * weight?: {shape, dtype, qscheme, axis, scales, zeroPoints}} (weight for
-   * the quantized layers, read once at load).
-   */
+  /** Documented at io.WorkerModel.modules (web/declarations/io.d.ts). */
   get modules() {
     return this.#info.modules;
   }

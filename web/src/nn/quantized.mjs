@@ -145,21 +145,34 @@ class QuantizedConvBase extends Module {
     return this.#packed;
   }
 
-  /**
-   * PyTorch set_weight_bias: a qint8 weight (per tensor, or per channel on
-   * axis 0) of the module's weight shape, and a float bias of outChannels (or
-   * null). The weight's integers are shared, the bias copied; the weight is
-   * packed into wasm memory now.
-   */
+  /** Documented at the quantized modules' setWeightBias (web/declarations/nn-bases.d.ts). */
   setWeightBias(weight, bias) {
     // A disposed module stays disposed, as forward() says: it is not brought back by new weights.
     this.#live('setWeightBias(weight, bias)');
     this.#setWeightBias(weight, bias, `${this.#name}.setWeightBias(weight, bias)`, 'setWeightBias(weight, bias)');
   }
 
+  /**
+   * @internal setWeightBias(weight, bias), packed for `engine` ('x86' or
+   * 'fbgemm') rather than the engine in force: the model loader packs each
+   * conv for the backend its file records, whatever this thread's engine is.
+   */
+  _setWeightBias(weight, bias, engine) {
+    this.#live('setWeightBias(weight, bias)');
+    this.#setWeightBias(
+      weight,
+      bias,
+      `${this.#name}.setWeightBias(weight, bias)`,
+      'setWeightBias(weight, bias)',
+      engine,
+    );
+  }
+
   // method: the public call, whose module must still be live once the
-  // arguments are read (a bias getter can dispose it); null from the constructor.
-  #setWeightBias(weight, bias, ctx, method = null) {
+  // arguments are read (a bias getter can dispose it); null from the
+  // constructor. engineName: the engine the weights are packed for ('x86' or
+  // 'fbgemm'), or undefined for the engine in force.
+  #setWeightBias(weight, bias, ctx, method = null, engineName = undefined) {
     // Everything the caller can run code in (the bias's getters) is read
     // first; the weight's handle after, so that it cannot be disposed between.
     const b = readBias(bias, ctx);
@@ -167,7 +180,8 @@ class QuantizedConvBase extends Module {
     if (method !== null) this.#live(method);
     const M = wasm(ctx);
     const geometry = this.#geometry;
-    const engine = engineCode(); // packed for the engine in force now, as PyTorch's prepack
+    // Packed for the engine named, else the engine in force now (once the arguments are read), as PyTorch's prepack.
+    const engine = engineCode(engineName);
     const winograd = winogradCode(this.#winograd);
     let packed = null;
     try {
@@ -189,11 +203,7 @@ class QuantizedConvBase extends Module {
     this.#lastCallTimed = false;
   }
 
-  /**
-   * The quantized weight: a new QTensor with the module's integers and qparams
-   * (rebuilt from the packed weights, which are all the module keeps); the
-   * caller disposes it.
-   */
+  /** Documented at the quantized modules' weight (web/declarations/nn-bases.d.ts). */
   weight() {
     const ctx = `${this.#name}.weight()`;
     const packed = this.#live('weight()');
@@ -254,12 +264,7 @@ class QuantizedConvBase extends Module {
     return checked(this.#live(ctx).scratchBound(liftInputShape(this.#spec, shape, ctx)), ctx);
   }
 
-  /**
-   * The exact integer Winograd option the module was built with: 'auto'
-   * (transformed weights packed, and used, where it pays: docs/winograd.md),
-   * true (wherever the shape allows) or false (never). Output bytes are the
-   * same on either path. Always false for Linear.
-   */
+  /** Documented at the quantized convolutions' winograd (web/declarations/nn-bases.d.ts); false for Linear. */
   get winograd() {
     return this.#spec.dims === 0 ? false : this.#winograd;
   }
@@ -269,21 +274,12 @@ class QuantizedConvBase extends Module {
     return this.#live('winogradWeightBytes()').winogradBytes();
   }
 
-  /**
-   * Which path the last forward() took: 'winograd' or 'direct' (a layer
-   * holding Winograd weights still takes the direct path for a call whose
-   * input zero point could overflow the transform's accumulators, or whose
-   * output is too small to pay), or '' before the first.
-   */
+  /** Documented at the quantized convolutions' lastPath (web/declarations/nn-bases.d.ts). */
   lastPath() {
     return ['', 'direct', 'winograd'][this.#live('lastPath()').lastPath()];
   }
 
-  /**
-   * Diagnostics: with `on` true, later forward() calls on the Winograd path
-   * time its phases (lastWinogradPhaseMs()); off by default, since timing
-   * reads the clock for every block of tiles.
-   */
+  /** Documented at the quantized convolutions' timeWinogradPhases (web/declarations/nn-bases.d.ts). */
   timeWinogradPhases(on) {
     const ctx = `${this.#name}.timeWinogradPhases(on)`;
     if (typeof on !== 'boolean') throw new TypeError(`${ctx}: on must be a boolean, got ${describe(on)}`);
@@ -292,12 +288,12 @@ class QuantizedConvBase extends Module {
   }
 
   /**
-   * Where the last forward()'s Winograd time went, in ms summed over threads:
-   * {inputTransform, gemm, outputTransform} (the last with the
-   * requantization), or null when that call was not timed (timing off, or it
-   * ran direct).
+   * Documented at the quantized convolutions' lastWinogradPhaseMs (web/declarations/nn-bases.d.ts).
+   * @returns {{inputTransform: number, gemm: number, outputTransform: number} | null}
    */
   lastWinogradPhaseMs() {
+    // A split only for a call timed on the Winograd path: the core's timers
+    // hold zeros for an untimed or direct call.
     const packed = this.#live('lastWinogradPhaseMs()');
     if (!this.#lastCallTimed || packed.lastPath() !== 2) return null;
     const [inputTransform, gemm, outputTransform] = packed._lastPhaseMs();
@@ -313,11 +309,7 @@ class QuantizedConvBase extends Module {
     return this.#packed === null;
   }
 
-  /**
-   * Whose arithmetic this layer reproduces: 'onednn' (a convolution packed
-   * under the 'x86' engine with symmetric weights and groups <= 100, as
-   * PyTorch routes it) or 'fbgemm'. Fixed when the weights are set.
-   */
+  /** Documented at the quantized modules' backend (web/declarations/nn-bases.d.ts). */
   get backend() {
     return this.#live('backend').backend() === 1 ? 'onednn' : 'fbgemm';
   }
@@ -370,12 +362,8 @@ function clampToObserverRange(qw, observer, axis, shape) {
   }
 }
 
-/**
- * PyTorch from_float: quantizes a float module's weight with `weightObserver`
- * (default: PerChannelMinMaxObserver, qint8, per_channel_symmetric, chAxis 0)
- * and takes the output scale / zero point from `activationObserver` (which has
- * seen calibration outputs) or from `outputScale` and `outputZeroPoint`.
- */
+// Every quantized class's static fromFloat (PyTorch's from_float; documented
+// at nn.quantized.Conv3d.fromFloat in web/declarations/nn.d.ts).
 function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
   const ctx = `${name}.fromFloat(mod, options)`;
   checkNotRevoked(mod, 'mod', ctx);
@@ -465,7 +453,7 @@ function quantizedConvClass(spec, relu, FloatCls, name) {
       super(spec, relu, name, inChannels, outChannels, kernelSize, options);
     }
 
-    /** PyTorch from_float (see fromFloat above). */
+    /** Documented at nn.quantized.Conv3d.fromFloat (web/declarations/nn.d.ts). */
     static fromFloat(mod, options) {
       return fromFloat(Cls, FloatCls, floatName, name, mod, options);
     }
@@ -488,7 +476,7 @@ function quantizedLinearClass(relu, FloatCls, name) {
       return this.outChannels;
     }
 
-    /** PyTorch from_float (see fromFloat above). */
+    /** Documented at nn.quantized.Linear.fromFloat (web/declarations/nn.d.ts). */
     static fromFloat(mod, options) {
       return fromFloat(Cls, FloatCls, floatName, name, mod, options);
     }

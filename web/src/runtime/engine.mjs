@@ -24,16 +24,5 @@ export function getEngine() {
   return current;
 }
 
-/** @internal The engine as the core takes it (0 fbgemm, 1 x86). */
-export const engineCode = () => (current === 'x86' ? 1 : 0);
-
-/** @internal fn() with the engine set to name, then the engine as it was. */
-export function withEngine(name, fn) {
-  const before = current;
-  current = name;
-  try {
-    return fn();
-  } finally {
-    current = before;
-  }
-}
+/** @internal An engine (by default the one in force) as the core takes it (0 fbgemm, 1 x86). */
+export const engineCode = (name = current) => (name === 'x86' ? 1 : 0);
