@@ -9,6 +9,7 @@
 // cannot shadow its shape), and every user getter runs before anything
 // changes: a call that throws leaves the module as it was.
 import { bytesOf, checkNotRevoked, describe, readNumber, readOptions, typedArrayKind } from '../runtime/args.mjs';
+import { BACKEND_NAMES, CONV_PATH_NAMES } from '../runtime/codes.mjs';
 import { engineCode } from '../runtime/engine.mjs';
 import { checked, isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../runtime/heap.mjs';
@@ -269,7 +270,7 @@ class QuantizedConvBase extends Module {
    * output is too small to pay), or '' before the first.
    */
   lastPath() {
-    return ['', 'direct', 'winograd'][this.#live('lastPath()').lastPath()];
+    return CONV_PATH_NAMES.get(this.#live('lastPath()').lastPath());
   }
 
   /**
@@ -299,7 +300,7 @@ class QuantizedConvBase extends Module {
    * PyTorch routes it) or 'fbgemm'. Fixed when the weights are set.
    */
   get backend() {
-    return this.#live('backend').backend() === 1 ? 'onednn' : 'fbgemm';
+    return BACKEND_NAMES.get(this.#live('backend').backend());
   }
 
   dispose() {

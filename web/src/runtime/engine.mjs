@@ -7,6 +7,7 @@
 // FBGEMM's for the rest (the core's conv_backend_for has the rule). The
 // layer keeps its backend (module.backend) whatever the engine later is.
 import { readChoice } from './args.mjs';
+import { ENGINE } from './codes.mjs';
 
 /** The engines qwasm reproduces (torch.backends.quantized.supported_engines on x86, less qnnpack and onednn). */
 export const SUPPORTED_ENGINES = Object.freeze(['x86', 'fbgemm']);
@@ -24,8 +25,8 @@ export function getEngine() {
   return current;
 }
 
-/** @internal The engine as the core takes it (0 fbgemm, 1 x86). */
-export const engineCode = () => (current === 'x86' ? 1 : 0);
+/** @internal The engine as the core takes it (its code). */
+export const engineCode = () => ENGINE.get(current);
 
 /** @internal fn() with the engine set to name, then the engine as it was. */
 export function withEngine(name, fn) {

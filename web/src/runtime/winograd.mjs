@@ -5,6 +5,7 @@
 // its constructor's options (fromFloat's, io.loadModel's), else from
 // quantization.setWinograd's default, when its weights are packed.
 import { describe } from './args.mjs';
+import { WINOGRAD } from './codes.mjs';
 
 /** The option's values. */
 export const WINOGRAD_MODES = Object.freeze(['auto', true, false]);
@@ -29,5 +30,5 @@ export function getWinograd() {
   return current;
 }
 
-/** @internal The core's code of a mode (0 off, 1 auto, 2 on). */
-export const winogradCode = (mode) => (mode === false ? 0 : mode === 'auto' ? 1 : 2);
+/** @internal The core's code of a mode. */
+export const winogradCode = (mode) => WINOGRAD.get(String(mode));
