@@ -347,4 +347,8 @@ export interface TestingCore extends Core {
   _setFineGrainedTasks(on: boolean): void;
   /** Divides 1 by `divisor` as an int32: 0 traps (the trap guard's test, trap-guard.mjs). */
   _divideForTesting(divisor: number): number;
+  /** bindings/codes.h's tables, {dtype: [[name, code], ...], ...}: what codes.mjs must equal. */
+  _bridgeCodes(): Record<string, [string, number][]>;
+  /** One failure of each kind the core reports, by the core's name for it (TypeError, ..., OutOfMemory). */
+  _errorOfEveryKind(): Record<string, CoreError>;
 }
