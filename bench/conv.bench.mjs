@@ -11,7 +11,7 @@ const only = process.env.QWASM_BENCH_SHAPES?.split(',');
 const RUNS = Number(process.env.QWASM_BENCH_RUNS ?? 7);
 
 // Peak of the int8 kernel's instruction mix: the registered kernel itself
-// (bench/native/peak.cpp: the dispatcher's qconv kernel, PEAK_PAIRS kblocks of
+// (tests/support/peak.cpp: the dispatcher's qconv kernel, PEAK_PAIRS kblocks of
 // its 4 x 8 x 2 tile per call, on L1-resident data), timed in the same rounds
 // as the shape it is compared with, so both see the same machine.
 const PEAK_REPS = 20000;

@@ -1,10 +1,9 @@
 // Entry points for the test suites and benchmarks only, linked into the
 // testing build (build/wasm/qwasm.testing.*), never into the package: the
 // naive reference on a tensor's own qparams, allocation fault injection, and
-// the peak microbenchmarks (bench/native/peak.h).
+// the peak microbenchmarks (tests/support/peak.h).
 #include "bindings/common.h"
 
-#include "bench/native/peak.h"
 #include "kernels/conv_kernels.h"
 #include "kernels/pool_kernels.h"
 #include "kernels/quantize_kernels.h"
@@ -12,6 +11,7 @@
 #include "qwasm/build_info.h"
 #include "qwasm/thread_pool.h"
 #include "reference/quantize_ref.h"
+#include "support/peak.h"
 
 namespace qwasm_bind {
 namespace {
@@ -38,11 +38,11 @@ void fail_allocations_after(double n) { qwasm::testing::fail_allocations_after(s
 // The registered conv kernel on L1-resident operands, `pairs` kblocks per
 // call: reps * pairs * 64 MACs (the 4x8c2 tile).
 double peak_dot16(double reps, double pairs) {
-  return qwasm::bench::peak_qconv(static_cast<size_t>(reps), static_cast<size_t>(pairs));
+  return qwasm::testing_support::peak_qconv(static_cast<size_t>(reps), static_cast<size_t>(pairs));
 }
 
 // The registered depthwise kernel on L1-resident operands: reps * 64 * 27 MACs.
-double peak_dwconv(double reps) { return qwasm::bench::peak_qdwconv(static_cast<size_t>(reps)); }
+double peak_dwconv(double reps) { return qwasm::testing_support::peak_qdwconv(static_cast<size_t>(reps)); }
 
 // Whether the core this was linked with has its asserts (the testing build does).
 bool asserts_enabled() { return qwasm::asserts_enabled(); }

@@ -12,7 +12,7 @@ computes it exactly (int32 accumulation, one requantization):
     dq(A), dq(B)... -> cat -> q(s, z)               quantized.cat
     dq(A) -> max pool / flatten / view / dropout / relu -> q(A's qparams)
                                                      the op on A's integers
-(Average pools stay dequantize -> float pool -> quantize: see _EXACT_ON_INTEGERS.)
+(Average pools stay dequantize -> float pool -> quantize: see qwasm_ops, AvgPool.)
 
 Everything else runs as written: a quantize of a float value is a Quantize
 module, a dequantize that feeds a float op is `dequantize`, and float ops
@@ -25,22 +25,23 @@ an ExportError naming the node and its source line.
 int8 activations (XNNPACKQuantizer's) are written as quint8 with the zero
 point + 128: the same real values (s * (q - z) = s * ((q + 128) - (z + 128))),
 so the same kernels compute them exactly.
+
+Which ATen ops become which qwasm op, and the pattern each integer op
+computes, are the ops' own descriptors (qwasm_ops.py: `pt2e`, `int8`); this
+module is the pass that walks the graph and applies them, and handles what
+belongs to the reference representation itself (quantize and dequantize
+nodes, copies, guards).
 """
 
 import operator
 
 import torch
 
-from qwasm_export import GRAPH_FUNCTIONS, GRAPH_METHODS, ExportError, _checked_fields, _ints, float32_scalar
+import qwasm_ops as ops
+from qwasm_format import ExportError, Writer, check_class_count
 
 aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
-
-# The graph functions and methods this pass writes (each in the model
-# vocabulary: tests/js/model/vocabulary.test.mjs checks, and emit() asserts it).
-RECORDED_FUNCTIONS = ("quantized.add", "quantized.add_relu", "quantized.cat", "cat", "add", "relu", "flatten")
-RECORDED_METHODS = ("dequantize", "reshape")
-
 
 
 def _decomposed(name):
@@ -52,8 +53,8 @@ def _decomposed(name):
         return None
 
 
-# Filled by _find_decomposed_ops() when a graph is lowered (the ops may be
-# registered after this module is imported).
+# The reference representation's own ops, filled by _find_decomposed_ops() when
+# a graph is lowered (the ops may be registered after this module is imported).
 _Q, _DQ, _DQ_WEIGHT = set(), set(), set()
 
 
@@ -63,36 +64,19 @@ def _find_decomposed_ops():
     _Q.update({q} - {None})
     _DQ.update({dq} - {None})
     _DQ_WEIGHT.update({dq, dq_channel} - {None})
-_CONVS = {aten.conv1d.default: 1, aten.conv2d.default: 2, aten.conv3d.default: 3}
-_CONVS_PADDING_STR = {aten.conv1d.padding, aten.conv2d.padding, aten.conv3d.padding}  # padding='same' / 'valid'
-_RELUS = {aten.relu.default, aten.relu_.default}
-_ADDS = {aten.add.Tensor, aten.add_.Tensor}
-_SCALAR_ADDS = {aten.add.Scalar, aten.add_.Scalar}
-# In-place forms: their first argument is written (see _check_inplace).
-_INPLACE = {aten.relu_.default, aten.add_.Tensor, aten.add_.Scalar}
-_MAX_POOLS = {aten.max_pool1d.default: 1, aten.max_pool2d.default: 2, aten.max_pool3d.default: 3}
-_AVG_POOLS = {aten.avg_pool1d.default: 1, aten.avg_pool2d.default: 2, aten.avg_pool3d.default: 3}
-_ADAPTIVE_POOLS = {aten.adaptive_avg_pool1d.default: 1, aten.adaptive_avg_pool2d.default: 2,
-                   aten.adaptive_avg_pool3d.default: 3}
-_RESHAPES = {aten.view.default, aten.reshape.default, aten._unsafe_view.default}
+
+
 # Ops that return their input's values (in eval mode for dropout; the
-# copy-or-not of clone / contiguous does not show in qwasm's values).
+# copy-or-not of clone / contiguous does not show in qwasm's values): no node,
+# on a float value or on a quantized value's integers.
 _PASS_THROUGH = {aten.dropout.default, aten.clone.default, aten.contiguous.default, aten.alias.default,
                  aten.detach.default, aten.feature_dropout.default}
-# Ops that run the same on a float or a quantized value (lower_op).
-_SHARED = {*_MAX_POOLS, *_AVG_POOLS, *_ADAPTIVE_POOLS, aten.flatten.using_ints, *_RESHAPES, *_PASS_THROUGH,
-           *_RELUS}
-# Of those, the ones that only move or select values: on the integers, with the
-# input's qparams, they give exactly what dequantize -> op -> quantize gives.
-# Average pools are not among them: the reference rounds a float mean, whose
-# ties (a 2x2 mean ends in .5 on a quarter of the outputs) its float steps
-# decide, where an integer pool rounds them half to even. They run as the
-# graph has them (dequantize, float pool, quantize), which is PyTorch's arithmetic.
-_EXACT_ON_INTEGERS = {*_MAX_POOLS, aten.flatten.using_ints, *_RESHAPES, *_PASS_THROUGH, *_RELUS}
 # What torch.export leaves that computes nothing (shape guards and asserts).
 _CHECKS = {aten._assert_tensor_metadata.default, aten._assert_scalar.default, aten.sym_size.int,
            aten.sym_constrain_range.default, aten.sym_constrain_range_for_size.default,
            aten._assert_async.msg, aten.ge.int, aten.le.int, aten.eq.int, operator.ge, operator.le, operator.eq}
+# match(): an op on one value run on the integers, with its input's qparams.
+_ON_INTEGERS = "on the integers"
 
 
 def is_pt2e_graph(model):
@@ -161,6 +145,11 @@ def _is(n, targets):
 
 
 class _Lowering:
+    """The pass over one graph. The ops' writers (qwasm_ops: Lowering, ValueLowering,
+    Int8Pattern) receive it and use its helpers: bind, module_name, constant, weight,
+    float_weight, q_input, float_ref, recorded_value, is_dequantize, is_weight_dequantize,
+    emit, add_module, and its writer w, values and layers."""
+
     def __init__(self, gm, writer):
         _find_decomposed_ops()
         self.gm = gm
@@ -168,7 +157,7 @@ class _Lowering:
         self.modules = {}
         self.nodes = []
         self.values = {}  # fx node -> ('float', name) or ('q', name, scale, zero_point)
-        self.fused = {}  # terminal quantize node -> (kind, core node, relu node or None)
+        self.fused = {}  # terminal quantize node -> what match() returned for it
         self.inside = set()  # nodes a fused pattern computes (skipped where they stand)
         # Each quantized layer as (module path, the quantize node of its input, that of its output):
         # what a per-layer comparison with PyTorch needs.
@@ -233,38 +222,47 @@ class _Lowering:
         path = _module_path(n)
         return path if path and path not in self.modules else n.name
 
+    # -- what the ops' writers read --------------------------------------
+    bind = staticmethod(_bind)
+    recorded_value = staticmethod(_val)
+
+    def is_dequantize(self, n):
+        """n dequantizes an activation (per tensor)."""
+        return _is(n, _DQ)
+
+    def is_weight_dequantize(self, n):
+        """n dequantizes a weight (per tensor or per channel)."""
+        return _is(n, _DQ_WEIGHT)
+
     # -- pattern matching --------------------------------------------------
     def match(self, q):
-        """The fused int8 op that quantize node q ends, or None."""
+        """The fused int8 op that quantize node q ends, as (pattern, variant, core
+        node, relu node or None), or None."""
         core = q.args[0]
         if not isinstance(core, torch.fx.Node) or core.op != "call_function" or len(core.users) != 1:
             return None
         relu = None
-        if core.target in _RELUS and not _is(core.args[0], _DQ):
+        if core.target in ops.fused_relus() and not _is(core.args[0], _DQ):
             relu, core = core, core.args[0]
             if not isinstance(core, torch.fx.Node) or len(core.users) != 1:
                 return None
-        if core.target in _CONVS or core.target == aten.linear.default:
-            x, w = core.args[0], core.args[1]
-            bias = core.args[2] if len(core.args) > 2 else None
-            if _is(x, _DQ) and _is(w, _DQ_WEIGHT) and (bias is None or getattr(bias, "op", None) == "get_attr"):
-                return ("conv" if core.target in _CONVS else "linear", core, relu)
-            return None
-        if core.target in _ADDS:
-            if len(core.args) == 2 and all(_is(a, _DQ) for a in core.args) and core.kwargs.get("alpha", 1) == 1:
-                return ("add", core, relu)
-            return None
-        if relu is not None:
-            return None
-        if core.target == aten.cat.default:
-            if all(_is(a, _DQ) for a in core.args[0]):
-                return ("cat", core, None)
-            return None
-        if core.target in _EXACT_ON_INTEGERS and _is(core.args[0], _DQ):
+        for pattern, variant in ops.int8_patterns().get(core.target, ()):
+            if (relu is not None) in pattern.relu:
+                return (pattern, variant, core, relu) if pattern.inputs(self, core) else None
+        if relu is None and self.on_integers(core.target) and _is(core.args[0], _DQ):
             # Exact on the integers only when the output keeps the input's qparams.
             if self.act_qparams(core.args[0]) == self.act_qparams(q):
-                return ("shared", core, None)
+                return (_ON_INTEGERS, None, core, None)
         return None
+
+    @staticmethod
+    def on_integers(target):
+        """An op on one value that gives, on the integers with its input's qparams,
+        exactly what dequantize -> op -> quantize gives."""
+        if target in _PASS_THROUGH:
+            return True
+        lowering = ops.pt2e_lowerings().get(target, (None,))[0]
+        return isinstance(lowering, ops.ValueLowering) and lowering.on_integers
 
     # -- emission ----------------------------------------------------------
     def ref(self, n, where):
@@ -299,15 +297,14 @@ class _Lowering:
         return {"node": v[1]}
 
     def emit(self, name, op, target, args, kwargs=None, value=None):
-        for kind, recorded, table in (("call_function", RECORDED_FUNCTIONS, GRAPH_FUNCTIONS),
-                                      ("call_method", RECORDED_METHODS, GRAPH_METHODS)):
-            if op == kind and (target not in recorded or len(args) > table[target]["args"]):
+        for kind, table in (("call_function", ops.GRAPH_FUNCTIONS), ("call_method", ops.GRAPH_METHODS)):
+            if op == kind and (target not in table or len(args) > table[target]["args"]):
                 raise AssertionError(f"qwasm_pt2e writes {target} with {len(args)} arguments, outside its vocabulary")
         self.nodes.append({"name": name, "op": op, "target": target, "args": args, "kwargs": kwargs or {}})
         return value
 
     def add_module(self, name, entry):
-        self.modules[name] = _checked_fields(entry)
+        self.modules[name] = ops.checked_fields(entry)
         return name
 
     def run(self):
@@ -317,7 +314,7 @@ class _Lowering:
                 m = self.match(n)
                 if m is not None:
                     self.fused[n] = m
-                    kind, core, relu = m
+                    _, _, core, relu = m
                     self.inside.update(x for x in (core, relu) if x is not None)
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
         if len(placeholders) != 1:
@@ -376,185 +373,60 @@ class _Lowering:
             self.lower_float(n, where)
 
     def lower_fused(self, q):
-        kind, core, relu = self.fused[q]
+        pattern, variant, core, relu = self.fused[q]
         where = _where(core)
         scale, zp = self.act_qparams(q)
-        name = core.name
-        if kind in ("conv", "linear"):
-            path = self.module_name(core)
+        if pattern is _ON_INTEGERS:
             x = self.q_input(core.args[0], where)
-            b = _bind(core)
-            bias = b.get("bias")
-            weight = self.weight(b["weight"], path)
-            bias_name = None if bias is None else self.w.add(f"{path}.bias", self.constant(bias, where).float())
-            shape = list(self.constant(b["weight"].args[0], where).shape)
-            if kind == "conv":
-                dims = _CONVS[core.target]
-                groups = int(b["groups"])
-                symmetric = weight["qscheme"] == "per_channel_affine" and not bool(
-                    self.constant(b["weight"].args[2], where).ne(0).any()) or (
-                    weight["qscheme"] == "per_tensor_affine" and weight["zero_point"] == 0)
-                entry = {"type": "QuantizedConv", "dims": dims, "relu": relu is not None,
-                         "in_channels": shape[1] * groups, "out_channels": shape[0], "kernel_size": shape[2:],
-                         "stride": _ints(b["stride"], dims), "padding": _ints(b["padding"], dims),
-                         "dilation": _ints(b["dilation"], dims), "groups": groups, "scale": scale,
-                         "zero_point": zp, "weight": weight, "bias": bias_name,
-                         # oneDNN's requantization (PyTorch's x86 engine) is the reference
-                         # representation's float steps; qwasm routes a conv there as
-                         # PyTorch does, with symmetric weights and groups <= 100.
-                         "backend": "onednn" if symmetric and groups <= 100 else "fbgemm"}
+            if core.target in _PASS_THROUGH:
+                name = x["node"]  # the same integers: no node
             else:
-                entry = {"type": "QuantizedLinear", "relu": relu is not None, "in_features": shape[1],
-                         "out_features": shape[0], "scale": scale, "zero_point": zp, "weight": weight,
-                         "bias": bias_name}
-            self.emit(name, "call_module", self.add_module(path, entry), [x])
-            self.layers.append((path, core.args[0].args[0], q))
-        elif kind == "add":
-            a, b = (self.q_input(d, where) for d in core.args)
-            target = "quantized.add_relu" if relu is not None else "quantized.add"
-            self.emit(name, "call_function", target, [a, b, scale, zp])
-        elif kind == "cat":
-            dim = _bind(core).get("dim", 0)
-            xs = [self.q_input(d, where) for d in core.args[0]]
-            self.emit(name, "call_function", "quantized.cat", [xs, int(dim), scale, zp])
-        elif core.target in _PASS_THROUGH:
-            name = self.q_input(core.args[0], where)["node"]  # the same integers: no node
+                self.lower_value(core, where, x)
+                name = core.name
         else:
-            self.lower_op(core, where, self.q_input(core.args[0], where))
+            name = pattern.write(self, q, core, relu, scale, zp, where, variant)
         self.values[q] = ("q", name, scale, zp)
         if relu is not None:
             self.inside.add(relu)
 
     def lower_float(self, n, where):
-        if n.target in _CONVS_PADDING_STR:
-            raise ExportError(f"{where}: a convolution with padding '{n.args[4] if len(n.args) > 4 else ''}' is not "
-                              "supported; give the padding as numbers")
-        if n.target in _INPLACE and isinstance(n.args[0], torch.fx.Node) and len(n.args[0].users) > 1:
-            # PyTorch's later readers of the input would see the new values, qwasm's would not.
-            raise ExportError(f"{where}: an in-place op on '{n.args[0].name}', which other nodes also read "
-                              f"({', '.join(u.name for u in n.args[0].users)}); use the out-of-place form")
-        if n.target in _CONVS or n.target == aten.linear.default:
-            b = _bind(n)
-            path = self.module_name(n)
-            weight = self.float_weight(b["weight"], where)
-            bias = b.get("bias")
-            bias_name = None if bias is None else self.w.add(f"{path}.bias", self.float_weight(bias, where))
-            w_name = self.w.add(f"{path}.weight", weight)
-            if n.target in _CONVS:
-                dims = _CONVS[n.target]
-                groups = int(b["groups"])
-                entry = {"type": "Conv", "dims": dims, "relu": False, "in_channels": weight.shape[1] * groups,
-                         "out_channels": weight.shape[0], "kernel_size": list(weight.shape[2:]),
-                         "stride": _ints(b["stride"], dims), "padding": _ints(b["padding"], dims),
-                         "dilation": _ints(b["dilation"], dims), "groups": groups, "weight": w_name,
-                         "bias": bias_name}
-            else:
-                entry = {"type": "Linear", "relu": False, "in_features": weight.shape[1],
-                         "out_features": weight.shape[0], "weight": w_name, "bias": bias_name}
-            self.values[n] = ("float", n.name)
-            self.emit(n.name, "call_module", self.add_module(path, entry), [self.float_ref(b["input"], where)])
-            return
-        if n.target in (aten._native_batch_norm_legit_no_training.default, aten.batch_norm.default):
-            self.lower_batch_norm(n, where)
-            return
         if n.target == operator.getitem:
             src = n.args[0]
             if src not in self.values or n.args[1] != 0:
                 raise ExportError(f"{where}: item {n.args[1]} of '{src.name}' is not supported")
             self.values[n] = self.values[src]
             return
-        if n.target in _ADDS or n.target in _SCALAR_ADDS:
-            # Two float tensors (broadcast as PyTorch does) or a tensor and a number (x + 1.0).
-            b = _bind(n)
-            if b.get("alpha", 1) != 1:
-                raise ExportError(f"{where}: add with alpha={b['alpha']!r} is not supported: PyTorch rounds "
-                                  "input + alpha * other once on its vector path and twice on its scalar path; "
-                                  "write the multiply as its own op")
-            operands = [self.float_ref(x, where) if isinstance(x, torch.fx.Node) else float32_scalar(x, where)
-                        for x in (b["self"], b["other"])]
-            self.values[n] = ("float", n.name)
-            self.emit(n.name, "call_function", "add", operands)
-            return
-        if n.target == aten.cat.default:
-            b = _bind(n)
-            self.values[n] = ("float", n.name)
-            self.emit(n.name, "call_function", "cat", [[self.float_ref(x, where) for x in b["tensors"]],
-                                                       int(b["dim"])])
-            return
-        if n.target in _SHARED:
-            x = n.args[0]
-            self.lower_op(n, where, self.float_ref(x, where))
-            return
-        raise ExportError(f"unsupported op {n.target} at {where} (from: {n.format_node()})")
-
-    def lower_op(self, n, where, x):
-        """An op that runs the same on a quantized or a float value (x is its input reference)."""
-        b = _bind(n)
         if n.target in _PASS_THROUGH:
-            if n.target in (aten.dropout.default, aten.feature_dropout.default) and b.get("train"):
+            self.lower_value(n, where, self.float_ref(n.args[0], where))
+            return
+        found = ops.pt2e_lowerings().get(n.target)
+        if found is None:
+            raise ExportError(f"unsupported op {n.target} at {where} (from: {n.format_node()})")
+        lowering, variant = found
+        inplace = lowering.inplace() if lowering.inplace else ()
+        if n.target in inplace and isinstance(n.args[0], torch.fx.Node) and len(n.args[0].users) > 1:
+            # PyTorch's later readers of the input would see the new values, qwasm's would not.
+            raise ExportError(f"{where}: an in-place op on '{n.args[0].name}', which other nodes also read "
+                              f"({', '.join(u.name for u in n.args[0].users)}); use the out-of-place form")
+        if isinstance(lowering, ops.ValueLowering):
+            self.lower_value(n, where, self.float_ref(n.args[0], where))
+        else:
+            lowering.write(self, n, where, variant)
+
+    def lower_value(self, n, where, x):
+        """An op on one value, quantized or float (x is its input reference)."""
+        if n.target in _PASS_THROUGH:
+            if n.target in (aten.dropout.default, aten.feature_dropout.default) and _bind(n).get("train"):
                 raise ExportError(f"{where}: dropout in training mode; export the model in eval mode "
                                   "(torchao.quantization.pt2e.move_exported_model_to_eval)")
             self.alias(n, x)
             return
-        path = self.module_name(n)
-        if n.target in _MAX_POOLS:
-            dims = _MAX_POOLS[n.target]
-            kernel = _ints(b["kernel_size"], dims)
-            entry = {"type": "MaxPool", "dims": dims, "kernel_size": kernel,
-                     "stride": _ints(b["stride"] or kernel, dims), "padding": _ints(b["padding"], dims),
-                     "dilation": _ints(b["dilation"], dims), "ceil_mode": bool(b["ceil_mode"])}
-            self.emit(n.name, "call_module", self.add_module(path, entry), [x])
-        elif n.target in _AVG_POOLS:
-            dims = _AVG_POOLS[n.target]
-            kernel = _ints(b["kernel_size"], dims)
-            divisor = b.get("divisor_override")
-            entry = {"type": "AvgPool", "dims": dims, "kernel_size": kernel,
-                     "stride": _ints(b["stride"] or kernel, dims), "padding": _ints(b["padding"], dims),
-                     "ceil_mode": bool(b["ceil_mode"]), "count_include_pad": bool(b["count_include_pad"]),
-                     "divisor_override": None if divisor is None else int(divisor)}
-            self.emit(n.name, "call_module", self.add_module(path, entry), [x])
-        elif n.target in _ADAPTIVE_POOLS:
-            dims = _ADAPTIVE_POOLS[n.target]
-            entry = {"type": "AdaptiveAvgPool", "dims": dims, "output_size": _ints(b["output_size"], dims)}
-            self.emit(n.name, "call_module", self.add_module(path, entry), [x])
-        elif n.target == aten.flatten.using_ints:
-            self.emit(n.name, "call_function", "flatten", [x, int(b["start_dim"]), int(b["end_dim"])])
-        elif n.target in _RESHAPES:
-            size = b["size"] if "size" in b else b["shape"]
-            if not all(isinstance(s, int) for s in size):
-                raise ExportError(f"{where}: a reshape to a size known only at run time ({size}) is not supported; "
-                                  "flatten instead, or export with a static shape")
-            self.emit(n.name, "call_method", "reshape", [x, *[int(s) for s in size]])
-        elif n.target in _RELUS:
-            self.emit(n.name, "call_function", "relu", [x])
-        else:
-            raise ExportError(f"unsupported op {n.target} at {where}")
+        lowering, variant = ops.pt2e_lowerings()[n.target]
+        lowering.write(self, n, where, x, variant)
         self.values[n] = ("float", n.name)
 
     def alias(self, n, x):
         self.values[n] = ("float", x["node"])
-
-    def lower_batch_norm(self, n, where):
-        b = _bind(n)
-        if b.get("training"):
-            raise ExportError(f"{where}: batch_norm in training mode; export the model in eval mode")
-        path = self.module_name(n)
-        mean = self.constant(b["running_mean"], where)
-        value = _val(n)
-        if value is None:
-            raise ExportError(f"{where}: batch_norm of an input whose rank torch.export did not record")
-        entry = {"type": "BatchNorm", "dims": value.dim() - 2, "num_features": mean.numel(),
-                 "eps": float(b["eps"]),
-                 "weight": None if b["weight"] is None else self.w.add(f"{path}.weight",
-                                                                      self.constant(b["weight"], where).float()),
-                 "bias": None if b["bias"] is None else self.w.add(f"{path}.bias",
-                                                                  self.constant(b["bias"], where).float()),
-                 "running_mean": self.w.add(f"{path}.running_mean", mean.float()),
-                 "running_var": self.w.add(f"{path}.running_var", self.constant(b["running_var"], where).float())}
-        if entry["dims"] not in (1, 2, 3):
-            raise ExportError(f"{where}: batch_norm of a rank-{entry['dims'] + 2} tensor is not supported")
-        self.values[n] = ("float", n.name)
-        self.emit(n.name, "call_module", self.add_module(path, entry), [self.float_ref(b["input"], where)])
 
 
 def lower(gm, writer):
@@ -562,11 +434,23 @@ def lower(gm, writer):
     return _Lowering(gm, writer).run()
 
 
+def lower_exported(gm, example_input, writer, classes):
+    """The PT2E flow: (modules, nodes, engine) of a torch.export graph, after
+    running it once on example_input (no model.eval(), which torchao forbids
+    on exported models)."""
+    with torch.no_grad():
+        out = gm(example_input)
+    if not isinstance(out, torch.Tensor):
+        raise ExportError("the model must return one tensor")
+    check_class_count(classes, out)
+    modules, nodes = lower(gm, writer)
+    # PT2E's reference arithmetic is the x86 recipe's: its quantized convs run on oneDNN's steps.
+    return modules, nodes, "x86"
+
+
 def quantized_layers(gm):
     """[(module path, input quantize node, output quantize node)] for each
     quantized conv and linear of a converted graph, as export() names them."""
-    from qwasm_export import _Writer
-
-    lowering = _Lowering(gm, _Writer())
+    lowering = _Lowering(gm, Writer())
     lowering.run()
     return lowering.layers

@@ -18,7 +18,13 @@
 // output channels' partial sums at once (XNNPACK's "c2" layout).
 //
 // The depthwise kernels (groups == Cin == Cout) read a channels-last buffer
-// padded to a multiple of cr channels and vectorize across channels.
+// padded to a multiple of cr channels and vectorize across channels. Their
+// kSat16 mode is FBGEMM's depthwise fast path (docs/numerics.md, "int16 pair
+// saturation"): its buffer holds the raw activations (padding = the input
+// zero point) and its weights are the raw int8 values, so that each pair of
+// taps (0 + 1, 2 + 3, ... in (kd, kh, kw) order; an odd last tap alone) is
+// summed and saturated to int16 as _mm256_maddubs_epi16 does, before the
+// zero points' terms are taken off in int32.
 //
 // Every SIMD kernel has a scalar twin with the same signature and tile; all
 // equal the naive reference in tests/reference bit for bit (the float kernels:
@@ -60,6 +66,13 @@ struct ConvRequantParams {
   int32_t output_max;
   float bias_rcp = 1.0f;    // read only when fused_bias
   bool fused_bias = false;  // FBGEMM's GEMM kernels with a per-tensor weight
+  // Read only by the kSat16 depthwise kernels, per channel (a block of slack):
+  // acc_offset = a_zp * sum over taps of (w - w_zp), subtracted from the
+  // saturated pair sums; weight_zero_point (nullptr when every w_zp is 0)
+  // multiplies min(sum of the raw activations, 32767), FBGEMM's row offset
+  // (summed with saturating int16 adds), also subtracted.
+  const int32_t* acc_offset = nullptr;
+  const int32_t* weight_zero_point = nullptr;
 };
 
 // mr pixels (a[0..mr)) x nc <= nr channels; c[m][j * c_stride] receives pixel
@@ -69,8 +82,12 @@ using QConvFn = void (*)(size_t mr, size_t nc, size_t nseg, size_t kblocks, cons
                          const ConvRequantParams* params);
 
 // Depthwise: one output pixel, `channels` (a multiple of cr) channels of which
-// `valid` are stored; ntaps is a multiple of kr (padded with zero-weight
-// taps); w is [ntaps / kr][channels][kr].
+// `valid` are stored; w is [ntaps / kr][channels][kr]. kExact: ntaps is a
+// multiple of kr (padded with zero-weight taps), a holds (x - a_zp) and w
+// (w - w_zp). kSat16: ntaps is the real tap count (the weights of an odd count
+// are still padded to whole pairs with a zero weight), a holds the raw x and
+// w the raw weights.
+enum class DwConvMode : uint8_t { kExact, kSat16 };
 using QDwConvFn = void (*)(size_t channels, size_t valid, size_t ntaps, const int16_t* a, const ptrdiff_t* tap_offsets,
                            const int16_t* w, uint8_t* c, size_t c_stride, const ConvRequantParams* params);
 
@@ -101,6 +118,7 @@ struct QDwConvKernel {
   const char* name;
   Isa isa;
   size_t cr, kr;
+  DwConvMode mode;
   QDwConvFn fn;
 };
 
@@ -114,7 +132,7 @@ struct FConvKernel {
 #define QWASM_QCONV(name, isa, mr, nr, kr)                                                                             \
   void name(size_t mr_, size_t nc, size_t nseg, size_t kblocks, const int16_t* const* a, const ptrdiff_t* seg_offsets, \
             const int16_t* w, uint8_t* const* c, size_t c_stride, const ConvRequantParams* params);
-#define QWASM_QDWCONV(name, isa, cr, kr)                                                                 \
+#define QWASM_QDWCONV(name, isa, cr, kr, mode)                                                           \
   void name(size_t channels, size_t valid, size_t ntaps, const int16_t* a, const ptrdiff_t* tap_offsets, \
             const int16_t* w, uint8_t* c, size_t c_stride, const ConvRequantParams* params);
 #define QWASM_FCONV(name, isa, mr, nr)                                                                               \
@@ -139,7 +157,7 @@ KernelTable<FConvKernel> fconv_kernels();
 
 // The dispatcher: the first listed kernel of `isa` (scalar when this build lacks it).
 const QConvKernel* find_qconv(Isa isa);
-const QDwConvKernel* find_qdwconv(Isa isa);
+const QDwConvKernel* find_qdwconv(Isa isa, DwConvMode mode = DwConvMode::kExact);
 const ToChannelsLastKernel* find_to_channels_last(Isa isa);
 const FConvKernel* find_fconv(Isa isa);
 

@@ -1,6 +1,6 @@
 // The pooling row micro-kernel family: function types, registry entries, the
 // prototypes of every kernel (generated from pool_rows.inc) and the
-// dispatcher. Listed = registered = tested (tests/native/kernel_tester_test.cpp).
+// dispatcher. Listed = registered = tested (tests/native/kernel_tester_pool_rows_test.cpp).
 #pragma once
 #include <cstddef>
 #include <cstdint>

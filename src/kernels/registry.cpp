@@ -1,7 +1,7 @@
 // The registry: one table per kernel family, generated from the lists (*.inc),
 // and the dispatcher that picks from them. Nothing here is written by hand
 // per kernel: listing a kernel registers it for the dispatcher, the kernel
-// tester (tests/native/kernel_tester_test.cpp) and the benchmarks.
+// tester (tests/native/kernel_tester_*_test.cpp) and the benchmarks.
 #include "kernels/conv_kernels.h"
 #include "kernels/pool_kernels.h"
 #include "kernels/quantize_kernels.h"
@@ -48,7 +48,7 @@ const QConvKernel kQConv[] = {
 };
 #undef QWASM_QCONV
 
-#define QWASM_QDWCONV(name, isa, cr, kr) {#name, Isa::isa, cr, kr, &name},
+#define QWASM_QDWCONV(name, isa, cr, kr, mode) {#name, Isa::isa, cr, kr, DwConvMode::mode, &name},
 const QDwConvKernel kQDwConv[] = {
 #include "kernels/qdwconv.inc"
 };
@@ -158,8 +158,8 @@ const DequantizeRowKernel* find_dequantize_row(Isa isa, Storage storage) {
 const QConvKernel* find_qconv(Isa isa) {
   return first(kQConv, isa, [](const QConvKernel&) { return true; });
 }
-const QDwConvKernel* find_qdwconv(Isa isa) {
-  return first(kQDwConv, isa, [](const QDwConvKernel&) { return true; });
+const QDwConvKernel* find_qdwconv(Isa isa, DwConvMode mode) {
+  return first(kQDwConv, isa, [&](const QDwConvKernel& k) { return k.mode == mode; });
 }
 const ToChannelsLastKernel* find_to_channels_last(Isa isa) {
   return first(kToChannelsLast, isa, [](const ToChannelsLastKernel&) { return true; });

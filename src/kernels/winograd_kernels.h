@@ -2,7 +2,7 @@
 // a stride-1 convolution: docs/winograd.md): the input transform, the GEMM of
 // the transformed values, and the output transform + requantization. Each has
 // a scalar twin and a wasmsimd kernel; the tester (tests/native/
-// kernel_tester_test.cpp) checks each against tests/reference/winograd_ref.h and
+// kernel_tester_winograd_test.cpp) checks each against tests/reference/winograd_ref.h and
 // the drivers' output against the direct convolution's reference.
 //
 // A tile covers nd = 1, 2 or 3 "active" dimensions (those with 3 taps),

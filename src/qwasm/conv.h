@@ -84,7 +84,16 @@ struct QConvLayout {
 // the float bias.
 struct PackedQConv {
   ConvGeometry geometry;
-  bool depthwise = false;  // groups == Cin == Cout > 1: the depthwise kernels
+  // The depthwise kernels: groups == Cin == Cout > 1, or a conv of FBGEMM's
+  // depthwise fast path (sat16) with Cout == 2 x groups, whose input
+  // channels the driver duplicates (as FBGEMM's kernel does).
+  bool depthwise = false;
+  // FBGEMM's backend on a conv of its depthwise fast path
+  // (conv_internal::fbgemm_depthwise_fast_path): the kSat16 depthwise kernels,
+  // whose layouts hold the raw weights (not w - w_zp), with per output
+  // channel sum(w - w_zp) and, when some zero point is not 0, the zero points.
+  bool sat16 = false;
+  Buffer<int32_t> weight_sums, weight_zero_points;
   QConvLayout layouts[2];  // one per distinct tile of the family's kernels
   size_t nlayouts = 0;
   Buffer<float> weight_scales;  // per output channel (float, as FBGEMM keeps them)

@@ -10,6 +10,7 @@
 #include "kernels/conv_kernels.h"
 #include "qwasm/conv.h"
 #include "qwasm/conv_layout.h"
+#include "qwasm/conv_requant.h"
 #include "qwasm/conv_winograd.h"
 #include "qwasm/format.h"
 
@@ -88,7 +89,8 @@ Status pack_generic(const ConvGeometry& g, const int8_t* w, const int32_t* zps, 
 }
 
 // [tap / kr][channel padded to a multiple of cr][kr] (kr 0 or 1: [tap][channel]);
-// a last group short of kr taps is padded with zero weights.
+// a last group short of kr taps is padded with zero weights. w - zps[oc], or
+// the raw weights when zps is nullptr (the kSat16 kernels).
 Status pack_depthwise(const ConvGeometry& g, const int8_t* w, const int32_t* zps, size_t cr, size_t kr,
                       QConvLayout* out) {
   const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
@@ -100,7 +102,8 @@ Status pack_depthwise(const ConvGeometry& g, const int8_t* w, const int32_t* zps
   out->kr = kr;
   for (int64_t ch = 0; ch < g.out_channels; ++ch) {
     for (int64_t t = 0; t < taps; ++t) {
-      out->weights[((t / group) * cpad + ch) * group + t % group] = static_cast<int16_t>(w[ch * taps + t] - zps[ch]);
+      out->weights[((t / group) * cpad + ch) * group + t % group] =
+          static_cast<int16_t>(w[ch * taps + t] - (zps ? zps[ch] : 0));
     }
   }
   return Status::Ok();
@@ -109,7 +112,8 @@ Status pack_depthwise(const ConvGeometry& g, const int8_t* w, const int32_t* zps
 }  // namespace
 
 size_t PackedQConv::bytes() const {
-  size_t n = (weight_scales.size() + bias.size()) * sizeof(float);
+  size_t n = (weight_scales.size() + bias.size()) * sizeof(float) +
+             (weight_sums.size() + weight_zero_points.size()) * sizeof(int32_t);
   for (size_t i = 0; i < nlayouts; ++i) n += layouts[i].weights.size() * sizeof(int16_t);
   return n + winograd_bytes(*this);
 }
@@ -165,7 +169,10 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
   Buffer<int32_t> zps;
   QWASM_RETURN_IF_ERROR(zps.allocate(g.out_channels, "the weight zero points"));
   out->geometry = g;
-  out->depthwise = is_depthwise(g);
+  out->sat16 = backend == ConvBackend::kFbgemm && fbgemm_depthwise_fast_path(g);
+  out->depthwise = is_depthwise(g) || out->sat16;
+  out->weight_sums = Buffer<int32_t>();
+  out->weight_zero_points = Buffer<int32_t>();
   out->has_bias = bias != nullptr;
   out->backend = backend;
   out->nlayouts = 0;
@@ -186,10 +193,28 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
   out->weight_shape = weight.shape();
   out->weight_scheme = weight.qscheme();
   const int8_t* w = reinterpret_cast<const int8_t*>(weight.data());
+  if (out->sat16) {
+    // FBGEMM's column offsets sum(w - w_zp) (PyTorch packs them), and the
+    // zero points when its kernel needs its row offsets (some w_zp != 0).
+    const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2];
+    bool asymmetric = false;
+    QWASM_RETURN_IF_ERROR(out->weight_sums.allocate(g.out_channels, "the weight sums"));
+    for (int64_t oc = 0; oc < g.out_channels; ++oc) {
+      int32_t sum = 0;
+      for (int64_t t = 0; t < taps; ++t) sum += w[oc * taps + t] - zps[oc];
+      out->weight_sums[oc] = sum;
+      asymmetric = asymmetric || zps[oc] != 0;
+    }
+    if (asymmetric) {
+      QWASM_RETURN_IF_ERROR(out->weight_zero_points.allocate(g.out_channels, "the weight zero points"));
+      for (int64_t oc = 0; oc < g.out_channels; ++oc) out->weight_zero_points[oc] = zps[oc];
+    }
+  }
   if (out->depthwise) {
+    const int32_t* dw_zps = out->sat16 ? nullptr : zps.data();
     return for_each_tile_kind(
         kernels::qdwconv_kernels(), [](const kernels::QDwConvKernel& k) { return std::make_pair(k.cr, k.kr); },
-        [&](size_t cr, size_t kr) { return pack_depthwise(g, w, zps.data(), cr, kr, &out->layouts[out->nlayouts++]); });
+        [&](size_t cr, size_t kr) { return pack_depthwise(g, w, dw_zps, cr, kr, &out->layouts[out->nlayouts++]); });
   }
   QWASM_RETURN_IF_ERROR(for_each_tile_kind(
       kernels::qconv_kernels(), [](const kernels::QConvKernel& k) { return std::make_pair(k.nr, k.kr); },
@@ -216,7 +241,8 @@ Status unpack_qconv_weight(const PackedQConv& p, QTensor* out) {
     const int64_t cpad = ceil_div(g.out_channels, static_cast<int64_t>(l.nr)) * static_cast<int64_t>(l.nr);
     for (int64_t c = 0; c < g.out_channels; ++c)
       for (int64_t t = 0; t < taps; ++t)
-        w[c * taps + t] = static_cast<int8_t>(src[((t / group) * cpad + c) * group + t % group] + zp(c));
+        w[c * taps + t] =
+            static_cast<int8_t>(src[((t / group) * cpad + c) * group + t % group] + (p.sat16 ? 0 : zp(c)));
   } else {  // the inverse of pack_generic
     const Reduction r = reduction_of(g, static_cast<int64_t>(l.nr), static_cast<int64_t>(l.kr));
     for (int64_t grp = 0; grp < g.groups; ++grp)

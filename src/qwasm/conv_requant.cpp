@@ -78,11 +78,34 @@ Status requant_constants(const PackedQConv& pw, double a_scale, double o_scale, 
   return Status::Ok();
 }
 
+int64_t requant_constant_bytes(const PackedQConv& pw, size_t block) {
+  const int64_t b = static_cast<int64_t>(block);
+  const int64_t n = (ceil_div(pw.geometry.out_channels, b) + 1) * b;
+  const int64_t int_arrays = !pw.sat16 ? 0 : pw.weight_zero_points.size() ? 2 : 1;
+  return n * (3 * static_cast<int64_t>(sizeof(float)) + int_arrays * static_cast<int64_t>(sizeof(int32_t)));
+}
+
 Status make_qoutput(const QCall& call, size_t block, QTensor* out, RequantConstants* rc) {
   const double zp = static_cast<double>(call.out_zp);
   QWASM_RETURN_IF_ERROR(
       make_qtensor(call.out_shape, DType::kQUInt8, QScheme::kPerTensorAffine, -1, &call.out_scale, &zp, 1, out));
-  return requant_constants(call.pw, call.input.q_scale(), call.out_scale, call.out_zp, call.relu, block, rc);
+  QWASM_RETURN_IF_ERROR(
+      requant_constants(call.pw, call.input.q_scale(), call.out_scale, call.out_zp, call.relu, block, rc));
+  const PackedQConv& pw = call.pw;
+  if (!pw.sat16) return Status::Ok();
+  // FBGEMM's depthwise kernel takes a_zp * sum(w - w_zp) and, with
+  // asymmetric weights, w_zp * (its row offset) off the pair sums in int32.
+  const int64_t n = (ceil_div(pw.geometry.out_channels, static_cast<int64_t>(block)) + 1) * static_cast<int64_t>(block);
+  const int32_t a_zp = static_cast<int32_t>(call.input.q_zero_point());
+  QWASM_RETURN_IF_ERROR(rc->acc_offset.allocate(n, "the requantization constants"));
+  for (int64_t oc = 0; oc < pw.geometry.out_channels; ++oc) rc->acc_offset[oc] = a_zp * pw.weight_sums[oc];
+  rc->params.acc_offset = rc->acc_offset.data();
+  if (pw.weight_zero_points.size()) {
+    QWASM_RETURN_IF_ERROR(rc->weight_zero_point.allocate(n, "the requantization constants"));
+    for (int64_t oc = 0; oc < pw.geometry.out_channels; ++oc) rc->weight_zero_point[oc] = pw.weight_zero_points[oc];
+    rc->params.weight_zero_point = rc->weight_zero_point.data();
+  }
+  return Status::Ok();
 }
 
 // The params of the block of channels starting at oc0 (per tile: tiles run on several threads).
@@ -91,6 +114,8 @@ kernels::ConvRequantParams requant_at(const RequantConstants& rc, int64_t oc0) {
   p.weight_scale += oc0;
   p.bias += oc0;
   p.multiplier += oc0;
+  if (p.acc_offset) p.acc_offset += oc0;
+  if (p.weight_zero_point) p.weight_zero_point += oc0;
   return p;
 }
 

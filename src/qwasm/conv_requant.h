@@ -17,9 +17,17 @@ namespace conv_internal {
 // channel.
 struct RequantConstants {
   Buffer<float> weight_scale, bias, multiplier;
+  Buffer<int32_t> acc_offset, weight_zero_point;  // the kSat16 depthwise kernels' (PackedQConv::sat16)
   kernels::ConvRequantParams params{};
-  size_t bytes() const { return (weight_scale.size() + bias.size() + multiplier.size()) * sizeof(float); }
+  size_t bytes() const {
+    return (weight_scale.size() + bias.size() + multiplier.size()) * sizeof(float) +
+           (acc_offset.size() + weight_zero_point.size()) * sizeof(int32_t);
+  }
 };
+
+// The bytes of a call's RequantConstants for kernels that load `block`
+// channels at once (what make_qoutput allocates).
+int64_t requant_constant_bytes(const PackedQConv& pw, size_t block);
 
 // A quantized conv / linear call whose arguments qconv3d / qlinear have
 // checked (the layer's kind, the input's dtype and scheme, the output shape

@@ -53,21 +53,23 @@ CheckedSize generic_buffer_elements(const ConvGeometry& g, const Spatial& s, con
   return padded_buffer_elements(s, g.in_channels / g.groups, g.groups, static_cast<int64_t>(k.kr) - 1);
 }
 
-// The depthwise kernel's channels per position (padded to its tile) and taps
-// (padded to its tap group: the extra taps read tap 0 with zero weights).
+// The depthwise kernel of a packed conv: FBGEMM's pair-saturating one for a
+// conv of its depthwise fast path under its backend, the exact one otherwise.
+const kernels::QDwConvKernel* depthwise_kernel(const PackedQConv& pw, kernels::Isa isa) {
+  return kernels::find_qdwconv(isa, pw.sat16 ? kernels::DwConvMode::kSat16 : kernels::DwConvMode::kExact);
+}
+
+// The depthwise kernel's channels per position (padded to its tile: the
+// output channels, which a channel multiplier of 2 reads as duplicated input
+// channels) and taps (padded to its tap group: the extra taps read tap 0 with
+// zero weights).
 int64_t depthwise_channels(const ConvGeometry& g, const kernels::QDwConvKernel& k) {
-  return ceil_div(g.in_channels, static_cast<int64_t>(k.cr)) * static_cast<int64_t>(k.cr);
+  return ceil_div(g.out_channels, static_cast<int64_t>(k.cr)) * static_cast<int64_t>(k.cr);
 }
 int64_t depthwise_taps(const ConvGeometry& g, const kernels::QDwConvKernel& k) {
   const int64_t ntaps = g.kernel[0] * g.kernel[1] * g.kernel[2];  // bounded: the weight exists
   const int64_t group = static_cast<int64_t>(std::max<size_t>(k.kr, 1));
   return ceil_div(ntaps, group) * group;
-}
-
-// The requantization constants' bytes for a kernel of `block` channels (requant_constants).
-int64_t requant_constant_bytes(const ConvGeometry& g, size_t block) {
-  const int64_t b = static_cast<int64_t>(block);
-  return 3 * (ceil_div(g.out_channels, b) + 1) * b * static_cast<int64_t>(sizeof(float));
 }
 
 // The quantized input conversion for convolutions whose channels share one
@@ -197,7 +199,8 @@ Status run_qgeneric(const QCall& call, const Spatial& s, int64_t batch, bool cha
 
 Status run_qdepthwise(const QCall& call, const Spatial& s, QTensor* out, ConvRunInfo* info) {
   const ConvGeometry& g = call.pw.geometry;
-  const kernels::QDwConvKernel* k = kernels::find_qdwconv(call.isa);
+  const bool sat16 = call.pw.sat16;
+  const kernels::QDwConvKernel* k = depthwise_kernel(call.pw, call.isa);
   Status st;
   const QConvLayout* layout = packed_for(call.pw, k->cr, k->kr, &st);
   if (!layout) return st;
@@ -230,15 +233,32 @@ Status run_qdepthwise(const QCall& call, const Spatial& s, QTensor* out, ConvRun
   // threads writing the same cache line of every plane would slow both.
   const int64_t ntaps = g.kernel[0] * g.kernel[1] * g.kernel[2];
   const int64_t min_pixels = ceil_div(int64_t{1} << 16, std::max<int64_t>(1, cpad * ntaps));
+  // kSat16: the raw activations, padding = a_zp (FBGEMM pads with the zero
+  // point), and the real tap count; kExact: x - a_zp, padding 0, whole tap groups.
+  const int16_t pad_value = sat16 ? static_cast<int16_t>(a_zp) : 0;
+  const size_t kernel_taps = sat16 ? static_cast<size_t>(ntaps) : taps.size();
+  const bool duplicate = g.out_channels == 2 * g.in_channels;  // FBGEMM's channel multiplier 2 (sat16 only)
+  assert(!duplicate || sat16);
   for (int64_t n = 0; n < input.shape()[0]; ++n) {
-    if (n > 0) buffer.fill(0);
-    to_padded_channels_last_q(to_cl, input.data() + n * in_item, g.in_channels, cpad, a_zp, g, s, buffer.data());
+    if (n > 0 || pad_value != 0) buffer.fill(pad_value);
+    const uint8_t* xn = input.data() + n * in_item;
+    if (duplicate) {  // input channel c into slots 2c and 2c + 1, as FBGEMM duplicates each byte
+      for_each_padded_row(g, s, g.in_channels, cpad, [&](int64_t dh, int64_t row_offset) {
+        for (int64_t c = 0; c < g.in_channels; ++c) {
+          const uint8_t* row = xn + (c * s.D * s.H + dh) * s.W;
+          int16_t* dst = buffer.data() + row_offset + 2 * c;
+          for (int64_t w = 0; w < s.W; ++w) dst[w * cpad] = dst[w * cpad + 1] = row[w];
+        }
+      });
+    } else {
+      to_padded_channels_last_q(to_cl, xn, g.in_channels, cpad, sat16 ? 0 : a_zp, g, s, buffer.data());
+    }
     uint8_t* yn = out->mutable_data() + n * g.out_channels * out_size;
     parallel_for_ranges(
         out_size, min_pixels,
         [&](int64_t begin, int64_t end) {
           for (int64_t p = begin; p < end; ++p) {
-            k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), taps.size(),
+            k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), kernel_taps,
                   buffer.data() + pixel_offset(g, s, p, cpad), taps.data(), layout->weights.data(), yn + p,
                   static_cast<size_t>(out_size), &params);
           }
@@ -377,14 +397,14 @@ Status qconv_scratch_bound(const PackedQConv& pw, const Shape& input_shape, int6
     if (!kernels::isa_available(isa)) continue;
     CheckedSize b = 0;
     if (pw.depthwise) {
-      const kernels::QDwConvKernel& k = *kernels::find_qdwconv(isa);
+      const kernels::QDwConvKernel& k = *depthwise_kernel(pw, isa);
       b = padded_buffer_elements(s, depthwise_channels(g, k), 1, 0) * 2 +
-          depthwise_taps(g, k) * static_cast<int64_t>(sizeof(ptrdiff_t)) + requant_constant_bytes(g, k.cr);
+          depthwise_taps(g, k) * static_cast<int64_t>(sizeof(ptrdiff_t)) + requant_constant_bytes(pw, k.cr);
     } else {
       const kernels::QConvKernel& k = *kernels::find_qconv(isa);
       const Reduction r = reduction_of(g, static_cast<int64_t>(k.nr), static_cast<int64_t>(k.kr));
       b = generic_buffer_elements(g, s, k) * 2 + r.nseg * static_cast<int64_t>(sizeof(ptrdiff_t)) +
-          requant_constant_bytes(g, k.nr);
+          requant_constant_bytes(pw, k.nr);
     }
     if (!b.ok()) return Status::RangeError("the conv's scratch memory would exceed 2^63 bytes");
     most = std::max(most.value(), b.value());

@@ -265,6 +265,8 @@ test('the tarball: the wasm of each variant, their glues and worker scripts, the
     'web/src/model/load.mjs',
     'python/pyproject.toml',
     'python/qwasm_export.py',
+    'python/qwasm_format.py',
+    'python/qwasm_ops.py',
     'python/qwasm_video.py',
     'python/qwasm_pt2e.py',
     'python/qwasm_quantizer.py',

@@ -12,7 +12,7 @@ some set torch's thread count, which later ones inherit.
 """
 import argparse
 
-from generators import (bias_rounding, conv3d, eager_flow, export_zoo, fusion, histogram_observer, io_fixtures, memory_formats,
+from generators import (bias_rounding, conv3d, depthwise_saturation, eager_flow, export_zoo, fusion, histogram_observer, io_fixtures, memory_formats,
                         models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_clip,
                         video_resnets, video_transforms, zero_size)
 from generators.common import set_output_dir, with_engine, write
@@ -42,6 +42,9 @@ FAMILIES = {
     # where FBGEMM's way of adding the bias (per path) decides the integer
     "bias_rounding": lambda: write("bias_rounding.json", bias_rounding.bias_rounding_cases(),
                                    {"eager": bias_rounding.eager_conv_bn_relu_cases()}),
+    # FBGEMM's depthwise fast path: int16 tap-pair saturation, under fbgemm and x86 (each case names its engine)
+    "depthwise_saturation": lambda: write("depthwise_saturation.json",
+                                          depthwise_saturation.depthwise_saturation_cases()),
     "eager_flow": lambda: write("eager_flow.json", eager_flow.eager_flow_cases()),
     "eager_flow_x86": lambda: with_engine("x86", lambda: write("eager_flow_x86.json", eager_flow.eager_flow_cases())),
     "video_resnets": lambda: write("video_resnets.json", video_resnets.video_resnet_cases()),

@@ -7,7 +7,7 @@
 // (depthwise too), asymmetric padding; each case in all eight combinations of
 // per-channel / per-tensor weights, bias / none, ReLU / none; saturation at 0
 // and 255 and the ReLU floor are reached. (The micro-kernels alone are tested
-// in kernel_tester_test.cpp.)
+// in kernel_tester_qconv_test.cpp and kernel_tester_qdwconv_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -286,6 +286,17 @@ std::vector<ConvCase> sweep() {
   add("wino1x1x3_conv1d", 1, 5, 9, 1, {1, 1, 17}, {1, 1, 3}, one, one, {0, 0, 1}, {0, 0, 1});
   add("wino3x3x1", 1, 4, 6, 1, {5, 5, 4}, {3, 3, 1}, one, one, {1, 1, 0}, {1, 1, 0});
   add("wino3x1x3", 1, 4, 6, 1, {5, 4, 5}, {3, 1, 3}, one, one, {1, 0, 1}, {1, 0, 1});
+  // FBGEMM's depthwise fast path (groups = Cin, a multiple of 8; Cout = groups
+  // or 2 x groups; kernel 3, 5 or 7, the last two equal; stride 1 or 2;
+  // 'same' padding): under its backend the kSat16 kernels, whose int16 pair
+  // sums saturate on these random uint8 activations; a channel multiplier of
+  // 2, odd and even tap counts, 147 taps, a batch of 2.
+  add("fbgemm_depthwise16_k3", 1, 16, 16, 16, {4, 5, 6}, {3, 3, 3}, one, one, one, one);
+  add("fbgemm_depthwise8_k5x3x3_stride2", 1, 8, 8, 8, {6, 7, 8}, {5, 3, 3}, {2, 2, 2}, one, {2, 1, 1}, {2, 1, 1});
+  add("fbgemm_depthwise8_multiplier2_k3", 1, 8, 16, 8, {4, 5, 6}, {3, 3, 3}, one, one, one, one);
+  add("fbgemm_depthwise24_multiplier2_k3x5x5_batch2", 2, 24, 48, 24, {3, 6, 7}, {3, 5, 5}, {1, 2, 1}, one, {1, 2, 2},
+      {1, 2, 2});
+  add("fbgemm_depthwise8_k3x7x7", 1, 8, 8, 8, {3, 7, 8}, {3, 7, 7}, one, one, {1, 3, 3}, {1, 3, 3});
   // 1x1x1 (pointwise), strided.
   add("pointwise", 1, 16, 12, 1, {3, 4, 5}, one, one, one, zero, zero);
   add("pointwise_stride2", 1, 16, 12, 1, {3, 4, 5}, one, {2, 2, 2}, one, zero, zero);
@@ -320,6 +331,108 @@ TEST(QConvCoverage, TheSweepReachesBothSaturationBoundsAndTheReluFloor) {
   EXPECT_GT(coverage.at_zero, 0);
   EXPECT_GT(coverage.at_255, 0);
   EXPECT_GT(coverage.at_relu_floor, 0);
+}
+
+// FBGEMM's depthwise fast path sums tap pairs in int16 with saturation
+// (docs/numerics.md): on inputs that overflow int16 pairs, its outputs
+// differ from the exact convolution's, and qwasm gives its outputs. The exact
+// convolution: the same layer with pad 0 on an input padded by hand with the
+// zero point (not a fast-path shape, so exact sums), which gives the same
+// accumulators when nothing saturates.
+TEST(QConvFbgemmDepthwise, PairSaturationChangesOutputsAndTheCoreReproducesIt) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 g(seed ^ 0x5a7);
+  struct Case {
+    const char* name;
+    int64_t c, multiplier;
+    std::array<int64_t, 3> in, k, stride;
+  };
+  const Case cases[] = {{"k3x3x3", 16, 1, {4, 6, 7}, {3, 3, 3}, {1, 1, 1}},
+                        {"k1x5x5 (2-D)", 8, 1, {1, 8, 9}, {1, 5, 5}, {1, 2, 2}},
+                        {"k3x3x3 multiplier 2", 8, 2, {3, 5, 6}, {3, 3, 3}, {1, 1, 1}},
+                        {"k1x7x7 stride 2 (2-D)", 8, 1, {1, 9, 10}, {1, 7, 7}, {1, 2, 2}}};
+  for (const Case& cs : cases) {
+    for (bool per_channel : {false, true}) {
+      ConvGeometry geo;
+      geo.in_channels = cs.c, geo.out_channels = cs.c * cs.multiplier, geo.groups = cs.c;
+      geo.kernel = cs.k, geo.stride = cs.stride;
+      geo.spatial_dims = cs.k[0] == 1 ? 2 : 3;
+      for (int d = 0; d < 3; ++d) geo.pad_begin[d] = geo.pad_end[d] = (cs.k[d] - 1) / 2;
+      ConvGeometry unpadded = geo;
+      unpadded.pad_begin = unpadded.pad_end = {0, 0, 0};
+      const Shape in_shape = {1, cs.c, cs.in[0], cs.in[1], cs.in[2]};
+      Shape padded_shape = in_shape;
+      for (int d = 0; d < 3; ++d) padded_shape[2 + d] += 2 * geo.pad_begin[d];
+      std::uniform_int_distribution<int> hi(150, 255), s8(-128, 127);
+      const int32_t a_zp = 200;
+      std::vector<uint8_t> x(static_cast<size_t>(cs.c * cs.in[0] * cs.in[1] * cs.in[2]));
+      for (auto& v : x) v = static_cast<uint8_t>(hi(g));
+      std::vector<uint8_t> xp(static_cast<size_t>(cs.c * padded_shape[2] * padded_shape[3] * padded_shape[4]),
+                              static_cast<uint8_t>(a_zp));
+      for (int64_t c = 0; c < cs.c; ++c)
+        for (int64_t d = 0; d < cs.in[0]; ++d)
+          for (int64_t h = 0; h < cs.in[1]; ++h)
+            for (int64_t w = 0; w < cs.in[2]; ++w)
+              xp[static_cast<size_t>(
+                  ((c * padded_shape[2] + d + geo.pad_begin[0]) * padded_shape[3] + h + geo.pad_begin[1]) *
+                      padded_shape[4] +
+                  w + geo.pad_begin[2])] = x[static_cast<size_t>(((c * cs.in[0] + d) * cs.in[1] + h) * cs.in[2] + w)];
+      const int64_t taps = cs.k[0] * cs.k[1] * cs.k[2], cout = geo.out_channels;
+      std::vector<int8_t> w(static_cast<size_t>(cout * taps));
+      for (auto& v : w) v = static_cast<int8_t>(s8(g));
+      std::vector<double> wscales(cout, 0.004), wzps(cout, 0.0);
+      std::vector<float> ws(cout, 0.004f), bias(cout, 0.5f);
+      std::vector<int32_t> wz(cout, 0);
+      for (int64_t oc = 0; per_channel && oc < cout; ++oc)
+        wzps[oc] = static_cast<double>(oc % 5 - 2), wz[oc] = oc % 5 - 2;
+      QTensor input, weight, out;
+      ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.05, a_zp, DType::kQUInt8, &input).ok());
+      const Shape wshape = {cout, 1, cs.k[0], cs.k[1], cs.k[2]};
+      const uint8_t* wb = reinterpret_cast<const uint8_t*>(w.data());
+      ASSERT_TRUE((per_channel ? make_per_channel_quantized(wb, w.size(), wshape, wscales.data(), wzps.data(),
+                                                            wscales.size(), 0, false, DType::kQInt8, &weight)
+                               : make_per_tensor_quantized(wb, w.size(), wshape, 0.004, 0, DType::kQInt8, &weight))
+                      .ok());
+      PackedQConv packed;
+      ASSERT_TRUE(pack_qconv(geo, weight, bias.data(), cout, &packed).ok());
+      EXPECT_TRUE(packed.sat16 && packed.depthwise) << cs.name;
+      const double out_scale = 0.5;
+      ref::QConvArgs args{x.data(),  in_shape,    0.05,      a_zp, w.data(), ws.data(),
+                          wz.data(), bias.data(), out_scale, 128,  false};
+      args.per_tensor_weight = !per_channel;
+      Shape out_shape;
+      ASSERT_TRUE(conv_output_shape(geo, in_shape, &out_shape).ok());
+      std::vector<uint8_t> want(static_cast<size_t>(cout * out_shape[2] * out_shape[3] * out_shape[4]));
+      std::vector<uint8_t> exact(want.size());
+      ref::qconv3d(geo, args, want.data());
+      ref::QConvArgs exact_args = args;
+      exact_args.x = xp.data();
+      exact_args.input_shape = padded_shape;
+      ref::qconv3d(unpadded, exact_args, exact.data());
+      size_t differ = 0;
+      for (size_t i = 0; i < want.size(); ++i) differ += want[i] != exact[i];
+      // A tenth of the outputs or more: the saturation is not a corner case here.
+      EXPECT_GT(differ * 10, want.size()) << cs.name << " per_channel " << per_channel << " seed " << seed;
+      for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+        if (!kernels::isa_available(isa)) continue;
+        ConvRunInfo info;
+        ASSERT_TRUE(qconv3d(packed, input, out_scale, 128, false, isa, &out, &info).ok());
+        EXPECT_NE(std::string(info.kernel).find("sat16"), std::string::npos) << info.kernel;
+        for (size_t i = 0; i < want.size(); ++i) {
+          ASSERT_EQ(out.data()[i], want[i])
+              << cs.name << " " << kernels::isa_name(isa) << " per_channel " << per_channel << " index " << i
+              << " exact " << int{exact[i]} << " seed " << seed;
+        }
+      }
+      // The oneDNN backend (the x86 engine with <= 100 groups and symmetric
+      // weights) sums exactly: its packing takes the exact kernels.
+      if (!per_channel) {
+        PackedQConv onednn;
+        ASSERT_TRUE(pack_qconv(geo, weight, bias.data(), cout, &onednn, ConvBackend::kOnednn).ok());
+        EXPECT_FALSE(onednn.sat16) << cs.name;
+      }
+    }
+  }
 }
 
 TEST(FConv, MatchesReferenceOverTheSweep) {

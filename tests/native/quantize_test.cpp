@@ -1,7 +1,7 @@
 // Quantize / dequantize through the tensor ops: the arithmetic of
 // docs/numerics.md on hand-checked values, the dispatch over every dtype and
 // scheme equal to the naive reference over sweeps, and dequantize_range
-// resumed at every kind of chunk boundary. (Each kernel alone: kernel_tester_test.cpp.)
+// resumed at every kind of chunk boundary. (Each kernel alone: kernel_tester_quantize_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,6 +1,7 @@
 #include "reference/conv3d_ref.h"
 
 #include <cmath>
+#include <vector>
 
 #include "reference/requantize_ref.h"
 
@@ -59,8 +60,7 @@ Shape conv_output_shape(const ConvGeometry& g, const Shape& in) {
   return out;
 }
 
-FbgemmBias fbgemm_bias_path(const ConvGeometry& g, bool per_tensor_weight) {
-  if (!per_tensor_weight) return FbgemmBias::kDivide;
+bool fbgemm_depthwise(const ConvGeometry& g) {
   // The conv PyTorch hands FBGEMM has 2 or 3 dimensions: a Conv1d is 2-D with
   // a kernel height of 1 (never 3, 5 or 7), a linear layer is no conv.
   bool depthwise = g.spatial_dims >= 2 && g.groups == g.in_channels && g.groups % 8 == 0 &&
@@ -69,17 +69,45 @@ FbgemmBias fbgemm_bias_path(const ConvGeometry& g, bool per_tensor_weight) {
     depthwise = (g.kernel[d] == 3 || g.kernel[d] == 5 || g.kernel[d] == 7) && (g.stride[d] == 1 || g.stride[d] == 2) &&
                 g.dilation[d] == 1 && g.pad_begin[d] == (g.kernel[d] - 1) / 2 && g.pad_end[d] == g.pad_begin[d];
   }
-  return depthwise ? FbgemmBias::kMultiplyThenAdd : FbgemmBias::kFusedMultiplyAdd;
+  return depthwise;
+}
+
+FbgemmBias fbgemm_bias_path(const ConvGeometry& g, bool per_tensor_weight) {
+  if (!per_tensor_weight) return FbgemmBias::kDivide;
+  return fbgemm_depthwise(g) ? FbgemmBias::kMultiplyThenAdd : FbgemmBias::kFusedMultiplyAdd;
+}
+
+int32_t fbgemm_depthwise_acc(size_t ntaps, const int32_t* x, const int32_t* w, int32_t a_zp, int32_t w_zp) {
+  int64_t acc = 0, x_sum = 0, w_sum = 0;
+  for (size_t t = 0; t < ntaps; t += 2) {
+    int64_t pair = int64_t{x[t]} * w[t];
+    if (t + 1 < ntaps) pair += int64_t{x[t + 1]} * w[t + 1];
+    acc += pair < -32768 ? -32768 : pair > 32767 ? 32767 : pair;
+  }
+  for (size_t t = 0; t < ntaps; ++t) x_sum += x[t], w_sum += w[t] - w_zp;
+  const int64_t row_offset = x_sum < 32767 ? x_sum : 32767;
+  return static_cast<int32_t>(acc - w_zp * row_offset - a_zp * w_sum);
 }
 
 void qconv3d(const ConvGeometry& g, const QConvArgs& a, uint8_t* y) {
   const FbgemmBias path = fbgemm_bias_path(g, a.per_tensor_weight);
+  const bool pair_saturation = a.backend == ConvBackend::kFbgemm && fbgemm_depthwise(g);
+  std::vector<int32_t> xs, ws;  // one output's raw taps (FBGEMM's depthwise kernel)
   for_each_output(g, a.input_shape, [&](int64_t oc, int64_t index, auto&& taps) {
     int32_t raw = 0;  // sum of (x - a_zp) * (w - w_zp); padding is x = a_zp
-    taps([&](int64_t xi, int64_t wi) {
-      const int32_t xv = xi < 0 ? 0 : a.x[xi] - a.a_zero_point;
-      raw += xv * (a.w[wi] - a.w_zero_points[oc]);
-    });
+    if (pair_saturation) {
+      xs.clear(), ws.clear();
+      taps([&](int64_t xi, int64_t wi) {
+        xs.push_back(xi < 0 ? a.a_zero_point : a.x[xi]);
+        ws.push_back(a.w[wi]);
+      });
+      raw = fbgemm_depthwise_acc(xs.size(), xs.data(), ws.data(), a.a_zero_point, a.w_zero_points[oc]);
+    } else {
+      taps([&](int64_t xi, int64_t wi) {
+        const int32_t xv = xi < 0 ? 0 : a.x[xi] - a.a_zero_point;
+        raw += xv * (a.w[wi] - a.w_zero_points[oc]);
+      });
+    }
     if (a.backend == ConvBackend::kOnednn) {
       y[index] = requantize_onednn(raw, a.a_scale, a.w_scales[oc], a.bias ? a.bias[oc] : 0.0f, a.bias != nullptr,
                                    a.out_scale, a.out_zero_point, a.relu);

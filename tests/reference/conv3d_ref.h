@@ -2,7 +2,8 @@
 // obvious loop nest over NCDHW (batch, output channel, output d / h / w, then
 // kernel d / h / w and input channel: nine loops), padding read as a zero
 // value, one requantization per output, written here separately from the
-// kernels' (docs/numerics.md).
+// kernels' (docs/numerics.md). Under FBGEMM's requantization a conv of its
+// depthwise fast path sums as that kernel does (fbgemm_depthwise_acc).
 //
 // The oracle includes none of the core it checks: only the plain geometry and
 // backend types its callers already build (qwasm/conv_types.h, data with no
@@ -38,10 +39,24 @@ struct QConvArgs {
   bool per_tensor_weight = false;
 };
 
-// Which way FBGEMM adds this layer's bias: PyTorch's FBGEMM conv takes its
-// depthwise kernel for the shapes FBGEMM's takeDepthWiseFastPath accepts
-// (src/FbgemmConv.cc), its GEMM kernels otherwise; linear layers are GEMMs.
+// Whether PyTorch's FBGEMM conv takes its depthwise kernel: the shapes
+// FBGEMM's takeDepthWiseFastPath accepts (src/FbgemmConv.cc); a Conv1d (2-D
+// with a kernel height of 1 to FBGEMM) never, nor a linear layer.
+bool fbgemm_depthwise(const ConvGeometry& g);
+
+// Which way FBGEMM adds this layer's bias: its depthwise kernel or its GEMM
+// kernels (fbgemm_depthwise); linear layers are GEMMs.
 FbgemmBias fbgemm_bias_path(const ConvGeometry& g, bool per_tensor_weight);
+
+// The accumulator of FBGEMM's depthwise kernel for one output
+// (src/GenerateI8Depthwise.cc, FbgemmI8DepthwiseAvx2-inl.h requantize_): the
+// raw activations x[t] (uint8; a padded position holds a_zp) times the raw
+// weights w[t] (int8), taps in (kd, kh, kw) order added in pairs (0 + 1,
+// 2 + 3, ...; an odd last tap alone), each pair's sum saturated to int16
+// (vpmaddubsw), the pairs summed in int32; minus w_zp times the activations'
+// sum (its row offset, summed with saturating int16 adds: at most 32767) and
+// a_zp times sum(w - w_zp) (the column offset PyTorch packs).
+int32_t fbgemm_depthwise_acc(size_t ntaps, const int32_t* x, const int32_t* w, int32_t a_zp, int32_t w_zp);
 
 // The output shape, computed here on its own: [N, Cout, Do, Ho, Wo].
 Shape conv_output_shape(const ConvGeometry& g, const Shape& input_shape);

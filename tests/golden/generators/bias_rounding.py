@@ -75,8 +75,8 @@ def bias_rounding_cases():
     different outputs, so each case holds outputs that only the way the
     layer's FBGEMM path adds the bias gets right. The depthwise layers keep
     activations and zero points below 128: FBGEMM's depthwise kernel sums tap
-    pairs in int16 and saturates above (README, known differences), which is
-    not what these cases test. `misses` counts, for each way ("divide":
+    pairs in int16 and saturates above (docs/numerics.md; depthwise_saturation.py
+    has those cases), which is not what these cases test. `misses` counts, for each way ("divide":
     qwasm's formula before, "multiply", "fma"), the outputs where it differs
     from PyTorch's integer."""
     import torch.ao.nn.quantized as nnq

@@ -65,8 +65,8 @@ def with_engine(engine, fn):
 def conv_backend(m, dims):
     """'onednn' or 'fbgemm': the backend PyTorch packed a quantized conv for."""
     add_to_path("..", "..", "python")
-    from qwasm_export import _packed_backend
-    return _packed_backend("golden", m, dims)
+    from qwasm_ops import packed_backend
+    return packed_backend("golden", m, dims)
 
 
 def arr(a):

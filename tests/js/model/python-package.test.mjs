@@ -15,6 +15,8 @@ const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).ver
 const PY_FILES = [
   'python/pyproject.toml',
   'python/qwasm_export.py',
+  'python/qwasm_format.py',
+  'python/qwasm_ops.py',
   'python/qwasm_pt2e.py',
   'python/qwasm_quantizer.py',
   'python/qwasm_video.py',

@@ -1,8 +1,10 @@
 // The build tells the truth: only the SIMD sources contain SIMD instructions
 // (the scalar kernels really are scalar, so 'qwasm scalar' measures scalar
 // code); the shipped wasm holds the API and none of the test-only entry
-// points, and links no test or benchmark code (the reference, bench/native);
-// the testing build runs with asserts, the release without.
+// points, and links no test or benchmark code (the reference, the peak
+// microbenchmarks of tests/support); nothing under bindings/ or src/
+// includes anything under bench/ (the product sits below the benchmarks); the
+// testing build runs with asserts, the release without.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,8 +86,46 @@ test('the package links no test or benchmark code; the testing build links the r
   for (const output of ['qwasm.testing.js', 'qwasm.bench.js', 'qwasm.testing.mt.js']) {
     const inputs = linkInputs(ninja, output);
     expect([output, inputs.some((i) => i.includes('/tests/reference/quantize_ref.cpp.o'))]).toEqual([output, true]);
-    expect([output, inputs.some((i) => i.includes('/bench/native/peak.cpp.o'))]).toEqual([output, true]);
+    expect([output, inputs.some((i) => i.includes('/tests/support/peak.cpp.o'))]).toEqual([output, true]);
   }
+});
+
+// An #include whose path reaches into bench/ ("bench/...", "../bench/...", <bench/...>).
+const BENCH_INCLUDE = /^\s*#\s*include\s*[<"]((?:\.{1,2}\/)*bench\/[^>"]*)[>"]/gm;
+
+// Every such #include in the C/C++ sources under bindings/ and src/ (any depth).
+function benchIncludes() {
+  const found = [];
+  let files = 0;
+  for (const dir of ['bindings', 'src']) {
+    for (const file of readdirSync(join(root, dir), { recursive: true })) {
+      if (!/\.(c|cc|cpp|h|hpp|inc)$/.test(file)) continue;
+      files += 1;
+      const text = readFileSync(join(root, dir, file), 'utf8');
+      for (const m of text.matchAll(BENCH_INCLUDE)) found.push(`${dir}/${file}: ${m[1]}`);
+    }
+  }
+  return { files, found };
+}
+
+test('nothing under bindings/ or src/ includes anything under bench/', () => {
+  // The pattern finds the forms such an include takes, and not the others.
+  const sample = [
+    '#include "bench/native/peak.h"',
+    '  #  include <bench/x.h>',
+    '#include "../bench/native/peak.h"',
+    '#include "support/peak.h"',
+    '#include "kernels/conv_kernels.h"',
+    '// #include "bench/native/peak.h"',
+  ].join('\n');
+  expect([...sample.matchAll(BENCH_INCLUDE)].map((m) => m[1])).toEqual([
+    'bench/native/peak.h',
+    'bench/x.h',
+    '../bench/native/peak.h',
+  ]);
+  const { files, found } = benchIncludes();
+  expect(files).toBeGreaterThan(40);
+  expect(found).toEqual([]);
 });
 
 test('the testing build runs with asserts on; the benchmark build (the release core) without', async () => {

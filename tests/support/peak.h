@@ -2,15 +2,17 @@
 // registered kernels themselves, taken from the registry as the drivers take
 // them, on operands small enough to stay in L1. So the peak is always the
 // instruction mix of the kernel the convolutions run, requantization and
-// stores included. Built into the testing and benchmark wasm only
-// (_peakDot16, _peakDwconv in bindings/testing_bindings.cpp), never into the
-// package. Each returns a checksum of its outputs.
+// stores included. Testing support (tests/support/), built into the testing
+// and benchmark wasm only (_peakDot16, _peakDwconv in
+// bindings/testing_bindings.cpp), never into the package; it lives here, not
+// under bench/, because nothing under bindings/ or src/ includes bench/
+// (tests/js/build.test.mjs). Each returns a checksum of its outputs.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 namespace qwasm {
-namespace bench {
+namespace testing_support {
 
 // The generic quantized conv kernel of the best ISA (find_qconv: in the wasm
 // build conv3d_qu8_qs8w_4x8c2_wasmsimd_dot16) on one full mr x nr tile whose
@@ -23,5 +25,5 @@ int32_t peak_qconv(size_t reps, size_t kblocks);
 // reps * 64 * 27 multiply-adds counted.
 int32_t peak_qdwconv(size_t reps);
 
-}  // namespace bench
+}  // namespace testing_support
 }  // namespace qwasm

@@ -1,4 +1,4 @@
-#include "bench/native/peak.h"
+#include "support/peak.h"
 
 #include <vector>
 
@@ -6,7 +6,7 @@
 #include "kernels/isa.h"
 
 namespace qwasm {
-namespace bench {
+namespace testing_support {
 namespace {
 
 // Per-channel constants of an ordinary requantization, with the block of
@@ -66,5 +66,5 @@ int32_t peak_qdwconv(size_t reps) {
   return sum;
 }
 
-}  // namespace bench
+}  // namespace testing_support
 }  // namespace qwasm

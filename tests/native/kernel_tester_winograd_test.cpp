@@ -1,0 +1,239 @@
+// The kernel tester, winograd family: every kernel of winograd.inc in this
+// build, by name, against tests/reference/winograd_ref.h with tolerance 0:
+//   winograd input: nd1, nd2, nd3, channels_gt_cr, extremes (every tap at +-255);
+//   qgemm: m_eq_mr, m_lt_mr, m_gt_mr, k_blocks (1..9), extremes + wraparound (int32 sums past 2^31);
+//   winograd output: nd1, nd2, nd3, nc_lt_cr, nc_gt_cr, partial_tiles (every
+//     valid mask), strided_outputs (no adjacent pair), wraparound (full-range
+//     int32 points), qmin, qmax, relu_floor.
+// Run natively (scalar kernels) and compiled to wasm (scalar and SIMD); the
+// shared helpers are in kernel_tester.h. Random cases print their seed; replay
+// with QWASM_SEED=<n>.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernel_tester.h"
+#include "kernels/winograd_kernels.h"
+#include "reference/winograd_ref.h"
+#include "test_util.h"
+
+using namespace qwasm;
+using namespace qwasm::kernels;
+using namespace kernel_tester;
+
+namespace {
+
+// ----------------------------------------------------------------- winograd
+
+// A tile's input strides along nd dimensions for `channels` channels, with
+// gaps so that a kernel reading the wrong tap reads other values.
+std::vector<ptrdiff_t> tile_strides(size_t nd, size_t channels) {
+  std::vector<ptrdiff_t> s(3, 0);
+  ptrdiff_t inner = static_cast<ptrdiff_t>(channels + 8);
+  for (size_t k = nd; k-- > 0;) {
+    s[k] = inner;
+    inner *= 5;
+  }
+  return s;
+}
+
+class WinoInputKernelTest : public ::testing::TestWithParam<const WinoInputKernel*> {
+ protected:
+  const WinoInputKernel& k() const { return *GetParam(); }
+  // Values in [lo, hi], or (extremes) +-255 only.
+  void check(size_t nd, size_t channels, bool extremes = false) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (nd * 7919 + channels * 31 + extremes));
+    std::uniform_int_distribution<int> v(-255, 255);
+    const std::vector<ptrdiff_t> strides = tile_strides(nd, channels);
+    const size_t span = static_cast<size_t>(strides[0] * 4) + channels;
+    std::vector<int16_t> d(span);
+    for (auto& x : d) x = static_cast<int16_t>(extremes ? (g() & 1 ? 255 : -255) : v(g));
+    const size_t points = size_t{1} << (2 * nd), v_stride = channels + 5;
+    std::vector<int16_t> out(points * v_stride, int16_t{0x5a5a});
+    k().fn(nd, channels, d.data(), strides.data(), out.data(), v_stride);
+    for (size_t xi = 0; xi < points; ++xi) {
+      for (size_t c = 0; c < v_stride; ++c) {
+        const int16_t got = out[xi * v_stride + c];
+        if (c >= channels) {
+          EXPECT_EQ(got, 0x5a5a) << k().name << " wrote past the channels at point " << xi;
+          continue;
+        }
+        const int64_t want = ref::winograd_input_point(nd, d.data() + c, strides.data(), xi);
+        ASSERT_EQ(got, want) << k().name << " nd " << nd << " point " << xi << " channel " << c << " seed " << seed;
+      }
+    }
+  }
+};
+
+TEST_P(WinoInputKernelTest, nd1) { check(1, k().cr); }
+TEST_P(WinoInputKernelTest, nd2) { check(2, k().cr); }
+TEST_P(WinoInputKernelTest, nd3) { check(3, k().cr); }
+TEST_P(WinoInputKernelTest, channels_gt_cr) {
+  for (size_t nd = 1; nd <= 3; ++nd) check(nd, 5 * k().cr);
+}
+TEST_P(WinoInputKernelTest, extremes) {  // |V| reaches 2^nd * 255, still int16
+  for (size_t nd = 1; nd <= 3; ++nd) check(nd, 2 * k().cr, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, WinoInputKernelTest, ::testing::ValuesIn(all(wino_input_kernels())),
+                         kernel_name<WinoInputKernel>);
+
+class QGemmKernelTest : public ::testing::TestWithParam<const QGemmKernel*> {
+ protected:
+  const QGemmKernel& k() const { return *GetParam(); }
+  // rows x nr with a in [-a_max, a_max], w in [-w_max, w_max] (or exactly the extremes).
+  void check(size_t rows, size_t kblocks, int a_max = 2040, int w_max = 6885, bool extremes = false) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (rows * 131 + kblocks * 7 + extremes));
+    std::uniform_int_distribution<int> av(-a_max, a_max), wv(-w_max, w_max);
+    const size_t len = kblocks * k().kr, a_stride = len + 3, c_stride = k().nr + 5;
+    std::vector<int16_t> a(rows * a_stride + 1);
+    // Extremes: the signs line up so that every product is a_max * w_max and the sums wrap.
+    for (auto& x : a) x = static_cast<int16_t>(extremes ? a_max : av(g));
+    std::vector<int16_t> w(len * k().nr);  // [kblock][nr][kr]
+    for (auto& x : w) x = static_cast<int16_t>(extremes ? w_max : wv(g));
+    std::vector<int32_t> c((rows + 1) * c_stride, 0x5a5a5a5a);
+    k().fn(rows, kblocks, a.data(), a_stride, w.data(), c.data(), c_stride);
+    for (size_t m = 0; m <= rows; ++m) {
+      for (size_t j = 0; j < c_stride; ++j) {
+        if (m == rows || j >= k().nr) {
+          EXPECT_EQ(c[m * c_stride + j], 0x5a5a5a5a)
+              << k().name << " wrote row " << m << " column " << j << " (rows " << rows << ")";
+          continue;
+        }
+        int64_t sum = 0;
+        for (size_t kb = 0; kb < kblocks; ++kb)
+          for (size_t e = 0; e < k().kr; ++e)
+            sum += int64_t{a[m * a_stride + kb * k().kr + e]} * w[(kb * k().nr + j) * k().kr + e];
+        const int32_t want = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum)));
+        ASSERT_EQ(c[m * c_stride + j], want)
+            << k().name << " row " << m << " column " << j << " kblocks " << kblocks << " seed " << seed;
+      }
+    }
+  }
+};
+
+TEST_P(QGemmKernelTest, m_eq_mr) { check(k().mr, 8); }
+TEST_P(QGemmKernelTest, m_lt_mr) {
+  for (size_t mr = 1; mr < k().mr; ++mr) check(mr, 8);
+}
+TEST_P(QGemmKernelTest, m_gt_mr) {  // several row groups, the last one short
+  for (size_t rows = k().mr + 1; rows <= 4 * k().mr + 1; ++rows) check(rows, 5);
+}
+TEST_P(QGemmKernelTest, k_blocks) {
+  for (size_t kb = 1; kb <= 9; ++kb) check(k().mr, kb);
+}
+TEST_P(QGemmKernelTest, extremes_and_wraparound) {
+  check(k().mr, 4, 2040, 6885, true);    // 8 * 2040 * 6885: still int32
+  check(k().mr, 100, 2040, 6885, true);  // 200 products: the int32 sums wrap, as the transforms expect
+  check(k().mr, 100, -2040, 6885, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, QGemmKernelTest, ::testing::ValuesIn(all(qgemm_kernels())),
+                         kernel_name<QGemmKernel>);
+
+struct WinoOutputCall {
+  size_t nd = 3, nc = 4;
+  uint32_t valid = 0xFF;
+  bool adjacent = true;       // output pairs along the innermost dimension adjacent in the plane
+  int64_t m_range = 1 << 22;  // points drawn from [-m_range, m_range] (full int32 when larger)
+  bool relu = false;
+  int32_t zp = 100;
+  float bias_shift = 0;
+};
+
+class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKernel*> {
+ protected:
+  const WinoOutputKernel& k() const { return *GetParam(); }
+  std::vector<uint8_t> check(const WinoOutputCall& t) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (t.nd * 1009 + t.nc * 31 + t.valid * 7 + t.adjacent));
+    const size_t points = size_t{1} << (2 * t.nd), outputs = size_t{1} << t.nd;
+    const size_t slots = (t.nc + k().cr - 1) / k().cr * k().cr + 3, m_stride = slots;
+    std::vector<int32_t> m(points * m_stride);
+    const int64_t lo = std::max<int64_t>(-t.m_range, INT32_MIN), hi = std::min<int64_t>(t.m_range, INT32_MAX);
+    std::uniform_int_distribution<int64_t> mv(lo, hi);
+    for (auto& x : m) x = static_cast<int32_t>(mv(g));
+    // Outputs: the innermost dimension's pairs adjacent (W) or a row apart.
+    std::vector<ptrdiff_t> offsets(outputs);
+    const ptrdiff_t inner = t.adjacent ? 1 : 3;
+    for (size_t o = 0; o < outputs; ++o) {
+      ptrdiff_t off = 0, stride = inner;
+      for (size_t kk = t.nd; kk-- > 0;) {
+        off += static_cast<ptrdiff_t>((o >> (t.nd - 1 - kk)) & 1) * stride;
+        stride *= 7;
+      }
+      offsets[o] = off;
+    }
+    const size_t c_stride = 7 * 7 * 7 * 3;
+    std::vector<uint8_t> first;
+    for (const RequantKind kind : kRequantKinds) {
+      const Requant rq(kind, slots + 8, g, t.zp, t.relu, 1.0f, t.bias_shift, 500.f, 0.0001f, 0.002f);
+      std::vector<uint8_t> out((t.nc + 1) * c_stride, 0xEE);
+      k().fn(t.nd, t.nc, m.data(), m_stride, out.data(), c_stride, offsets.data(), t.valid, &rq.params);
+      for (size_t j = 0; j <= t.nc; ++j) {
+        for (size_t o = 0; o < outputs; ++o) {
+          const uint8_t got = out[j * c_stride + static_cast<size_t>(offsets[o])];
+          if (j == t.nc || !(t.valid >> o & 1)) {
+            EXPECT_EQ(got, 0xEE) << k().name << " stored output " << o << " channel " << j << " (nc " << t.nc
+                                 << ", valid " << t.valid << ")";
+            continue;
+          }
+          const int32_t acc = ref::winograd_output_acc(t.nd, m.data() + j, m_stride, o);
+          EXPECT_EQ(got, rq.want(acc, j)) << k().name << " nd " << t.nd << " output " << o << " channel " << j
+                                          << " acc " << acc << " " << rq.describe(j) << " seed " << seed;
+        }
+      }
+      if (first.empty()) first = out;
+    }
+    return first;
+  }
+};
+
+TEST_P(WinoOutputKernelTest, nd1) { check({1, k().cr, 0x3}); }
+TEST_P(WinoOutputKernelTest, nd2) { check({2, k().cr, 0xF}); }
+TEST_P(WinoOutputKernelTest, nd3) { check({3, k().cr, 0xFF}); }
+TEST_P(WinoOutputKernelTest, nc_lt_cr) {
+  for (size_t nc = 1; nc < k().cr; ++nc) check({3, nc, 0xFF});
+}
+TEST_P(WinoOutputKernelTest, nc_gt_cr) {
+  for (size_t nc : {k().cr + 1, 2 * k().cr, 2 * k().cr + 3, 16 * k().cr + 1}) check({3, nc, 0xFF});
+}
+TEST_P(WinoOutputKernelTest, partial_tiles) {
+  for (size_t nd = 1; nd <= 3; ++nd)
+    for (uint32_t valid = 0; valid < (1u << (1u << nd)); ++valid) check({nd, k().cr + 1, valid});
+}
+TEST_P(WinoOutputKernelTest, strided_outputs) {
+  for (size_t nd = 1; nd <= 3; ++nd) check({nd, 2 * k().cr, (1u << (1u << nd)) - 1, false});
+}
+TEST_P(WinoOutputKernelTest, wraparound) {  // full-range int32 points: the transform's sums wrap
+  for (size_t nd = 1; nd <= 3; ++nd) check({nd, 2 * k().cr, (1u << (1u << nd)) - 1, true, int64_t{1} << 40});
+}
+TEST_P(WinoOutputKernelTest, qmin) {
+  WinoOutputCall t{3, k().cr, 0xFF};
+  t.bias_shift = -1e12f;
+  EXPECT_EQ(check(t)[0], 0);
+}
+TEST_P(WinoOutputKernelTest, qmax) {
+  WinoOutputCall t{3, k().cr, 0xFF};
+  t.bias_shift = 1e12f;
+  EXPECT_EQ(check(t)[0], 255);
+}
+TEST_P(WinoOutputKernelTest, relu_floor) {
+  WinoOutputCall t{3, k().cr, 0xFF};
+  t.relu = true;
+  t.zp = 77;
+  t.bias_shift = -1e12f;
+  EXPECT_EQ(check(t)[0], 77);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, WinoOutputKernelTest, ::testing::ValuesIn(all(wino_output_kernels())),
+                         kernel_name<WinoOutputKernel>);
+
+}  // namespace
