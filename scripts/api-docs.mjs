@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The API reference: TypeDoc over web/index.d.ts (the source of the shipped
-// declarations), with the options in typedoc.json.
+// The API reference: TypeDoc over web/index.d.ts and the files it assembles
+// (web/declarations/: the source of the shipped declarations), with the
+// options in typedoc.json.
 //   node scripts/api-docs.mjs           (npm run docs:api) writes HTML to build/api/
 //   node scripts/api-docs.mjs --check   (scripts/lint, so npm test) writes nothing
 // Both treat every TypeDoc warning as an error: a {@link} that does not
@@ -38,7 +39,7 @@ if (run.error) {
   process.exit(1);
 }
 if (run.status !== 0) {
-  console.error('[api-docs] TypeDoc failed: document what it names in web/index.d.ts, or fix the {@link}');
+  console.error('[api-docs] TypeDoc failed: document what it names in web/declarations/, or fix the {@link}');
   process.exit(1);
 }
 if (!check) console.log('[api-docs] the API reference is in build/api/index.html');

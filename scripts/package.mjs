@@ -15,11 +15,14 @@ import { fileURLToPath } from 'node:url';
 //                         qwasm's pool worker (web/src/pool-worker.mjs)
 //   dist/qwasm.cjs        web/src bundled for Node.js (CommonJS: `require` loads
 //                         it synchronously; the ES module entry re-exports it)
-//   web/types/qwasm.d.mts / .d.cts   web/index.d.ts, as ESM and as CJS declarations
+//   web/types/qwasm.d.mts / .d.cts   the declarations (web/index.d.ts and the
+//                         files it assembles, as one file: scripts/declarations.mjs),
+//                         as ESM and as CJS declarations
 //                         (not in dist/: Next.js's Turbopack traces every file
 //                         beside dist/qwasm.cjs when qwasm is a server external
 //                         package, and fails on a .d.cts, which it parses as code)
 import { build } from 'esbuild';
+import { assembledDeclarations } from './declarations.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = `${root}dist/`;
@@ -151,9 +154,8 @@ writeFileSync(
   `// qwasm's browser model worker, bundled from web/src by scripts/package.mjs. Do not edit.\n${workerCode.replace(FROM_SRC, '$1./')}`,
 );
 
-const types = readFileSync(`${root}web/index.d.ts`, 'utf8');
-const header = '// Generated from web/index.d.ts by scripts/package.mjs. Do not edit.\n';
+const types = assembledDeclarations(root);
 const typesDir = `${root}web/types/`;
 mkdirSync(typesDir, { recursive: true });
-writeFileSync(`${typesDir}qwasm.d.mts`, header + types);
-writeFileSync(`${typesDir}qwasm.d.cts`, header + types);
+writeFileSync(`${typesDir}qwasm.d.mts`, types);
+writeFileSync(`${typesDir}qwasm.d.cts`, types);

@@ -1,7 +1,7 @@
 // The code and the declarations cannot drift apart: the API module's own
 // exports (their types inferred by tsc --checkJs from web/src) must be
-// assignable to what web/index.d.ts declares. A missing export, a removed
-// method or a changed arity fails this compile.
+// assignable to what web/index.d.ts (web/declarations/) declares. A missing
+// export, a removed method or a changed arity fails this compile.
 import type * as Declared from '../../web/index.js';
 import * as impl from '../../web/src/api.mjs';
 

@@ -1,4 +1,5 @@
-// Everything qwasm exports, shared by the Node and browser entry points.
+// Everything qwasm exports, shared by the Node and browser entry points;
+// declared and documented in web/index.d.ts (web/declarations/).
 
 export * as io from './io.mjs';
 export { nn } from './nn/index.mjs';

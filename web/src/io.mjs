@@ -4,12 +4,36 @@
 // file: the bytes are untrusted, so every size is checked against the file
 // before anything is allocated. Pure JavaScript: they work before init().
 
+import { loadModelFromBytes } from './model/load.mjs';
 import { bytesOfInput, numelOf, parseSafetensors } from './model/safetensors.mjs';
+import { loadModelInWorker } from './model/worker-model.mjs';
 import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './runtime/args.mjs';
 
 export { GraphModule } from './model/graph-module.mjs';
-export { loadModel, loadModelAsync } from './model/load.mjs';
+export { loadModelAsync } from './model/load.mjs';
 export { WorkerModel } from './model/worker-model.mjs';
+
+/**
+ * Documented at io.loadModel (web/declarations/io.d.ts).
+ * @param {ArrayBuffer | ArrayBufferView} input
+ * @param {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL, signal?: AbortSignal}} [options]
+ * @returns {any}
+ */
+export function loadModel(input, options) {
+  return asksForWorker(options) ? loadModelInWorker(input, options) : loadModelFromBytes(input, options);
+}
+
+/**
+ * options.worker === true, read without throwing: it decides which call
+ * reads the options (and reports a hostile options object).
+ */
+function asksForWorker(options) {
+  try {
+    return options !== null && typeof options === 'object' && options.worker === true;
+  } catch {
+    return false;
+  }
+}
 
 // The first few names of a list, quoted and cut short.
 const listNames = (names) =>
@@ -37,11 +61,7 @@ const NPY_TYPES = new Map([
 ]);
 
 /**
- * Reads a .npy file (format versions 1-3) holding float32, float64 or float16
- * data in C order; either byte order. Returns {data: Float32Array, shape, dtype}
- * where dtype is the file's ('float32' | 'float64' | 'float16').
- */
-/**
+ * Documented at io.loadNpy (web/declarations/io.d.ts).
  * @param {ArrayBuffer | ArrayBufferView} input
  * @returns {import('../index.js').NpyTensor}
  */
@@ -109,12 +129,7 @@ const ST_FLOAT_TYPES = new Map([
   ['BF16', { size: 2, read: (v, o) => new Float32Array(new Uint32Array([v.getUint16(o, true) << 16]).buffer)[0] }],
 ]);
 /**
- * Reads a .safetensors file. Returns {tensors: [{name, dtype, shape}],
- * metadata (string -> string), get(name) -> {data: Float32Array, shape}};
- * float tensors (F32, F64, F16, BF16) can be read, others are listed but
- * refused by get().
- */
-/**
+ * Documented at io.loadSafetensors (web/declarations/io.d.ts).
  * @param {ArrayBuffer | ArrayBufferView} input
  * @returns {import('../index.js').SafetensorsFile}
  */

@@ -1,6 +1,7 @@
-// The @example blocks of web/index.d.ts (the TSDoc editors show and TypeDoc
-// renders; scripts/package.mjs ships the file as web/types/qwasm.d.mts and
-// .d.cts) compile and run as written, as in an app that installed qwasm:
+// The @example blocks of the declarations (web/declarations/*.d.ts, which
+// web/index.d.ts assembles: the TSDoc editors show and TypeDoc renders;
+// scripts/package.mjs ships them as web/types/qwasm.d.mts and .d.cts)
+// compile and run as written, as in an app that installed qwasm:
 // in a directory where `qwasm` resolves to this checkout, each example in
 // its own Node.js process, and all of them under tsc --strict against the
 // shipped declarations.
@@ -21,6 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { transformSync } from 'esbuild';
+import { declarationFiles } from '../../../scripts/declarations.mjs';
 import * as qwasm from '../../../web/src/index.node.mjs';
 import { appWithQwasm, compileStrict, fencedBlocks, ROOT, removeApps } from '../readme-blocks.mjs';
 
@@ -63,15 +65,18 @@ function moduleSource(code) {
 
 const exampleFile = (i) => `example${String(i + 1).padStart(2, '0')}`;
 
-/** [{ name, blocks }]: each @example's fenced blocks, named by the declaration it documents. */
+const DECLARATIONS = declarationFiles(ROOT);
+
+/** [{ name, blocks }]: each @example's fenced blocks, named by its file and the declaration it documents. */
 function dtsExamples() {
-  const dts = readFileSync(join(ROOT, 'web/index.d.ts'), 'utf8');
   const KEYWORDS = /\b(?:export|declare|function|class|interface|type|static|abstract) /g;
-  return [...dts.matchAll(/\/\*\*([\s\S]*?)\*\/\s*([^\n]*)/g)].flatMap(([, doc, declaration]) =>
-    [...doc.matchAll(/@example\n([\s\S]*?)(?=\n\s*\*\s*@|$)/g)].map(([, tag]) => ({
-      name: declaration.replace(KEYWORDS, '').match(/\w+/)[0],
-      blocks: fencedBlocks(tag.replace(/^\s*\* ?/gm, '')),
-    })),
+  return DECLARATIONS.flatMap(({ path, text }) =>
+    [...text.matchAll(/\/\*\*([\s\S]*?)\*\/\s*([^\n]*)/g)].flatMap(([, doc, declaration]) =>
+      [...doc.matchAll(/@example\n([\s\S]*?)(?=\n\s*\*\s*@|$)/g)].map(([, tag]) => ({
+        name: `${path.replace(/^web\/declarations\//, '')}: ${declaration.replace(KEYWORDS, '').match(/\w+/)[0]}`,
+        blocks: fencedBlocks(tag.replace(/^\s*\* ?/gm, '')),
+      })),
+    ),
   );
 }
 
@@ -83,8 +88,8 @@ beforeAll(() => {
 });
 afterAll(removeApps);
 
-test('every @example in web/index.d.ts is one ts code block', () => {
-  const tags = readFileSync(join(ROOT, 'web/index.d.ts'), 'utf8').match(/^\s*\*\s*@example/gm);
+test('every @example in the declarations is one ts code block', () => {
+  const tags = DECLARATIONS.flatMap(({ text }) => text.match(/^\s*\*\s*@example/gm) ?? []);
   expect(examples.length).toBe(tags.length);
   expect(examples.filter((e) => e.blocks.length !== 1 || e.blocks[0].lang !== 'ts').map((e) => e.name)).toEqual([]);
 });

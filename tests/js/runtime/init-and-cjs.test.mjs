@@ -62,7 +62,7 @@ test('the exports map names files that exist, and the d.ts declares every export
   const leaves = (v) => (typeof v === 'string' ? [v] : Object.values(v).flatMap(leaves));
   const targets = [...leaves(pkg.exports), pkg.main, pkg.types];
   for (const t of targets) expect([t, existsSync(new URL(t, root))]).toEqual([t, true]);
-  const dts = readFileSync(new URL('../../../web/index.d.ts', import.meta.url), 'utf8');
+  const dts = readFileSync(new URL('../../../web/types/qwasm.d.mts', import.meta.url), 'utf8');
   for (const name of Object.keys(qwasm)) {
     expect([
       name,

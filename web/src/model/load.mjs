@@ -10,11 +10,10 @@
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
 
-import { clipped, describe, isArrayBuffer, readOptions } from '../runtime/args.mjs';
+import { clipped, describe, isArrayBuffer } from '../runtime/args.mjs';
 import { SUPPORTED_ENGINES } from '../runtime/engine.mjs';
 import { restate } from '../runtime/errors.mjs';
-import { localFileReader, readThreadCount, wasm } from '../runtime/runtime.mjs';
-import { getWinograd, readWinograd } from '../runtime/winograd.mjs';
+import { localFileReader, wasm } from '../runtime/runtime.mjs';
 import { readDescription } from './description.mjs';
 import {
   checkNameLength,
@@ -29,11 +28,11 @@ import {
 } from './format-readers.mjs';
 import { graphCallable } from './graph-functions.mjs';
 import { GraphModule } from './graph-module.mjs';
+import { readLoadOptions } from './load-options.mjs';
 import { buildModule } from './module-builders.mjs';
-import { BudgetError, DEFAULT_LIMITS, planGraph, readBudget } from './plan.mjs';
+import { BudgetError, planGraph } from './plan.mjs';
 import { bytesOfInput, parseSafetensors } from './safetensors.mjs';
-import { isModelSource, readModelSource, readSignal, sourceError, throwIfAborted } from './source.mjs';
-import { loadModelInWorker } from './worker-model.mjs';
+import { isModelSource, readModelSource, sourceError, throwIfAborted } from './source.mjs';
 
 export const FORMAT = 'qwasm-model';
 // Version 2 adds the engine the model was converted under and each quantized
@@ -191,97 +190,30 @@ const NODE_KEYS = ['name', 'op', 'target', 'args', 'kwargs'];
 const MAX_INPUT_SIZE = 2 ** 31 - 1;
 const GRAPH_KEYS = ['format', 'version', 'torch', 'engine', 'input_shape', 'modules', 'nodes'];
 
-// io.loadModel's options: the budget ({maxActivationBytes, maxLiveBytes, maxWork}), the
-// quantized convolutions' winograd option, and for loading off the calling
-// thread: worker, onProgress and the worker's numThreads.
-function readLoadOptions(options, ctx) {
-  const o = readOptions(
-    options,
-    [
-      'maxActivationBytes',
-      'maxLiveBytes',
-      'maxWork',
-      'winograd',
-      'worker',
-      'onProgress',
-      'numThreads',
-      'locateFile',
-      'signal',
-    ],
-    ctx,
-  );
-  const limits = { ...DEFAULT_LIMITS, ...readBudget(o, ctx) };
-  const worker = o.get('worker') ?? false;
-  if (typeof worker !== 'boolean') throw new TypeError(`${ctx}: worker must be a boolean, got ${describe(worker)}`);
-  const onProgress = o.get('onProgress');
-  if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw new TypeError(
-      `${ctx}: onProgress must be a function (loadedBytes, totalBytes) => void, got ${describe(onProgress)}`,
-    );
-  }
-  let numThreads;
-  if (o.has('numThreads')) {
-    numThreads = readThreadCount(o.get('numThreads'), ctx);
-    if (!worker)
-      throw new TypeError(
-        `${ctx}: numThreads is the model worker's (worker: true); init({ numThreads }) sets this thread's`,
-      );
-  }
-  const locateFile = o.get('locateFile');
-  if (locateFile !== undefined) {
-    if (typeof locateFile !== 'function') {
-      throw new TypeError(`${ctx}: locateFile must be a function (file) => url, got ${describe(locateFile)}`);
-    }
-    if (!worker) throw new TypeError(`${ctx}: locateFile finds the model worker (worker: true)`);
-  }
-  return {
-    limits: Object.freeze(limits),
-    winograd: o.has('winograd') ? readWinograd(o.get('winograd'), ctx) : getWinograd(),
-    worker,
-    onProgress,
-    numThreads,
-    locateFile,
-    signal: readSignal(o.get('signal'), ctx),
-  };
-}
-
 /**
- * Loads a model without blocking on its download, on the calling thread (for
- * code that already runs in its own worker): `source` is a URL (a path in
- * Node.js), a Response, a ReadableStream, a Blob or the bytes;
- * onProgress(loadedBytes, totalBytes) follows the download; an abort of
- * `signal` (an AbortSignal) rejects with its reason. Building the
- * modules then takes one task, as io.loadModel does. Needs init().
+ * Documented at io.loadModelAsync (web/declarations/io.d.ts).
  * @returns {Promise<GraphModule>}
  */
 export async function loadModelAsync(source, options) {
   const ctx = 'io.loadModelAsync(source)';
-  const { limits, winograd, worker, onProgress, signal } = readLoadOptions(options, ctx);
+  const { model, worker, onProgress, signal } = readLoadOptions(options, ctx);
   if (worker) throw new TypeError(`${ctx}: worker: true is io.loadModel's option; loadModelAsync runs on this thread`);
   if (!isModelSource(source)) throw sourceError(source, ctx);
   wasm(ctx);
   const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), signal);
   throwIfAborted(signal); // aborted as the last bytes came: nothing is built
-  return buildModel(bytes, limits, winograd, ctx);
+  return buildModel(bytes, model, ctx);
 }
 
 /**
- * Reads a model written by python/qwasm_export.py and builds it: a
- * GraphModule whose forward(x) runs the exported graph.
+ * io.loadModel(bytes, options) without worker: true (io.mjs): the file's
+ * bytes, built on this thread.
  * @param {ArrayBuffer | ArrayBufferView} input
- * winograd ('auto', true or false) is every quantized convolution's
- * Winograd option (nn.quantized.Conv3d's); the model's weightBytes()
- * and profile() report what it holds and which path each layer took.
- * With worker: true, `input` may be any source io.loadModelAsync takes, and
- * the result is a Promise of a WorkerModel: the model is loaded and runs in
- * a worker the library starts (worker-model.mjs).
- * @param {{maxActivationBytes?: number, maxLiveBytes?: number, maxWork?: number, winograd?: 'auto' | boolean, worker?: boolean, onProgress?: (loaded: number, total: number | null) => void, numThreads?: number, locateFile?: (file: string) => string | URL, signal?: AbortSignal}} [options]
- * @returns {any}
+ * @returns {GraphModule}
  */
-export function loadModel(input, options) {
-  if (asksForWorker(options)) return loadInWorker(input, options);
+export function loadModelFromBytes(input, options) {
   const ctx = 'io.loadModel(bytes)';
-  const { limits, winograd, onProgress, signal } = readLoadOptions(options, ctx);
+  const { model, onProgress, signal } = readLoadOptions(options, ctx);
   if (onProgress !== undefined) {
     throw new TypeError(
       `${ctx}: onProgress follows a download: use io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
@@ -297,29 +229,18 @@ export function loadModel(input, options) {
       `${ctx}: expected the file's bytes (ArrayBuffer or typed array), got ${describe(input)}; for a URL, Response, stream or Blob use await io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
     );
   }
-  return buildModel(input, limits, winograd, ctx);
+  return buildModel(input, model, ctx);
 }
 
-/** options.worker === true, read without throwing (readLoadOptions reports a hostile options object). */
-function asksForWorker(options) {
-  try {
-    return options !== null && typeof options === 'object' && options.worker === true;
-  } catch {
-    return false;
-  }
-}
-
-/** io.loadModel(source, { worker: true }): every error, a bad option too, is a rejection. */
-async function loadInWorker(input, options) {
-  const ctx = 'io.loadModel(source, { worker: true })';
-  const { limits, winograd, onProgress, numThreads, locateFile, signal } = readLoadOptions(options, ctx);
-  if (!isModelSource(input)) throw sourceError(input, ctx);
-  throwIfAborted(signal); // no worker is started
-  return loadModelInWorker(input, { limits, winograd, numThreads, onProgress, locateFile, signal });
-}
-
-/** The file's bytes, checked and built into a GraphModule (errors name `ctx`). */
-function buildModel(input, limits, winograd, ctx) {
+/**
+ * @internal The file's bytes, checked and built into a GraphModule with
+ * `options` as the public call read them (on this thread, or on the thread
+ * that sent them to this model worker); errors name `ctx`.
+ * @param {ArrayBuffer | ArrayBufferView} input
+ * @param {import('./load-options.mjs').ModelOptions} options
+ * @param {string} ctx
+ */
+export function buildModel(input, { budget, winograd }, ctx) {
   wasm(ctx); // before init() this is the Error to give, not one of an internal call
   const file = parseSafetensors(bytesOfInput(input, ctx), ctx);
   const built = [];
@@ -384,13 +305,20 @@ function buildModel(input, limits, winograd, ctx) {
       ': raise it with io.loadModel(bytes, { maxActivationBytes, maxLiveBytes, maxWork }) if the model is trusted';
     let planned;
     try {
-      planned = planGraph(graph.nodes, infos, inputShape, limits, hint);
+      planned = planGraph(graph.nodes, infos, inputShape, budget, hint);
     } catch (e) {
       if (e instanceof BudgetError)
         fail(`${e.message}${inputShape === null ? '' : ` (on the declared input [${inputShape.join(', ')}])`}`);
       throw e;
     }
-    return new GraphModule(modules, graph.nodes, inputShape, { infos, limits, planned, hint, engine, description });
+    return new GraphModule(modules, graph.nodes, inputShape, {
+      infos,
+      limits: budget,
+      planned,
+      hint,
+      engine,
+      description,
+    });
   } catch (e) {
     for (const m of built) m.dispose();
     if (e instanceof FormatError) throw new Error(`${ctx}: ${e.message}`);

@@ -1,32 +1,127 @@
 // The model worker's side of io.loadModel(source, { worker: true }): it
-// loads the model with the qwasm it is given (the browser or the Node.js
-// build; nothing is imported here, so both worker entries share this file)
-// and answers the calling thread's requests one at a time.
+// serves one model (and, for the numeric suite, its float twin) to the
+// WorkerModel that started the worker, answering its requests one at a time,
+// in order, by a table keyed by request type. The messages are
+// worker-protocol.mjs's. Output tensors' buffers are transferred, not copied.
 //
-// Requests: {id, op: 'load', source, options}, {id, op: 'forward' |
-// 'profile', x: {data, shape}}; for the numeric suite, {id, op: 'loadFloat',
-// source} (the float twin, held beside the model), {id, op:
-// 'compareWeights'}, {id, op: 'compareModelOutputs', x} and {id, op:
-// 'forwardFloat', x} (the float twin's output), {id, op: 'dropFloat'} (after a
-// float load whose onProgress threw on the calling thread or that was
-// aborted). Replies: {id, result} or {id, error: {name, message}}; while
-// loading, {id, progress: [loadedBytes, totalBytes]}. {op: 'abort', target}
-// is not queued: it aborts the read of the load or loadFloat request
-// `target` at once (the calling thread's signal fired).
-// Output tensors' buffers are transferred, not copied.
-import { isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
+// This module is part of the library the worker runs: the browser's model
+// worker bundles it (model-worker.mjs); the Node.js one reaches it in the
+// package's build beside it (model-worker.node.mjs, io.WorkerModel._serve).
+import { compareModelOutputs, compareWeights } from '../quantization/ns.mjs';
+import { init, localFileReader, runtimeInfo } from '../runtime/runtime.mjs';
+import { QTensor } from '../tensors/qtensor.mjs';
+import { tensor } from '../tensors/tensor.mjs';
+import { buildModel } from './load.mjs';
 import { readModelSource, throwIfAborted } from './source.mjs';
+import { errorReply, isAbort, malformedRequest } from './worker-protocol.mjs';
 
-const ERROR_TYPES = new Set(['TypeError', 'RangeError', 'Error']);
+/**
+ * @typedef {import('./worker-protocol.mjs').Requests} Requests
+ * @typedef {import('./worker-protocol.mjs').RequestType} RequestType
+ * @typedef {import('./graph-module.mjs').GraphModule} GraphModule
+ */
 
-function errorReply(id, err) {
-  const name = ERROR_TYPES.has(err?.name) ? err.name : 'Error';
-  const error = { name, message: String(err?.message ?? err) };
-  return { id, error: isOutOfMemory(err) ? { ...error, kind: OUT_OF_MEMORY } : error };
+/**
+ * What the worker holds, and how it reads a model source for request `id`.
+ * @typedef {{model: GraphModule | null, floatModel: GraphModule | null,
+ *   read: (id: number, source: import('./worker-protocol.mjs').SentSource, ctx: string) => Promise<Uint8Array>}} WorkerState
+ */
+
+/**
+ * A request's handler: its result, and the buffers to transfer with it.
+ * @template {RequestType} T
+ * @typedef {(payload: Requests[T]['payload'], worker: WorkerState, id: number) =>
+ *   Promise<Answer<T>> | Answer<T>} Handler
+ */
+/** @template {RequestType} T @typedef {{result: Requests[T]['result'], transfer: Transferable[]}} Answer */
+
+// The calls the loads answer for: their errors name them (WorkerModel keeps a message that does).
+const LOAD_CTX = 'io.loadModel(source, { worker: true })';
+const LOAD_FLOAT_CTX = 'WorkerModel.loadFloatModel(source)';
+
+/** The model, or why none can be used yet. */
+function modelOf(worker) {
+  if (worker.model === null) throw new Error('no model is loaded in this worker');
+  return worker.model;
 }
 
-/** What the calling thread keeps of a module: its type and, for a quantized layer, its weight's qparams. */
+/** The float twin (after the model), or why none can be used. */
+function floatModelOf(worker) {
+  modelOf(worker);
+  if (worker.floatModel === null) throw new Error('no float model: call loadFloatModel(source) first');
+  return worker.floatModel;
+}
+
+const inputOf = (x) => tensor(x.data, x.shape);
+/**
+ * An answer with nothing to transfer.
+ * @template R
+ * @param {R} result
+ * @returns {{result: R, transfer: Transferable[]}}
+ */
+const plain = (result) => ({ result, transfer: [] });
+
+/** @type {{[T in RequestType]: Handler<T>}} */
+const HANDLERS = {
+  async load({ source, options }, worker, id) {
+    if (worker.model !== null) throw new Error('this worker already holds a model');
+    await init(options.numThreads === null ? undefined : { numThreads: options.numThreads });
+    const bytes = await worker.read(id, source, LOAD_CTX);
+    worker.model = buildModel(bytes, options, LOAD_CTX);
+    return plain(summaryOf(worker.model));
+  },
+  async loadFloat({ source, options }, worker, id) {
+    modelOf(worker);
+    const bytes = await worker.read(id, source, LOAD_FLOAT_CTX);
+    const next = buildModel(bytes, options, LOAD_FLOAT_CTX);
+    worker.floatModel?.dispose();
+    worker.floatModel = next;
+    return plain({ modules: next.namedModules().length });
+  },
+  dropFloat(_, worker) {
+    modelOf(worker);
+    worker.floatModel?.dispose();
+    worker.floatModel = null;
+    return plain(null);
+  },
+  forward({ x }, worker) {
+    const transfer = [];
+    return { result: plainOutput(modelOf(worker).forward(inputOf(x)), transfer), transfer };
+  },
+  profile({ x }, worker) {
+    const { output, layers, peakHeapBytes } = modelOf(worker).profile(inputOf(x));
+    const transfer = [];
+    return { result: { output: plainOutput(output, transfer), layers, peakHeapBytes }, transfer };
+  },
+  forwardFloat({ x }, worker) {
+    const transfer = [];
+    return { result: plainOutput(floatModelOf(worker).forward(inputOf(x)), transfer), transfer };
+  },
+  compareWeights(_, worker) {
+    return plain(statisticsOf(compareWeights(floatModelOf(worker), worker.model)));
+  },
+  compareModelOutputs({ x }, worker) {
+    return plain(statisticsOf(compareModelOutputs(floatModelOf(worker), worker.model, inputOf(x))));
+  },
+};
+
+/** @returns {import('./worker-protocol.mjs').ModelSummary} */
+function summaryOf(model) {
+  return {
+    nodes: model.nodes,
+    inputShape: model.inputShape,
+    engine: model.engine,
+    preprocessing: model.preprocessing,
+    classes: model.classes,
+    weightBytes: model.weightBytes(),
+    modules: model.namedModules().map(([path, m]) => describeModule(path, m)),
+    runtime: runtimeInfo(),
+  };
+}
+
+/** @returns {import('./worker-protocol.mjs').ModuleSummary} */
 function describeModule(path, m) {
+  /** @type {import('./worker-protocol.mjs').ModuleSummary} */
   const entry = { path, type: m.constructor.name };
   if (typeof m.backend === 'string') entry.backend = m.backend;
   if (typeof m.scale === 'number') entry.scale = m.scale;
@@ -50,9 +145,12 @@ function describeModule(path, m) {
   return entry;
 }
 
-/** A forward's output as plain data: a float tensor, or a per-tensor QTensor's integers and qparams. */
-function plainOutput(qwasm, out, transfer) {
-  if (out instanceof qwasm.QTensor) {
+/**
+ * A forward's output as plain data: a float tensor, or a per-tensor QTensor's integers and qparams.
+ * @returns {import('./worker-protocol.mjs').PlainOutput}
+ */
+function plainOutput(out, transfer) {
+  if (out instanceof QTensor) {
     try {
       const data = out.intRepr();
       transfer.push(data.buffer);
@@ -69,112 +167,64 @@ function plainOutput(qwasm, out, transfer) {
 }
 
 /** quantization.ns's results without their tensors (which stay in the worker): the statistics per key. */
-function statsOnly(results) {
+function statisticsOf(results) {
   return Object.fromEntries(
     Object.entries(results).map(([key, { float, quantized, ...stats }]) => [key, { ...stats, shape: float.shape }]),
   );
 }
 
 /**
- * Serves one model on `port` ({post(message, transfer), onMessage(handler)}).
- * @param {any} qwasm the library's namespace in this worker
- * @param {{post: (message: any, transfer: any[]) => void, onMessage: (handler: (message: any) => void) => void}} port
- * @param {((path: string, signal?: AbortSignal | null) => Promise<Uint8Array>) | null} [readLocalFile] reads file paths (Node.js)
+ * @internal Serves one model on `port`, the worker's side of its messages
+ * (the worker entries call it once).
+ * @param {import('./worker-protocol.mjs').HostPort} port
  */
-export function serveModel(qwasm, port, readLocalFile = null) {
-  let model = null;
-  let modelLimits = null; // the model's budget: the float twin's unless it has its own
-  let floatModel = null; // the numeric suite's float twin (loadFloat)
+export function serveModel(port) {
   const reads = new Map(); // id of a load or loadFloat request -> the AbortController of its read
   // Aborts that came while their request waited in the queue (or as its reply was on its way: a few ids at most).
   const abortedEarly = new Set();
-  // Reads a model source for request `id`; {op: 'abort', target: id} cancels it.
-  const readFor = async (id, source, ctx) => {
-    const controller = new AbortController();
-    if (abortedEarly.delete(id)) controller.abort();
-    reads.set(id, controller);
-    try {
-      const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
-      const bytes = await readModelSource(source, onProgress, ctx, readLocalFile, controller.signal);
-      throwIfAborted(controller.signal);
-      return bytes;
-    } finally {
-      reads.delete(id);
-    }
-  };
-  const handle = async ({ id, op, source, options, x, limits }) => {
-    if (op === 'load') {
-      if (model !== null) throw new Error('this worker already holds a model');
-      const { numThreads, maxActivationBytes, maxLiveBytes, maxWork, winograd } = options;
-      await qwasm.init(numThreads === undefined ? undefined : { numThreads });
-      const bytes = await readFor(id, source, 'io.loadModel(source, { worker: true })');
-      model = qwasm.io.loadModel(bytes, { maxActivationBytes, maxLiveBytes, maxWork, winograd });
-      modelLimits = { maxActivationBytes, maxLiveBytes, maxWork };
-      return {
-        result: {
-          nodes: model.nodes,
-          inputShape: model.inputShape,
-          engine: model.engine,
-          preprocessing: model.preprocessing,
-          classes: model.classes,
-          weightBytes: model.weightBytes(),
-          modules: model.namedModules().map(([path, m]) => describeModule(path, m)),
-          runtime: qwasm.runtimeInfo(),
-        },
-        transfer: [],
-      };
-    }
-    if (model === null) throw new Error('no model is loaded in this worker');
-    if (op === 'loadFloat') {
-      const bytes = await readFor(id, source, 'WorkerModel.loadFloatModel(source)');
-      // The model's budget, or the twin's own (maxActivationBytes, maxLiveBytes, maxWork).
-      const next = qwasm.io.loadModel(bytes, { ...modelLimits, ...limits });
-      floatModel?.dispose();
-      floatModel = next;
-      return { result: { modules: floatModel.namedModules().length }, transfer: [] };
-    }
-    if (op === 'dropFloat') {
-      floatModel?.dispose();
-      floatModel = null;
-      return { result: null, transfer: [] };
-    }
-    if (op === 'compareWeights' || op === 'compareModelOutputs' || op === 'forwardFloat') {
-      if (floatModel === null) throw new Error('no float model: call loadFloatModel(source) first');
-      if (op === 'forwardFloat') {
-        const transfer = [];
-        return { result: plainOutput(qwasm, floatModel.forward(qwasm.tensor(x.data, x.shape)), transfer), transfer };
+  /** @type {WorkerState} */
+  const worker = {
+    model: null,
+    floatModel: null,
+    // Reads a model source for request `id`; {type: 'abort', target: id} cancels it.
+    async read(id, source, ctx) {
+      const controller = new AbortController();
+      if (abortedEarly.delete(id)) controller.abort();
+      reads.set(id, controller);
+      try {
+        const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
+        const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), controller.signal);
+        throwIfAborted(controller.signal);
+        return bytes;
+      } finally {
+        reads.delete(id);
       }
-      const ns = qwasm.quantization.ns;
-      const results =
-        op === 'compareWeights'
-          ? ns.compareWeights(floatModel, model)
-          : ns.compareModelOutputs(floatModel, model, qwasm.tensor(x.data, x.shape));
-      return { result: statsOnly(results), transfer: [] };
+    },
+  };
+  // Answers one request. A reply that cannot be posted (say, a DataCloneError)
+  // is answered with that error, so no later request waits for ever.
+  const answer = async (message) => {
+    const id = Number.isSafeInteger(message?.id) ? message.id : null;
+    try {
+      const malformed = malformedRequest(message);
+      if (malformed !== null) throw new TypeError(`the model worker got a malformed request: ${malformed}`);
+      const handler = /** @type {Handler<any>} */ (HANDLERS[message.type]);
+      const { result, transfer } = await handler(message.payload, worker, id);
+      port.post({ id, result }, transfer);
+    } catch (err) {
+      port.post(errorReply(id, err), []);
     }
-    const input = qwasm.tensor(x.data, x.shape);
-    const transfer = [];
-    if (op === 'forward') return { result: plainOutput(qwasm, model.forward(input), transfer), transfer };
-    if (op === 'profile') {
-      const { output, layers, peakHeapBytes } = model.profile(input);
-      return { result: { output: plainOutput(qwasm, output, transfer), layers, peakHeapBytes }, transfer };
-    }
-    throw new Error(`unknown request ${String(op)}`);
   };
   // One request at a time, in order: a forward waits for the load before it.
+  // The queue always stays fulfilled.
   let queue = Promise.resolve();
-  // The queue always stays fulfilled: a reply that cannot be posted (say, a
-  // DataCloneError) is answered with that error, so no later request waits for ever.
   port.onMessage((message) => {
-    if (message.op === 'abort') {
+    if (isAbort(message)) {
       const read = reads.get(message.target);
       if (read) read.abort();
       else abortedEarly.add(message.target);
       return;
     }
-    queue = queue
-      .then(() => handle(message))
-      .then(({ result, transfer }) => port.post({ id: message.id, result }, transfer))
-      .catch((err) => port.post(errorReply(message.id, err), []))
-      .catch(() => {});
+    queue = queue.then(() => answer(message)).catch(() => {});
   });
 }

@@ -2,14 +2,31 @@
 // dedicated worker the library starts (a module worker in browsers,
 // worker_threads in Node.js), so a page's main thread only posts requests
 // and receives results. The worker is worker-host.mjs; WorkerModel is its
-// handle here.
+// handle here. Their messages are worker-protocol.mjs's.
 import { bytesOf, describe, isArrayBuffer, readOptions } from '../runtime/args.mjs';
-import { OUT_OF_MEMORY } from '../runtime/errors.mjs';
 import { localFileReader, objectUrlResolver, startModelWorker } from '../runtime/runtime.mjs';
 import { tensor } from '../tensors/tensor.mjs';
 import { transformsOf } from './description.mjs';
+import { readLoadOptions, withBudget } from './load-options.mjs';
 import { readBudget } from './plan.mjs';
-import { absoluteUrl, kindOf, readModelSource, readSignal, throwIfAborted } from './source.mjs';
+import {
+  absoluteUrl,
+  isModelSource,
+  kindOf,
+  readModelSource,
+  readSignal,
+  sourceError,
+  throwIfAborted,
+} from './source.mjs';
+import { serveModel } from './worker-host.mjs';
+import { rejectionOf } from './worker-protocol.mjs';
+
+/**
+ * @typedef {import('./worker-protocol.mjs').Requests} Requests
+ * @typedef {import('./worker-protocol.mjs').RequestType} RequestType
+ * @typedef {import('./worker-protocol.mjs').CallerPort} CallerPort
+ * @typedef {import('./load-options.mjs').ModelOptions} ModelOptions
+ */
 
 const CTX = 'io.loadModel(source, { worker: true })';
 const TENSOR_CTX = 'tensor(data, shape): ';
@@ -23,7 +40,10 @@ export function locatedUrl(locateFile, name) {
   return String(located);
 }
 
-/** A browser Worker as the port WorkerModel talks through. */
+/**
+ * A browser Worker as the port WorkerModel talks through.
+ * @returns {CallerPort}
+ */
 export function browserWorkerPort(worker) {
   return {
     post: (message, transfer) => worker.postMessage(message, transfer),
@@ -45,7 +65,10 @@ export function browserWorkerPort(worker) {
   };
 }
 
-/** A Node.js worker_threads Worker as the port; it lets the process exit while no request is pending. */
+/**
+ * A Node.js worker_threads Worker as the port; it lets the process exit while no request is pending.
+ * @returns {CallerPort}
+ */
 export function nodeWorkerPort(worker) {
   worker.unref();
   return {
@@ -77,56 +100,54 @@ function transferable(data, transfer, ctx) {
   return copy;
 }
 
-/**
- * A model loaded in a worker: forward and profile return Promises; the
- * graph's description (nodes, modules, weight bytes) is read once at load.
- * dispose() ends the worker.
- */
+/** Documented at io.WorkerModel (web/declarations/io.d.ts). */
 export class WorkerModel {
+  /** @type {CallerPort} */
   #port;
-  #pending = new Map(); // id -> {resolve, reject, onProgress}
+  #pending = new Map(); // id -> {resolve, reject, onProgress, ctx, type}
   #nextId = 1;
+  /** @type {import('./worker-protocol.mjs').ModelSummary | null} */
   #info = null;
+  /** @type {ModelOptions | null} the options the model was loaded with (its float twin's, but for its own budget) */
+  #options = null;
   #dead = null; // why no request can be made any more
 
-  /** @internal Made by io.loadModel(source, { worker: true }). */
+  /**
+   * @internal Made by io.loadModel(source, { worker: true }).
+   * @param {CallerPort} port
+   */
   constructor(port) {
     this.#port = port;
     port.onMessage((m) => this.#receive(m));
     port.onError((why) => this.#fail(`the model worker failed: ${why}`));
   }
 
-  #receive({ id, progress, result, error }) {
+  /** @param {import('./worker-protocol.mjs').FromWorker} message */
+  #receive(message) {
+    const id = message.id;
     const p = this.#pending.get(id);
     if (p === undefined) return;
-    if (progress !== undefined) {
+    if ('progress' in message) {
       const onProgress = p.onProgress; // called as a function: `this` is not qwasm's record
       try {
-        onProgress?.(progress[0], progress[1]);
+        onProgress?.(message.progress[0], message.progress[1]);
       } catch (err) {
         // As when it throws during a read on this thread: the load fails with that error.
         this.#pending.delete(id);
         p.reject(err);
-        if (p.op !== 'loadFloat') this.#fail('the load failed: onProgress threw');
+        if (p.type !== 'loadFloat') this.#fail('the load failed: onProgress threw');
         else {
           // The model stays; the float twin the worker goes on loading is dropped after it (requests run in order).
           if (this.#pending.size === 0) this.#port.idle();
-          this.#port.post({ op: 'dropFloat', id: this.#nextId++ }, []);
+          this.#dropFloat();
         }
       }
       return;
     }
     this.#pending.delete(id);
     if (this.#pending.size === 0) this.#port.idle();
-    if (error === undefined) p.resolve(result);
-    else {
-      const Type = error.name === 'TypeError' ? TypeError : error.name === 'RangeError' ? RangeError : Error;
-      // The worker's message names its own call (io.loadModel(bytes), GraphModule.forward(x)): name this one.
-      const m = error.message;
-      const rejection = new Type(m.startsWith(`${p.ctx}: `) ? m : `${p.ctx}: ${m.replace(/^[\w.]+\([^)]*\): /, '')}`);
-      if (error.kind === OUT_OF_MEMORY) Object.assign(rejection, { kind: OUT_OF_MEMORY });
-      p.reject(rejection);
-    }
+    if ('error' in message) p.reject(rejectionOf(message.error, p.ctx));
+    else p.resolve(message.result);
   }
 
   #fail(why) {
@@ -137,15 +158,44 @@ export class WorkerModel {
     this.#pending.clear();
   }
 
-  #request(ctx, message, transfer = [], onProgress = undefined, signal = null) {
+  /**
+   * Posts the request `type` as request `id`.
+   * @template {RequestType} T
+   * @param {number} id
+   * @param {T} type
+   * @param {Requests[T]['payload']} payload
+   * @param {Transferable[]} [transfer]
+   */
+  #send(id, type, payload, transfer = []) {
+    this.#port.post(/** @type {import('./worker-protocol.mjs').Request} */ ({ type, id, payload }), transfer);
+  }
+
+  /** Asks the worker to drop its float twin, without waiting (its answer finds no pending request). */
+  #dropFloat() {
+    this.#send(this.#nextId++, 'dropFloat', {});
+  }
+
+  /**
+   * The request `type` for the call `ctx`: resolves with the worker's result,
+   * rejects with its error (naming ctx), or with the signal's reason.
+   * @template {RequestType} T
+   * @param {string} ctx
+   * @param {T} type
+   * @param {Requests[T]['payload']} payload
+   * @param {Transferable[]} [transfer]
+   * @param {((loaded: number, total: number | null) => void) | undefined} [onProgress]
+   * @param {AbortSignal | null} [signal]
+   * @returns {Promise<Requests[T]['result']>}
+   */
+  #request(ctx, type, payload, transfer = [], onProgress = undefined, signal = null) {
     if (this.#dead !== null) return Promise.reject(new Error(`${ctx}: ${this.#dead}`));
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
     const request = new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, onProgress, ctx, op: message.op });
+      this.#pending.set(id, { resolve, reject, onProgress, ctx, type });
       this.#port.busy();
       try {
-        this.#port.post({ ...message, id }, transfer);
+        this.#send(id, type, payload, transfer);
       } catch (err) {
         // Not sent (a buffer that cannot be transferred): nothing will answer it.
         this.#pending.delete(id);
@@ -170,21 +220,26 @@ export class WorkerModel {
     if (p === undefined) return; // already answered
     this.#pending.delete(id);
     p.reject(reason);
-    if (p.op === 'load') {
+    if (p.type === 'load') {
       this.#fail('the load was aborted');
       return;
     }
     if (this.#pending.size === 0) this.#port.idle();
-    this.#port.post({ op: 'abort', target: id }, []);
-    this.#port.post({ op: 'dropFloat', id: this.#nextId++ }, []);
+    this.#port.post({ type: 'abort', target: id }, []);
+    this.#dropFloat();
   }
 
-  /** @internal */
+  /**
+   * @internal Loads the model (loadModelInWorker).
+   * @param {import('./worker-protocol.mjs').SentSource} source
+   * @param {ModelOptions} options
+   */
   async _load(source, options, onProgress, transfer, signal = null) {
-    const info = await this.#request(CTX, { op: 'load', source, options }, transfer, onProgress, signal);
+    const info = await this.#request(CTX, 'load', { source, options }, transfer, onProgress, signal);
     // Read-only, as GraphModule's (they arrive as structured clones, which are not frozen).
     for (const key of ['preprocessing', 'classes']) deepFreeze(info[key]);
     this.#info = info;
+    this.#options = options;
   }
 
   #input(x, options, ctx) {
@@ -209,23 +264,22 @@ export class WorkerModel {
     return { x: { data, shape: t.shape }, transfer: [data.buffer] };
   }
 
-  /** The request `op` on the input x (read as #input reads it); a bad x, like every error, is a rejection. */
-  #requestOn(x, options, op, ctx) {
+  /**
+   * The request `type` on the input x (read as #input reads it); a bad x, like every error, is a rejection.
+   * @template {'forward' | 'profile' | 'forwardFloat' | 'compareModelOutputs'} T
+   * @param {T} type
+   * @returns {Promise<Requests[T]['result']>}
+   */
+  #requestOn(x, options, type, ctx) {
     try {
       const { x: input, transfer } = this.#input(x, options, ctx);
-      return this.#request(ctx, { op, x: input }, transfer);
+      return this.#request(ctx, type, { x: input }, transfer);
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  /**
-   * Runs the model in the worker. x is a float tensor {data, shape}; its
-   * buffer is transferred to the worker (it is detached here) unless
-   * options.transfer is false (then it is copied once). Resolves to the
-   * output: a float tensor {data, shape}, or, for a model without a final
-   * DeQuantStub, {dtype, data, shape, scale, zeroPoint} with the integers.
-   */
+  /** Documented at io.WorkerModel.forward (web/declarations/io.d.ts). */
   forward(x, options) {
     return this.#requestOn(x, options, 'forward', 'WorkerModel.forward(x)').then(plainResult);
   }
@@ -238,13 +292,7 @@ export class WorkerModel {
     }));
   }
 
-  /**
-   * Loads the model's float twin into the same worker, for the numeric suite
-   * (compareWeights, compareModelOutputs): a float model exported from the
-   * PyTorch model this one was converted from. `source` is any io.loadModel
-   * source (URL, path, Response, stream, Blob, bytes: bytes are copied).
-   * Resolves when it is built; a second call replaces it.
-   */
+  /** Documented at io.WorkerModel.loadFloatModel (web/declarations/io.d.ts). */
   loadFloatModel(source, options) {
     const ctx = 'WorkerModel.loadFloatModel(source)';
     try {
@@ -252,12 +300,12 @@ export class WorkerModel {
       const onProgress = o.get('onProgress');
       if (onProgress !== undefined && typeof onProgress !== 'function')
         throw new TypeError(`${ctx}: onProgress must be a function, got ${describe(onProgress)}`);
-      // The model's budget unless the twin has its own (the worker fills in the rest).
-      const limits = readBudget(o, ctx);
+      // The model's options, but for the twin's own budget where it has one.
+      const twin = withBudget(this.#options, readBudget(o, ctx));
       const signal = readSignal(o.get('signal'), ctx);
       throwIfAborted(signal);
       return forWorker(source, onProgress, ctx, signal).then(({ sent, transfer, workerProgress }) =>
-        this.#request(ctx, { op: 'loadFloat', source: sent, limits }, transfer, workerProgress, signal).then(
+        this.#request(ctx, 'loadFloat', { source: sent, options: twin }, transfer, workerProgress, signal).then(
           () => undefined,
         ),
       );
@@ -268,21 +316,15 @@ export class WorkerModel {
 
   /** quantization.ns.compareWeights(float twin, this model), in the worker: the statistics per key (no tensors). */
   compareWeights() {
-    return this.#request('WorkerModel.compareWeights()', { op: 'compareWeights' });
+    return this.#request('WorkerModel.compareWeights()', 'compareWeights', {});
   }
 
-  /**
-   * quantization.ns.compareModelOutputs(float twin, this model, x), in the
-   * worker: the statistics per key (no tensors). x as in forward.
-   */
+  /** Documented at io.WorkerModel.compareModelOutputs (web/declarations/io.d.ts). */
   compareModelOutputs(x, options) {
     return this.#requestOn(x, options, 'compareModelOutputs', 'WorkerModel.compareModelOutputs(x)');
   }
 
-  /**
-   * The float twin's forward(x) in the worker (loadFloatModel first): its
-   * output, a float tensor, to set beside this model's (e.g. top-5 classes).
-   */
+  /** Documented at io.WorkerModel.forwardFloat (web/declarations/io.d.ts). */
   forwardFloat(x, options) {
     return this.#requestOn(x, options, 'forwardFloat', 'WorkerModel.forwardFloat(x)').then(plainResult);
   }
@@ -317,11 +359,7 @@ export class WorkerModel {
     return this.#info.engine;
   }
 
-  /**
-   * Every module of the model: {path, type, backend?, scale?, zeroPoint?,
-   * weight?: {shape, dtype, qscheme, axis, scales, zeroPoints}} (weight for
-   * the quantized layers, read once at load).
-   */
+  /** Documented at io.WorkerModel.modules (web/declarations/io.d.ts). */
   get modules() {
     return this.#info.modules;
   }
@@ -339,6 +377,16 @@ export class WorkerModel {
   /** Ends the worker (and frees everything it held); pending requests reject. */
   dispose() {
     this.#fail('the model was disposed');
+  }
+
+  /**
+   * @internal The other side: serves one model on `port`, in a model worker
+   * (worker-host.mjs). The Node.js model worker reaches it in the package's
+   * build beside it (model-worker.node.mjs); the browser's bundles its own.
+   * @param {import('./worker-protocol.mjs').HostPort} port
+   */
+  static _serve(port) {
+    serveModel(port);
   }
 }
 
@@ -386,14 +434,18 @@ async function forWorker(source, onProgress, ctx, signal) {
 }
 
 /**
- * Starts a model worker and loads `source` in it. `options` are io.loadModel's,
- * already checked: {limits, winograd, numThreads, onProgress, locateFile,
- * signal} (an abort of signal ends the worker and rejects with its reason)
- * (locateFile(name) says where the model worker's script is, for bundlers
- * that do not emit it; the worker finds the rest beside itself).
+ * io.loadModel(source, { worker: true }) (io.mjs): starts a model worker and
+ * loads `source` in it. The options are read once, here (load-options.mjs);
+ * their `model` part is sent as it is. An abort of signal ends the worker and
+ * rejects with its reason; locateFile(name) says where the model worker's
+ * script is, for bundlers that do not emit it (the worker finds the rest
+ * beside itself). Every error, a bad option too, is a rejection.
  * @returns {Promise<WorkerModel>}
  */
-export async function loadModelInWorker(source, { limits, winograd, numThreads, onProgress, locateFile, signal }) {
+export async function loadModelInWorker(source, options) {
+  const { model: modelOptions, onProgress, locateFile, signal } = readLoadOptions(options, CTX);
+  if (!isModelSource(source)) throw sourceError(source, CTX);
+  throwIfAborted(signal); // no worker is started
   let port;
   try {
     port = startModelWorker(locateFile);
@@ -407,9 +459,7 @@ export async function loadModelInWorker(source, { limits, winograd, numThreads, 
   const model = new WorkerModel(port);
   try {
     const { sent, transfer, workerProgress } = await forWorker(source, onProgress, CTX, signal);
-    const options = { ...limits, winograd };
-    if (numThreads !== undefined) options.numThreads = numThreads;
-    await model._load(sent, options, workerProgress, transfer, signal);
+    await model._load(sent, modelOptions, workerProgress, transfer, signal);
     return model;
   } catch (err) {
     model.dispose();

@@ -209,12 +209,7 @@ function floatCat(tensors, dim, ctx) {
   return { data, shape };
 }
 
-/**
- * nn.quantized.FloatFunctional: the float ops a model's forward() writes
- * (skip connections, concatenations). prepare() gives it an observer, which
- * sees the result of add, addRelu, mul and cat (not the scalar forms, as in
- * PyTorch); convert() makes it a QFunctional.
- */
+/** Documented at nn.quantized.FloatFunctional (web/declarations/nn.d.ts). */
 export class FloatFunctional extends Module {
   /** The observer prepare() installed (PyTorch's activation_post_process), or null. */
   activationPostProcess = null;
@@ -263,11 +258,7 @@ export class FloatFunctional extends Module {
   }
 }
 
-/**
- * nn.quantized.QFunctional: FloatFunctional after convert(): quantized ops
- * whose output has this module's scale and zero point (the scalar forms keep
- * PyTorch's own rules, which derive them from the input).
- */
+/** Documented at nn.quantized.QFunctional (web/declarations/nn.d.ts). */
 export class QFunctional extends Module {
   #scale = 1;
   #zeroPoint = 0;

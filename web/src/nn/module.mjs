@@ -49,11 +49,7 @@ export class Module {
     return this.namedChildren().map(([, m]) => m);
   }
 
-  /**
-   * [path, module] for this module and every descendant, depth first, each
-   * module once (PyTorch's named_modules): '' for this one, 'layer1.0.conv'.
-   * A module that holds one of its ancestors (a cycle) is an Error naming the path.
-   */
+  /** Documented at nn.Module.namedModules (web/declarations/nn.d.ts). */
   namedModules(prefix = '') {
     if (typeof prefix !== 'string') {
       throw new TypeError(`${this.constructor.name}.namedModules(prefix): prefix must be a string`);
@@ -99,11 +95,9 @@ export class Module {
     throw new Error(`${this.constructor.name}.forward(x) is not implemented: a subclass of nn.Module defines forward`);
   }
 
-  /**
-   * Frees the wasm memory of every descendant (packed weights); idempotent.
-   * Each module reachable from this one is disposed once, cycles included
-   * (dispose never fails on the tree's shape).
-   */
+  /** Documented at nn.Module.dispose (web/declarations/nn.d.ts). */
+  // Each module reachable from this one is disposed once, cycles included:
+  // dispose never fails on the tree's shape (the walks that refuse a cycle do).
   dispose() {
     /** @type {Set<Module>} */
     const seen = new Set([this]);
@@ -194,11 +188,7 @@ export function walkModules(root, visit, ctx) {
   go(root, '');
 }
 
-/**
- * nn.Sequential(m0, m1, ...) or nn.Sequential({name: module, ...}) (or a
- * Map): the modules run in order. Children are named '0', '1', ... or by the
- * given names, and are reachable as seq[0] or seq.name.
- */
+/** Documented at nn.Sequential (web/declarations/nn.d.ts). */
 export class Sequential extends Module {
   constructor(...modules) {
     super();

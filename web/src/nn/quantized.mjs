@@ -63,6 +63,7 @@ class QuantizedConvBase extends Module {
   #bias = null; // Float32Array | null
   #scale = 1.0;
   #zeroPoint = 0;
+  /** @type {import('../runtime/winograd.mjs').WinogradMode} */
   #winograd = 'auto';
 
   constructor(spec, relu, name, inChannels, outChannels, kernelSize, options) {
@@ -143,12 +144,7 @@ class QuantizedConvBase extends Module {
     return this.#packed;
   }
 
-  /**
-   * PyTorch set_weight_bias: a qint8 weight (per tensor, or per channel on
-   * axis 0) of the module's weight shape, and a float bias of outChannels (or
-   * null). The weight's integers are shared, the bias copied; the weight is
-   * packed into wasm memory now.
-   */
+  /** Documented at the quantized modules' setWeightBias (web/declarations/nn-bases.d.ts). */
   setWeightBias(weight, bias) {
     // A disposed module stays disposed, as forward() says: it is not brought back by new weights.
     this.#live('setWeightBias(weight, bias)');
@@ -185,11 +181,7 @@ class QuantizedConvBase extends Module {
     this.#bias = b;
   }
 
-  /**
-   * The quantized weight: a new QTensor with the module's integers and qparams
-   * (rebuilt from the packed weights, which are all the module keeps); the
-   * caller disposes it.
-   */
+  /** Documented at the quantized modules' weight (web/declarations/nn-bases.d.ts). */
   weight() {
     const ctx = `${this.#name}.weight()`;
     const packed = this.#live('weight()');
@@ -248,12 +240,7 @@ class QuantizedConvBase extends Module {
     return checked(this.#live(ctx).scratchBound(liftInputShape(this.#spec, shape, ctx)), ctx);
   }
 
-  /**
-   * The exact integer Winograd option the module was built with: 'auto'
-   * (transformed weights packed, and used, where it pays: docs/winograd.md),
-   * true (wherever the shape allows) or false (never). Output bytes are the
-   * same on either path. Always false for Linear.
-   */
+  /** Documented at the quantized convolutions' winograd (web/declarations/nn-bases.d.ts); false for Linear. */
   get winograd() {
     return this.#spec.dims === 0 ? false : this.#winograd;
   }
@@ -263,12 +250,7 @@ class QuantizedConvBase extends Module {
     return this.#live('winogradWeightBytes()').winogradBytes();
   }
 
-  /**
-   * Which path the last forward() took: 'winograd' or 'direct' (a layer
-   * holding Winograd weights still takes the direct path for a call whose
-   * input zero point could overflow the transform's accumulators, or whose
-   * output is too small to pay), or '' before the first.
-   */
+  /** Documented at the quantized convolutions' lastPath (web/declarations/nn-bases.d.ts). */
   lastPath() {
     return CONV_PATH_NAMES.get(this.#live('lastPath()').lastPath());
   }
@@ -294,11 +276,7 @@ class QuantizedConvBase extends Module {
     return this.#packed === null;
   }
 
-  /**
-   * Whose arithmetic this layer reproduces: 'onednn' (a convolution packed
-   * under the 'x86' engine with symmetric weights and groups <= 100, as
-   * PyTorch routes it) or 'fbgemm'. Fixed when the weights are set.
-   */
+  /** Documented at the quantized modules' backend (web/declarations/nn-bases.d.ts). */
   get backend() {
     return BACKEND_NAMES.get(this.#live('backend').backend());
   }
@@ -351,12 +329,8 @@ function clampToObserverRange(qw, observer, axis, shape) {
   }
 }
 
-/**
- * PyTorch from_float: quantizes a float module's weight with `weightObserver`
- * (default: PerChannelMinMaxObserver, qint8, per_channel_symmetric, chAxis 0)
- * and takes the output scale / zero point from `activationObserver` (which has
- * seen calibration outputs) or from `outputScale` and `outputZeroPoint`.
- */
+// Every quantized class's static fromFloat (PyTorch's from_float; documented
+// at nn.quantized.Conv3d.fromFloat in web/declarations/nn.d.ts).
 function fromFloat(Cls, FloatCls, floatName, name, mod, options) {
   const ctx = `${name}.fromFloat(mod, options)`;
   checkNotRevoked(mod, 'mod', ctx);
@@ -446,7 +420,7 @@ function quantizedConvClass(spec, relu, FloatCls, name) {
       super(spec, relu, name, inChannels, outChannels, kernelSize, options);
     }
 
-    /** PyTorch from_float (see fromFloat above). */
+    /** Documented at nn.quantized.Conv3d.fromFloat (web/declarations/nn.d.ts). */
     static fromFloat(mod, options) {
       return fromFloat(Cls, FloatCls, floatName, name, mod, options);
     }
@@ -469,7 +443,7 @@ function quantizedLinearClass(relu, FloatCls, name) {
       return this.outChannels;
     }
 
-    /** PyTorch from_float (see fromFloat above). */
+    /** Documented at nn.quantized.Linear.fromFloat (web/declarations/nn.d.ts). */
     static fromFloat(mod, options) {
       return fromFloat(Cls, FloatCls, floatName, name, mod, options);
     }

@@ -5,7 +5,7 @@
 import { checkNotRevoked, describe, option, readBoolean, readOptions } from '../runtime/args.mjs';
 import { checked } from '../runtime/errors.mjs';
 import { wasm } from '../runtime/runtime.mjs';
-import { getWinograd, readWinograd } from '../runtime/winograd.mjs';
+import { winogradOption } from '../runtime/winograd.mjs';
 
 export const SPECS = {
   1: { name: 'Conv1d', dims: 1, input: '[N, C, L]' },
@@ -54,7 +54,7 @@ export function readConvArgs(spec, inChannels, outChannels, kernelSize, options,
     if (!isInt(v)) throw new TypeError(`${ctx}: ${name} must be an integer, got ${describe(v)}`);
   }
   const bias = o.has('bias') ? readBoolean(o.get('bias'), 'bias', ctx) : true;
-  const winograd = o.has('winograd') ? readWinograd(o.get('winograd'), ctx) : getWinograd();
+  const winograd = winogradOption(o, ctx);
   if (linear) {
     return {
       winograd,

@@ -121,16 +121,13 @@ function resolve(model, path, ctx) {
   return { parent, name: last, module: m };
 }
 
-/**
- * quantization.fuseModules(model, modulesToFuse): fuses each group of module
- * paths (['conv', 'bn', 'relu'], or a list of such groups) in place and
- * returns the model. PyTorch copies the model unless inplace: qwasm cannot
- * copy a JavaScript module (its constructor's arguments are unknown), so it
- * always fuses in place; pass { inplace: true } or nothing.
- */
+/** Documented at quantization.fuseModules (web/declarations/quantization.d.ts). */
 export function fuseModules(model, modulesToFuse, options) {
   const ctx = 'quantization.fuseModules(model, modulesToFuse)';
   if (!(model instanceof Module)) throw new TypeError(`${ctx}: model must be an nn.Module, got ${describe(model)}`);
+  // PyTorch copies the model unless inplace; qwasm cannot copy a JavaScript
+  // module (its constructor's arguments are unknown), so it always fuses in
+  // place: { inplace: true } or nothing.
   const o = readOptions(options, ['inplace'], ctx);
   if (o.has('inplace') && o.get('inplace') !== true) {
     throw new TypeError(

@@ -60,15 +60,12 @@ const BACKENDS = new Map([
   ['onednn', 'onednn'],
 ]);
 
-/**
- * torch.ao.quantization.get_default_qconfig(backend = 'x86'), as defined in
- * PyTorch 2.15: a HistogramObserver for activations (reduceRange on x86 and
- * fbgemm, whose kernels can overflow 16-bit intermediates otherwise) and
- * per-channel symmetric qint8 weights, or per-tensor ones for qnnpack.
- */
+/** Documented at quantization.getDefaultQConfig (web/declarations/quantization.d.ts). */
 export function getDefaultQConfig(backend = 'x86') {
   const ctx = 'quantization.getDefaultQConfig(backend)';
   const b = readChoice(backend, BACKENDS, 'backend', ctx);
+  // PyTorch 2.15's definitions: x86 and fbgemm halve the activations' range,
+  // since their kernels can overflow 16-bit intermediates otherwise.
   const reduceRange = b === 'x86' || b === 'fbgemm';
   const weight =
     b === 'qnnpack'

@@ -96,12 +96,7 @@ function sameOptions(a, b) {
   return a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
 }
 
-/**
- * Loads the WebAssembly module once. Every call returns the same promise; a
- * later call may omit the options, but passing different ones is an Error
- * (qwasm loads one module per page, worker or process). A failed load can be
- * retried, with the same or other options.
- */
+/** Documented at init (web/declarations/runtime.d.ts). */
 export function init(options) {
   const o = readInitOptions(options);
   if (initPromise) {
@@ -174,11 +169,7 @@ export function wasm(ctx = 'qwasm') {
   return wasmModule;
 }
 
-/**
- * What init() loaded: the variant ('threads' or 'single-thread'), the threads
- * parallel loops use and the most they may use (setNumThreads), the kernel
- * family, and, when threads were asked for but are not in use, why.
- */
+/** Documented at runtimeInfo (web/declarations/runtime.d.ts). */
 export function runtimeInfo() {
   const M = wasm('runtimeInfo()');
   /** @type {{variant: 'threads' | 'single-thread', numThreads: number, maxThreads: number, isa: 'scalar' | 'wasmsimd', threadsUnavailable?: string}} */
@@ -197,10 +188,7 @@ export function getNumThreads() {
   return wasm('getNumThreads()')._numThreads();
 }
 
-/**
- * Sets the threads each parallel loop uses, 1..runtimeInfo().maxThreads (the
- * threads init() started; like torch.set_num_threads, but it cannot add threads).
- */
+/** Documented at setNumThreads (web/declarations/runtime.d.ts). */
 export function setNumThreads(n) {
   const ctx = 'setNumThreads(n)';
   const M = wasm(ctx);

@@ -201,11 +201,7 @@ class UniformObserverBase {
     return x;
   }
 
-  /**
-   * Scale and zero point from what was observed (PyTorch _calculate_qparams).
-   * Per tensor: numbers. Per channel: {scale: Float32Array, zeroPoint:
-   * Int32Array (Float32Array for float qparams)}.
-   */
+  /** Documented at the observers' calculateQParams (web/declarations/quantization.d.ts). */
   calculateQParams() {
     const ctx = `${this.#name}.calculateQParams()`;
     const M = wasm(ctx);
@@ -224,10 +220,7 @@ class UniformObserverBase {
     return `${this.#name}(dtype=${this.#dtype}, qscheme=${this.#qscheme}, quantMin=${this.#quantMin}, quantMax=${this.#quantMax})`;
   }
 
-  /**
-   * PyTorch's with_args: a factory that makes this observer with these
-   * options (for QConfig). Options are checked now.
-   */
+  /** Documented at the observers' withArgs (web/declarations/quantization.d.ts). */
   static withArgs(options) {
     // biome-ignore lint/complexity/noThisInStatic: `this` is the subclass withArgs was called on
     return observerFactory(this, options, `${this.name}.withArgs(options)`);
@@ -325,13 +318,9 @@ export class MovingAveragePerChannelMinMaxObserver extends UniformObserverBase {
 /** PyTorch's default number of histogram bins. */
 const DEFAULT_BINS = 2048;
 
-/**
- * torch.ao.quantization.HistogramObserver, PyTorch's default activation
- * observer: a running histogram of everything observed (re-binned as the
- * range grows) and an L2-minimising search for the range to quantize, with
- * PyTorch's float32 arithmetic in PyTorch's order. Per tensor only. The
- * histogram lives here (bins floats), like the other observers' state.
- */
+// The histogram lives here (bins floats), like the other observers' state;
+// the core does the arithmetic (PyTorch's float32, in PyTorch's order).
+/** Documented at quantization.HistogramObserver (web/declarations/quantization.d.ts). */
 export class HistogramObserver extends UniformObserverBase {
   #state = null; // Float32Array [min, max, ...histogram], null before the first batch
 
@@ -370,10 +359,7 @@ export class HistogramObserver extends UniformObserverBase {
     return this.#state ? this.#state.slice(2) : new Float32Array(this.bins);
   }
 
-  /**
-   * Adds x's values to the histogram and returns x, like forward(). Infinite
-   * values are left out, as PyTorch does; NaN is a RangeError.
-   */
+  /** Documented at the observers' observe (web/declarations/quantization.d.ts). */
   observe(x) {
     const ctx = 'HistogramObserver.observe(x)';
     const t = readFloatTensor(x, ctx);

@@ -96,7 +96,7 @@ export class QTensor {
     return own(this, 'shape').#shape;
   }
 
-  /** @returns {import('../../index.js').QDType} 'quint8' | 'qint8' | 'qint32' | 'quint4x2' */
+  /** @returns {import('../../index.js').QDType} */
   get dtype() {
     return own(this, 'dtype').#dtype;
   }
@@ -147,11 +147,7 @@ export class QTensor {
     return copyView(live(this, 'intRepr()').intReprView());
   }
 
-  /**
-   * Back to float32, as {data, shape}. `out` (optional, like PyTorch's out=) is
-   * a Float32Array of numel() elements to write into; it saves allocating a
-   * fresh array, which for large tensors costs more than the dequantization.
-   */
+  /** Documented at QTensor.dequantize (web/declarations/tensors.d.ts). */
   dequantize(out) {
     const ctx = 'QTensor.dequantize(out)';
     const h = live(this, 'dequantize(out)');
@@ -176,12 +172,7 @@ export class QTensor {
     return { data: target, shape: this.#shape.slice() };
   }
 
-  /**
-   * A tensor with another shape over the same integers (shared storage, like
-   * torch.Tensor.view): one entry may be -1 (inferred). Per channel, the
-   * channel dimension must survive as one dimension of the new shape.
-   * The view owns a reference to the storage: dispose() it like any tensor.
-   */
+  /** Documented at QTensor.view (web/declarations/tensors.d.ts). */
   view(shape) {
     const ctx = 'QTensor.view(shape)';
     const h = live(this, 'view(shape)');
@@ -189,33 +180,19 @@ export class QTensor {
     return wrapHandle(viewOf(this, dims, ctx));
   }
 
-  /**
-   * The strides PyTorch's tensor would have, in elements (tensor.stride()).
-   * qwasm stores every tensor in logical order; the strides record the
-   * layout PyTorch would hold it in (a quantized convolution returns a
-   * channels-last tensor), because several PyTorch kernels round differently
-   * by layout and qwasm follows them.
-   */
+  /** Documented at QTensor.stride (web/declarations/tensors.d.ts). */
   stride() {
     return live(this, 'stride()').strides();
   }
 
-  /**
-   * tensor.is_contiguous(memory_format): 'contiguous' (the default),
-   * 'channels_last' (rank 4) or 'channels_last_3d' (rank 5).
-   */
+  /** Documented at QTensor.isContiguous (web/declarations/tensors.d.ts). */
   isContiguous(memoryFormat = 'contiguous') {
     const h = live(this, 'isContiguous(memoryFormat)');
     const format = memoryFormatCode(memoryFormat, 'QTensor.isContiguous(memoryFormat)');
     return format.rank === undefined || format.rank === this.#shape.length ? h.isContiguousIn(format.code) : false;
   }
 
-  /**
-   * tensor.contiguous(memory_format=...): the same integers and qparams with
-   * the strides of that format, so that the ops after it compute what
-   * PyTorch's would on such a tensor. Returns a new QTensor sharing storage
-   * (dispose it like any tensor).
-   */
+  /** Documented at QTensor.contiguous (web/declarations/tensors.d.ts). */
   contiguous(options = undefined) {
     const ctx = 'QTensor.contiguous({ memoryFormat })';
     const h = live(this, 'contiguous({ memoryFormat })');
@@ -263,11 +240,7 @@ if (typeof Symbol.dispose === 'symbol') {
   };
 }
 
-/**
- * Runs fn and disposes every QTensor made while it ran, except the QTensors
- * it returns (directly, or in a returned array or plain object). fn must be
- * synchronous. Returns what fn returned.
- */
+/** Documented at tidy (web/declarations/tensors.d.ts). */
 export function tidy(fn) {
   return tidyWith(fn, isQTensor);
 }

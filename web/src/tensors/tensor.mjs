@@ -2,12 +2,7 @@
 // PyTorch's default layout (e.g. NCDHW). Pure JavaScript: works before init().
 import { bytesOf, describe, lengthOf, MAX_NUMEL, readNumberList, readShape, typedArrayKind } from '../runtime/args.mjs';
 
-/**
- * Builds a float tensor after checking that data and shape agree. An array
- * of numbers is copied into a new Float32Array; a Float32Array is used as it
- * is (not copied). Anything else, and any element that is not a number, is a
- * TypeError.
- */
+/** Documented at tensor (web/declarations/tensors.d.ts). */
 export function tensor(data, shape) {
   const ctx = 'tensor(data, shape)';
   let values;

@@ -168,11 +168,7 @@ function readFrames(frames, ctx) {
   return out;
 }
 
-/**
- * torchvision's VideoClassification preset: resize (bilinear, no antialias),
- * center crop, scale to [0, 1], normalise per channel; frames in, a
- * [1, 3, T, cropH, cropW] float tensor out.
- */
+/** Documented at transforms.VideoClassification (web/declarations/transforms.d.ts). */
 export class VideoClassification {
   /**
    * @param {{cropSize: number | number[], resizeSize: number | number[], mean?: number[], std?: number[], interpolation?: 'bilinear'}} options
@@ -198,8 +194,7 @@ export class VideoClassification {
   }
 
   /**
-   * The model's input from `frames` (RGB or RGBA bytes, e.g. ImageData from a
-   * canvas; alpha is ignored): a float tensor [1, 3, T, cropH, cropW].
+   * Documented at transforms.VideoClassification.forward (web/declarations/transforms.d.ts).
    * @param {{data: Uint8Array | Uint8ClampedArray, width: number, height: number}[]} frames
    */
   forward(frames) {

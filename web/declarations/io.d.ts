@@ -1,0 +1,496 @@
+// The io namespace: readers of .npy and .safetensors files, and exported
+// models (loadModel, GraphModule, WorkerModel).
+import type { nn } from './nn.js';
+import type { WinogradOption } from './nn-options.js';
+import type { QuantizedEngine, quantization } from './quantization.js';
+import type { RuntimeInfo } from './runtime.js';
+import type { QTensor, Tensor } from './tensors.js';
+import type { transforms } from './transforms.js';
+
+/** A .npy tensor as read by {@link io.loadNpy}. */
+export interface NpyTensor extends Tensor {
+  /** The file's dtype; data is always converted to float32. */
+  dtype: 'float32' | 'float64' | 'float16';
+}
+
+/** What {@link io.loadSafetensors} returns. */
+export interface SafetensorsFile {
+  /** Every tensor in the file, in header order: its name, safetensors dtype ('F32', 'I8', ...) and shape in elements. */
+  tensors: {
+    /** The tensor's name in the file. */
+    name: string;
+    /** Its safetensors dtype ('F32', 'BF16', 'I8', ...). */
+    dtype: string;
+    /** Its dimensions, in elements. */
+    shape: number[];
+  }[];
+  /** The header's __metadata__ (or {}). */
+  metadata: Record<string, string>;
+  /**
+   * Reads one float tensor (F32, F64, F16, BF16) as float32: a new JS-owned tensor.
+   * @throws RangeError for an unknown name, Error for other dtypes or when
+   *   the file's buffer was detached or resized since it was loaded.
+   */
+  get(name: string): Tensor;
+}
+
+/**
+ * Readers for tensors and models exported from numpy / PyTorch. loadNpy and
+ * loadSafetensors are pure JavaScript (usable before init()); the returned
+ * data is JS-owned. Malformed files throw an Error that says what is wrong.
+ */
+export declare namespace io {
+  /**
+   * Reads a .npy file (`numpy.save`; versions 1-3), float32 / float64 /
+   * float16, C order, either byte order, as float32.
+   * @param bytes The whole file.
+   * @throws TypeError when bytes is not an ArrayBuffer or typed array, Error
+   *   for a malformed or truncated file, another dtype or Fortran order,
+   *   RangeError for a shape of more than 2^31 - 1 elements.
+   * @example
+   * ```ts
+   * const w = io.loadNpy(await readFile('weight.npy')); // { data: Float32Array, shape, dtype }
+   * w.dtype; // → 'float32'
+   * w.shape; // → [ 8, 3, 3, 3, 3 ]
+   * ```
+   */
+  function loadNpy(bytes: ArrayBuffer | Uint8Array): NpyTensor;
+  /**
+   * Reads a .safetensors file (`safetensors.torch.save_file`): the list of
+   * tensors now, each float tensor's data on {@link SafetensorsFile.get}.
+   * @param bytes The whole file; get() reads it later, so do not detach or resize it.
+   * @throws TypeError when bytes is not an ArrayBuffer or typed array, Error
+   *   for a malformed or truncated file.
+   */
+  function loadSafetensors(bytes: ArrayBuffer | Uint8Array): SafetensorsFile;
+  /**
+   * A model written by python/qwasm_export.py (a PyTorch model converted by
+   * the eager flow, or a float one, traced by torch.fx), built into qwasm
+   * modules on this thread: the counterpart of loading a
+   * `torch.fx.GraphModule`. The file is checked as untrusted input. The
+   * caller disposes the model.
+   * @param bytes The whole file.
+   * @param options The budget of one forward and the Winograd option; see {@link io.LoadModelOptions}.
+   * @throws TypeError for an option of the wrong type, an option only the
+   *   worker takes (numThreads, locateFile, onProgress), or a source that is
+   *   not bytes (use loadModelAsync or worker: true); RangeError for a
+   *   budget that is not > 0; Error before {@link init}, and an Error naming
+   *   what is wrong with the file (format version, a tensor's dtype or
+   *   shape, a module's attributes, the graph), or the node that would go
+   *   over the budget on the input shape the file declares.
+   * @example
+   * ```ts
+   * await init();
+   * const model = io.loadModel(await readFile('r3d_18.qwasm.safetensors'));
+   * const clip = new Float32Array(3 * 16 * 112 * 112); // [N, C, T, H, W]: 16 frames of 112 x 112
+   * const y = model.forward(tensor(clip, [1, 3, 16, 112, 112])); // a float tensor: the model ends with DeQuantStub
+   * y.shape; // → [ 1, 400 ]
+   * model.dispose();
+   * ```
+   */
+  function loadModel(
+    bytes: ArrayBuffer | Uint8Array,
+    options?: LoadModelOptions & { worker?: false; onProgress?: never; signal?: never },
+  ): GraphModule;
+  /**
+   * The model loaded and run in a dedicated worker the library starts (a
+   * module worker in browsers, worker_threads in Node.js), so the calling
+   * thread never blocks on it. A URL is downloaded by the worker (a path is
+   * read from disk in Node.js); a Response, stream or Blob is read here
+   * without blocking and handed over; bytes are copied once. Threads run in
+   * the worker where the page allows (cross-origin isolated; not in Firefox
+   * workers). Does not need init() on the calling thread: the worker runs its own.
+   * @param source Where the model's bytes come from; see {@link io.ModelSource}.
+   * @param options As the synchronous form's, plus the worker's; see {@link io.WorkerLoadOptions}.
+   * @returns A promise of the {@link io.WorkerModel}; dispose() it to end the worker.
+   * @throws Nothing synchronously: every error, a bad option included, is a
+   *   rejection (TypeError, RangeError or Error as for the synchronous form;
+   *   Error when no worker can be started or the download fails).
+   * @example
+   * ```ts
+   * const model = await io.loadModel('r3d_18.qwasm.safetensors', {
+   *   worker: true,
+   *   onProgress: (loaded, total) => console.log(`${loaded} / ${total ?? '?'} bytes`),
+   * });
+   * const clip = new Float32Array(3 * 16 * 112 * 112);
+   * const out = await model.forward(tensor(clip, [1, 3, 16, 112, 112]));
+   * out.shape; // → [ 1, 400 ]
+   * // clip's buffer went to the worker (transferred, not copied):
+   * clip.byteLength; // → 0
+   * model.dispose();
+   * ```
+   */
+  function loadModel(
+    source: ModelSource,
+    options: LoadModelOptions & WorkerLoadOptions & { worker: true },
+  ): Promise<WorkerModel>;
+  /**
+   * The model loaded on this thread without blocking on its download (for
+   * code that runs in its own worker): building it then takes one task, as
+   * loadModel does. Needs init().
+   * @param source Where the model's bytes come from; see {@link io.ModelSource}.
+   * @returns A promise of the {@link io.GraphModule}; the caller disposes it.
+   * @throws Rejects as {@link io.loadModel} does (TypeError for worker: true,
+   *   which only loadModel takes), and with an Error when the download fails.
+   */
+  function loadModelAsync(
+    source: ModelSource,
+    options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress' | 'signal'>,
+  ): Promise<GraphModule>;
+
+  /** Where a model's bytes come from: a URL (or a path in Node.js), a Response, a byte stream, a Blob or File, or the bytes. */
+  type ModelSource = string | URL | Response | ReadableStream<Uint8Array> | Blob | ArrayBuffer | Uint8Array;
+
+  /** The options only a loading from a source takes (io.loadModel with worker: true; onProgress and signal also io.loadModelAsync). */
+  interface WorkerLoadOptions {
+    /**
+     * Follows the download, in bytes: totalBytes is null when the source does
+     * not say (no Content-Length, a bare stream).
+     */
+    onProgress?: (loadedBytes: number, totalBytes: number | null) => void;
+    /**
+     * Cancels the load: when it aborts, the load rejects with its reason (an
+     * AbortError DOMException unless abort(reason) gave another) and
+     * everything the load took is freed (a worker it started is ended). A
+     * stalled download only ends this way: `AbortSignal.timeout(ms)` gives up
+     * after ms milliseconds (a TimeoutError DOMException).
+     */
+    signal?: AbortSignal;
+    /** The worker's init({ numThreads }), 1..64. Default: init()'s default there. */
+    numThreads?: number;
+    /**
+     * Where the model worker's script is (qwasm.model-worker.mjs; .cjs in
+     * Node.js), for bundlers that do not emit it (esbuild, Rollup: copy
+     * node_modules/qwasm/dist/ and point here); the worker finds its wasm
+     * beside itself.
+     */
+    locateFile?: (file: string) => string | URL;
+  }
+
+  /**
+   * A forward's answer from a worker: a float tensor, or a quantized
+   * output's integers and qparams (the QTensor stays in the worker, which
+   * frees it).
+   */
+  type WorkerOutput =
+    | Tensor
+    | {
+        /** The QTensor's dtype. */
+        dtype: 'quint8' | 'qint8';
+        /** Its integers ({@link QTensor.intRepr}). */
+        data: Uint8Array | Int8Array;
+        /** Its dimensions, in elements. */
+        shape: number[];
+        /** Its scale. */
+        scale: number;
+        /** Its zero point. */
+        zeroPoint: number;
+      };
+
+  /** A module of a model in a worker, as read at load. */
+  interface WorkerModule {
+    /** Its PyTorch path ('layer1.0.conv1.0'). */
+    readonly path: string;
+    /** Its class name (ConvReLU3d, Quantize, Identity, ...). */
+    readonly type: string;
+    /** A quantized convolution's backend (see nn.quantized.Conv3d's backend). */
+    readonly backend?: 'fbgemm' | 'onednn';
+    /** A quantized module's output scale. */
+    readonly scale?: number;
+    /** A quantized module's output zero point. */
+    readonly zeroPoint?: number;
+    /** A quantized layer's weight: its qparams (scales and zero points per channel along axis, or one of each). */
+    readonly weight?: {
+      /** PyTorch's weight shape, in elements. */
+      shape: number[];
+      /** Always qint8. */
+      dtype: 'qint8';
+      /** The weight's TensorQScheme. */
+      qscheme: string;
+      /** The channel axis, or null per tensor. */
+      axis: number | null;
+      /** One per channel (one per tensor). */
+      scales: number[];
+      /** One per channel (one per tensor). */
+      zeroPoints: number[];
+    };
+  }
+
+  /**
+   * A model loaded in a worker by {@link io.loadModel}(source, { worker: true }).
+   * forward and profile return Promises; dispose() ends the worker (pending
+   * requests reject).
+   */
+  class WorkerModel {
+    #private;
+    private constructor();
+    /** The graph's nodes, as {@link io.GraphModule.nodes}. */
+    readonly nodes: GraphNode[];
+    /** The example input's shape the model was exported with (elements), or null. */
+    readonly inputShape: number[] | null;
+    /** The quantized engine the model was converted under. */
+    readonly engine: QuantizedEngine;
+    /** Every module of the model, with its qparams. */
+    readonly modules: WorkerModule[];
+    /** {@link io.GraphModule.preprocessing}: read once at load. */
+    readonly preprocessing: transforms.VideoClassificationOptions | null;
+    /** {@link io.GraphModule.classes}: read once at load. */
+    readonly classes: readonly string[] | null;
+    /**
+     * {@link io.GraphModule.transforms}, run on the calling thread (frames stay here; the input goes to the worker).
+     * @throws Error when the file records no preprocessing.
+     */
+    transforms(): transforms.VideoClassification;
+    /** runtimeInfo() inside the worker. */
+    readonly runtime: RuntimeInfo;
+    /** {@link io.GraphModule.weightBytes} in the worker: packed weight bytes and their Winograd share. */
+    weightBytes(): {
+      /** Bytes of packed weights in wasm memory. */
+      packed: number;
+      /** Bytes of Winograd-transformed weights among them. */
+      winograd: number;
+    };
+    /**
+     * {@link io.GraphModule.forward} in the worker.
+     * @param x The input; its buffer is transferred to the worker (detached
+     *   here) unless transfer is false (then copied once); a view into a
+     *   larger buffer is always copied.
+     * @param options transfer: default true.
+     * @returns A promise of the output (JS-owned).
+     * @throws Rejects with a TypeError for an x that is not a float tensor
+     *   or a transfer that is not a boolean, with the worker's error as
+     *   GraphModule.forward would throw it, and with an Error after dispose().
+     */
+    forward(x: Tensor, options?: { transfer?: boolean }): Promise<WorkerOutput>;
+    /**
+     * {@link io.GraphModule.profile} in the worker.
+     * @throws Rejects as forward() does.
+     */
+    profile(
+      x: Tensor,
+      options?: { transfer?: boolean },
+    ): Promise<{
+      /** What forward(x) resolves to. */
+      output: WorkerOutput;
+      /** One entry per node run, as {@link io.GraphModule.profile}'s. */
+      layers: ReturnType<GraphModule['profile']>['layers'];
+      /** The largest heapBytes of the run, in bytes. */
+      peakHeapBytes: number;
+    }>;
+    /**
+     * Loads this model's float twin into the same worker, for the numeric
+     * suite below: the float model exported from the PyTorch model this one
+     * was quantized from (`export(float_model, ...)`). A second call replaces it.
+     * @param source As {@link io.loadModel}'s (bytes are copied).
+     * @param options onProgress(loadedBytes, totalBytes) while a URL downloads;
+     *   signal cancels the load (it rejects with the signal's reason, and the
+     *   worker drops the twin it was loading; the model stays); the twin's
+     *   budget, maxActivationBytes and maxWork, is the model's (the options
+     *   it was loaded with) unless given here.
+     * @throws Rejects with the loader's error (a file that is not a model, a
+     *   twin over its budget), the signal's reason, and after dispose().
+     */
+    loadFloatModel(
+      source: ModelSource,
+      options?: Pick<LoadModelOptions, 'maxActivationBytes' | 'maxLiveBytes' | 'maxWork'> & {
+        onProgress?: (loaded: number, total: number) => void;
+        signal?: AbortSignal;
+      },
+    ): Promise<void>;
+    /**
+     * {@link quantization.ns.compareWeights}(float twin, this model) in the
+     * worker: each entry's statistics and shape (the tensors stay in the worker).
+     * @throws Rejects before {@link io.WorkerModel.loadFloatModel}.
+     */
+    compareWeights(): Promise<Record<string, WorkerComparison<quantization.ns.WeightComparison>>>;
+    /**
+     * {@link quantization.ns.compareModelOutputs}(float twin, this model, x)
+     * in the worker: each entry's statistics and shape. x as in forward().
+     * @throws Rejects before {@link io.WorkerModel.loadFloatModel}, and as forward() does.
+     */
+    compareModelOutputs(
+      x: Tensor,
+      options?: { transfer?: boolean },
+    ): Promise<Record<string, WorkerComparison<quantization.ns.OutputComparison>>>;
+    /**
+     * The float twin's forward(x) in the worker, to set its output beside
+     * this model's (e.g. top-5 classes, float against int8). x as in forward().
+     * @returns A promise of the float twin's output.
+     * @throws Rejects before {@link io.WorkerModel.loadFloatModel}, and as forward() does.
+     */
+    forwardFloat(x: Tensor, options?: { transfer?: boolean }): Promise<WorkerOutput>;
+    /** Ends the worker and frees everything it held; pending requests reject. Idempotent. */
+    dispose(): void;
+  }
+
+  /** A numeric-suite entry from a worker: its statistics and the compared tensors' shape, not the tensors. */
+  type WorkerComparison<C> = Omit<C, 'float' | 'quantized'> & {
+    /** The compared tensors' shape. */
+    shape: number[];
+  };
+
+  /** The budget of one forward of a loaded model; forward() checks each node against it before running it. */
+  interface LoadModelOptions {
+    /** Bytes of one node's output or scratch. Default 2^28 (256 MiB); Infinity for no limit. */
+    maxActivationBytes?: number;
+    /**
+     * Bytes one forward holds at once: the values later nodes still read, plus
+     * a node's output and its scratch (a convolution's padded input, as the
+     * core allocates it). Default 2^30 (1 GiB); Infinity for no limit.
+     */
+    maxLiveBytes?: number;
+    /**
+     * Work of one forward, in quantized-conv multiply-adds: every node kind is
+     * charged by its measured time (a float element-wise op or a pool's window
+     * element counts many; see docs/model-budget.md), so the default bounds a
+     * forward near 25 s on one thread. Default 5e11; Infinity for no limit.
+     */
+    maxWork?: number;
+    /** Every quantized convolution's Winograd option. Default {@link quantization.getWinograd}() ('auto' unless changed). */
+    winograd?: WinogradOption;
+  }
+
+  /** A graph argument: a reference to another node's output, a constant, or a list of those. */
+  type NodeArgument =
+    | {
+        /** The name of the node whose output this is. */
+        readonly node: string;
+      }
+    | number
+    | boolean
+    | string
+    | null
+    | readonly NodeArgument[];
+
+  /** What a node produces; null where it is not known (before a run, or not a tensor's property). */
+  interface NodeOutput {
+    /** quint8 for a QTensor, float32 for a float tensor. */
+    readonly dtype: 'quint8' | 'float32';
+    /** Dimensions in elements. */
+    readonly shape: readonly number[] | null;
+    /** A QTensor's scale. */
+    readonly scale: number | null;
+    /** A QTensor's zero point. */
+    readonly zeroPoint: number | null;
+  }
+
+  /** One node of a loaded graph, as `torch.fx.Node` has it (frozen). */
+  interface GraphNode {
+    /** The node's unique name (torch.fx's node.name). */
+    readonly name: string;
+    /** placeholder, call_module, call_function, call_method or output. */
+    readonly op: string;
+    /** The module path, function or method name; undefined for placeholder and output. */
+    readonly target: string | undefined;
+    /** Positional arguments (torch.fx's node.args). */
+    readonly args: readonly NodeArgument[];
+    /** Keyword arguments (torch.fx's node.kwargs). */
+    readonly kwargs: { readonly [name: string]: NodeArgument };
+    /** Its output on the input shape the file declares (null if the file declares none). */
+    readonly output: NodeOutput | null;
+  }
+
+  /**
+   * A loaded model (`torch.fx.GraphModule`): its modules at their PyTorch
+   * paths (namedModules(), getSubmodule('layer1.0.conv1.0')), and the
+   * exported graph, which forward() runs node by node. Intermediate
+   * QTensors are disposed as soon as they are last used.
+   */
+  class GraphModule extends nn.Module {
+    #private;
+    private constructor();
+    /** The shape of the example input the model was exported with (elements; informative), or null. */
+    readonly inputShape: number[] | null;
+    /** The quantized engine the model was converted under in PyTorch ('fbgemm' for files of format version 1). */
+    readonly engine: QuantizedEngine;
+    /** The graph's nodes in execution order, with their arguments and (planned) outputs. */
+    readonly nodes: GraphNode[];
+    /**
+     * How the input is made from video frames, as the exporter recorded it
+     * (`export(..., preprocessing=weights.transforms())`), or null.
+     */
+    readonly preprocessing: transforms.VideoClassificationOptions | null;
+    /** The output's class names the exporter recorded (`export(..., classes=weights.meta["categories"])`), or null. */
+    readonly classes: readonly string[] | null;
+    /**
+     * The recorded preprocessing as a transform, as torchvision's
+     * `weights.transforms()`.
+     * @throws Error when the file records none.
+     * @example
+     * ```ts
+     * const model = io.loadModel(await readFile('r3d_18.qwasm.safetensors'));
+     * model.classes?.length; // → 400
+     * // 16 frames, e.g. ImageData from a <canvas> (RGBA); here mid-grey 171x128 frames
+     * const frames = Array.from({ length: 16 }, () => ({ data: new Uint8ClampedArray(171 * 128 * 4).fill(128), width: 171, height: 128 }));
+     * const x = model.transforms().forward(frames);
+     * x.shape; // → [ 1, 3, 16, 112, 112 ]
+     * const logits = model.forward(x) as Tensor;
+     * logits.shape; // → [ 1, 400 ]
+     * model.dispose();
+     * ```
+     */
+    transforms(): transforms.VideoClassification;
+    /**
+     * The PyTorch model's forward.
+     * @param x A float tensor, the PyTorch model's input.
+     * @returns A float tensor when the model ends with a DeQuantStub (or a
+     *   QTensor the caller disposes when it does not).
+     * @throws An Error naming the node that failed, or the node that would go
+     *   over the budget ({@link io.LoadModelOptions}) on this input's shape;
+     *   TypeError or RangeError as that node's module throws them.
+     */
+    forward(x: Tensor): Tensor | QTensor;
+    /**
+     * For pipelines: q enters where the QuantStub's output would, and the
+     * result is the QTensor the final DeQuantStub would have read (the caller
+     * disposes it).
+     * @throws TypeError when q is not a QTensor, Error if the input does not
+     *   go through one QuantStub, and as forward().
+     */
+    forwardQuantized(q: QTensor<'quint8'>): QTensor;
+    /** Bytes of the quantized modules' packed weights in wasm memory, and the Winograd-transformed share of them. */
+    weightBytes(): {
+      /** Bytes of packed weights in wasm memory. */
+      packed: number;
+      /** Bytes of Winograd-transformed weights among them. */
+      winograd: number;
+    };
+    /**
+     * forward(x), timed node by node. heapBytes: the wasm heap after the node
+     * plus its convolution's scratch; peakHeapBytes: their maximum (one
+     * forward's high-water mark); outputBytes: the size of the node's output.
+     * @throws As forward().
+     */
+    profile(x: Tensor): {
+      /** What forward(x) returns. */
+      output: Tensor | QTensor;
+      /** One entry per node run, in order. */
+      layers: {
+        /** The node's name. */
+        name: string;
+        /** The node's op. */
+        op: string;
+        /** The node's target. */
+        target: string | undefined;
+        /** A quantized convolution's arithmetic in this run; null for other nodes. */
+        path: 'winograd' | 'direct' | null;
+        /** Milliseconds the node took (performance.now()). */
+        ms: number;
+        /** The work the node was charged against the load's maxWork (quantized-conv multiply-adds). */
+        work: number;
+        /** Bytes of wasm heap in use after the node, plus its scratch. */
+        heapBytes: number;
+        /** Bytes of the node's output. */
+        outputBytes: number;
+        /** What the node produced in this run (its qparams included). */
+        output: NodeOutput | null;
+      }[];
+      /** The largest heapBytes of the run (bytes), the heap before it included. */
+      peakHeapBytes: number;
+    };
+  }
+}
+
+// In a declaration file every top-level declaration is exported unless the
+// file says export {}: only what is marked export above leaves this file.
+export {};
