@@ -1,14 +1,14 @@
 // The model budget's work rates, re-measured: every node kind a model file
 // may hold, in a graph where it repeats on a large activation, run through
 // GraphModule.profile(). Each layer reports its time and the work it was
-// charged (web/src/model/work-rates.mjs); from them, the seconds a forward
+// charged (web/src/ops/work-rates.mjs); from them, the seconds a forward
 // would take to spend the default maxWork on that kind alone. The budget's
 // promise (docs/model-budget.md) is that this stays near the documented
 // ~25 s for every kind: a kind far above it is under-charged (a small file
 // could run for minutes), far below it over-charged (honest models refused).
 import { graphModel, node, output, quantize, quantizedConv3d, ref } from '../tests/js/model-files.mjs';
 import { DEFAULT_LIMITS } from '../web/src/model/plan.mjs';
-import { WORK_PER_ELEMENT } from '../web/src/model/work-rates.mjs';
+import { WORK_PER_ELEMENT } from '../web/src/ops/work-rates.mjs';
 import { initBench, machine, median, saveResult } from './harness.mjs';
 
 const { qwasm } = await initBench();
@@ -318,7 +318,7 @@ const lines = [
   '## The model budget: seconds to spend the default maxWork, per node kind',
   '',
   `${date}, ${machine()}. Each node kind repeated on an activation of about 2M values (bench/budget.bench.mjs), ` +
-    `timed by \`GraphModule.profile()\` against the work it was charged (web/src/model/work-rates.mjs); ` +
+    `timed by \`GraphModule.profile()\` against the work it was charged (web/src/ops/work-rates.mjs); ` +
     `seconds = median ms / charged work x maxWork (${DEFAULT_LIMITS.maxWork.toExponential(0)}). ` +
     `Documented: about 25 s. Worst: ${worst.kind}, ${worst.secondsAtMaxWork.toFixed(1)} s; ` +
     `range over the ${charged.length} charged kinds ${Math.min(...charged.map((r) => r.secondsAtMaxWork)).toFixed(1)}-${worst.secondsAtMaxWork.toFixed(1)} s. ` +

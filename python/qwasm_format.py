@@ -210,7 +210,8 @@ def check_loadable(modules, nodes, tensors, input_shape, *, check_module, check_
 
 # -- the header's optional entries (web/src/model/description.mjs) ----------
 
-_RESERVED = ("format", "format_version", "graph", "preprocessing", "classes")
+# The file's metadata entries that are qwasm's (vocabulary.json "header"); every other entry is the user's.
+HEADER_ENTRIES = ("format", "format_version", "graph", "preprocessing", "classes")
 _MAX_SIDE = 16384  # the loader's bounds (web/src/transforms/video-classification.mjs, format-readers.mjs)
 _MAX_CLASS_NAME = 1000
 
@@ -221,7 +222,7 @@ def header_entries(metadata, preprocessing, classes, example_input):
     writes is a file qwasm loads."""
     entries = dict(metadata or {})
     for key, value in entries.items():
-        if key in _RESERVED:
+        if key in HEADER_ENTRIES:
             raise ExportError(f"metadata key '{key}' is the exporter's: pass preprocessing= or classes= instead"
                               if key in ("preprocessing", "classes") else f"metadata key '{key}' is the exporter's")
         if not isinstance(key, str) or not isinstance(value, str):

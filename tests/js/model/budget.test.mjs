@@ -1,11 +1,11 @@
 // A loaded model's budget charges what the core really spends: each node kind
-// by its measured time per element (web/src/model/work-rates.mjs, re-measured
+// by its measured time per element (web/src/ops/work-rates.mjs, re-measured
 // by bench/budget.bench.mjs), a convolution's scratch as the core allocates it
 // (int16 padded input, channels padded to the kernel's tile, Winograd's whole
 // tiles and per-thread buffers), and what one forward holds at once
 // (maxLiveBytes: a value is held until its last reader, floats included).
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { WORK_PER_ELEMENT } from '../../../web/src/model/work-rates.mjs';
+import { WORK_PER_ELEMENT } from '../../../web/src/ops/work-rates.mjs';
 import {
   chainModel,
   graphModel,

@@ -1,18 +1,19 @@
 // The model format's vocabulary is stated once, in web/src/model/vocabulary.json:
-// the module types and their fields, the graph's functions and methods with
-// their most positional arguments and allowed keyword arguments. The loader
-// (module-builders.mjs, graph-functions.mjs) and the exporter (the
+// the header's entries, the module types and their fields, the graph's
+// functions and methods with their most positional arguments and allowed
+// keyword arguments. The loader (the tables web/src/ops/registry.mjs derives
+// from its op descriptors; the header, description.mjs) and the exporter (the
 // descriptors of python/qwasm_ops.py, read by python3 with or without torch)
-// each keep a table in their own language; both must equal the file, so a new
-// op added on one side only fails here, naming what differs.
+// each keep their own in their own language; both must equal the file, so a
+// new op added on one side only fails here, naming what differs.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_NAME } from '../../../web/src/model/format-readers.mjs';
-import { GRAPH_FUNCTIONS, GRAPH_METHODS } from '../../../web/src/model/graph-functions.mjs';
+import { HEADER_ENTRIES } from '../../../web/src/model/description.mjs';
 import { RESERVED_NAMES } from '../../../web/src/model/graph-module.mjs';
 import { FORMAT, FORMAT_VERSION } from '../../../web/src/model/load.mjs';
-import { MODULE_BUILDERS } from '../../../web/src/model/module-builders.mjs';
+import { MAX_NAME } from '../../../web/src/ops/format-readers.mjs';
+import { GRAPH_FUNCTIONS, GRAPH_METHODS, MODULE_TYPES } from '../../../web/src/ops/registry.mjs';
 import { ROOT } from '../readme-blocks.mjs';
 
 const vocabulary = JSON.parse(readFileSync(join(ROOT, 'web/src/model/vocabulary.json'), 'utf8'));
@@ -23,9 +24,36 @@ test('the file names the format and version both sides write and read', () => {
   expect([vocabulary.format, vocabulary.version]).toEqual([FORMAT, FORMAT_VERSION]);
 });
 
-test("the loader's module builders have the vocabulary's types and fields", () => {
-  const fields = Object.fromEntries(Object.entries(MODULE_BUILDERS).map(([type, b]) => [type, b.fields]));
+test("the loader's header entries are the vocabulary's, and they are the metadata entries it reads", () => {
+  expect(HEADER_ENTRIES).toEqual(vocabulary.header);
+  // Every `meta.<entry>` the loader reads (load.mjs: the format and graph; description.mjs: what it describes).
+  const read = ['load.mjs', 'description.mjs'].flatMap((file) => [
+    ...readFileSync(join(ROOT, 'web/src/model', file), 'utf8').matchAll(/\bmeta\.(\w+)/g),
+  ]);
+  expect([...new Set(read.map((m) => m[1]))].sort()).toEqual([...vocabulary.header].sort());
+});
+
+test("the loader's module types have the vocabulary's types and fields, and each can be built and planned", () => {
+  const fields = Object.fromEntries(Object.entries(MODULE_TYPES).map(([type, t]) => [type, t.fields]));
   expect(fields).toEqual(vocabulary.modules);
+  for (const [type, t] of Object.entries(MODULE_TYPES)) {
+    expect([type, typeof t.build, typeof t.info, typeof t.cost, typeof t.output]).toEqual([
+      type,
+      'function',
+      'function',
+      'function',
+      'function',
+    ]);
+    // A field added by a later format version is one of the type's, added after version 1 and by this one.
+    for (const [field, version] of Object.entries(t.fieldVersions ?? {})) {
+      expect([type, field, t.fields.includes(field), version > 1 && version <= vocabulary.version]).toEqual([
+        type,
+        field,
+        true,
+        true,
+      ]);
+    }
+  }
 });
 
 test("the loader's graph functions and methods have the vocabulary's signatures, and each can run and be planned", () => {
@@ -48,7 +76,7 @@ if o.torch is not None:
     import qwasm_pt2e
     for table in (o.eager_modules, o.traced_functions, o.traced_methods, o.pt2e_lowerings, o.int8_patterns):
         table()
-print(json.dumps({"format": f.FORMAT, "version": f.FORMAT_VERSION, "modules": o.MODULE_FIELDS,
+print(json.dumps({"format": f.FORMAT, "version": f.FORMAT_VERSION, "header": list(f.HEADER_ENTRIES), "modules": o.MODULE_FIELDS,
   "functions": o.GRAPH_FUNCTIONS, "methods": o.GRAPH_METHODS,
   "recorded_functions": sorted(o.RECORDED_FUNCTIONS), "recorded_methods": sorted(o.RECORDED_METHODS),
   "reserved_names": list(f.RESERVED_NAMES), "max_name": f.MAX_NAME}))`;
@@ -62,9 +90,9 @@ describe('the exporter (python/qwasm_ops.py, qwasm_format.py)', () => {
   }, 120_000);
 
   test("its tables equal the vocabulary's", () => {
-    const { format, version, modules, functions, methods } = exporter;
+    const { format, version, header, modules, functions, methods } = exporter;
     const { about, ...stated } = vocabulary;
-    expect({ format, version, modules, functions, methods }).toEqual(stated);
+    expect({ format, version, header, modules, functions, methods }).toEqual(stated);
   });
 
   // The exporter refuses what the loader would: a module path with a part the

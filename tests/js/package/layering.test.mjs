@@ -1,6 +1,8 @@
 // The JavaScript layers import downwards only: the static import graph of
 // web/src has no cycle, and nn/ (PyTorch's modules) never reaches up into
-// quantization/ (the eager flow that builds on nn) or model/ (the loader).
+// ops/ (each op's descriptor, over nn's modules), quantization/ (the eager
+// flow that reads the descriptors' mappings) or model/ (the loader, which
+// reads their file vocabulary, planner formulas and runners).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,8 +45,10 @@ test('web/src has no import cycle', () => {
 // web/src groups its files by layer, lowest first. A file imports only from
 // its own layer or a lower one; the root holds only what sits on top of every
 // layer: the entries (the platform entries and the worker entries) and the
-// public namespaces they assemble (api.mjs, io.mjs).
-const LAYERS = ['runtime', 'tensors', 'nn', 'quantization', 'transforms', 'model'];
+// public namespaces they assemble (api.mjs, io.mjs). ops/ sits between nn and
+// quantization: both the eager flow (quantization/) and the loader (model/)
+// read the op descriptors, which name nn's modules.
+const LAYERS = ['runtime', 'tensors', 'nn', 'ops', 'quantization', 'transforms', 'model'];
 const layerOf = (file) => (file.includes('/') ? LAYERS.indexOf(file.split('/')[0]) : LAYERS.length);
 const ROOT_FILES = [
   'api.mjs',
@@ -63,7 +67,7 @@ test('every file of web/src sits in a known layer, and only entries and namespac
   expect(files.filter((f) => f.includes('/') && layerOf(f) < 0)).toEqual([]);
 });
 
-test('each layer imports only from itself and the layers below it (nn never reaches quantization or model)', () => {
+test('each layer imports only from itself and the layers below it (nn never reaches ops, quantization or model)', () => {
   const upward = [...importGraph()].flatMap(([file, targets]) =>
     targets.filter((t) => !t.startsWith('..') && layerOf(t) > layerOf(file)).map((t) => `${file} -> ${t}`),
   );

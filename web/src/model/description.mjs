@@ -3,8 +3,18 @@
 // its input from video frames (torchvision's VideoClassification preset) and
 // the names of its outputs. Both are optional; each is checked at load like
 // the graph, so a bad entry is an error naming it, not a surprise later.
+
+import { fail, isObject, MAX_NAME, onlyKeys, quote } from '../ops/format-readers.mjs';
 import { VideoClassification } from '../transforms/video-classification.mjs';
-import { fail, isObject, MAX_NAME, onlyKeys, quote } from './format-readers.mjs';
+
+/**
+ * The metadata entries of a model file's header that are qwasm's: format,
+ * format_version and graph (read by load.mjs), preprocessing and classes
+ * (read here). Every other entry is the user's; the exporter refuses a user's
+ * entry of one of these names. The vocabulary's `header`
+ * (tests/js/model/vocabulary.test.mjs checks both).
+ */
+export const HEADER_ENTRIES = Object.freeze(['format', 'format_version', 'graph', 'preprocessing', 'classes']);
 
 const MAX_CLASSES = 1_000_000;
 const PREPROCESSING_KEYS = ['transform', 'crop_size', 'resize_size', 'mean', 'std', 'interpolation'];

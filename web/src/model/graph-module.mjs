@@ -5,11 +5,12 @@
 
 import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
+import { isFloatTensor, NodeError } from '../ops/graph-calls.mjs';
+import { graphCallable } from '../ops/registry.mjs';
 import { describe } from '../runtime/args.mjs';
 import { heapInUse } from '../runtime/diagnostics.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { transformsOf } from './description.mjs';
-import { graphCallable, isFloatTensor, NodeError } from './graph-functions.mjs';
 import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
 
 const isQ = (v) => isQTensorInstance(v);
@@ -65,10 +66,7 @@ function describeOutput(v) {
   return null;
 }
 
-/**
- * A model loaded by io.loadModel: its modules at their PyTorch paths
- * (namedModules(), getSubmodule('layer1.0.conv1.0')) and the graph that runs them.
- */
+/** Documented at io.GraphModule (web/declarations/io.d.ts). */
 export class GraphModule extends Module {
   #nodes;
   #modules;
@@ -128,19 +126,12 @@ export class GraphModule extends Module {
     this.eval();
   }
 
-  /**
-   * The quantized engine the model was converted under in PyTorch ('x86' or
-   * 'fbgemm'; files of format version 1 are 'fbgemm'). Each quantized conv
-   * runs on the backend PyTorch used for it (module.backend).
-   */
+  /** Documented at io.GraphModule.engine (web/declarations/io.d.ts). */
   get engine() {
     return this.#engine;
   }
 
-  /**
-   * Bytes of the quantized modules' packed weights in wasm memory, and the
-   * Winograd-transformed share of them: {packed, winograd}.
-   */
+  /** Documented at io.GraphModule.weightBytes (web/declarations/io.d.ts). */
   weightBytes() {
     let packed = 0;
     let winograd = 0;
@@ -151,11 +142,7 @@ export class GraphModule extends Module {
     return { packed, winograd };
   }
 
-  /**
-   * How the model's input is made from video frames, as the exporter recorded
-   * it (torchvision's VideoClassification: {cropSize, resizeSize, mean, std,
-   * interpolation}), or null.
-   */
+  /** Documented at io.GraphModule.preprocessing (web/declarations/io.d.ts). */
   get preprocessing() {
     return this.#description.preprocessing;
   }
@@ -175,48 +162,22 @@ export class GraphModule extends Module {
     return this.#inputShape === null ? null : [...this.#inputShape];
   }
 
-  /**
-   * The graph's nodes as exported, in execution order: {name, op, target,
-   * args, kwargs, output} (frozen). args / kwargs are torch.fx's, with
-   * {node: name} for a reference to another node; output is what the node
-   * produces on the input shape the file declares: {dtype, shape, scale,
-   * zeroPoint}, each null where it is not known before a run (profile()
-   * reports every node's after one).
-   */
+  /** Documented at io.GraphModule.nodes (web/declarations/io.d.ts). */
   get nodes() {
     return this.#public.slice();
   }
 
-  /**
-   * Runs the model: x is a float tensor {data, shape} (the PyTorch model's
-   * input); returns its output, a float tensor when the model ends with
-   * DeQuantStub (or a QTensor when it does not).
-   */
+  /** Documented at io.GraphModule.forward (web/declarations/io.d.ts). */
   forward(x) {
     return this.#run(x, false, 'GraphModule.forward(x)');
   }
 
-  /**
-   * The same graph from and to quantized tensors, for pipelines: q (quint8)
-   * enters where the model's QuantStub would have put its output, and the
-   * result is the QTensor its DeQuantStub would have read. The caller
-   * disposes it.
-   */
+  /** Documented at io.GraphModule.forwardQuantized (web/declarations/io.d.ts). */
   forwardQuantized(q) {
     return this.#run(q, true, 'GraphModule.forwardQuantized(q)');
   }
 
-  /**
-   * forward(x), timed node by node: {output, layers: [{name, op, target,
-   * path, ms, work, heapBytes, outputBytes, output}], peakHeapBytes}. path is
-   * 'winograd' or 'direct' for a quantized convolution (which arithmetic
-   * ran; the bytes are the same), null for other nodes. work is what the
-   * node was charged against the load's maxWork (in conv multiply-adds:
-   * docs/model-budget.md). heapBytes is the wasm heap in
-   * use after the node plus the scratch its convolution used
-   * (lastScratchBytes()), so peakHeapBytes bounds one forward's high-water
-   * mark; outputBytes is the size of the node's output.
-   */
+  /** Documented at io.GraphModule.profile (web/declarations/io.d.ts). */
   profile(x) {
     const layers = [];
     let peak = heapInUse();

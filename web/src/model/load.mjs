@@ -10,11 +10,6 @@
 // Allocation is bounded by the file: weights are copied from it, and modules
 // without weights allocate nothing until forward().
 
-import { clipped, describe, isArrayBuffer } from '../runtime/args.mjs';
-import { SUPPORTED_ENGINES } from '../runtime/engine.mjs';
-import { restate } from '../runtime/errors.mjs';
-import { localFileReader, wasm } from '../runtime/runtime.mjs';
-import { readDescription } from './description.mjs';
 import {
   checkNameLength,
   FormatError,
@@ -25,11 +20,16 @@ import {
   onlyKeys,
   quote,
   readInt,
-} from './format-readers.mjs';
-import { graphCallable } from './graph-functions.mjs';
+} from '../ops/format-readers.mjs';
+import { graphCallable } from '../ops/registry.mjs';
+import { clipped, describe, isArrayBuffer } from '../runtime/args.mjs';
+import { SUPPORTED_ENGINES } from '../runtime/engine.mjs';
+import { restate } from '../runtime/errors.mjs';
+import { localFileReader, wasm } from '../runtime/runtime.mjs';
+import { buildModule } from './build-module.mjs';
+import { readDescription } from './description.mjs';
 import { GraphModule } from './graph-module.mjs';
 import { readLoadOptions } from './load-options.mjs';
-import { buildModule } from './module-builders.mjs';
 import { BudgetError, planGraph } from './plan.mjs';
 import { bytesOfInput, parseSafetensors } from './safetensors.mjs';
 import { isModelSource, readModelSource, sourceError, throwIfAborted } from './source.mjs';
@@ -111,7 +111,7 @@ function checkArg(a, known, what, depth = 0) {
 }
 
 // What a node of each op may carry: its most positional arguments, its keyword arguments.
-/** @returns {import('./graph-functions.mjs').GraphCallable | {args: number, kwargs: string[], checkConstants?: undefined}} */
+/** @returns {import('../ops/tables.mjs').GraphCallable | {args: number, kwargs: string[], checkConstants?: undefined}} */
 function signatureOf(n) {
   switch (n.op) {
     case 'placeholder':

@@ -7,14 +7,13 @@
 // of its output and scratch, and its work in multiply-adds. io.loadModel runs
 // it over the whole graph on the input shape the file declares, refusing a
 // model over budget at load; GraphModule checks each node again on the real
-// input before running it. The formulas are PyTorch's (output sizes:
-// aten/src/ATen/native/Pool.h pooling_output_shape, ConvUtils.h
-// conv_output_size; broadcasting: ExpandUtils.cpp infer_size).
+// input before running it. Each op's formulas (PyTorch's) are its
+// descriptor's (web/src/ops/): a module type's cost and output, a graph
+// callable's cost; this module walks the graph with them and keeps the budget.
 
+import { floatValue, isTensor, numel, qValue } from '../ops/abstract-values.mjs';
+import { graphCallable, hasTensorInput, MODULE_TYPES } from '../ops/registry.mjs';
 import { describe } from '../runtime/args.mjs';
-import { flattenShape, floatValue, isTensor, numel, qValue, sameKind } from './abstract-values.mjs';
-import { graphCallable } from './graph-functions.mjs';
-import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 
 /** The budget of one forward unless io.loadModel's options raise it. */
 export const DEFAULT_LIMITS = Object.freeze({
@@ -28,131 +27,6 @@ export class BudgetError extends Error {}
 // A planned value's bytes: a QTensor's integers, a float tensor's float32s (0 when unknown).
 const bytesOf = (v) => (v.shape === null ? 0 : numel(v.shape) * (v.kind === 'quantized' ? 1 : 4));
 
-// The output of a conv / pool along one dimension (ceil mode as PyTorch: the
-// last window must start inside the input or its left padding); < 1 is an
-// input the op refuses.
-function windowOut(size, kernel, stride, pad, dilation, ceil) {
-  const span = size + 2 * pad - dilation * (kernel - 1) - 1 + (ceil ? stride - 1 : 0);
-  if (span < 0) return 0;
-  let out = Math.floor(span / stride) + 1;
-  if (ceil && (out - 1) * stride >= size + pad) out -= 1;
-  return out;
-}
-
-// [N, C, spatial...] of a dims-d op's input: rank dims + 2, or dims + 1 when unbatched is allowed.
-function split(shape, dims, unbatched) {
-  if (shape.length === dims + 2) return { lead: shape.slice(0, 2), spatial: shape.slice(2) };
-  if (unbatched && shape.length === dims + 1) return { lead: shape.slice(0, 1), spatial: shape.slice(1) };
-  return null;
-}
-
-// The scratch a built conv / linear module allocates for an input of this
-// shape, as the core computes it (every ISA and path, every thread: the
-// padded int16 or float input, Winograd's tiles); 0 for an unbuilt one.
-const scratchOf = (info, shape) => (typeof info.scratchBound === 'function' ? info.scratchBound(shape) : 0);
-
-function convCost(info, x) {
-  const parts = split(x.shape, info.dims, false);
-  if (parts === null || parts.lead[1] !== info.inChannels) return null;
-  const out = parts.spatial.map((s, i) =>
-    windowOut(s, info.kernel[i], info.stride[i], info.padding[i], info.dilation[i], false),
-  );
-  if (out.some((o) => o < 1)) return null;
-  const shape = [parts.lead[0], info.outChannels, ...out];
-  const rate = x.kind === 'quantized' ? RATE.quantizedMac : RATE.floatMac;
-  return {
-    shape,
-    work: numel(shape) * (info.inChannels / info.groups) * numel(info.kernel) * rate,
-    scratchBytes: scratchOf(info, x.shape),
-  };
-}
-
-function poolCost(info, x) {
-  const parts = split(x.shape, info.dims, true);
-  if (parts === null) return null;
-  const out = parts.spatial.map((s, i) =>
-    windowOut(s, info.kernel[i], info.stride[i], info.padding[i], info.dilation[i], info.ceilMode),
-  );
-  if (out.some((o) => o < 1)) return null;
-  const shape = [...parts.lead, ...out];
-  const rate = x.kind === 'quantized' ? RATE.poolWindowElement : RATE.floatPoolWindowElement;
-  return { shape, work: numel(shape) * numel(info.kernel) * rate, scratchBytes: 0 };
-}
-
-function adaptiveCost(info, x) {
-  const parts = split(x.shape, info.dims, true);
-  if (parts === null) return null;
-  const shape = [...parts.lead, ...info.outputSize];
-  // Each output's window spans at most ceil(in / out) + 1 inputs per
-  // dimension (at least one: an upsampling pool reads one or two per output).
-  const window = numel(parts.spatial.map((s, i) => Math.ceil(s / info.outputSize[i]) + 1));
-  return { shape, work: numel(shape) * window * RATE.adaptiveWindowElement, scratchBytes: 0 };
-}
-
-function linearCost(info, x) {
-  if (x.shape.length < 1 || x.shape[x.shape.length - 1] !== info.inFeatures) return null;
-  const shape = [...x.shape.slice(0, -1), info.outFeatures];
-  const rate = x.kind === 'quantized' ? RATE.quantizedLinearMac : RATE.floatLinearMac;
-  return { shape, work: numel(shape) * info.inFeatures * rate, scratchBytes: scratchOf(info, x.shape) };
-}
-
-// The per-element rate of the element-wise modules (by what they read and write).
-function elementRate(type, x) {
-  switch (type) {
-    case 'Identity':
-      return 0;
-    case 'Quantize':
-      return RATE.quantizeElement;
-    case 'DeQuantize':
-      return RATE.dequantizeElement;
-    default: // ReLU, ReLU6, BatchNorm on the input's kind
-      return x.kind === 'quantized' ? RATE.quantizedElement : RATE.floatElement;
-  }
-}
-
-// A module's output and cost from its description (the checked file entry).
-function moduleCost(info, x) {
-  const same = { shape: x.shape, work: numel(x.shape) * elementRate(info.type, x), scratchBytes: 0 };
-  switch (info.type) {
-    case 'QuantizedConv':
-    case 'Conv':
-      return convCost(info, x);
-    case 'QuantizedLinear':
-    case 'Linear':
-      return linearCost(info, x);
-    case 'MaxPool':
-    case 'AvgPool':
-      return poolCost(info, x);
-    case 'AdaptiveAvgPool':
-      return adaptiveCost(info, x);
-    case 'Flatten': {
-      const shape = flattenShape(x.shape, info.startDim, info.endDim);
-      return shape === null ? null : { shape, work: 0, scratchBytes: 0 };
-    }
-    default:
-      return same;
-  }
-}
-
-// The kind of a module's output given its input's.
-function moduleOutput(info, x, shape) {
-  switch (info.type) {
-    case 'QuantizedConv':
-    case 'QuantizedLinear':
-      return qValue(shape, info.scale, info.zeroPoint);
-    case 'Quantize':
-      return qValue(shape, info.scale, info.zeroPoint);
-    case 'DeQuantize':
-      return floatValue(shape);
-    case 'Conv':
-    case 'Linear':
-    case 'BatchNorm':
-      return floatValue(shape);
-    default:
-      return sameKind(x, shape); // Identity, ReLU, ReLU6, Flatten, pools: the input's kind and qparams
-  }
-}
-
 /**
  * One node's output value and cost from its input values (abstract values,
  * or constants). Returns null where the node cannot run on these inputs (the
@@ -163,9 +37,10 @@ export function nodeCost(node, info, args, kwargs) {
   if (node.op === 'call_module') {
     const x = args[0];
     if (!isTensor(x)) return null;
-    if (x.shape === null) return { value: moduleOutput(info, x, null), work: 0, scratchBytes: 0 };
-    const c = moduleCost(info, x);
-    return c === null ? null : { value: moduleOutput(info, x, c.shape), work: c.work, scratchBytes: c.scratchBytes };
+    const type = MODULE_TYPES[info.type];
+    if (x.shape === null) return { value: type.output(info, x, null), work: 0, scratchBytes: 0 };
+    const c = type.cost(info, x);
+    return c === null ? null : { value: type.output(info, x, c.shape), work: c.work, scratchBytes: c.scratchBytes };
   }
   return graphCallable(node.op, node.target)?.cost(args, kwargs) ?? null;
 }
@@ -209,7 +84,7 @@ export function abstractOf(v, isQ) {
 /**
  * The whole graph on an input of `inputShape` (or unknown shapes when null):
  * each node's output value, checked against the budget node by node.
- * @returns {Map<string, import('./abstract-values.mjs').Value>}
+ * @returns {Map<string, import('../ops/abstract-values.mjs').Value>}
  */
 export function planGraph(nodes, infos, inputShape, limits, hint) {
   const values = new Map();
@@ -240,12 +115,10 @@ export function planGraph(nodes, infos, inputShape, limits, hint) {
     const cost = nodeCost(node, node.op === 'call_module' ? infos.get(node.target) : null, args, kwargs);
     if (cost === null) {
       // Kinds that can never work are refused now; shapes that do not fit are the op's to report.
-      // (cat and quantized.cat take a list of tensors: the op reports what does not fit;
-      // the float add takes its tensor as either operand, as in 1.0 + x.)
-      const fn = node.op === 'call_function' ? node.target : null;
-      const takesList = fn === 'quantized.cat' || fn === 'cat';
-      const tensorArg = takesList || isTensor(args[0]) || (fn === 'add' && isTensor(args[1]));
-      if (!tensorArg) throw new BudgetError(`node '${node.name}' takes a tensor, and its input is a constant`);
+      const callable = node.op === 'call_module' ? undefined : graphCallable(node.op, node.target);
+      if (!hasTensorInput(callable, args)) {
+        throw new BudgetError(`node '${node.name}' takes a tensor, and its input is a constant`);
+      }
       values.set(node.name, { ...(isTensor(args[0]) ? args[0] : floatValue(null)), shape: null });
       continue;
     }

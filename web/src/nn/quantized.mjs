@@ -151,9 +151,27 @@ class QuantizedConvBase extends Module {
     this.#setWeightBias(weight, bias, `${this.#name}.setWeightBias(weight, bias)`, 'setWeightBias(weight, bias)');
   }
 
+  /**
+   * @internal setWeightBias(weight, bias), packed for `engine` ('x86' or
+   * 'fbgemm') rather than the engine in force: the model loader packs each
+   * conv for the backend its file records, whatever this thread's engine is.
+   */
+  _setWeightBias(weight, bias, engine) {
+    this.#live('setWeightBias(weight, bias)');
+    this.#setWeightBias(
+      weight,
+      bias,
+      `${this.#name}.setWeightBias(weight, bias)`,
+      'setWeightBias(weight, bias)',
+      engine,
+    );
+  }
+
   // method: the public call, whose module must still be live once the
-  // arguments are read (a bias getter can dispose it); null from the constructor.
-  #setWeightBias(weight, bias, ctx, method = null) {
+  // arguments are read (a bias getter can dispose it); null from the
+  // constructor. engineName: the engine the weights are packed for ('x86' or
+  // 'fbgemm'), or undefined for the engine in force.
+  #setWeightBias(weight, bias, ctx, method = null, engineName = undefined) {
     // Everything the caller can run code in (the bias's getters) is read
     // first; the weight's handle after, so that it cannot be disposed between.
     const b = readBias(bias, ctx);
@@ -161,7 +179,8 @@ class QuantizedConvBase extends Module {
     if (method !== null) this.#live(method);
     const M = wasm(ctx);
     const geometry = this.#geometry;
-    const engine = engineCode(); // packed for the engine in force now, as PyTorch's prepack
+    // Packed for the engine named, else the engine in force now (once the arguments are read), as PyTorch's prepack.
+    const engine = engineCode(engineName);
     const winograd = winogradCode(this.#winograd);
     let packed = null;
     try {

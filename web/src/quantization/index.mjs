@@ -1,6 +1,7 @@
 // PyTorch's torch.ao.quantization namespace: the observers, QConfig, the stubs
 // and the eager flow.
 
+import { DeQuantStub, QuantStub } from '../nn/stubs.mjs';
 import { getEngine, SUPPORTED_ENGINES, setEngine } from '../runtime/engine.mjs';
 import { getWinograd, setWinograd } from '../runtime/winograd.mjs';
 import {
@@ -14,7 +15,6 @@ import { fuseModules } from './fuse.mjs';
 import { compareModelOutputs, compareWeights, computeSqnr } from './ns.mjs';
 import { convert, prepare } from './prepare.mjs';
 import { getDefaultQConfig, QConfig } from './qconfig.mjs';
-import { DeQuantStub, QuantStub } from './stubs.mjs';
 
 export const quantization = Object.freeze({
   MinMaxObserver,

@@ -7,54 +7,18 @@
 // keys are PyTorch's: 'layer1.0.conv1.0.weight', 'fc._packed_params._packed_params',
 // 'layer1.0.conv1.0.stats'. The models may be qwasm modules (the JS eager
 // flow) or io.loadModel graphs (a float model and its quantized twin exported
-// from PyTorch: their modules keep PyTorch's paths).
+// from PyTorch: their modules keep PyTorch's paths). Which modules are logged,
+// and each one's state-dict entries, are their ops' descriptors' (web/src/ops/).
 
-import { ReLU6 } from '../nn/activation.mjs';
-import { BatchNorm1d, BatchNorm2d, BatchNorm3d } from '../nn/batchnorm.mjs';
-import * as float from '../nn/float.mjs';
-import { FloatFunctional, QFunctional } from '../nn/functional.mjs';
 import { Identity, Module } from '../nn/module.mjs';
-import { DeQuantize, Quantize } from '../nn/quantize-modules.mjs';
-import * as quantized from '../nn/quantized.mjs';
+import { NS_LOGGED, NS_QUANTIZED_LAYERS, NS_STATE_DICTS } from '../ops/registry.mjs';
 import { describe } from '../runtime/args.mjs';
 import { isQTensorInstance, tidy } from '../tensors/qtensor.mjs';
-import { QuantStub } from './stubs.mjs';
 
-const FLOAT_WEIGHTED = [float.Conv1d, float.Conv2d, float.Conv3d, float.Linear];
-const FUSED = [float.ConvReLU1d, float.ConvReLU2d, float.ConvReLU3d, float.LinearReLU];
-const QCONV = [
-  quantized.Conv1d,
-  quantized.Conv2d,
-  quantized.Conv3d,
-  quantized.ConvReLU1d,
-  quantized.ConvReLU2d,
-  quantized.ConvReLU3d,
-];
-const QLINEAR = [quantized.Linear, quantized.LinearReLU];
-const BATCH_NORMS = [BatchNorm1d, BatchNorm2d, BatchNorm3d];
 const isOne = (m, classes) => classes.some((C) => m instanceof C);
+// The first [Class, value] of a table whose class the module is an instance of.
+const lookup = (table, m) => table.find(([C]) => m instanceof C)?.[1];
 
-// The modules whose output PyTorch logs among qwasm's: the leaves of
-// get_default_compare_output_module_list (the quantization mappings' float and
-// quantized types) that prepare gives an observer. A float model's
-// DeQuantStub and Dropout get none (measured on torch 2.15), the quantized
-// model's DeQuantize one.
-const LOGGED = [
-  QuantStub,
-  Quantize,
-  DeQuantize,
-  ...FLOAT_WEIGHTED,
-  ...FUSED,
-  ...QCONV,
-  ...QLINEAR,
-  BatchNorm2d,
-  BatchNorm3d,
-  ReLU6,
-];
-// FloatFunctional / QFunctional log each op's output (their activation_post_process).
-const FUNCTIONAL_OPS = ['add', 'addRelu', 'mul', 'cat', 'addScalar', 'mulScalar'];
-
-const floatOf = (p) => ({ data: p.data, shape: [...p.shape] });
 function dequantized(q) {
   const out = { data: q.dequantize().data, shape: [...q.shape] };
   q.dispose();
@@ -74,35 +38,9 @@ function stateDictEntries(model, ctx) {
   if (!(model instanceof Module)) {
     throw new TypeError(`${ctx}: expected an nn.Module or an io.GraphModule, got ${describe(model)}`);
   }
-  for (const [path, mod] of model.namedModules()) {
-    const m = /** @type {any} */ (mod); // its class is checked below, one kind at a time
-    const at = (name) => (path === '' ? name : `${path}.${name}`);
-    if (isOne(m, FLOAT_WEIGHTED) || isOne(m, FUSED)) {
-      // A fused module's conv is its child 0 in PyTorch (nn.intrinsic.ConvReLU3d is a Sequential).
-      const inner = isOne(m, FUSED) ? m[0] : m;
-      const pre = isOne(m, FUSED) ? '0.' : '';
-      out.push([at(`${pre}weight`), () => floatOf(inner.weight)]);
-      if (inner.bias !== null) out.push([at(`${pre}bias`), () => floatOf(inner.bias)]);
-    } else if (isOne(m, BATCH_NORMS)) {
-      if (m.weight !== null) out.push([at('weight'), () => floatOf(m.weight)], [at('bias'), () => floatOf(m.bias)]);
-      out.push(
-        [at('running_mean'), () => floatOf(m.runningMean)],
-        [at('running_var'), () => floatOf(m.runningVar)],
-        [at('num_batches_tracked'), null],
-      );
-    } else if (isOne(m, QCONV)) {
-      out.push([at('weight'), () => m.weight()], [at('bias'), null], [at('scale'), null], [at('zero_point'), null]);
-    } else if (isOne(m, QLINEAR)) {
-      // nnq.Linear saves its qparams, then its packed (weight, bias) under _packed_params.
-      out.push(
-        [at('scale'), null],
-        [at('zero_point'), null],
-        [at('_packed_params.dtype'), null],
-        [at('_packed_params._packed_params'), () => m.weight()],
-      );
-    } else if (m instanceof Quantize || m instanceof QFunctional) {
-      out.push([at('scale'), null], [at('zero_point'), null]);
-    }
+  for (const [path, m] of model.namedModules()) {
+    const entries = lookup(NS_STATE_DICTS, m);
+    if (entries !== undefined) out.push(...entries(m, (name) => (path === '' ? name : `${path}.${name}`)));
   }
   return out;
 }
@@ -155,11 +93,7 @@ function norms(x, y, from, to) {
 
 const sqnrOf = ({ ps, pn }) => 20 * Math.log10(ps / pn);
 
-/**
- * torch.ao.ns.fx.utils.compute_sqnr(x, y): 20 log10(||x|| / ||x - y||) in dB
- * (Infinity when y equals x). x and y: float tensors {data, shape} or QTensors
- * (dequantized), of one shape.
- */
+/** Documented at quantization.ns.computeSqnr (web/declarations/quantization.d.ts). */
 export function computeSqnr(x, y) {
   const ctx = 'quantization.ns.computeSqnr(x, y)';
   const a = asFloat(x, `${ctx}: x`);
@@ -194,18 +128,12 @@ function compare(f, q, { perChannel = false, step = null } = {}) {
   return out;
 }
 
-/**
- * torch.ao.ns._numeric_suite.compare_weights: each quantized model's weight
- * with the float weight it came from, keyed by the quantized state-dict key
- * (PyTorch's), with its float key, both tensors (the quantized one
- * dequantized), the SQNR in dB and the largest absolute error, per tensor and
- * per output channel.
- */
+/** Documented at quantization.ns.compareWeights (web/declarations/quantization.d.ts). */
 export function compareWeights(floatModel, quantizedModel) {
   const ctx = 'quantization.ns.compareWeights(floatModel, quantizedModel)';
   const floats = stateDictEntries(floatModel, `${ctx}: floatModel`);
   // A quantized model first (the arguments swapped, or the same model twice) has no float weights to compare with.
-  const quantizedLayer = floatModel.namedModules().find(([, m]) => isOne(m, QCONV) || isOne(m, QLINEAR));
+  const quantizedLayer = floatModel.namedModules().find(([, m]) => isOne(m, NS_QUANTIZED_LAYERS));
   if (quantizedLayer !== undefined) {
     const [path, m] = quantizedLayer;
     throw new TypeError(
@@ -233,17 +161,17 @@ export function compareWeights(floatModel, quantizedModel) {
   return result;
 }
 
-/** The modules of `model` whose output PyTorch's numeric suite logs: [[statsKey, module]]. */
+/** The modules of `model` whose output PyTorch's numeric suite logs: [[statsKey, module, methods]]. */
 function loggedModules(model) {
   const out = [];
   for (const [path, m] of model.namedModules()) {
-    const at = (name) => (path === '' ? name : `${path}.${name}`);
-    if (isOne(m, LOGGED) || m instanceof FloatFunctional || m instanceof QFunctional) {
-      out.push([at('stats'), m]);
+    const methods = lookup(NS_LOGGED, m);
+    if (methods !== undefined) {
+      out.push([path === '' ? 'stats' : `${path}.stats`, m, methods]);
     } else if (m instanceof Identity && path.split('.').at(-1) === 'activation_post_process') {
       // A FloatFunctional / QFunctional of an exported graph: its ops became graph
       // functions, and its activation_post_process (an Identity) follows each.
-      out.push([`${path.split('.').slice(0, -1).join('.')}.stats`, m]);
+      out.push([`${path.split('.').slice(0, -1).join('.')}.stats`, m, ['forward']]);
     }
   }
   return out;
@@ -267,8 +195,7 @@ function runLogged(model, x, ctx) {
     return v;
   };
   try {
-    for (const [key, m] of loggedModules(model)) {
-      const methods = m instanceof FloatFunctional || m instanceof QFunctional ? FUNCTIONAL_OPS : ['forward'];
+    for (const [key, m, methods] of loggedModules(model)) {
       for (const name of methods) {
         const original = m[name];
         Object.defineProperty(m, name, {
@@ -292,15 +219,7 @@ function runLogged(model, x, ctx) {
   return seen;
 }
 
-/**
- * torch.ao.ns._numeric_suite.compare_model_outputs: runs both models on x and
- * pairs the outputs of the modules PyTorch logs (QuantStub / Quantize, convs,
- * linears, fused modules, FloatFunctional ops, DeQuantStub / DeQuantize, ...),
- * keyed by the quantized model's '<path>.stats', with the float match's key,
- * both outputs (the quantized one dequantized), the SQNR in dB, the largest
- * absolute error and the share of elements off by more than one quantization
- * step (null for a float output).
- */
+/** Documented at quantization.ns.compareModelOutputs (web/declarations/quantization.d.ts). */
 export function compareModelOutputs(floatModel, quantizedModel, x) {
   const ctx = 'quantization.ns.compareModelOutputs(floatModel, quantizedModel, x)';
   for (const [name, m] of [

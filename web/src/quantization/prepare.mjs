@@ -3,49 +3,28 @@
 //
 // prepare: each module's QConfig is the nearest one set on it or an ancestor
 // (model.qconfig = ..., null switches a subtree off). Observers go where
-// PyTorch puts them: on the output of QuantStub, Conv1d/2d/3d, Linear and the
+// PyTorch puts them, as each op's descriptor states it (its eager rows,
+// web/src/ops/): on the output of QuantStub, Conv1d/2d/3d, Linear and the
 // fused nn.intrinsic modules (whose observer PyTorch updates twice per
 // forward: once inside the fused Sequential, once in the hook — qwasm does the
 // same, which matters for moving-average observers), and inside
 // FloatFunctional's ops. ReLU, pools, Flatten, Identity, Dropout and
 // DeQuantStub get none.
 //
-// convert: every observed module becomes its quantized twin through
-// fromFloat (the output qparams from its observer, the weight quantized by a
-// fresh weight observer from the QConfig); the others stay and run on
-// QTensors.
+// convert: every observed module becomes its quantized twin (a layer's
+// through fromFloat: the output qparams from its observer, the weight
+// quantized by a fresh weight observer from the QConfig); the others stay and
+// run on QTensors.
 
-import { BatchNorm1d, BatchNorm2d, BatchNorm3d } from '../nn/batchnorm.mjs';
-import * as float from '../nn/float.mjs';
-import { FloatFunctional, QFunctional } from '../nn/functional.mjs';
-import { Dropout, Module, namedModulesOf, walkModules } from '../nn/module.mjs';
-import { DeQuantize, Quantize } from '../nn/quantize-modules.mjs';
-import * as quantized from '../nn/quantized.mjs';
+import { Module, namedModulesOf, walkModules } from '../nn/module.mjs';
+import { eagerRowOf } from '../ops/registry.mjs';
 import { describe, readOptions } from '../runtime/args.mjs';
 import { restate } from '../runtime/errors.mjs';
 import { isObserver } from '../tensors/observer.mjs';
 import { QConfig } from './qconfig.mjs';
-import { DeQuantStub, QuantStub } from './stubs.mjs';
 
-const FUSED = [float.ConvReLU1d, float.ConvReLU2d, float.ConvReLU3d, float.LinearReLU];
-const OBSERVED_LEAVES = [QuantStub, float.Conv1d, float.Conv2d, float.Conv3d, float.Linear];
-
-// The quantized twin of each observed class (exact classes, as PyTorch maps exact types).
-/** @type {Map<Function, any>} */
-const MAPPING = new Map(
-  /** @type {[Function, any][]} */ ([
-    [float.Conv1d, quantized.Conv1d],
-    [float.Conv2d, quantized.Conv2d],
-    [float.Conv3d, quantized.Conv3d],
-    [float.Linear, quantized.Linear],
-    [float.ConvReLU1d, quantized.ConvReLU1d],
-    [float.ConvReLU2d, quantized.ConvReLU2d],
-    [float.ConvReLU3d, quantized.ConvReLU3d],
-    [float.LinearReLU, quantized.LinearReLU],
-  ]),
-);
-
-const isExactly = (m, classes) => classes.some((C) => m.constructor === C);
+// A module prepare() gives an observer on its output (when it has a QConfig and no children).
+const observesOutput = (row) => typeof row?.observe === 'number' && row.observe > 0;
 
 // module -> its resolved QConfig (null: not quantized), set by prepare().
 const resolved = new WeakMap();
@@ -137,11 +116,7 @@ function makeObserver(qconfig, path, ctx) {
   return o;
 }
 
-/**
- * quantization.prepare(model): attaches PyTorch's observers in place (see the
- * file comment) and returns the model. Then run calibration data through
- * model.forward(x), and call convert(model).
- */
+/** Documented at quantization.prepare (web/declarations/quantization.d.ts). */
 export function prepare(model, options) {
   const ctx = 'quantization.prepare(model)';
   if (!(model instanceof Module)) throw new TypeError(`${ctx}: model must be an nn.Module, got ${describe(model)}`);
@@ -154,25 +129,20 @@ export function prepare(model, options) {
     model,
     (child, childPath) => {
       const q = qconfigs.get(child);
-      if (observers.has(child) || (child instanceof FloatFunctional && child.activationPostProcess)) {
+      const row = eagerRowOf(child);
+      const functional = row?.observe === 'functional';
+      // (A FloatFunctional holds its observer itself.)
+      if (observers.has(child) || (functional && /** @type {any} */ (child).activationPostProcess)) {
         throw new Error(`${ctx}: ${childPath} is already prepared`);
       }
-      if (q && isExactly(child, [BatchNorm1d, BatchNorm2d, BatchNorm3d])) {
-        throw new Error(
-          `${ctx}: ${childPath} is a BatchNorm that is not fused: qwasm has no quantized BatchNorm; fold it into the conv before it with quantization.fuseModules(model, [['conv', 'bn']]) (or set its qconfig to null)`,
-        );
-      }
-      if (child.constructor === Dropout) return false;
-      if (child instanceof FloatFunctional) {
-        if (q) plan.push([child, childPath, q, 'functional']);
+      if (q && row?.refuse) throw new Error(`${ctx}: ${childPath} ${row.refuse}`);
+      if (row?.skip) return false;
+      if (functional || row?.fused) {
+        if (q) plan.push([child, childPath, q, row.observe]);
         return false;
       }
-      if (isExactly(child, FUSED)) {
-        if (q) plan.push([child, childPath, q, 2]);
-        return false;
-      }
-      if (q && child.namedChildren().length === 0 && isExactly(child, OBSERVED_LEAVES)) {
-        plan.push([child, childPath, q, 1]);
+      if (q && child.namedChildren().length === 0 && observesOutput(row)) {
+        plan.push([child, childPath, q, row.observe]);
       }
       return true;
     },
@@ -195,29 +165,16 @@ export function prepare(model, options) {
   return model;
 }
 
+// The twin of an observed module (its eager row's convert), or null for one that stays.
 function swap(child, path, ctx) {
-  const q = resolved.get(child);
-  if (!q) return null;
-  const observer = observers.get(child);
-  if (child.constructor === QuantStub) {
-    const { scale, zeroPoint } = observer.calculateQParams();
-    return new Quantize(scale, zeroPoint, observer.dtype);
-  }
-  if (child.constructor === DeQuantStub) return new DeQuantize();
-  if (child instanceof FloatFunctional) return QFunctional.fromFloat(child);
-  const Twin = MAPPING.get(child.constructor);
-  if (!Twin) return null;
-  if (!observer) throw new Error(`${ctx}: ${path} has no observer: was the model prepared?`);
-  const weightObserver = q.weight();
-  return Twin.fromFloat(child, { activationObserver: observer, weightObserver });
+  const qconfig = resolved.get(child);
+  if (!qconfig) return null;
+  const row = eagerRowOf(child);
+  if (row?.convert === undefined) return null;
+  return row.convert(child, { observer: observers.get(child), qconfig, path, ctx });
 }
 
-/**
- * quantization.convert(model): swaps every observed module for its quantized
- * twin in place (PyTorch's default static mapping) and returns the model. Its
- * forward(x) then takes the float input and runs on QTensors between the
- * stubs. The float modules swapped out are disposed.
- */
+/** Documented at quantization.convert (web/declarations/quantization.d.ts). */
 export function convert(model, options) {
   const ctx = 'quantization.convert(model)';
   if (!(model instanceof Module)) throw new TypeError(`${ctx}: model must be an nn.Module, got ${describe(model)}`);
@@ -262,7 +219,7 @@ export function convert(model, options) {
             : e;
         }
         if (twin !== null) swaps.push([parent, name, child, twin]);
-        return !isExactly(child, FUSED);
+        return !eagerRowOf(child)?.fused;
       },
       ctx,
     );

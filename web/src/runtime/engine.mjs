@@ -25,16 +25,5 @@ export function getEngine() {
   return current;
 }
 
-/** @internal The engine as the core takes it (its code). */
-export const engineCode = () => ENGINE.get(current);
-
-/** @internal fn() with the engine set to name, then the engine as it was. */
-export function withEngine(name, fn) {
-  const before = current;
-  current = name;
-  try {
-    return fn();
-  } finally {
-    current = before;
-  }
-}
+/** @internal An engine (by default the one in force) as the core takes it: its code (codes.mjs). */
+export const engineCode = (name = current) => ENGINE.get(name);

@@ -1,8 +1,9 @@
 // The abstract values the planner reasons with (a tensor's kind, dtype, shape
 // and fixed qparams, known before a run), and the shape rules it applies to
 // them: broadcasting, and nn's flatten and reshape rules (nn/shapes.mjs),
-// which the graph's flatten and reshape also run with. The planner (plan.mjs)
-// and each graph function's cost (graph-functions.mjs) build on them.
+// which the graph's flatten and reshape also run with. Each op descriptor's
+// costs (this folder) and the planner that walks a graph with them
+// (model/plan.mjs) build on them.
 
 import { flattenShape, reshapeShape as reshapeTo } from '../nn/shapes.mjs';
 import { MAX_RANK } from '../runtime/args.mjs';

@@ -6,8 +6,7 @@
 // element, and a small file cannot run for minutes on a small charge.
 // bench/budget.bench.mjs re-measures every kind and writes the seconds each
 // takes to spend the default maxWork to BENCHMARKS.md; docs/model-budget.md
-// says how to change a rate. Shared by plan.mjs (modules) and
-// graph-functions.mjs (functions and methods).
+// says how to change a rate. The op descriptors' costs (this folder) charge them.
 
 export const WORK_PER_ELEMENT = Object.freeze({
   /** Quantized convolutions: per multiply-add (the unit). */

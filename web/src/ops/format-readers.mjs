@@ -51,3 +51,9 @@ export function onlyKeys(obj, allowed, what) {
   const extra = Object.keys(obj).find((k) => !allowed.includes(k));
   if (extra !== undefined) fail(`${what} has an unknown attribute ${quote(extra)}`);
 }
+
+/** The largest channel count, kernel extent, stride, padding or dilation a module entry may give. */
+export const CONV_GEOMETRY = 2 ** 31 - 1;
+
+/** A module entry's `dims`: 1, 2 or 3 (Conv1d / 2d / 3d, pools, BatchNorm). */
+export const readDims = (m, what) => readInt(m.dims, `${what}.dims`, 1, 3);
