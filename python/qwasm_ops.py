@@ -344,6 +344,20 @@ _module("Identity", [], eager=lambda: {nn.Identity: None, nn.Dropout: None, nn.D
 # PT2E: a ReLU is the relu function (below).
 _module("ReLU", [], eager=lambda: {nn.ReLU: None})
 _module("ReLU6", [], eager=lambda: {nnq.ReLU6: None, nn.ReLU6: None})
+def _hardtanh_from_module(path, m, w, _):
+    return {"type": "Hardtanh", "min_val": float(m.min_val), "max_val": float(m.max_val)}
+
+
+def _check_hardtanh(where, m, tensors):
+    lo, hi = m["min_val"], m["max_val"]
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ExportError(f"{where}: Hardtanh bounds {lo}, {hi}: qwasm needs finite bounds with min_val < max_val")
+
+
+# Float or on a quantized input (quantized::hardtanh: the bounds quantized with
+# the input's qparams, which stay). nn.ReLU6 is its own type (above).
+_module("Hardtanh", ["min_val", "max_val"], eager=lambda: {nn.Hardtanh: None},
+        from_module=_hardtanh_from_module, check=_check_hardtanh)
 _module("Flatten", ["start_dim", "end_dim"], eager=lambda: {nn.Flatten: None},
         from_module=lambda path, m, w, _: {"type": "Flatten", "start_dim": int(m.start_dim),
                                            "end_dim": int(m.end_dim)})
