@@ -1,6 +1,7 @@
 // quantizePerChannel and dequantize on 16M float32 elements: GB/s of float
 // input for the WASM SIMD kernels, their scalar twins and a plain JavaScript
 // loop doing the same arithmetic (checked to give the same integers), one run.
+import { ISA } from '../web/src/runtime/codes.mjs';
 import { initBench, machine, saveResult, time } from './harness.mjs';
 
 const SHAPE = [16, 64, 128, 128]; // 16M elements, per-channel on axis 1 (64 channels of 16K runs)
@@ -88,8 +89,7 @@ for (const isa of ['wasmsimd', 'scalar']) {
   const dequantizeNew = time(() => q.dequantize(), opts);
   // The kernel alone, writing into wasm memory (no copy out to JavaScript).
   const address = M._malloc(N * 4) >>> 0;
-  const code = isa === 'scalar' ? 1 : 2;
-  const kernelOnly = time(() => handle(q).dequantizeInto(address, 0, N, code), opts);
+  const kernelOnly = time(() => handle(q).dequantizeInto(address, 0, N, ISA.get(isa)), opts);
   M._free(address);
   q.dispose();
   rows.push({ impl: `qwasm ${isa}`, quantize, dequantize, dequantizeNew, kernelOnly });

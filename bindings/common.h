@@ -8,8 +8,8 @@
 //    copies once, frees. Small ones (shapes, geometry) as fresh JS arrays of
 //    numbers the JS layer built itself, so no user code runs while C++ reads them.
 //  - No std::string crosses the boundary (this Emscripten's Embind reads
-//    string lengths with signed shifts, wrong above 2 GiB): dtypes and schemes
-//    are codes, messages are decoded from bytes.
+//    string lengths with signed shifts, wrong above 2 GiB): dtypes, schemes
+//    and every other choice are codes (codes.h), messages are decoded from bytes.
 //  - A failure comes back as {error, kind} and the JS layer throws it; nothing
 //    throws across the boundary.
 //  - web/src/runtime/bridge.d.mts declares every name bound here, with named
@@ -24,10 +24,10 @@
 #include <string>
 #include <utility>
 
+#include "bindings/codes.h"
 #include "bindings/memory_reserve.h"
 #include "kernels/isa.h"
 #include "qwasm/buffer.h"
-#include "qwasm/dtype.h"
 #include "qwasm/format.h"
 #include "qwasm/limits.h"
 #include "qwasm/qtensor.h"
@@ -42,20 +42,6 @@ using qwasm::QTensor;
 using qwasm::Status;
 using qwasm::kernels::Isa;
 
-// Error kinds as the JS layer maps them to classes (web/src/runtime/errors.mjs).
-inline int kind_code(qwasm::StatusCode code) {
-  switch (code) {
-    case qwasm::StatusCode::kTypeError:
-      return 1;
-    case qwasm::StatusCode::kRangeError:
-      return 2;
-    case qwasm::StatusCode::kOutOfMemory:
-      return 4;
-    default:
-      return 3;
-  }
-}
-
 // A JS string from bytes in wasm memory, copied out before decoding.
 inline val js_string(const std::string& s) {
   val bytes = val::global("Uint8Array")
@@ -66,7 +52,7 @@ inline val js_string(const std::string& s) {
 inline val error_value(const Status& s) {
   val o = val::object();
   o.set("error", js_string(s.message));
-  o.set("kind", kind_code(s.code));
+  o.set("kind", error_kind_code(s.code));
   return o;
 }
 
@@ -97,29 +83,6 @@ inline Status to_count(double v, const char* name, size_t* out) {
   int64_t n = 0;
   QWASM_RETURN_IF_ERROR(to_int(v, name, 0, qwasm::kMaxBufferBytes, &n));
   *out = static_cast<size_t>(n);
-  return Status::Ok();
-}
-
-inline Status to_dtype(double code, DType* out) {
-  if (qwasm::dtype_from_code(code, out)) return Status::Ok();
-  return Status::TypeError("unknown dtype code " + qwasm::format_number(code));
-}
-
-inline Status to_qscheme(double code, QScheme* out) {
-  if (qwasm::qscheme_from_code(code, out)) return Status::Ok();
-  return Status::TypeError("unknown qscheme code " + qwasm::format_number(code));
-}
-
-// 0: the best this build has, 1: scalar, 2: wasmsimd.
-inline Status to_isa(double code, Isa* out) {
-  if (code == 0)
-    *out = qwasm::kernels::best_isa();
-  else if (code == 1)
-    *out = Isa::kScalar;
-  else if (code == 2 && qwasm::kernels::isa_available(Isa::kWasmSimd))
-    *out = Isa::kWasmSimd;
-  else
-    return Status::RangeError("kernel ISA " + qwasm::format_number(code) + " is not available in this build");
   return Status::Ok();
 }
 

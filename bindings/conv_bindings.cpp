@@ -73,34 +73,31 @@ val conv_weight_count(const ConvGeometryArgs& geometry) {
 // A quantized conv module's packed weights, owned by the JS module object.
 struct QConvModule {
   qwasm::PackedQConv packed;
-  double scratch_bytes = 0;      // of the last forward call
-  const char* last_kernel = "";  // a registry name (static storage)
-  int last_path = 0;             // 0 before the first call, 1 direct, 2 Winograd
-  bool time_phases = false;      // benchmarks: time the Winograd path's phases
-  double phase_ms[3] = {};       // of the last call: input transform, GEMMs, output transform
+  double scratch_bytes = 0;              // of the last forward call
+  const char* last_kernel = "";          // a registry name (static storage)
+  ConvPath last_path = ConvPath::kNone;  // of the last call
+  bool time_phases = false;              // benchmarks: time the Winograd path's phases
+  double phase_ms[3] = {};               // of the last call: input transform, GEMMs, output transform
 };
 
-// engine: 0 fbgemm, 1 x86 (torch.backends.quantized.engine when PyTorch
-// would have packed these weights); the core picks the backend as PyTorch does.
-// winograd: 0 off, 1 auto, 2 on (qwasm::WinogradMode).
+// engine: torch.backends.quantized.engine when PyTorch would have packed
+// these weights (the core picks the backend as PyTorch does); winograd: the
+// option's mode. Both are codes (codes.h).
 val make_qconv(const ConvGeometryArgs& geometry, const QTensor& weight, uintptr_t bias, double bias_count,
                bool has_bias, double engine, double winograd) {
   QWASM_BIND_ENTER();
   QConvModule m;
   qwasm::ConvGeometry g;
   size_t nb = 0;
-  int64_t e = 0, w = 0;
+  qwasm::QEngine e{};
+  qwasm::WinogradMode mode{};
   Status s = to_geometry(geometry, &g);
   if (s.ok()) s = to_count(bias_count, "bias.length", &nb);
-  if (s.ok()) s = to_int(engine, "engine", 0, 1, &e);
-  if (s.ok()) s = to_int(winograd, "winograd", 0, 2, &w);
+  if (s.ok()) s = read_code(kEngineCodes, engine, "engine", &e);
+  if (s.ok()) s = read_code(kWinogradCodes, winograd, "winograd", &mode);
   if (s.ok()) {
-    const auto backend = qwasm::conv_backend_for(e == 1 ? qwasm::QEngine::kX86 : qwasm::QEngine::kFbgemm, g, weight);
-    const auto mode = w == 0   ? qwasm::WinogradMode::kOff
-                      : w == 1 ? qwasm::WinogradMode::kAuto
-                               : qwasm::WinogradMode::kOn;
-    s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed, backend,
-                          mode);
+    s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed,
+                          qwasm::conv_backend_for(e, g, weight), mode);
   }
   return s.ok() ? val(std::move(m)) : error_value(s);
 }
@@ -135,7 +132,7 @@ val qconv_forward(QConvModule& m, const QTensor& input, double out_scale, double
   }
   m.scratch_bytes = static_cast<double>(info.scratch_bytes);
   m.last_kernel = info.kernel;
-  if (s.ok()) m.last_path = info.winograd ? 2 : 1;
+  if (s.ok()) m.last_path = info.winograd ? ConvPath::kWinograd : ConvPath::kDirect;
   for (int i = 0; i < 3; ++i) m.phase_ms[i] = phase_ms[i];
   return result(s, std::move(out));
 }
@@ -160,10 +157,10 @@ val qconv_scratch_bound(const QConvModule& m, val shape) {
 }
 
 double qconv_packed_bytes(const QConvModule& m) { return static_cast<double>(m.packed.bytes()); }
-int qconv_backend(const QConvModule& m) { return m.packed.backend == qwasm::ConvBackend::kOnednn ? 1 : 0; }
+int qconv_backend(const QConvModule& m) { return code_of(kBackendCodes, m.packed.backend); }
 double qconv_scratch_bytes(const QConvModule& m) { return m.scratch_bytes; }
 double qconv_winograd_bytes(const QConvModule& m) { return static_cast<double>(qwasm::winograd_bytes(m.packed)); }
-int qconv_last_path(const QConvModule& m) { return m.last_path; }
+int qconv_last_path(const QConvModule& m) { return code_of(kConvPathCodes, m.last_path); }
 // Benchmarks (bench/winograd.bench.mjs): the Winograd path's time split.
 void qconv_time_phases(QConvModule& m, bool on) { m.time_phases = on; }
 val qconv_last_phase_ms(const QConvModule& m) {

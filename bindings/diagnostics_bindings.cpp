@@ -18,8 +18,8 @@ double heap_in_use() {
   return static_cast<double>(static_cast<uint32_t>(mallinfo().uordblks));
 }
 
-// 1: scalar, 2: wasmsimd.
-int best_isa() { return qwasm::kernels::best_isa() == Isa::kScalar ? 1 : 2; }
+// The code of the ISA 'auto' runs (codes.h).
+int best_isa() { return isa_code(qwasm::kernels::best_isa()); }
 
 // init() starts the pool once, with numThreads threads (1 starts none).
 val start_threads(double n) {

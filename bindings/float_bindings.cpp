@@ -19,7 +19,7 @@ Status to_float_count(double nbytes, const char* name, size_t* out) {
 }
 
 // The BatchNorm parameters block at `address`: 4 x channels floats.
-Status read_stats(uintptr_t address, double nbytes, double affine, double eps, qwasm::torch_cpu::BatchNormStats* bn) {
+Status read_stats(uintptr_t address, double nbytes, bool affine, double eps, qwasm::torch_cpu::BatchNormStats* bn) {
   size_t n = 0;
   QWASM_RETURN_IF_ERROR(to_float_count(nbytes, "the BatchNorm parameters", &n));
   if (n == 0 || n % 4 != 0) return Status::RangeError("the BatchNorm parameters must hold 4 x numFeatures floats");
@@ -27,8 +27,8 @@ Status read_stats(uintptr_t address, double nbytes, double affine, double eps, q
   const auto channels = static_cast<int64_t>(n / 4);
   const float* p = at<float>(address);
   bn->channels = channels;
-  bn->weight = affine != 0 ? p : nullptr;
-  bn->bias = affine != 0 ? p + channels : nullptr;
+  bn->weight = affine ? p : nullptr;
+  bn->bias = affine ? p + channels : nullptr;
   bn->mean = p + 2 * channels;
   bn->var = p + 3 * channels;
   bn->eps = eps;
@@ -58,7 +58,7 @@ val fclamp(uintptr_t x, double nbytes, double lo, double hi) {
   return float32_copy(y);
 }
 
-val fbatch_norm(uintptr_t x, double nbytes, val shape, uintptr_t stats, double stats_bytes, double affine, double eps) {
+val fbatch_norm(uintptr_t x, double nbytes, val shape, uintptr_t stats, double stats_bytes, bool affine, double eps) {
   QWASM_BIND_ENTER();
   qwasm::Shape dims;
   qwasm::torch_cpu::BatchNormStats bn;
@@ -72,7 +72,7 @@ val fbatch_norm(uintptr_t x, double nbytes, val shape, uintptr_t stats, double s
 // weight: the conv's or linear's weight of w_shape followed by its bias
 // (w_shape[0] floats; zeros when it has none, as fusion.py uses).
 val ffold_batch_norm(uintptr_t weight, double nbytes, val w_shape, uintptr_t stats, double stats_bytes, double eps,
-                     double linear) {
+                     bool linear) {
   QWASM_BIND_ENTER();
   qwasm::Shape dims;
   qwasm::torch_cpu::BatchNormStats bn;
@@ -84,10 +84,10 @@ val ffold_batch_norm(uintptr_t weight, double nbytes, val w_shape, uintptr_t sta
   if (s.ok() && (dims.empty() || static_cast<int64_t>(n) != numel + dims[0])) {
     s = Status::RangeError("the weight and bias do not match the weight's shape");
   }
-  if (s.ok()) s = read_stats(stats, stats_bytes, 1, eps, &bn);
+  if (s.ok()) s = read_stats(stats, stats_bytes, true, eps, &bn);
   qwasm::Buffer<float> w, b;
   const float* p = at<float>(weight);
-  if (s.ok()) s = qwasm::torch_cpu::fold_batch_norm(p, dims, p + numel, bn, linear != 0, &w, &b);
+  if (s.ok()) s = qwasm::torch_cpu::fold_batch_norm(p, dims, p + numel, bn, linear, &w, &b);
   if (!s.ok()) return error_value(s);
   val o = val::object();
   o.set("weight", float32_copy(w));

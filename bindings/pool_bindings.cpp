@@ -43,15 +43,18 @@ val float_result(const Status& s, const qwasm::Buffer<float>& y, const qwasm::Sh
   return o;
 }
 
-// kind: 0 max, 1 avg.
+Status to_pool_kind(double code, qwasm::PoolKind* out) { return read_code(kPoolKindCodes, code, "pool kind", out); }
+
 val qpool(const QTensor& x, double kind, const PoolGeometryArgs& geometry, double isa) {
   QWASM_BIND_ENTER();
   qwasm::PoolParams p;
+  qwasm::PoolKind k{};
   Isa i;
-  Status s = read_params(geometry, &p);
+  Status s = to_pool_kind(kind, &k);
+  if (s.ok()) s = read_params(geometry, &p);
   if (s.ok()) s = to_isa(isa, &i);
   QTensor out;
-  if (s.ok()) s = kind == 0 ? qwasm::qmax_pool(x, p, &out, i) : qwasm::qavg_pool(x, p, &out, i);
+  if (s.ok()) s = k == qwasm::PoolKind::kMax ? qwasm::qmax_pool(x, p, &out, i) : qwasm::qavg_pool(x, p, &out, i);
   return result(s, std::move(out));
 }
 
@@ -72,7 +75,9 @@ val fpool(uintptr_t x, double nbytes, val shape, double kind, const PoolGeometry
   qwasm::Shape dims;
   size_t n = 0;
   qwasm::PoolParams p;
-  Status s = to_shape(shape, &dims);
+  qwasm::PoolKind k{};
+  Status s = to_pool_kind(kind, &k);
+  if (s.ok()) s = to_shape(shape, &dims);
   if (s.ok()) s = to_count(nbytes, "x.data.byteLength", &n);
   if (s.ok()) s = read_params(geometry, &p);
   int64_t numel = 0;
@@ -81,8 +86,8 @@ val fpool(uintptr_t x, double nbytes, val shape, double kind, const PoolGeometry
   qwasm::Buffer<float> y;
   qwasm::Shape y_shape;
   if (s.ok()) {
-    s = kind == 0 ? qwasm::fmax_pool(at<float>(x), dims, p, &y, &y_shape)
-                  : qwasm::favg_pool(at<float>(x), dims, p, &y, &y_shape);
+    s = k == qwasm::PoolKind::kMax ? qwasm::fmax_pool(at<float>(x), dims, p, &y, &y_shape)
+                                   : qwasm::favg_pool(at<float>(x), dims, p, &y, &y_shape);
   }
   return float_result(s, y, y_shape);
 }
@@ -92,7 +97,9 @@ val fadaptive_pool(uintptr_t x, double nbytes, val shape, double kind, double di
   qwasm::Shape in_shape;
   size_t n = 0;
   int64_t d = 0, out_size[3] = {1, 1, 1};
-  Status s = to_shape(shape, &in_shape);
+  qwasm::PoolKind k{};
+  Status s = to_pool_kind(kind, &k);
+  if (s.ok()) s = to_shape(shape, &in_shape);
   if (s.ok()) s = to_count(nbytes, "x.data.byteLength", &n);
   if (s.ok()) s = to_int(dims, "dims", 1, 3, &d);
   if (s.ok()) s = read_sizes(sizes, static_cast<int>(d), out_size);
@@ -102,8 +109,7 @@ val fadaptive_pool(uintptr_t x, double nbytes, val shape, double kind, double di
   qwasm::Buffer<float> y;
   qwasm::Shape y_shape;
   if (s.ok()) {
-    s = qwasm::fadaptive_pool(at<float>(x), in_shape, static_cast<int>(d), out_size,
-                              kind == 0 ? qwasm::PoolKind::kMax : qwasm::PoolKind::kAvg, &y, &y_shape);
+    s = qwasm::fadaptive_pool(at<float>(x), in_shape, static_cast<int>(d), out_size, k, &y, &y_shape);
   }
   return float_result(s, y, y_shape);
 }

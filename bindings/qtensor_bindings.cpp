@@ -113,24 +113,26 @@ val view(const QTensor& q, val shape, double axis) {
   return result(s, std::move(out));
 }
 
-// q.contiguous(memory_format): format 0 contiguous, 1 channels-last.
+// q.contiguous(memory_format).
 val with_memory_format(const QTensor& q, double format) {
   QWASM_BIND_ENTER();
-  int64_t f = 0;
-  Status s = to_int(format, "memoryFormat", 0, 1, &f);
+  qwasm::MemoryFormat f{};
+  Status s = read_code(kMemoryFormatCodes, format, "memory format", &f);
   QTensor out;
-  if (s.ok()) s = qwasm::as_memory_format(q, static_cast<qwasm::MemoryFormat>(f), &out);
+  if (s.ok()) s = qwasm::as_memory_format(q, f, &out);
   return result(s, std::move(out));
 }
 
-int qtensor_dtype(const QTensor& q) { return static_cast<int>(q.dtype()); }
-int qtensor_qscheme(const QTensor& q) { return static_cast<int>(q.qscheme()); }
+int qtensor_dtype(const QTensor& q) { return code_of(kDTypeCodes, q.dtype()); }
+int qtensor_qscheme(const QTensor& q) { return code_of(kQSchemeCodes, q.qscheme()); }
 val qtensor_shape(const QTensor& q) { return to_js_shape(q.shape()); }
 val qtensor_strides(const QTensor& q) { return to_js_shape(q.strides()); }
-// q.is_contiguous(memory_format): 0 contiguous, 1 channels-last (rank 4 or 5).
-bool qtensor_is_contiguous_in(const QTensor& q, int format) {
-  return format == 0 ? qwasm::is_contiguous(q.shape(), q.strides())
-                     : qwasm::is_channels_last_contiguous(q.shape(), q.strides());
+// q.is_contiguous(memory_format) (channels-last: rank 4 or 5); false for a number that is no format's code.
+bool qtensor_is_contiguous_in(const QTensor& q, double format) {
+  qwasm::MemoryFormat f{};
+  if (!from_code(kMemoryFormatCodes, format, &f)) return false;
+  return f == qwasm::MemoryFormat::kContiguous ? qwasm::is_contiguous(q.shape(), q.strides())
+                                               : qwasm::is_channels_last_contiguous(q.shape(), q.strides());
 }
 double qtensor_numel(const QTensor& q) { return static_cast<double>(q.numel()); }
 double qtensor_nbytes(const QTensor& q) { return static_cast<double>(q.nbytes()); }

@@ -7,6 +7,7 @@
 #include "kernels/conv_kernels.h"
 #include "kernels/pool_kernels.h"
 #include "kernels/quantize_kernels.h"
+#include "kernels/winograd_kernels.h"
 #include "qwasm/build_info.h"
 #include "qwasm/thread_pool.h"
 #include "reference/quantize_ref.h"
@@ -62,6 +63,7 @@ val kernel_names() {
   o.set("fconv", list(qwasm::kernels::fconv_kernels()));
   o.set("rowmax", list(qwasm::kernels::rowmax_kernels()));
   o.set("rowsum", list(qwasm::kernels::rowsum_kernels()));
+  o.set("qgemm", list(qwasm::kernels::qgemm_kernels()));
   return o;
 }
 
@@ -84,6 +86,45 @@ int divide_for_testing(double divisor) {
   return n / d;
 }
 
+// Every code table of codes.h as {table: [[name, code], ...]}: the bridge
+// tests check that web/src/runtime/codes.mjs holds the same.
+val bridge_codes() {
+  val o = val::object();
+  auto list = [](const auto& codes) {
+    val a = val::array();
+    for (const auto& c : codes) {
+      val entry = val::array();
+      entry.call<void>("push", js_string(c.name));
+      entry.call<void>("push", c.code);
+      a.call<void>("push", entry);
+    }
+    return a;
+  };
+  o.set("dtype", list(kDTypeCodes));
+  o.set("qscheme", list(kQSchemeCodes));
+  o.set("isa", list(kIsaCodes));
+  o.set("errorKind", list(kErrorKindCodes));
+  o.set("engine", list(kEngineCodes));
+  o.set("backend", list(kBackendCodes));
+  o.set("winograd", list(kWinogradCodes));
+  o.set("convPath", list(kConvPathCodes));
+  o.set("memoryFormat", list(kMemoryFormatCodes));
+  o.set("poolKind", list(kPoolKindCodes));
+  return o;
+}
+
+// One failure of each kind the core reports, as a binding returns it
+// ({error, kind}), by the core's name for the kind: the bridge tests check
+// the JavaScript error each becomes.
+val error_of_every_kind() {
+  val o = val::object();
+  o.set("TypeError", error_value(Status::TypeError("a TypeError")));
+  o.set("RangeError", error_value(Status::RangeError("a RangeError")));
+  o.set("Error", error_value(Status::Error("an Error")));
+  o.set("OutOfMemory", error_value(Status::OutOfMemory("an OutOfMemory")));
+  return o;
+}
+
 }  // namespace
 }  // namespace qwasm_bind
 
@@ -100,4 +141,6 @@ EMSCRIPTEN_BINDINGS(qwasm_testing) {
   function("_lastLoopShares", &last_loop_shares);
   function("_setFineGrainedTasks", &set_fine_grained_tasks);
   function("_divideForTesting", &divide_for_testing);
+  function("_bridgeCodes", &bridge_codes);
+  function("_errorOfEveryKind", &error_of_every_kind);
 }

@@ -46,18 +46,6 @@ const char* qscheme_name(QScheme scheme) {
   return "?";
 }
 
-bool dtype_from_code(double code, DType* out) {
-  if (!(code >= 0 && code <= 3 && code == static_cast<int>(code))) return false;
-  *out = static_cast<DType>(static_cast<int>(code));
-  return true;
-}
-
-bool qscheme_from_code(double code, QScheme* out) {
-  if (!(code >= 0 && code <= 4 && code == static_cast<int>(code))) return false;
-  *out = static_cast<QScheme>(static_cast<int>(code));
-  return true;
-}
-
 CheckedSize storage_bytes(DType dtype, CheckedSize numel) {
   switch (dtype) {
     case DType::kQUInt8:

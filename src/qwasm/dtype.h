@@ -17,9 +17,6 @@ struct QRange {
 QRange dtype_range(DType dtype);
 const char* dtype_name(DType dtype);
 const char* qscheme_name(QScheme scheme);
-// Codes as the JavaScript layer sends them; false for anything else.
-bool dtype_from_code(double code, DType* out);
-bool qscheme_from_code(double code, QScheme* out);
 
 // Bytes of int_repr() storage for numel elements (quint4x2 packs two per byte).
 CheckedSize storage_bytes(DType dtype, CheckedSize numel);

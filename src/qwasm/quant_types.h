@@ -1,8 +1,8 @@
 // The quantized dtypes and schemes, as plain enums with no code behind them
 // (dtype.h adds their names, ranges and sizes). Kept apart so that the naive
 // reference (tests/reference), which must not include the core it checks,
-// can still speak the same vocabulary as its callers. The enum values are the
-// codes the JavaScript layer passes across the boundary.
+// can still speak the same vocabulary as its callers. The codes the JavaScript
+// layer sends for them are bindings/codes.h's.
 #pragma once
 
 namespace qwasm {

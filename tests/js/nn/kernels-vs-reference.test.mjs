@@ -127,6 +127,7 @@ test('the registry lists a scalar and a wasmsimd kernel in every family, and a c
     'fconv',
     'qconv',
     'qdwconv',
+    'qgemm',
     'quantize',
     'rowmax',
     'rowsum',

@@ -1,7 +1,8 @@
 // The JS <-> wasm bridge is declared once (web/src/runtime/bridge.d.mts) and tsc
 // checks every call against it. These tests tie that declaration to the other
 // side: the names bindings/*.cpp registers with Embind, the arity Embind
-// recorded for each in the built wasm, and the JS that calls them.
+// recorded for each in the built wasm, and the JS that calls them. What the
+// codes among their arguments and results mean is bridge-codes.test.mjs's.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';

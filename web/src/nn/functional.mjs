@@ -9,6 +9,7 @@
 // PyTorch has no `+` on quantized tensors (neither per tensor nor per
 // channel); these are the tools it offers instead.
 import { describe, readFloatTensor, readInteger, readNumber } from '../runtime/args.mjs';
+import { DTYPE, QSCHEME } from '../runtime/codes.mjs';
 import { checked } from '../runtime/errors.mjs';
 import { ownBytes } from '../runtime/heap.mjs';
 import { wasm } from '../runtime/runtime.mjs';
@@ -18,7 +19,7 @@ import { reluFloats } from './torch-float.mjs';
 
 function handle(q, name, ctx) {
   const h = qtensorHandle(q, ctx);
-  if (h.qschemeCode() !== 0 || h.dtypeCode() !== 0) {
+  if (h.qschemeCode() !== QSCHEME.get('per_tensor_affine') || h.dtypeCode() !== DTYPE.get('quint8')) {
     throw new TypeError(
       `${ctx}: ${name} must be a quint8 per_tensor_affine QTensor, got ${q.dtype} ${q.qscheme()}. ` +
         'PyTorch has no arithmetic on per-channel quantized tensors either: dequantize(), compute in float, ' +

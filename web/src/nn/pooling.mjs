@@ -4,6 +4,7 @@
 // gives, the input's qparams kept) — after convert() a model's pools run on
 // the QTensors its quantized layers produce, as in PyTorch.
 import { describe, readBoolean, readFloatTensor, readInteger, readOptions, tensorBytes } from '../runtime/args.mjs';
+import { POOL_KIND } from '../runtime/codes.mjs';
 import { checked } from '../runtime/errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../runtime/heap.mjs';
 import { currentIsa } from '../runtime/isa.mjs';
@@ -51,7 +52,7 @@ function runFloat(x, ctx, call) {
 
 class PoolBase extends Module {
   #dims;
-  #kind; // 0 max, 1 avg
+  #kind; // 'max' or 'avg'
   #name;
   #kernel;
   #stride;
@@ -65,10 +66,10 @@ class PoolBase extends Module {
     super();
     this.#kind = kind;
     this.#dims = dims;
-    this.#name = `nn.${kind === 0 ? 'Max' : 'Avg'}Pool${dims}d`;
+    this.#name = `nn.${kind === 'max' ? 'Max' : 'Avg'}Pool${dims}d`;
     const ctx = `new ${this.#name}(kernelSize, options)`;
     const allowed =
-      kind === 0
+      kind === 'max'
         ? ['stride', 'padding', 'dilation', 'ceilMode', 'returnIndices']
         : ['stride', 'padding', 'ceilMode', 'countIncludePad', ...(dims > 1 ? ['divisorOverride'] : [])];
     const o = readOptions(options, allowed, ctx);
@@ -126,9 +127,9 @@ class PoolBase extends Module {
     const g = this.#geometry();
     if (isQTensorInstance(x)) {
       const h = qtensorHandle(x, ctx);
-      return wrapHandle(checked(wasm(ctx)._qpool(h, this.#kind, g, currentIsa()), ctx));
+      return wrapHandle(checked(wasm(ctx)._qpool(h, POOL_KIND.get(this.#kind), g, currentIsa()), ctx));
     }
-    return runFloat(x, ctx, (M, address, n, shape) => M._fpool(address, n, shape, this.#kind, g));
+    return runFloat(x, ctx, (M, address, n, shape) => M._fpool(address, n, shape, POOL_KIND.get(this.#kind), g));
   }
 
   toString() {
@@ -146,7 +147,7 @@ class AdaptivePoolBase extends Module {
     super();
     this.#kind = kind;
     this.#dims = dims;
-    this.#name = `nn.Adaptive${kind === 0 ? 'Max' : 'Avg'}Pool${dims}d`;
+    this.#name = `nn.Adaptive${kind === 'max' ? 'Max' : 'Avg'}Pool${dims}d`;
     this.#outputSize = readSizes(outputSize, dims, 'outputSize', `new ${this.#name}(outputSize)`, { allowNull: true });
   }
 
@@ -162,14 +163,14 @@ class AdaptivePoolBase extends Module {
   forward(x) {
     const ctx = `${this.#name}.forward(x)`;
     if (isQTensorInstance(x)) {
-      if (this.#kind === 0) {
+      if (this.#kind === 'max') {
         throw new TypeError(`${ctx}: PyTorch has no quantized adaptive max pooling; dequantize() first`);
       }
       const h = qtensorHandle(x, ctx);
       return wrapHandle(checked(wasm(ctx)._qadaptiveAvgPool(h, this.#dims, this.#sizes(x.shape), currentIsa()), ctx));
     }
     return runFloat(x, ctx, (M, address, n, shape) =>
-      M._fadaptivePool(address, n, shape, this.#kind, this.#dims, this.#sizes(shape)),
+      M._fadaptivePool(address, n, shape, POOL_KIND.get(this.#kind), this.#dims, this.#sizes(shape)),
     );
   }
 
@@ -180,61 +181,61 @@ class AdaptivePoolBase extends Module {
 
 export class MaxPool1d extends PoolBase {
   constructor(kernelSize, options) {
-    super(0, 1, kernelSize, options);
+    super('max', 1, kernelSize, options);
   }
 }
 export class MaxPool2d extends PoolBase {
   constructor(kernelSize, options) {
-    super(0, 2, kernelSize, options);
+    super('max', 2, kernelSize, options);
   }
 }
 export class MaxPool3d extends PoolBase {
   constructor(kernelSize, options) {
-    super(0, 3, kernelSize, options);
+    super('max', 3, kernelSize, options);
   }
 }
 export class AvgPool1d extends PoolBase {
   constructor(kernelSize, options) {
-    super(1, 1, kernelSize, options);
+    super('avg', 1, kernelSize, options);
   }
 }
 export class AvgPool2d extends PoolBase {
   constructor(kernelSize, options) {
-    super(1, 2, kernelSize, options);
+    super('avg', 2, kernelSize, options);
   }
 }
 export class AvgPool3d extends PoolBase {
   constructor(kernelSize, options) {
-    super(1, 3, kernelSize, options);
+    super('avg', 3, kernelSize, options);
   }
 }
 export class AdaptiveAvgPool1d extends AdaptivePoolBase {
   constructor(outputSize) {
-    super(1, 1, outputSize);
+    super('avg', 1, outputSize);
   }
 }
 export class AdaptiveAvgPool2d extends AdaptivePoolBase {
   constructor(outputSize) {
-    super(1, 2, outputSize);
+    super('avg', 2, outputSize);
   }
 }
 export class AdaptiveAvgPool3d extends AdaptivePoolBase {
   constructor(outputSize) {
-    super(1, 3, outputSize);
+    super('avg', 3, outputSize);
   }
 }
 export class AdaptiveMaxPool1d extends AdaptivePoolBase {
   constructor(outputSize) {
-    super(0, 1, outputSize);
+    super('max', 1, outputSize);
   }
 }
 export class AdaptiveMaxPool2d extends AdaptivePoolBase {
   constructor(outputSize) {
-    super(0, 2, outputSize);
+    super('max', 2, outputSize);
   }
 }
 export class AdaptiveMaxPool3d extends AdaptivePoolBase {
   constructor(outputSize) {
-    super(0, 3, outputSize);
+    super('max', 3, outputSize);
   }
 }

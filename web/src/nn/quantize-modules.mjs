@@ -2,7 +2,7 @@
 // edges of a quantized region (what convert() puts where QuantStub and
 // DeQuantStub were; torch.ao.nn.quantized.modules.Quantize / DeQuantize).
 import { readChoice, readNumber } from '../runtime/args.mjs';
-import { DTYPES } from '../tensors/dtypes.mjs';
+import { DTYPE } from '../runtime/codes.mjs';
 import { dequantize, quantizePerTensor } from '../tensors/quantize.mjs';
 import { Module } from './module.mjs';
 
@@ -17,7 +17,7 @@ export class Quantize extends Module {
     const ctx = 'new nn.quantized.Quantize(scale, zeroPoint, dtype)';
     this.#scale = readNumber(scale, 'scale', ctx);
     this.#zeroPoint = readNumber(zeroPoint, 'zeroPoint', ctx);
-    readChoice(dtype, DTYPES, 'dtype', ctx);
+    readChoice(dtype, DTYPE, 'dtype', ctx);
     this.#dtype = dtype;
   }
 

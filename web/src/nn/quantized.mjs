@@ -9,6 +9,7 @@
 // cannot shadow its shape), and every user getter runs before anything
 // changes: a call that throws leaves the module as it was.
 import { bytesOf, checkNotRevoked, describe, readNumber, readOptions, typedArrayKind } from '../runtime/args.mjs';
+import { BACKEND_NAMES, CONV_PATH_NAMES } from '../runtime/codes.mjs';
 import { engineCode } from '../runtime/engine.mjs';
 import { checked, isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
 import { noteOutOfMemory, withHeapCopy } from '../runtime/heap.mjs';
@@ -276,7 +277,7 @@ class QuantizedConvBase extends Module {
 
   /** Documented at the quantized convolutions' lastPath (web/declarations/nn-bases.d.ts). */
   lastPath() {
-    return ['', 'direct', 'winograd'][this.#live('lastPath()').lastPath()];
+    return CONV_PATH_NAMES.get(this.#live('lastPath()').lastPath());
   }
 
   /** Documented at the quantized convolutions' timeWinogradPhases (web/declarations/nn-bases.d.ts). */
@@ -311,7 +312,7 @@ class QuantizedConvBase extends Module {
 
   /** Documented at the quantized modules' backend (web/declarations/nn-bases.d.ts). */
   get backend() {
-    return this.#live('backend').backend() === 1 ? 'onednn' : 'fbgemm';
+    return BACKEND_NAMES.get(this.#live('backend').backend());
   }
 
   dispose() {

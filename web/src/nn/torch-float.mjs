@@ -63,7 +63,7 @@ export function batchNormFloats(bytes, shape, s, ctx) {
     { bytes: statsBytes(s), what: 'the BatchNorm parameters' },
   ];
   return inHeap(copies, ctx, (M, address, n, stats, statsN) =>
-    M._fbatchNorm(address, n, shape, stats, statsN, s.weight === null ? 0 : 1, s.eps),
+    M._fbatchNorm(address, n, shape, stats, statsN, s.weight !== null, s.eps),
   );
 }
 
@@ -81,6 +81,6 @@ export function foldBatchNorm(weight, shape, bias, s, linear, ctx) {
     { bytes: statsBytes(s), what: 'the BatchNorm parameters' },
   ];
   return inHeap(copies, ctx, (M, address, n, stats, statsN) =>
-    M._ffoldBatchNorm(address, n, shape, stats, statsN, s.eps, linear ? 1 : 0),
+    M._ffoldBatchNorm(address, n, shape, stats, statsN, s.eps, linear),
   );
 }

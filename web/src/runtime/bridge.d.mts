@@ -8,30 +8,39 @@
 //
 // Conventions (bindings/common.h): numbers cross as doubles and are checked in
 // C++; big arrays cross as unsigned heap addresses plus byte counts; a failure
-// comes back as a CoreError, which errors.mjs's checked() throws.
+// comes back as a CoreError, which errors.mjs's checked() throws. A number that
+// stands for a choice is a code: its type is the codes of one table of
+// codes.mjs (checked against bindings/codes.h), never numbers written here.
+import type * as codes from './codes.mjs';
+
+/** The codes of one table of codes.mjs. */
+type CodeOf<Table> = Table extends ReadonlyMap<string, infer C> ? C : never;
 
 /** An unsigned wasm heap address (from Core._malloc, >>> 0). */
 export type Address = number;
 /** A byte or element count the JS layer computed. */
 export type Count = number;
-/** Kernel family: 0 the best this build has, 1 scalar, 2 wasmsimd (isa.mjs). */
-export type IsaCode = 0 | 1 | 2;
-/** A dtype's code (dtypes.mjs, src/qwasm/dtype.h). */
-export type DTypeCode = number;
-/** A qscheme's code (dtypes.mjs, src/qwasm/dtype.h). */
-export type QSchemeCode = number;
-/** A memory format's code (qtensor.mjs's MEMORY_FORMATS, src/qwasm/memory_format.h). */
-export type MemoryFormatCode = number;
-/** Pooling kind: 0 max, 1 average. */
-export type PoolKind = 0 | 1;
+/** The kernel family a call runs ('auto': the best this build has). */
+export type IsaCode = CodeOf<typeof codes.ISA>;
+export type DTypeCode = CodeOf<typeof codes.DTYPE>;
+export type QSchemeCode = CodeOf<typeof codes.QSCHEME>;
+export type MemoryFormatCode = CodeOf<typeof codes.MEMORY_FORMAT>;
+export type PoolKindCode = CodeOf<typeof codes.POOL_KIND>;
+/** torch.backends.quantized.engine when a layer's weights are packed. */
+export type EngineCode = CodeOf<typeof codes.ENGINE>;
+/** Whose requantization a quantized conv layer reproduces. */
+export type BackendCode = CodeOf<typeof codes.BACKEND>;
+/** The `winograd` option: false, 'auto' or true. */
+export type WinogradCode = CodeOf<typeof codes.WINOGRAD>;
+/** The path a quantized conv's last forward took, or none yet. */
+export type ConvPathCode = CodeOf<typeof codes.CONV_PATH>;
+/** A failure's kind: the JS error class it becomes (errors.mjs). */
+export type ErrorKindCode = CodeOf<typeof codes.ERROR_KIND>;
 
-/**
- * A failure: `kind` 1 TypeError, 2 RangeError, 3 Error, 4 out of memory (a
- * RangeError with kind 'outOfMemory'); bindings/common.h's kind_code().
- */
+/** A failure, which errors.mjs's checked() throws as the error class of its kind. */
 export interface CoreError {
   error: string;
-  kind: 1 | 2 | 3 | 4;
+  kind: ErrorKindCode;
 }
 export type Result<T> = T | CoreError;
 
@@ -110,14 +119,12 @@ export interface QConvHandle extends EmbindHandle {
   ): Result<QTensorHandle>;
   weight(): Result<QTensorHandle>;
   packedBytes(): number;
-  /** 0 FBGEMM's arithmetic, 1 oneDNN's. */
-  backend(): 0 | 1;
+  backend(): BackendCode;
   scratchBytes(): number;
   /** The most scratch bytes a forward on an input of `shape` allocates (every ISA and path, every thread). */
   scratchBound(shape: number[]): Result<number>;
   winogradBytes(): number;
-  /** 0 before the first call, 1 direct, 2 Winograd. */
-  lastPath(): 0 | 1 | 2;
+  lastPath(): ConvPathCode;
   lastKernel(): string;
   /** Diagnostics (QuantizedConv.timeWinogradPhases): time the Winograd path's phases from the next call on. */
   _timePhases(on: boolean): void;
@@ -255,14 +262,14 @@ export interface Core extends EmscriptenRuntime {
   _qclamp(x: QTensorHandle, hasMin: boolean, min: number, hasMax: boolean, max: number): Result<QTensorHandle>;
 
   // pool_bindings.cpp
-  _qpool(x: QTensorHandle, kind: PoolKind, geometry: PoolGeometry, isa: IsaCode): Result<QTensorHandle>;
+  _qpool(x: QTensorHandle, kind: PoolKindCode, geometry: PoolGeometry, isa: IsaCode): Result<QTensorHandle>;
   _qadaptiveAvgPool(x: QTensorHandle, dims: number, outputSize: number[], isa: IsaCode): Result<QTensorHandle>;
-  _fpool(x: Address, nbytes: Count, shape: number[], kind: PoolKind, geometry: PoolGeometry): Result<FloatResult>;
+  _fpool(x: Address, nbytes: Count, shape: number[], kind: PoolKindCode, geometry: PoolGeometry): Result<FloatResult>;
   _fadaptivePool(
     x: Address,
     nbytes: Count,
     shape: number[],
-    kind: PoolKind,
+    kind: PoolKindCode,
     dims: number,
     outputSize: number[],
   ): Result<FloatResult>;
@@ -277,7 +284,7 @@ export interface Core extends EmscriptenRuntime {
     shape: number[],
     stats: Address,
     statsBytes: Count,
-    affine: 0 | 1,
+    affine: boolean,
     eps: number,
   ): Result<Float32Array>;
   /** weight: the weight of wShape, then its bias (wShape[0] floats); stats as _fbatchNorm's. */
@@ -288,22 +295,21 @@ export interface Core extends EmscriptenRuntime {
     stats: Address,
     statsBytes: Count,
     eps: number,
-    linear: 0 | 1,
+    linear: boolean,
   ): Result<{ weight: Float32Array; bias: Float32Array }>;
 
   // conv_bindings.cpp
   /** Validates a geometry; returns the weight's element count. */
   _convWeightCount(geometry: ConvGeometry): Result<number>;
   _checkOutputQParams(scale: number, zeroPoint: number): Result<undefined>;
-  /** engine: 0 fbgemm, 1 x86; winograd: 0 off, 1 auto, 2 on. */
   _makeQConv(
     geometry: ConvGeometry,
     weight: QTensorHandle,
     bias: Address,
     biasCount: Count,
     hasBias: boolean,
-    engine: 0 | 1,
-    winograd: 0 | 1 | 2,
+    engine: EngineCode,
+    winograd: WinogradCode,
   ): Result<QConvHandle>;
   _makeFConv(
     geometry: ConvGeometry,
@@ -317,8 +323,8 @@ export interface Core extends EmscriptenRuntime {
   // diagnostics_bindings.cpp
   /** Bytes malloc holds (live allocations, for the leak tests). */
   _heapInUse(): number;
-  /** 1 scalar, 2 wasmsimd. */
-  _bestIsa(): 1 | 2;
+  /** The ISA 'auto' runs (never 'auto' itself). */
+  _bestIsa(): IsaCode;
   _startThreads(n: number): Result<true>;
   _setNumThreads(n: number): Result<true>;
   _numThreads(): number;
@@ -341,4 +347,8 @@ export interface TestingCore extends Core {
   _setFineGrainedTasks(on: boolean): void;
   /** Divides 1 by `divisor` as an int32: 0 traps (the trap guard's test, trap-guard.mjs). */
   _divideForTesting(divisor: number): number;
+  /** bindings/codes.h's tables, {dtype: [[name, code], ...], ...}: what codes.mjs must equal. */
+  _bridgeCodes(): Record<string, [string, number][]>;
+  /** One failure of each kind the core reports, by the core's name for it (TypeError, ..., OutOfMemory). */
+  _errorOfEveryKind(): Record<string, CoreError>;
 }

@@ -7,6 +7,7 @@
 // FBGEMM's for the rest (the core's conv_backend_for has the rule). The
 // layer keeps its backend (module.backend) whatever the engine later is.
 import { readChoice } from './args.mjs';
+import { ENGINE } from './codes.mjs';
 
 /** The engines qwasm reproduces (torch.backends.quantized.supported_engines on x86, less qnnpack and onednn). */
 export const SUPPORTED_ENGINES = Object.freeze(['x86', 'fbgemm']);
@@ -24,5 +25,5 @@ export function getEngine() {
   return current;
 }
 
-/** @internal An engine (by default the one in force) as the core takes it (0 fbgemm, 1 x86). */
-export const engineCode = (name = current) => (name === 'x86' ? 1 : 0);
+/** @internal An engine (by default the one in force) as the core takes it: its code (codes.mjs). */
+export const engineCode = (name = current) => ENGINE.get(name);

@@ -1,15 +1,17 @@
 // Turns the bindings' {error, kind} results into thrown JavaScript errors.
-// The kind codes are bindings/common.h's kind_code(); kind 4, out of memory,
-// becomes a RangeError with kind 'outOfMemory' (checked() below).
+// The kinds are codes (codes.mjs's ERROR_KIND, named after the class each
+// becomes); out of memory becomes a RangeError with kind 'outOfMemory'
+// (checked() below).
+import { ERROR_KIND_NAMES } from './codes.mjs';
+
 const ERROR_CLASSES = new Map([
-  [1, TypeError],
-  [2, RangeError],
-  [3, Error],
+  ['TypeError', TypeError],
+  ['RangeError', RangeError],
+  ['Error', Error],
 ]);
 
 /** The `kind` of an error thrown because wasm memory ran out (the core's or a JS-side malloc). */
 export const OUT_OF_MEMORY = 'outOfMemory';
-const KIND_OUT_OF_MEMORY = 4;
 
 /** @internal A RangeError marked as out of memory (error.kind === 'outOfMemory'). */
 export function outOfMemoryError(message) {
@@ -31,8 +33,9 @@ export function isOutOfMemory(error) {
 export function checked(result, context) {
   if (result !== null && typeof result === 'object' && 'error' in result && typeof result.error === 'string') {
     const message = `${context}: ${result.error}`;
-    if (result.kind === KIND_OUT_OF_MEMORY) throw outOfMemoryError(message);
-    const ErrorClass = ERROR_CLASSES.get(result.kind) ?? Error;
+    const kind = ERROR_KIND_NAMES.get(result.kind);
+    if (kind === OUT_OF_MEMORY) throw outOfMemoryError(message);
+    const ErrorClass = ERROR_CLASSES.get(kind) ?? Error;
     throw new ErrorClass(message);
   }
   return /** @type {T} */ (result);

@@ -1,16 +1,11 @@
 // Which kernel family runs: 'auto' (the fastest this build has), 'scalar' or
 // 'wasmsimd'. Benchmarks and the equivalence tests switch it; users rarely need to.
 import { describe } from './args.mjs';
+import { ISA, ISA_NAMES } from './codes.mjs';
 import { wasm } from './runtime.mjs';
 
-/** @type {Map<string, import('./bridge.mjs').IsaCode>} */
-const ISA_CODES = new Map([
-  ['auto', 0],
-  ['scalar', 1],
-  ['wasmsimd', 2],
-]);
 /** @type {import('./bridge.mjs').IsaCode} */
-let isaCode = 0;
+let isaCode = ISA.get('auto');
 
 /**
  * @internal The code the bindings expect.
@@ -25,14 +20,17 @@ export function setKernelIsa(name) {
   if (typeof name !== 'string') {
     throw new TypeError(`setKernelIsa(name): name must be 'auto', 'scalar' or 'wasmsimd', got ${describe(name)}`);
   }
-  if (!ISA_CODES.has(name)) {
+  if (!ISA.has(name)) {
     throw new RangeError(`setKernelIsa(name): name must be 'auto', 'scalar' or 'wasmsimd', got ${describe(name)}`);
   }
-  isaCode = ISA_CODES.get(name);
+  isaCode = ISA.get(name);
 }
 
-/** The kernel family in use: 'scalar' or 'wasmsimd'. */
+/**
+ * The kernel family in use: 'scalar' or 'wasmsimd'.
+ * @returns {'scalar' | 'wasmsimd'}
+ */
 export function kernelIsa() {
-  const code = isaCode === 0 ? wasm('kernelIsa()')._bestIsa() : isaCode;
-  return code === 1 ? 'scalar' : 'wasmsimd';
+  const code = isaCode === ISA.get('auto') ? wasm('kernelIsa()')._bestIsa() : isaCode;
+  return /** @type {any} */ (ISA_NAMES.get(code));
 }

@@ -4,6 +4,7 @@
 // `instantiate`, which loads the single-thread or the threaded variant, and
 // `defaultThreads`.
 import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, readInteger, readOptions, typedArrayKind } from './args.mjs';
+import { ISA_NAMES } from './codes.mjs';
 import { checked } from './errors.mjs';
 import { guardTraps, throwIfTrapped } from './trap-guard.mjs';
 
@@ -176,7 +177,7 @@ export function runtimeInfo() {
     variant: loaded.threaded ? 'threads' : 'single-thread',
     numThreads: M._numThreads(),
     maxThreads: M._maxThreads(),
-    isa: M._bestIsa() === 1 ? 'scalar' : 'wasmsimd',
+    isa: /** @type {any} */ (ISA_NAMES.get(M._bestIsa())),
   };
   if (loaded.reason) info.threadsUnavailable = loaded.reason;
   return info;

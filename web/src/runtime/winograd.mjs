@@ -5,6 +5,7 @@
 // its constructor's options (fromFloat's, io.loadModel's), else from
 // quantization.setWinograd's default, when its weights are packed.
 import { describe } from './args.mjs';
+import { WINOGRAD } from './codes.mjs';
 
 // The mode is the option's own value from the call that reads it to the
 // bridge: winogradCode(mode) is the one conversion to the core's code.
@@ -52,7 +53,7 @@ export function getWinograd() {
 }
 
 /**
- * @internal The core's code of a mode (0 off, 1 auto, 2 on), for the bridge only.
+ * @internal The core's code of a mode (codes.mjs's WINOGRAD, by String(mode)), for the bridge only.
  * @param {WinogradMode} mode
  */
-export const winogradCode = (mode) => (mode === false ? 0 : mode === 'auto' ? 1 : 2);
+export const winogradCode = (mode) => WINOGRAD.get(String(mode));

@@ -13,10 +13,10 @@ import {
   readOptions,
   tensorBytes,
 } from '../runtime/args.mjs';
+import { DTYPE, QSCHEME } from '../runtime/codes.mjs';
 import { checked } from '../runtime/errors.mjs';
 import { noteOutOfMemory, ownBytes, withHeapCopy } from '../runtime/heap.mjs';
 import { wasm } from '../runtime/runtime.mjs';
-import { DTYPES, QSCHEMES } from './dtypes.mjs';
 
 const FLOAT32_EPS = 2 ** -23;
 
@@ -82,9 +82,9 @@ class UniformObserverBase {
     this.#perChannel = perChannel;
     this.#averaging = averaging;
     this.#dtype = option(o, 'dtype', 'quint8');
-    const dtypeCode = readChoice(this.#dtype, DTYPES, 'dtype', ctx);
+    const dtypeCode = readChoice(this.#dtype, DTYPE, 'dtype', ctx);
     this.#qscheme = option(o, 'qscheme', defaultScheme);
-    const schemeCode = readChoice(this.#qscheme, QSCHEMES, 'qscheme', ctx);
+    const schemeCode = readChoice(this.#qscheme, QSCHEME, 'qscheme', ctx);
     this.#reduceRange = o.has('reduceRange') ? readBoolean(o.get('reduceRange'), 'reduceRange', ctx) : false;
     const quantMin = o.has('quantMin') ? readNumber(o.get('quantMin'), 'quantMin', ctx) : undefined;
     const quantMax = o.has('quantMax') ? readNumber(o.get('quantMax'), 'quantMax', ctx) : undefined;
@@ -250,12 +250,12 @@ class UniformObserverBase {
   /**
    * @internal The qparams arguments the core's calculate-qparams bindings take after the state:
    * (dtype, qscheme, quantMin, quantMax, customized, eps).
-   * @returns {[number, number, number, number, boolean, number]}
+   * @returns {[import('../runtime/bridge.mjs').DTypeCode, import('../runtime/bridge.mjs').QSchemeCode, number, number, boolean, number]}
    */
   get _qparamsConfig() {
     return [
-      DTYPES.get(this.#dtype),
-      QSCHEMES.get(this.#qscheme),
+      DTYPE.get(this.#dtype),
+      QSCHEME.get(this.#qscheme),
       this.#quantMin,
       this.#quantMax,
       this.#customized,

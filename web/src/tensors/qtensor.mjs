@@ -11,16 +11,16 @@ import {
   setQTensorCheck,
   typedArrayKind,
 } from '../runtime/args.mjs';
+import { DTYPE_NAMES, MEMORY_FORMAT, QSCHEME, QSCHEME_NAMES } from '../runtime/codes.mjs';
 import { checked } from '../runtime/errors.mjs';
 import { copyView, noteOutOfMemory, streamFloatsOut } from '../runtime/heap.mjs';
 import { currentIsa } from '../runtime/isa.mjs';
 import { adopt, release } from '../runtime/owned.mjs';
 import { wasm } from '../runtime/runtime.mjs';
 import { tidyWith, trackNew } from '../runtime/scope.mjs';
-import { DTYPE_NAMES, QSCHEME_NAMES } from './dtypes.mjs';
 
-const PER_TENSOR = 0;
-const FLOAT_QPARAMS = 2;
+const PER_TENSOR = QSCHEME.get('per_tensor_affine');
+const FLOAT_QPARAMS = QSCHEME.get('per_channel_affine_float_qparams');
 const typedArraySet = Object.getPrototypeOf(Uint8Array.prototype).set;
 
 // Only this module (and wrapHandle) can make a QTensor.
@@ -283,10 +283,11 @@ export function viewOf(q, dims, ctx) {
   return checked(wasm(ctx)._view(h, dims.slice(), axis), ctx);
 }
 
+// PyTorch's names: the core's channels-last format is channels_last at rank 4, channels_last_3d at rank 5.
 const MEMORY_FORMATS = new Map([
-  ['contiguous', { code: 0 }],
-  ['channels_last', { code: 1, rank: 4 }],
-  ['channels_last_3d', { code: 1, rank: 5 }],
+  ['contiguous', { code: MEMORY_FORMAT.get('contiguous') }],
+  ['channels_last', { code: MEMORY_FORMAT.get('channels_last'), rank: 4 }],
+  ['channels_last_3d', { code: MEMORY_FORMAT.get('channels_last'), rank: 5 }],
 ]);
 
 function memoryFormatCode(name, ctx) {

@@ -17,11 +17,11 @@ import {
   tensorBytes,
   typedArrayKind,
 } from '../runtime/args.mjs';
+import { DTYPE } from '../runtime/codes.mjs';
 import { checked } from '../runtime/errors.mjs';
 import { MAX_BUFFER_BYTES, noteOutOfMemory, ownBytes, withHeapCopy } from '../runtime/heap.mjs';
 import { currentIsa } from '../runtime/isa.mjs';
 import { wasm } from '../runtime/runtime.mjs';
-import { DTYPES } from './dtypes.mjs';
 import { QTensor, qtensorHandle, wrapHandle } from './qtensor.mjs';
 
 // Per-channel qparams cross as one heap block of doubles: scales, then zero
@@ -60,7 +60,7 @@ export function quantizePerTensor(x, scale, zeroPoint, dtype) {
   const t = readFloatTensor(x, ctx);
   const s = readNumber(scale, 'scale', ctx);
   const z = readNumber(zeroPoint, 'zeroPoint', ctx);
-  const d = readChoice(dtype, DTYPES, 'dtype', ctx);
+  const d = readChoice(dtype, DTYPE, 'dtype', ctx);
   const M = wasm(ctx);
   const bytes = tensorBytes(t, ctx);
   return make(ctx, () =>
@@ -75,7 +75,7 @@ export function quantizePerChannel(x, scales, zeroPoints, axis, dtype) {
   const t = readFloatTensor(x, ctx);
   const qp = readQParams(scales, zeroPoints, t.shape, ctx);
   const a = readNumber(axis, 'axis', ctx);
-  const d = readChoice(dtype, DTYPES, 'dtype', ctx);
+  const d = readChoice(dtype, DTYPE, 'dtype', ctx);
   const M = wasm(ctx);
   const bytes = tensorBytes(t, ctx);
   return make(ctx, () =>
@@ -128,7 +128,7 @@ function readIntTensor(t, dtype, ctx) {
   if (name === undefined) {
     throw new TypeError(`${ctx}: intTensor.data must be a Uint8Array, Int8Array or Int32Array, got ${describe(data)}`);
   }
-  const code = readChoice(name, DTYPES, 'dtype', ctx);
+  const code = readChoice(name, DTYPE, 'dtype', ctx);
   if (ARRAY_OF_DTYPE.get(name) !== kind) {
     throw new TypeError(`${ctx}: ${name} data must be an ${ARRAY_OF_DTYPE.get(name)}, got ${describe(data)}`);
   }
