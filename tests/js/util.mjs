@@ -133,3 +133,8 @@ export function initGolden(qwasm, golden) {
       engine();
     });
 }
+
+/** A conv golden case's quint8 input (x_int with a_scale, a_zero_point) as a QTensor the caller disposes. */
+export function goldenInput(qwasm, c) {
+  return qwasm.makePerTensorQuantizedTensor({ data: decode(c.x_int), shape: c.x_int.shape }, c.a_scale, c.a_zero_point);
+}

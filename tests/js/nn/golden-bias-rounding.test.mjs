@@ -7,7 +7,7 @@
 // integer. Both kernel families, and the exact integer Winograd path where it
 // applies (the QWASM_TEST_WINOGRAD reruns of npm test).
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { decode, firstDifference, initGolden, loadGolden } from '../util.mjs';
+import { decode, firstDifference, goldenInput, initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('bias_rounding.json');
 const { nn, quantization } = qwasm;
@@ -60,11 +60,7 @@ describe.each(['wasmsimd', 'scalar'])('%s kernels', (isa) => {
     quantization.setEngine('fbgemm');
     qwasm.setKernelIsa(isa);
     const m = layer(c);
-    const x = qwasm.makePerTensorQuantizedTensor(
-      { data: decode(c.x_int), shape: c.x_int.shape },
-      c.a_scale,
-      c.a_zero_point,
-    );
+    const x = goldenInput(qwasm, c);
     const y = m.forward(x);
     const got = y.intRepr();
     const want = decode(c.y);

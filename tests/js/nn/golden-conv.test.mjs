@@ -4,7 +4,7 @@
 // equal, for both kernel families, on the backend PyTorch used; the float
 // ConvReLU3d within a stated tolerance.
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { decode, firstDifference, initGolden, loadGolden } from '../util.mjs';
+import { decode, firstDifference, goldenInput, initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('conv3d.json');
 const goldens = [golden, loadGolden('conv3d_x86.json')].map((g) => [g.engine, g]);
@@ -46,11 +46,7 @@ describe.each(goldens)('%s engine', (engine, g) => {
       qwasm.setKernelIsa(isa);
       const m = quantizedModule(c);
       expect(m.backend).toBe(c.backend);
-      const qx = qwasm.makePerTensorQuantizedTensor(
-        { data: decode(c.x_int), shape: c.x_int.shape },
-        c.a_scale,
-        c.a_zero_point,
-      );
+      const qx = goldenInput(qwasm, c);
       const y = m.forward(qx);
       try {
         expect(y.shape).toEqual(c.y_int.shape);

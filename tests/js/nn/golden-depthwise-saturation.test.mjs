@@ -8,7 +8,7 @@
 // sums are exact. qwasm's integers equal PyTorch's bit for bit, on both
 // kernel families; the fast-path cases run the sat16 depthwise kernels.
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { decode, firstDifference, initGolden, loadGolden } from '../util.mjs';
+import { decode, firstDifference, goldenInput, initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('depthwise_saturation.json');
 const { nn, quantization } = qwasm;
@@ -63,11 +63,7 @@ describe.each(['wasmsimd', 'scalar'])('%s kernels', (isa) => {
     quantization.setEngine(c.engine);
     qwasm.setKernelIsa(isa);
     const m = layer(c);
-    const x = qwasm.makePerTensorQuantizedTensor(
-      { data: decode(c.x_int), shape: c.x_int.shape },
-      c.a_scale,
-      c.a_zero_point,
-    );
+    const x = goldenInput(qwasm, c);
     const y = m.forward(x);
     const got = y.intRepr();
     const want = decode(c.y);

@@ -5,7 +5,7 @@
 // on .5, where the engines differ (the golden holds thousands of such
 // outputs, so a layer on the wrong backend cannot pass).
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { decode, firstDifference, initGolden, loadGolden } from '../util.mjs';
+import { decode, firstDifference, goldenInput, initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('requant_engines.json');
 const { nn, quantization } = qwasm;
@@ -52,11 +52,7 @@ describe.each([
       quantization.setEngine(engine);
       qwasm.setKernelIsa(isa);
       const m = layer(c);
-      const x = qwasm.makePerTensorQuantizedTensor(
-        { data: decode(c.x_int), shape: c.x_int.shape },
-        c.a_scale,
-        c.a_zero_point,
-      );
+      const x = goldenInput(qwasm, c);
       const y = m.forward(x);
       const got = y.intRepr();
       const want = decode(c[key]);

@@ -7,7 +7,7 @@
 import * as codes from '../../../web/src/runtime/codes.mjs';
 import { checked, isOutOfMemory } from '../../../web/src/runtime/errors.mjs';
 import { initTesting, M, qwasm, withCopy } from '../testing.mjs';
-import { decode, firstDifference, loadGolden } from '../util.mjs';
+import { decode, firstDifference, goldenInput, loadGolden } from '../util.mjs';
 
 beforeAll(() => initTesting());
 afterEach(() => qwasm.quantization.setEngine('x86'));
@@ -313,11 +313,7 @@ test.each(ties.map((c) => [c.name, c]))('backend codes: %s computes the named ba
     m.setWeightBias(w, c.bias === null ? null : decode(c.bias));
     m.scale = c.out_scale;
     m.zeroPoint = c.out_zero_point;
-    const x = qwasm.makePerTensorQuantizedTensor(
-      { data: decode(c.x_int), shape: c.x_int.shape },
-      c.a_scale,
-      c.a_zero_point,
-    );
+    const x = goldenInput(qwasm, c);
     const y = m.forward(x);
     // The integers of the engine PyTorch runs on the backend the layer names.
     const engineOfBackend = Object.keys(c.backends).find((e) => c.backends[e] === m.backend);
