@@ -5,31 +5,18 @@ convolution and linear layers")."""
 import numpy as np
 import torch
 
-from .common import SEED, arr
+from .common import SEED, arr, fma32
 
 F32 = np.float32
 
 
-def _fma32(a, b, c):
-    """float32 fma(a, b, c) with one rounding: a * b is exact in double, TwoSum
-    gives the double sum's error, the sum is rounded to odd, then to float."""
-    p = np.asarray(a, F32).astype(np.float64) * np.asarray(b, F32).astype(np.float64)
-    c = np.asarray(c, F32).astype(np.float64)
-    p, c = np.broadcast_arrays(p, c)
-    s = p + c
-    bv = s - p
-    e = (p - (s - bv)) + (c - bv)
-    bits = s.view(np.int64).copy()
-    fix = (e != 0) & ((bits & 1) == 0)
-    bits = np.where(fix, bits + np.where(np.signbit(e) != np.signbit(s), -1, 1), bits)
-    return bits.view(np.float64).astype(F32)
 
 
 def _bias_terms(bias, atws, accf):
     """acc + bias in float, the three ways FBGEMM's kernels may add it."""
     rcp = (1.0 / atws.astype(np.float64)).astype(F32)
     return {"divide": accf + (bias / atws).astype(F32), "multiply": accf + (bias * rcp).astype(F32),
-            "fma": _fma32(bias, rcp, accf)}
+            "fma": fma32(bias, rcp, accf)}
 
 
 def _requantize(f, multiplier, zp, relu):

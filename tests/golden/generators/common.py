@@ -112,3 +112,18 @@ def sample(shape, gen, spread=4.0):
     flat[idx[: n // 20]] = 0.0
     flat[idx[n // 20: n // 10]] *= 1000.0
     return x
+
+
+def fma32(a, b, c):
+    """float32 fma(a, b, c) with one rounding: a * b is exact in double, TwoSum
+    gives the double sum's error, the sum is rounded to odd, then to float."""
+    p = np.asarray(a, np.float32).astype(np.float64) * np.asarray(b, np.float32).astype(np.float64)
+    c = np.asarray(c, np.float32).astype(np.float64)
+    p, c = np.broadcast_arrays(p, c)
+    s = p + c
+    bv = s - p
+    e = (p - (s - bv)) + (c - bv)
+    bits = s.view(np.int64).copy()
+    fix = (e != 0) & ((bits & 1) == 0)
+    bits = np.where(fix, bits + np.where(np.signbit(e) != np.signbit(s), -1, 1), bits)
+    return bits.view(np.float64).astype(np.float32)

@@ -18,7 +18,7 @@ import itertools
 import numpy as np
 import torch
 
-from .common import SEED, arr, conv_backend
+from .common import SEED, arr, conv_backend, fma32
 
 F32 = np.float32
 
@@ -58,17 +58,6 @@ def _accumulators(x, w, a_zp, w_zp, stride, pad, multiplier, saturate, row_clamp
     return acc - (np.minimum(row_sum, 32767) if row_clamp else row_sum) * wz - a_zp * col
 
 
-def _fma32(a, b, c):
-    p = np.asarray(a, F32).astype(np.float64) * np.asarray(b, F32).astype(np.float64)
-    c = np.asarray(c, F32).astype(np.float64)
-    p, c = np.broadcast_arrays(p, c)
-    s = p + c
-    bv = s - p
-    e = (p - (s - bv)) + (c - bv)
-    bits = s.view(np.int64).copy()
-    fix = (e != 0) & ((bits & 1) == 0)
-    bits = np.where(fix, bits + np.where(np.signbit(e) != np.signbit(s), -1, 1), bits)
-    return bits.view(np.float64).astype(F32)
 
 
 def _requantize(acc, bias, atws, multiplier, out_zp, relu, per_channel, fast_path):
@@ -82,7 +71,7 @@ def _requantize(acc, bias, atws, multiplier, out_zp, relu, per_channel, fast_pat
     else:
         rcp = (1.0 / atws.astype(np.float64)).astype(F32)
         f = (accf + (bias * rcp).astype(F32).reshape(shape) if fast_path
-             else _fma32(bias.reshape(shape), rcp.reshape(shape), accf))
+             else fma32(bias.reshape(shape), rcp.reshape(shape), accf))
     y = np.rint((f * multiplier.reshape(shape)).astype(F32)).astype(np.int64) + out_zp
     return np.clip(y, out_zp if relu else 0, 255)
 
