@@ -366,8 +366,9 @@ _module("QuantStub", [], eager=lambda: {torch.ao.quantization.QuantStub: None},
 _module("DeQuantStub", [], eager=lambda: {torch.ao.quantization.DeQuantStub: None},
         numerics={"float": "bit for bit: the identity"})
 # PT2E: dropout (in eval mode) and copies are no node at all (qwasm_pt2e's _PASS_THROUGH).
+# nnq.Dropout: what the eager flow's convert makes of an nn.Dropout (the identity in eval mode).
 _module("Identity", [], eager=lambda: {nn.Identity: None, nn.Dropout: None, nn.Dropout1d: None, nn.Dropout2d: None,
-                                       nn.Dropout3d: None}, numerics=_MOVES)
+                                       nn.Dropout3d: None, nnq.Dropout: None}, numerics=_MOVES)
 # PT2E: a ReLU is the relu function (below).
 _module("ReLU", [], eager=lambda: {nn.ReLU: None}, numerics=_CLAMP)
 _module("ReLU6", [], eager=lambda: {nnq.ReLU6: None, nn.ReLU6: None}, numerics=_CLAMP)
