@@ -382,10 +382,24 @@ def _check_hardtanh(where, m, tensors):
         raise ExportError(f"{where}: Hardtanh bounds {lo}, {hi}: qwasm needs finite bounds with min_val < max_val")
 
 
+def _hardtanh_from_aten(lowering, n, where, x, _):
+    b = lowering.bind(n)
+    entry = {"type": "Hardtanh", "min_val": float(b["min_val"]), "max_val": float(b["max_val"])}
+    _check_hardtanh(where, entry, {})
+    _write_module(lowering, n, entry, x)
+
+
 # Float or on a quantized input (quantized::hardtanh: the bounds quantized with
 # the input's qparams, which stay). nn.ReLU6 is its own type (above).
+# PT2E (F.relu6 and F.hardtanh are aten.hardtanh): in float only. On the
+# integers the bounds would be quantized as quantized::hardtanh does, and the
+# reference's quantize rounds a bound's x * (1 / scale) where that rounds
+# x / scale; the float clamp between dequantize and quantize is the reference.
 _module("Hardtanh", ["min_val", "max_val"], eager=lambda: {nn.Hardtanh: None},
-        from_module=_hardtanh_from_module, check=_check_hardtanh, numerics=_CLAMP)
+        from_module=_hardtanh_from_module,
+        pt2e=ValueLowering(ops=lambda: {aten.hardtanh.default: None, aten.hardtanh_.default: None},
+                           write=_hardtanh_from_aten, on_integers=False, inplace=lambda: {aten.hardtanh_.default}),
+        check=_check_hardtanh, numerics=_CLAMP)
 _module("Flatten", ["start_dim", "end_dim"], eager=lambda: {nn.Flatten: None},
         from_module=lambda path, m, w, _: {"type": "Flatten", "start_dim": int(m.start_dim),
                                            "end_dim": int(m.end_dim)}, numerics=_MOVES)

@@ -64,6 +64,9 @@ class Cumulative(nn.Module):
 
 x2 = torch.randn(1, 3, 8, 8)
 attempt("cumsum", Cumulative().eval(), x2, QwasmQuantizer())
+# ReLU6 (torch.export writes aten.hardtanh_) as MobileNet uses it, and a Hardtanh.
+attempt("hardtanh", nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU6(inplace=True), nn.Conv2d(4, 4, 3),
+                                  nn.Hardtanh(-0.5, 0.5)).eval(), x2, QwasmQuantizer())
 attempt("reduce_range", nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()).eval(), x2,
         X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config(reduce_range=True)))
 attempt("dropout_training", nn.Sequential(nn.Conv2d(3, 4, 3), nn.Dropout(0.5)).train(), x2, None)
@@ -236,6 +239,7 @@ it.each([
   ['twice', 'a conv module called twice (its weights written once per call)', 'conv2d_2'],
   ['functional', 'sizes given as one-element lists (F.conv2d(x, w, b, [2], [1], [1]), pools)', 'conv2d'],
   ['pre_activation', 'a BatchNorm that reads a quantized value (not folded: it follows a pool)', 'conv2'],
+  ['hardtanh', 'ReLU6 (aten.hardtanh_) and Hardtanh, in float between dequantize and quantize', '2'],
 ])('%s: %s exports and runs within a step of PyTorch', async (name, _, lastLayer) => {
   const { model, y, want } = await runExported(name);
   try {
