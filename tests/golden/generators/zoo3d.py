@@ -168,6 +168,21 @@ def _models():
     ]
 
 
+def _norm_statistics(model, inputs):
+    """Sets each BatchNorm's running statistics to the inputs' (a cumulative average over them), as
+    training would have: with a fresh module's (mean 0, variance 1) a random-weight network's
+    activations grow layer by layer and one class wins every voxel."""
+    norms = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    for m in norms:
+        m.reset_running_stats()
+        m.momentum = None
+    model.train()
+    with torch.no_grad():
+        for x in inputs:
+            model(x)
+    return model.eval()
+
+
 class _Stubbed(nn.Module):
     """The eager flow's model: QuantStub, the model, DeQuantStub."""
 
@@ -236,7 +251,6 @@ def zoo3d_cases(names=None):
         if names and name not in names:
             continue
         torch.manual_seed(SEED % 1000 + 300 + k)
-        model = build().eval()
         if task == "segmentation":
             x = _smooth_volume(SEED + 300 + k, shape)
             calibration = [x, _smooth_volume(SEED + 400 + k, shape)]
@@ -246,6 +260,7 @@ def zoo3d_cases(names=None):
             x = lcg_clip(seed, shape)
             calibration = [x, lcg_clip(seed + 1, shape)]
             given = {"input": {"lcg": seed, "shape": list(shape)}}
+        model = _norm_statistics(build(), calibration)
         m = pt2e_convert(model, _quantizer("qwasm"), calibration)
         fname = f"exported/zoo3d_{name}.qwasm.safetensors"
         export(m, x, output_path(fname))
@@ -260,7 +275,7 @@ def zoo3d_cases(names=None):
         print(f"zoo3d {name}: {len(layers)} quantized layers, output {list(y.shape)}")
         if name in EAGER:
             torch.manual_seed(SEED % 1000 + 300 + k)  # the same float model
-            eager = _eager_case(name, task, build().eval(), x, calibration,
+            eager = _eager_case(name, task, _norm_statistics(build(), calibration), x, calibration,
                                 f"exported/zoo3d_{name}_eager.qwasm.safetensors")
             cases.append({**eager, **given})
     return cases
