@@ -10,6 +10,7 @@ random weights (callers seed torch). Each has two sizes:
 from dataclasses import dataclass
 from typing import Callable, Optional, Tuple
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -194,3 +195,21 @@ def norm_statistics(model, inputs):
         for x in inputs:
             model(x)
     return model.eval()
+
+
+def smooth_volume(seed, shape):
+    """A volume of a few Gaussian blobs of different intensities plus a little noise: segmentation
+    networks see structure, not only noise. The goldens store it (float32), so both sides read the same."""
+    rng = np.random.default_rng(seed)
+    n, c, *spatial = shape
+    grids = np.meshgrid(*[np.linspace(-1, 1, s) for s in spatial], indexing="ij")
+    vol = np.zeros((n, c, *spatial), np.float32)
+    for b in range(n):
+        for ch in range(c):
+            for _ in range(5):
+                centre = rng.uniform(-0.6, 0.6, len(spatial))
+                width = rng.uniform(0.15, 0.45)
+                r2 = sum((g - m) ** 2 for g, m in zip(grids, centre))
+                vol[b, ch] += rng.uniform(-1.5, 2.5) * np.exp(-r2 / (2 * width**2))
+            vol[b, ch] += rng.normal(0, 0.05, spatial)
+    return torch.from_numpy(vol.astype(np.float32))

@@ -13,7 +13,6 @@ PyTorch's own quantized input and output (as pt2e.json). Per-layer data is kept 
 per model: every layer when they fit, else the layers with the smallest outputs first, in graph
 order, and the test says how many of how many it checks.
 """
-import numpy as np
 import torch
 
 from .common import SEED, add_to_path, arr, output_path
@@ -21,24 +20,6 @@ from .pt2e import _layers, _output_qparams, _quantizer, pt2e_convert
 
 nn = torch.nn
 LAYER_BYTES = 400_000  # per model: the per-layer inputs and outputs kept (uint8 each)
-
-
-def _smooth_volume(seed, shape):
-    """A volume of a few Gaussian blobs of different intensities plus a little noise: segmentation
-    networks see structure, not only noise. Stored in the golden (float32), so both sides read it."""
-    rng = np.random.default_rng(seed)
-    n, c, *spatial = shape
-    grids = np.meshgrid(*[np.linspace(-1, 1, s) for s in spatial], indexing="ij")
-    vol = np.zeros((n, c, *spatial), np.float32)
-    for b in range(n):
-        for ch in range(c):
-            for _ in range(5):
-                centre = rng.uniform(-0.6, 0.6, len(spatial))
-                width = rng.uniform(0.15, 0.45)
-                r2 = sum((g - m) ** 2 for g, m in zip(grids, centre))
-                vol[b, ch] += rng.uniform(-1.5, 2.5) * np.exp(-r2 / (2 * width**2))
-            vol[b, ch] += rng.normal(0, 0.05, spatial)
-    return torch.from_numpy(vol.astype(np.float32))
 
 
 class _Stubbed(nn.Module):
@@ -103,7 +84,7 @@ def zoo3d_cases(names=None):
     add_to_path("..", "models")
     from qwasm_export import export
     from video_resnets import lcg_clip
-    from zoo3d_models import ZOO, norm_statistics
+    from zoo3d_models import ZOO, norm_statistics, smooth_volume
     torch.set_num_threads(1)
     cases = []
     for k, entry in enumerate(ZOO):
@@ -113,8 +94,8 @@ def zoo3d_cases(names=None):
             continue
         torch.manual_seed(SEED % 1000 + 300 + k)
         if task == "segmentation":
-            x = _smooth_volume(SEED + 300 + k, shape)
-            calibration = [x, _smooth_volume(SEED + 400 + k, shape)]
+            x = smooth_volume(SEED + 300 + k, shape)
+            calibration = [x, smooth_volume(SEED + 400 + k, shape)]
             given = {"x": arr(x.numpy())}
         else:
             seed = 5000 + 10 * k
@@ -128,7 +109,7 @@ def zoo3d_cases(names=None):
         with torch.no_grad():
             y = m(x)
         # Fully convolutional models take a smaller volume per layer (the export's dimensions are dynamic).
-        layer_x = x if layer_shape is None else _smooth_volume(SEED + 500 + k, layer_shape)
+        layer_x = x if layer_shape is None else smooth_volume(SEED + 500 + k, layer_shape)
         layers = _layers(m, layer_x)
         cases.append({"name": name, "flow": "pt2e", "task": task, "file": fname, **given, "y": arr(y.numpy()),
                       "output_qparams": _output_qparams(m), "layer_count": len(layers),
