@@ -741,6 +741,57 @@ _method("dequantize", 1, traced=("dequantize",),
 _method("contiguous", 1, traced=("contiguous",), numerics=_MOVES)
 
 
+# -- conv_transpose ----------------------------------------------------------------------------------------------------
+# nn.ConvTranspose1d/2d/3d and aten.conv_transpose{1,2,3}d.input in float (the decoders of MONAI's UNet, BasicUNet
+# and DynUNet). The weight is PyTorch's, [in_channels, out_channels / groups, *kernel_size].
+
+_CONV_TRANSPOSE_FIELDS = ["dims", "in_channels", "out_channels", "kernel_size", "stride", "padding",
+                          "output_padding", "groups", "dilation", "weight", "bias"]
+
+
+def _aten_conv_transposes():
+    return {aten.conv_transpose1d.default: 1, aten.conv_transpose2d.input: 2, aten.conv_transpose3d.input: 3}
+
+
+def _conv_transpose_from_module(path, m, w, dims):
+    if m.padding_mode != "zeros":
+        raise ExportError(f"{path}: {type(m).__name__} with padding_mode '{m.padding_mode}' is not supported")
+    return {"type": "ConvTranspose", "dims": dims, "in_channels": m.in_channels, "out_channels": m.out_channels,
+            "kernel_size": ints(m.kernel_size), "stride": ints(m.stride), "padding": ints(m.padding),
+            "output_padding": ints(m.output_padding), "groups": int(m.groups), "dilation": ints(m.dilation),
+            "weight": w.add(f"{path}.weight", m.weight.to(torch.float32)), "bias": w.bias(path, m.bias)}
+
+
+def _conv_transpose_from_aten(lowering, n, where, dims):
+    b, path, weight, w_name, bias_name = _float_layer_parts(lowering, n, where)
+    groups = int(b["groups"])
+    entry = {"type": "ConvTranspose", "dims": dims, "in_channels": weight.shape[0],
+             "out_channels": weight.shape[1] * groups, "kernel_size": list(weight.shape[2:]),
+             "stride": ints(b["stride"], dims), "padding": ints(b["padding"], dims),
+             "output_padding": ints(b["output_padding"], dims), "groups": groups,
+             "dilation": ints(b["dilation"], dims), "weight": w_name, "bias": bias_name}
+    _write_float_layer(lowering, n, where, b, path, entry)
+
+
+def _check_conv_transpose(where, m, tensors):
+    """PyTorch's own refusal (ConvUtils.h): each output padding below its stride or its dilation."""
+    for i, (op, s, d) in enumerate(zip(m["output_padding"], m["stride"], m["dilation"])):
+        if not 0 <= op < max(s, d):
+            raise ExportError(f"{where}: output_padding {op} (dimension {i}) must be smaller than the stride {s} "
+                              f"or the dilation {d}")
+    _check_float_layer(where, m, tensors)
+
+
+_module(
+    "ConvTranspose", _CONV_TRANSPOSE_FIELDS,
+    eager=lambda: {nn.ConvTranspose1d: 1, nn.ConvTranspose2d: 2, nn.ConvTranspose3d: 3},
+    from_module=_conv_transpose_from_module,
+    pt2e=Lowering(ops=_aten_conv_transposes, write=_conv_transpose_from_aten),
+    check=_check_conv_transpose,
+    numerics={"float": "within 1 ulp of the exact sum: float32 products summed in float64, rounded once "
+                       "(PyTorch's float32 order differs; docs/numerics.md)"})
+
+
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------
 
 MODULE_FIELDS = {t: list(op.fields) for t, op in MODULE_OPS.items()}
