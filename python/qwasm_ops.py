@@ -792,6 +792,59 @@ _module(
                        "(PyTorch's float32 order differs; docs/numerics.md)"})
 
 
+def packed_transpose_backend(path, m, dims):
+    """'onednn' or 'fbgemm': whose kernel runs this quantized transposed conv (as packed_backend: each
+    backend's kernel refuses a qint8 activation with an error naming itself)."""
+    op = getattr(torch.ops.quantized, f"conv_transpose{dims}d")
+    x = torch.quantize_per_tensor(torch.zeros((1, m.in_channels) + (8,) * dims), 1.0, 0, torch.qint8)
+    try:
+        op(x, m._packed_params, 1.0, 0)
+    except RuntimeError as e:
+        text = str(e)
+        if "ONEDNN" in text:
+            return "onednn"
+        if "FBGEMM" in text:
+            return "fbgemm"
+    raise ExportError(f"{path}: cannot tell which backend ({torch.backends.quantized.engine} engine) packed "
+                      f"this {type(m).__name__}; qwasm reproduces 'fbgemm'")
+
+
+def _quantized_conv_transpose_from_module(path, m, w, dims):
+    if m.padding_mode != "zeros":
+        raise ExportError(f"{path}: {type(m).__name__} with padding_mode '{m.padding_mode}' is not supported")
+    backend = packed_transpose_backend(path, m, dims)
+    if backend != "fbgemm":
+        raise ExportError(f"{path}: PyTorch's x86 engine runs this {type(m).__name__} on oneDNN (symmetric "
+                          "weights and no output padding), whose integers qwasm does not reproduce yet; convert "
+                          "the model with torch.backends.quantized.engine = 'fbgemm' to export it")
+    return {"type": "QuantizedConvTranspose", "dims": dims, "in_channels": m.in_channels,
+            "out_channels": m.out_channels, "kernel_size": ints(m.kernel_size), "stride": ints(m.stride),
+            "padding": ints(m.padding), "output_padding": ints(m.output_padding), "groups": int(m.groups),
+            "dilation": ints(m.dilation), "scale": float(m.scale), "zero_point": int(m.zero_point),
+            "weight": w.qweight(path, m.weight()), "bias": w.bias(path, m.bias()), "backend": backend}
+
+
+def _check_quantized_conv_transpose(where, m, tensors):
+    if m["weight"]["qscheme"] != "per_tensor_affine":
+        raise ExportError(f"{where}: a transposed conv's weight quantized per channel; qwasm's (as PyTorch's "
+                          "FBGEMM) are per tensor")
+    for i, (op, s, d) in enumerate(zip(m["output_padding"], m["stride"], m["dilation"])):
+        if not 0 <= op < max(s, d):
+            raise ExportError(f"{where}: output_padding {op} (dimension {i}) must be smaller than the stride {s} "
+                              f"or the dilation {d}")
+    _check_quantized_layer(where, m, tensors)
+
+
+# nnq.ConvTranspose1d/2d/3d packed by FBGEMM: exact (a stride-1 conv of the input with the zero point inserted
+# between its values, as docs/numerics.md shows).
+_module(
+    "QuantizedConvTranspose", [*_CONV_TRANSPOSE_FIELDS[:-2], "scale", "zero_point", "weight", "bias", "backend"],
+    eager=lambda: {nnq.ConvTranspose1d: 1, nnq.ConvTranspose2d: 2, nnq.ConvTranspose3d: 3},
+    from_module=_quantized_conv_transpose_from_module,
+    check=_check_quantized_conv_transpose,
+    numerics={"int8": "exact: int32 sums, then FBGEMM's requantization (docs/numerics.md)"})
+
+
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------
 
 MODULE_FIELDS = {t: list(op.fields) for t, op in MODULE_OPS.items()}

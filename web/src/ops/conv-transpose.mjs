@@ -2,11 +2,24 @@
 // ConvTranspose of a model file (nn.ConvTranspose1d / 2d / 3d, and
 // aten.conv_transpose{1,2,3}d in PT2E graphs: the decoders of U-Nets).
 
-import { ConvTransposeFloat, transposedOut } from '../nn/conv-transpose.mjs';
+import { ConvTransposeFloat, QuantizedConvTranspose, transposedOut } from '../nn/conv-transpose.mjs';
+import { nn } from '../nn/index.mjs';
 import { describe } from '../runtime/args.mjs';
+import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { numel } from './abstract-values.mjs';
-import { CONV_GEOMETRY, fail, isName, readDims, readInt, readInts } from './format-readers.mjs';
-import { floatOutput } from './module-costs.mjs';
+import {
+  CONV_GEOMETRY,
+  fail,
+  isName,
+  isObject,
+  onlyKeys,
+  readDims,
+  readFloat,
+  readInt,
+  readInts,
+} from './format-readers.mjs';
+import { floatOutput, quantizedOutput, scratchOf } from './module-costs.mjs';
+import { setOutputQParams } from './weights.mjs';
 import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 
 // A multiply-add here runs in JavaScript (float64 sums, one output channel at
@@ -47,8 +60,33 @@ function convTransposeArgs(m, d, what) {
 // PyTorch's output shape (batched or not) for a float input; work per multiply-add; scratch: one output
 // channel's float64 sums. null: an input the module refuses (a QTensor, a wrong rank or channel count).
 function convTransposeCost(info, x) {
+  const shape = transposeOutShape(info, x, 'float', true);
+  if (shape === null) return null;
+  const macs = numel(x.shape) * (info.outChannels / info.groups) * numel(info.kernel);
+  return { shape, work: macs * FLOAT_TRANSPOSED_MAC, scratchBytes: 8 * numel(shape.slice(shape.length - info.dims)) };
+}
+
+const QCONV = [null, nn.quantized.Conv1d, nn.quantized.Conv2d, nn.quantized.Conv3d];
+
+// The planner's view of an entry (checked by build).
+const transposeInfo = (quantized) => (m) => ({
+  dims: m.dims,
+  inChannels: m.in_channels,
+  outChannels: m.out_channels,
+  groups: m.groups,
+  kernel: m.kernel_size,
+  stride: m.stride,
+  padding: m.padding,
+  outputPadding: m.output_padding,
+  dilation: m.dilation,
+  scale: quantized ? m.scale : null,
+  zeroPoint: quantized ? m.zero_point : null,
+});
+
+// The output shape of a batched input of `kind`, or null.
+function transposeOutShape(info, x, kind, unbatched) {
   const d = info.dims;
-  if (x.kind !== 'float' || (x.shape.length !== d + 2 && x.shape.length !== d + 1)) return null;
+  if (x.kind !== kind || (x.shape.length !== d + 2 && !(unbatched && x.shape.length === d + 1))) return null;
   const c = x.shape.length - d - 1;
   if (x.shape[c] !== info.inChannels) return null;
   const out = x.shape
@@ -56,13 +94,55 @@ function convTransposeCost(info, x) {
     .map((s, i) =>
       transposedOut(s, info.kernel[i], info.stride[i], info.padding[i], info.outputPadding[i], info.dilation[i]),
     );
-  if (out.some((o) => o < 1)) return null;
-  const shape = [...x.shape.slice(0, c), info.outChannels, ...out];
-  const macs = numel(x.shape) * (info.outChannels / info.groups) * numel(info.kernel);
-  return { shape, work: macs * FLOAT_TRANSPOSED_MAC, scratchBytes: 8 * numel(out) };
+  return out.some((o) => o < 1) ? null : [...x.shape.slice(0, c), info.outChannels, ...out];
 }
 
-/** nn.ConvTranspose1d / 2d / 3d in float. */
+// The stride-1 conv over the zero-inserted input: every output takes every tap (work per multiply-add at the
+// quantized conv's rate, plus the zero insertion per element); scratch: the inserted input and the conv's.
+function quantizedTransposeCost(info, x) {
+  const shape = transposeOutShape(info, x, 'quantized', false);
+  if (shape === null) return null;
+  const macs = numel(shape) * (info.inChannels / info.groups) * numel(info.kernel);
+  const inner =
+    numel(shape.slice(2).map((o, i) => o + info.dilation[i] * (info.kernel[i] - 1))) * shape[0] * info.inChannels;
+  return {
+    shape,
+    work: macs * RATE.quantizedMac + inner * RATE.quantizedElement,
+    scratchBytes: scratchOf(info, x.shape),
+  };
+}
+
+// The weight [in, out / groups, *kernel] (per tensor, as FBGEMM's), as the stride-1 conv's: [out, in / groups,
+// *kernel], each kernel flipped.
+function flippedWeight(m, g, read, what) {
+  const spec = m.weight;
+  if (!isObject(spec)) fail(`${what}.weight must be an object`);
+  if (spec.qscheme !== 'per_tensor_affine') {
+    fail(
+      `${what}.weight.qscheme must be 'per_tensor_affine' (PyTorch's FBGEMM refuses per-channel transposed convs), got ${describe(spec.qscheme)}`,
+    );
+  }
+  onlyKeys(spec, ['qscheme', 'ints', 'scale', 'zero_point'], `${what}.weight`);
+  const icg = g.inChannels / g.groups;
+  const ocg = g.outChannels / g.groups;
+  const taps = numel(g.kernel);
+  const src = read.int8(spec.ints, [g.inChannels, ocg, ...g.kernel], `${what}.weight.ints`);
+  const scale = readFloat(spec.scale, `${what}.weight.scale`);
+  const zeroPoint = readInt(spec.zero_point, `${what}.weight.zero_point`, -128, 127);
+  const data = new Int8Array(src.length);
+  for (let ic = 0; ic < g.inChannels; ic++) {
+    const group = Math.floor(ic / icg);
+    for (let ocl = 0; ocl < ocg; ocl++) {
+      const from = (ic * ocg + ocl) * taps;
+      const to = ((group * ocg + ocl) * icg + (ic - group * icg)) * taps;
+      // Reversing the taps' flat order flips every spatial axis at once.
+      for (let t = 0; t < taps; t++) data[to + taps - 1 - t] = src[from + t];
+    }
+  }
+  return makePerTensorQuantizedTensor({ data, shape: [g.outChannels, icg, ...g.kernel] }, scale, zeroPoint, 'qint8');
+}
+
+/** nn.ConvTranspose1d / 2d / 3d in float, and nn.quantized.ConvTranspose1d / 2d / 3d (FBGEMM's). */
 export const convTranspose = {
   modules: {
     ConvTranspose: {
@@ -87,20 +167,58 @@ export const convTranspose = {
         const bias = m.bias === null ? null : read.float32(m.bias, [g.outChannels], `${what}.bias`);
         return new ConvTransposeFloat(d, g, weight, bias);
       },
-      // The planner's view (the entry is checked by build).
-      info: (m) => ({
-        dims: m.dims,
-        inChannels: m.in_channels,
-        outChannels: m.out_channels,
-        groups: m.groups,
-        kernel: m.kernel_size,
-        stride: m.stride,
-        padding: m.padding,
-        outputPadding: m.output_padding,
-        dilation: m.dilation,
-      }),
+      info: transposeInfo(false),
       cost: convTransposeCost,
       output: floatOutput,
+    },
+    QuantizedConvTranspose: {
+      fields: [
+        'dims',
+        'in_channels',
+        'out_channels',
+        'kernel_size',
+        'stride',
+        'padding',
+        'output_padding',
+        'groups',
+        'dilation',
+        'scale',
+        'zero_point',
+        'weight',
+        'bias',
+        'backend',
+      ],
+      build(m, { read, what, winograd }) {
+        const d = readDims(m, what);
+        const g = convTransposeArgs(m, d, what);
+        if (m.backend !== 'fbgemm') {
+          fail(
+            `${what}.backend must be 'fbgemm' (qwasm reproduces FBGEMM's transposed convs), got ${describe(m.backend)}`,
+          );
+        }
+        const bias = m.bias === null ? null : read.float32(m.bias, [g.outChannels], `${what}.bias`);
+        const w = flippedWeight(m, g, read, what);
+        let conv = null;
+        try {
+          conv = new QCONV[d](g.inChannels, g.outChannels, g.kernel, {
+            dilation: g.dilation,
+            groups: g.groups,
+            bias: bias !== null,
+            winograd,
+          });
+          conv._setWeightBias(w, bias, 'fbgemm');
+          setOutputQParams(conv, m, what);
+          return new QuantizedConvTranspose(d, g, conv);
+        } catch (e) {
+          conv?.dispose();
+          throw e;
+        } finally {
+          w.dispose();
+        }
+      },
+      info: transposeInfo(true),
+      cost: quantizedTransposeCost,
+      output: quantizedOutput,
     },
   },
 };
