@@ -817,7 +817,7 @@ def _quantized_conv_transpose_from_module(path, m, w, dims):
         raise ExportError(f"{path}: PyTorch's x86 engine runs this {type(m).__name__} on oneDNN (symmetric "
                           "weights and no output padding), whose integers qwasm does not reproduce yet; convert "
                           "the model with torch.backends.quantized.engine = 'fbgemm' to export it")
-    return {"type": "QuantizedConvTranspose", "dims": dims, "in_channels": m.in_channels,
+    return {"type": "QuantizedConvTranspose", "dims": dims, "relu": False, "in_channels": m.in_channels,
             "out_channels": m.out_channels, "kernel_size": ints(m.kernel_size), "stride": ints(m.stride),
             "padding": ints(m.padding), "output_padding": ints(m.output_padding), "groups": int(m.groups),
             "dilation": ints(m.dilation), "scale": float(m.scale), "zero_point": int(m.zero_point),
@@ -825,24 +825,65 @@ def _quantized_conv_transpose_from_module(path, m, w, dims):
 
 
 def _check_quantized_conv_transpose(where, m, tensors):
-    if m["weight"]["qscheme"] != "per_tensor_affine":
-        raise ExportError(f"{where}: a transposed conv's weight quantized per channel; qwasm's (as PyTorch's "
-                          "FBGEMM) are per tensor")
+    """Per-tensor weights (FBGEMM's, the eager flow's), or per channel on axis 1 (the output channels of a
+    group: a PT2E graph's)."""
     for i, (op, s, d) in enumerate(zip(m["output_padding"], m["stride"], m["dilation"])):
         if not 0 <= op < max(s, d):
             raise ExportError(f"{where}: output_padding {op} (dimension {i}) must be smaller than the stride {s} "
                               f"or the dilation {d}")
-    _check_quantized_layer(where, m, tensors)
+    weight = m["weight"]
+    if weight["qscheme"] == "per_channel_affine":
+        if weight["axis"] != 1:
+            raise ExportError(f"{where}: a transposed conv's weight quantized per channel on axis {weight['axis']}; "
+                              "qwasm's are per tensor or on axis 1 (the output channels)")
+        per_tensor = {**m, "weight": {"qscheme": "per_tensor_affine", "scale": 1.0, "zero_point": 0}}
+        _check_quantized_layer(where, per_tensor, tensors)
+        for i, v in enumerate(tensors[weight["scales"]].tolist()):
+            check_scale(v, f"{where}: the weight's scale {i}")
+        for i, v in enumerate(tensors[weight["zero_points"]].tolist()):
+            check_zero_point(v, -128, 127, f"{where}: the weight's zero point {i}")
+    else:
+        _check_quantized_layer(where, m, tensors)
+
+
+def _conv_transpose_int8_inputs(lowering, core):
+    """As a quantized conv's, with per-tensor weights or per channel on axis 1 (per input channel, as
+    XNNPACKQuantizer's ch_axis 0 gives, cannot be one requantization: it stays float)."""
+    if not _quantized_layer_inputs(lowering, core):
+        return False
+    w = core.args[1]
+    return w.target != _per_channel_dequantize() or int(w.args[3]) == 1
+
+
+def _per_channel_dequantize():
+    return torch.ops.quantized_decomposed.dequantize_per_channel.default
+
+
+def _quantized_conv_transpose_from_pattern(lowering, q, core, relu, scale, zp, where, dims):
+    path, x, b, weight, bias_name, shape = _quantized_layer_parts(lowering, core, where)
+    groups = int(b["groups"])
+    entry = {"type": "QuantizedConvTranspose", "dims": dims, "relu": relu is not None, "in_channels": shape[0],
+             "out_channels": shape[1] * groups, "kernel_size": shape[2:], "stride": ints(b["stride"], dims),
+             "padding": ints(b["padding"], dims), "output_padding": ints(b["output_padding"], dims),
+             "groups": groups, "dilation": ints(b["dilation"], dims), "scale": scale, "zero_point": zp,
+             "weight": weight, "bias": bias_name,
+             # PT2E's reference computes in float; FBGEMM's requantization of the exact sums is within a step.
+             "backend": "fbgemm"}
+    return _write_quantized_layer(lowering, q, core, path, entry, x)
 
 
 # nnq.ConvTranspose1d/2d/3d packed by FBGEMM: exact (a stride-1 conv of the input with the zero point inserted
-# between its values, as docs/numerics.md shows).
+# between its values, as docs/numerics.md shows); in PT2E graphs, dq -> conv_transpose [-> relu] -> q.
 _module(
-    "QuantizedConvTranspose", [*_CONV_TRANSPOSE_FIELDS[:-2], "scale", "zero_point", "weight", "bias", "backend"],
+    "QuantizedConvTranspose", ["dims", "relu", *_CONV_TRANSPOSE_FIELDS[1:-2], "scale", "zero_point", "weight", "bias",
+                               "backend"],
     eager=lambda: {nnq.ConvTranspose1d: 1, nnq.ConvTranspose2d: 2, nnq.ConvTranspose3d: 3},
     from_module=_quantized_conv_transpose_from_module,
+    int8=Int8Pattern(ops=_aten_conv_transposes, relu=(False, True), inputs=_conv_transpose_int8_inputs,
+                     write=_quantized_conv_transpose_from_pattern),
     check=_check_quantized_conv_transpose,
-    numerics={"int8": "exact: int32 sums, then FBGEMM's requantization (docs/numerics.md)"})
+    numerics={"int8": "exact: int32 sums, then FBGEMM's requantization (docs/numerics.md); PT2E: within one step "
+                      "of its float reference"})
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------

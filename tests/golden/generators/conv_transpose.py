@@ -13,8 +13,10 @@
   stride 2, padding 1, output padding 1, then BatchNorm and ReLU; a skip
   connection concatenated; a conv), in float through the eager flow and
   through torch.export (aten.conv_transpose3d.input); and a PT2E graph
-  quantized with QwasmQuantizer, where the transposed conv runs in float
-  between int8 convs (`y` PyTorch's).
+  quantized with QwasmQuantizer (`y` PyTorch's).
+- "pt2e: ..." cases: one transposed conv [+ ReLU] quantized by PT2E
+  (QwasmQuantizer: int8, weights per output channel; XNNPACKQuantizer's
+  per-input-channel weights: float), `scale` the output's.
 """
 import numpy as np
 import torch
@@ -144,8 +146,41 @@ def _decoder_cases(export, rng):
     file = "exported/conv_transpose_decoder_pt2e.qwasm.safetensors"
     export(q, x, output_path(file))
     with torch.no_grad():
-        cases.append({"name": "decoder: MONAI blocks, PT2E with QwasmQuantizer (the transposed convs in float)",
+        cases.append({"name": "decoder: MONAI blocks, PT2E with QwasmQuantizer",
                       "file": file, "x": arr(x.numpy()), "y": arr(q(x).numpy())})
+    return cases
+
+
+def _pt2e_layer_cases(export, rng):
+    """One transposed conv [+ ReLU] quantized by PT2E: its output is the layer's own integers."""
+    add_to_path("..", "..", "python")
+    from .pt2e import _quantizer, pt2e_convert
+    CT2, CT3 = nn.ConvTranspose2d, nn.ConvTranspose3d
+    layers = [
+        ("QwasmQuantizer, 3d k2 s2", "qwasm", nn.Sequential(CT3(4, 6, 2, stride=2)), (1, 4, 3, 4, 3)),
+        ("QwasmQuantizer, 3d k3 s2 p1 op1 groups 2 + ReLU", "qwasm",
+         nn.Sequential(CT3(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2), nn.ReLU()), (1, 4, 3, 3, 4)),
+        ("QwasmQuantizer, 2d k(3,2) s(2,3) p(1,0) op(1,2) d(1,2)", "qwasm",
+         nn.Sequential(CT2(3, 5, (3, 2), stride=(2, 3), padding=(1, 0), output_padding=(1, 2), dilation=(1, 2))),
+         (1, 3, 5, 4)),
+        # XNNPACKQuantizer quantizes a transposed conv + ReLU with weights per input channel (its ch_axis 0):
+        # no one requantization computes that, so qwasm runs the layer in float between quantize nodes.
+        ("XNNPACKQuantizer, 2d k3 s2 + ReLU (per input channel: float)", "xnnpack",
+         nn.Sequential(CT2(4, 4, 3, stride=2), nn.ReLU()), (1, 4, 5, 5)),
+    ]
+    cases = []
+    for i, (name, quantizer, m, shape) in enumerate(layers):
+        m = m.eval()
+        calibration = [torch.from_numpy(rng.uniform(-2, 2, shape).astype(np.float32)) for _ in range(4)]
+        q = pt2e_convert(m, _quantizer(quantizer), calibration)
+        x = torch.from_numpy(rng.uniform(-2, 2, shape).astype(np.float32))
+        file = f"exported/conv_transpose_pt2e_{i}.qwasm.safetensors"
+        export(q, x, output_path(file))
+        scale = [n for n in q.graph.nodes if n.op == "call_function" and "quantize_per_tensor" in str(n.target)
+                 and "dequantize" not in str(n.target)][-1].args[1]
+        with torch.no_grad():
+            cases.append({"name": f"pt2e: {name}", "file": file, "x": arr(x.numpy()), "y": arr(q(x).numpy()),
+                          "scale": float(scale)})
     return cases
 
 
@@ -155,4 +190,4 @@ def conv_transpose_cases():
     torch.set_num_threads(1)
     torch.manual_seed(SEED % 1000 + 80)
     rng = np.random.default_rng(SEED + 80)
-    return _layer_cases(export, rng) + _decoder_cases(export, rng)
+    return _layer_cases(export, rng) + _decoder_cases(export, rng) + _pt2e_layer_cases(export, rng)

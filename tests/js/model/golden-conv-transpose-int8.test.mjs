@@ -91,11 +91,13 @@ describe('what the loader refuses', () => {
     expect(() => qwasm.io.loadModel(bytes)).toThrow(/'layers\.0'\.backend must be 'fbgemm'.*got the string 'onednn'/);
   });
 
-  test('weights quantized per channel', () => {
+  test('a weight qscheme the format does not have', () => {
     const bytes = withGraph(fileOf(file), (m) => {
-      m.weight.qscheme = 'per_channel_affine';
+      m.weight.qscheme = 'per_channel_symmetric';
     });
-    expect(() => qwasm.io.loadModel(bytes)).toThrow(/'layers\.0'\.weight\.qscheme must be 'per_tensor_affine'/);
+    expect(() => qwasm.io.loadModel(bytes)).toThrow(
+      /'layers\.0'\.weight\.qscheme must be 'per_tensor_affine' or 'per_channel_affine'/,
+    );
   });
 
   test('an output padding not below the stride or the dilation', () => {

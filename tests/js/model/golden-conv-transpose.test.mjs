@@ -1,7 +1,8 @@
 // Float transposed convolutions in exported models (tests/golden/conv_transpose.json,
 // from PyTorch 2.15): nn.ConvTranspose1d / 2d / 3d layers across strides,
 // paddings, output paddings, groups and dilations, and a U-Net decoder block of
-// MONAI's blocks through the eager flow, torch.export and PT2E.
+// MONAI's blocks through the eager flow, torch.export and PT2E; and single
+// transposed convs quantized by PT2E (int8 with QwasmQuantizer).
 //
 // PyTorch sums a transposed conv's float32 products in its own order; qwasm
 // sums the exact products in float64 and rounds once (docs/numerics.md,
@@ -19,6 +20,19 @@ const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../../golden/${nam
 const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
 const layers = golden.cases.filter((c) => c.name.startsWith('layer: '));
 const decoders = golden.cases.filter((c) => c.name.startsWith('decoder: '));
+const pt2e = golden.cases.filter((c) => c.name.startsWith('pt2e: '));
+
+// Outputs more than `steps` output steps from PyTorch's, and the most steps.
+function stepsOff(got, want, scale) {
+  let off = 0;
+  let worst = 0;
+  for (let i = 0; i < got.length; i++) {
+    const steps = Math.round(Math.abs(got[i] - want[i]) / scale);
+    worst = Math.max(worst, steps);
+    if (steps !== 0) off++;
+  }
+  return { off, worst };
+}
 
 beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
@@ -63,8 +77,9 @@ test('the golden file has the layers and the decoder blocks', () => {
   expect(decoders.map((c) => c.name)).toEqual([
     'decoder: MONAI blocks, float, eager flow',
     'decoder: MONAI blocks, float, torch.export',
-    'decoder: MONAI blocks, PT2E with QwasmQuantizer (the transposed convs in float)',
+    'decoder: MONAI blocks, PT2E with QwasmQuantizer',
   ]);
+  expect(pt2e.length).toBe(4);
 });
 
 describe('one layer against PyTorch', () => {
@@ -119,28 +134,33 @@ describe('a U-Net decoder block of MONAI blocks', () => {
   });
 
   test.each(['wasmsimd', 'scalar'])(
-    'PT2E with QwasmQuantizer: int8 convs around the float transposed convs, within one output step (%s kernels)',
+    'PT2E with QwasmQuantizer: int8 convs and transposed convs, within one output step (%s kernels)',
     (isa) => {
       qwasm.setKernelIsa(isa);
       const c = decoders[2];
       const { graph } = graphOf(fileOf(c.file));
-      expect(Object.values(graph.modules).filter((m) => m.type === 'ConvTranspose').length).toBe(2);
-      const scale = graph.modules.head.scale;
-      const got = run(c);
-      const want = decode(c.y);
-      let off = 0;
-      let worst = 0;
-      for (let i = 0; i < got.length; i++) {
-        const steps = Math.round(Math.abs(got[i] - want[i]) / scale);
-        worst = Math.max(worst, steps);
-        if (steps !== 0) off++;
-      }
-      // The float transposed conv's last-bit differences from PyTorch's may move a value across a quantize's
-      // rounding boundary: at most one step, on at most 1% of the outputs (as for PT2E's float reference).
+      expect(Object.values(graph.modules).filter((m) => m.type === 'QuantizedConvTranspose').length).toBe(2);
+      const { off, worst } = stepsOff(run(c), decode(c.y), graph.modules.head.scale);
+      // The int8 layers' exact sums against PT2E's float reference: at most one step, on at most 1% of the
+      // outputs (as for PT2E's convs).
       expect(worst).toBeLessThanOrEqual(1);
-      expect(off).toBeLessThanOrEqual(Math.floor(got.length / 100));
+      expect(off).toBeLessThanOrEqual(Math.floor(decode(c.y).length / 100));
     },
   );
+});
+
+// One transposed conv quantized by PT2E: the output is the layer's own integers, against PT2E's float
+// reference (dequantize, float conv_transpose, quantize).
+describe('PT2E: one transposed conv', () => {
+  test.each(pt2e.map((c) => [c.name.slice('pt2e: '.length), c]))('%s', (_, c) => {
+    const { graph } = graphOf(fileOf(c.file));
+    const types = Object.values(graph.modules).map((m) => m.type);
+    expect(types).toContain(c.name.includes('float') ? 'ConvTranspose' : 'QuantizedConvTranspose');
+    const want = decode(c.y);
+    const { off, worst } = stepsOff(run(c), want, c.scale);
+    expect(worst).toBeLessThanOrEqual(1);
+    expect(off).toBeLessThanOrEqual(Math.floor(want.length / 100));
+  });
 });
 
 describe('what the loader refuses', () => {

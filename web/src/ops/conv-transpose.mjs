@@ -5,7 +5,7 @@
 import { ConvTransposeFloat, QuantizedConvTranspose, transposedOut } from '../nn/conv-transpose.mjs';
 import { nn } from '../nn/index.mjs';
 import { describe } from '../runtime/args.mjs';
-import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
+import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { numel } from './abstract-values.mjs';
 import {
   CONV_GEOMETRY,
@@ -13,6 +13,7 @@ import {
   isName,
   isObject,
   onlyKeys,
+  readBool,
   readDims,
   readFloat,
   readInt,
@@ -67,6 +68,12 @@ function convTransposeCost(info, x) {
 }
 
 const QCONV = [null, nn.quantized.Conv1d, nn.quantized.Conv2d, nn.quantized.Conv3d];
+const QCONV_RELU = [
+  null,
+  nn.intrinsic.quantized.ConvReLU1d,
+  nn.intrinsic.quantized.ConvReLU2d,
+  nn.intrinsic.quantized.ConvReLU3d,
+];
 
 // The planner's view of an entry (checked by build).
 const transposeInfo = (quantized) => (m) => ({
@@ -112,23 +119,24 @@ function quantizedTransposeCost(info, x) {
   };
 }
 
-// The weight [in, out / groups, *kernel] (per tensor, as FBGEMM's), as the stride-1 conv's: [out, in / groups,
-// *kernel], each kernel flipped.
+// The weight [in, out / groups, *kernel] (per tensor, as FBGEMM's; or per channel on axis 1, a PT2E graph's)
+// as the stride-1 conv's: [out, in / groups, *kernel], each kernel flipped, per channel on axis 0.
 function flippedWeight(m, g, read, what) {
   const spec = m.weight;
   if (!isObject(spec)) fail(`${what}.weight must be an object`);
-  if (spec.qscheme !== 'per_tensor_affine') {
-    fail(
-      `${what}.weight.qscheme must be 'per_tensor_affine' (PyTorch's FBGEMM refuses per-channel transposed convs), got ${describe(spec.qscheme)}`,
-    );
+  const perChannel = spec.qscheme === 'per_channel_affine';
+  if (!perChannel && spec.qscheme !== 'per_tensor_affine') {
+    fail(`${what}.weight.qscheme must be 'per_tensor_affine' or 'per_channel_affine', got ${describe(spec.qscheme)}`);
   }
-  onlyKeys(spec, ['qscheme', 'ints', 'scale', 'zero_point'], `${what}.weight`);
+  onlyKeys(
+    spec,
+    perChannel ? ['qscheme', 'ints', 'axis', 'scales', 'zero_points'] : ['qscheme', 'ints', 'scale', 'zero_point'],
+    `${what}.weight`,
+  );
   const icg = g.inChannels / g.groups;
   const ocg = g.outChannels / g.groups;
   const taps = numel(g.kernel);
   const src = read.int8(spec.ints, [g.inChannels, ocg, ...g.kernel], `${what}.weight.ints`);
-  const scale = readFloat(spec.scale, `${what}.weight.scale`);
-  const zeroPoint = readInt(spec.zero_point, `${what}.weight.zero_point`, -128, 127);
   const data = new Int8Array(src.length);
   for (let ic = 0; ic < g.inChannels; ic++) {
     const group = Math.floor(ic / icg);
@@ -139,7 +147,24 @@ function flippedWeight(m, g, read, what) {
       for (let t = 0; t < taps; t++) data[to + taps - 1 - t] = src[from + t];
     }
   }
-  return makePerTensorQuantizedTensor({ data, shape: [g.outChannels, icg, ...g.kernel] }, scale, zeroPoint, 'qint8');
+  const shape = [g.outChannels, icg, ...g.kernel];
+  if (!perChannel) {
+    const scale = readFloat(spec.scale, `${what}.weight.scale`);
+    const zeroPoint = readInt(spec.zero_point, `${what}.weight.zero_point`, -128, 127);
+    return makePerTensorQuantizedTensor({ data, shape }, scale, zeroPoint, 'qint8');
+  }
+  // Axis 1 holds the output channels of a group: output channel oc reads entry oc mod (out / groups).
+  readInt(spec.axis, `${what}.weight.axis`, 1, 1);
+  const scales = read.float64(spec.scales, [ocg], `${what}.weight.scales`);
+  const zeroPoints = read.int64(spec.zero_points, [ocg], `${what}.weight.zero_points`);
+  const perOutput = (v) => Array.from({ length: g.outChannels }, (_, oc) => v[oc % ocg]);
+  return makePerChannelQuantizedTensor(
+    { data, shape },
+    Float64Array.from(perOutput(scales)),
+    perOutput(zeroPoints),
+    0,
+    'qint8',
+  );
 }
 
 /** nn.ConvTranspose1d / 2d / 3d in float, and nn.quantized.ConvTranspose1d / 2d / 3d (FBGEMM's). */
@@ -174,6 +199,7 @@ export const convTranspose = {
     QuantizedConvTranspose: {
       fields: [
         'dims',
+        'relu',
         'in_channels',
         'out_channels',
         'kernel_size',
@@ -190,6 +216,7 @@ export const convTranspose = {
       ],
       build(m, { read, what, winograd }) {
         const d = readDims(m, what);
+        const relu = readBool(m.relu, `${what}.relu`);
         const g = convTransposeArgs(m, d, what);
         if (m.backend !== 'fbgemm') {
           fail(
@@ -200,7 +227,7 @@ export const convTranspose = {
         const w = flippedWeight(m, g, read, what);
         let conv = null;
         try {
-          conv = new QCONV[d](g.inChannels, g.outChannels, g.kernel, {
+          conv = new (relu ? QCONV_RELU : QCONV)[d](g.inChannels, g.outChannels, g.kernel, {
             dilation: g.dilation,
             groups: g.groups,
             bias: bias !== null,
