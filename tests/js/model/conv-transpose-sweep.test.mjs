@@ -10,7 +10,7 @@
 // QWASM_SEED=<seed>.
 import * as qwasm from '../../../web/src/index.node.mjs';
 import { chainModel } from '../model-files.mjs';
-import { seed as pickSeed, rng as makeRng } from '../util.mjs';
+import { rng as makeRng, seed as pickSeed } from '../util.mjs';
 
 const SEED = pickSeed();
 const CASES = 48;
