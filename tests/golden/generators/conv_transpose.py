@@ -17,6 +17,8 @@
 - "pt2e: ..." cases: one transposed conv [+ ReLU] quantized by PT2E
   (QwasmQuantizer: int8, weights per output channel; XNNPACKQuantizer's
   per-input-channel weights: float), `scale` the output's.
+- "monai: ..." cases: MONAI's UNet and DynUNet (BatchNorm and ReLU), small,
+  in float (torch.export) and int8 (PT2E with QwasmQuantizer).
 """
 import numpy as np
 import torch
@@ -176,11 +178,51 @@ def _pt2e_layer_cases(export, rng):
         x = torch.from_numpy(rng.uniform(-2, 2, shape).astype(np.float32))
         file = f"exported/conv_transpose_pt2e_{i}.qwasm.safetensors"
         export(q, x, output_path(file))
-        scale = [n for n in q.graph.nodes if n.op == "call_function" and "quantize_per_tensor" in str(n.target)
-                 and "dequantize" not in str(n.target)][-1].args[1]
         with torch.no_grad():
             cases.append({"name": f"pt2e: {name}", "file": file, "x": arr(x.numpy()), "y": arr(q(x).numpy()),
-                          "scale": float(scale)})
+                          "scale": _output_scale(q)})
+    return cases
+
+
+def _output_scale(q):
+    """The scale of a converted PT2E graph's last quantize node (its output's)."""
+    return float([n for n in q.graph.nodes if n.op == "call_function" and "quantize_per_tensor" in str(n.target)
+                  and "dequantize" not in str(n.target)][-1].args[1])
+
+
+def _monai_cases(export, rng):
+    """MONAI's UNet and DynUNet (BatchNorm and ReLU: qwasm has no InstanceNorm / PReLU yet), small, their
+    decoders' transposed convs int8 through PT2E with QwasmQuantizer, and float through torch.export."""
+    add_to_path("..", "..", "python")
+    from monai.networks.nets import DynUNet, UNet
+    from .pt2e import _quantizer, pt2e_convert
+    torch.manual_seed(SEED % 1000 + 95)
+    nets = [("UNet (8, 16, 32), strides 2", UNet(3, 1, 2, (8, 16, 32), (2, 2), act="relu", norm="batch")),
+            ("DynUNet [3, 3, 3], strides [1, 2, 2]",
+             DynUNet(3, 1, 2, [3, 3, 3], [1, 2, 2], [2, 2], filters=[8, 16, 32], norm_name="batch",
+                     act_name="relu"))]
+    shape = (1, 1, 16, 16, 16)
+    cases = []
+    for i, (name, m) in enumerate(nets):
+        m = m.eval()
+        with torch.no_grad():
+            for bn in (mod for mod in m.modules() if isinstance(mod, nn.BatchNorm3d)):
+                bn.running_mean.copy_(torch.from_numpy(rng.uniform(-0.2, 0.2, bn.num_features).astype(np.float32)))
+                bn.running_var.copy_(torch.from_numpy(rng.uniform(0.5, 2, bn.num_features).astype(np.float32)))
+        x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+        ep = torch.export.export(m, (x,))
+        file = f"exported/conv_transpose_monai_{i}_float.qwasm.safetensors"
+        export(ep, x, output_path(file))
+        with torch.no_grad():
+            cases.append({"name": f"monai: {name}, float, torch.export", "file": file, "x": arr(x.numpy()),
+                          "y": arr(m(x).numpy())})
+        calibration = [torch.from_numpy(rng.standard_normal(shape).astype(np.float32)) for _ in range(4)]
+        q = pt2e_convert(m, _quantizer("qwasm"), calibration)
+        file = f"exported/conv_transpose_monai_{i}_pt2e.qwasm.safetensors"
+        export(q, x, output_path(file))
+        with torch.no_grad():
+            cases.append({"name": f"monai: {name}, PT2E with QwasmQuantizer", "file": file, "x": arr(x.numpy()),
+                          "y": arr(q(x).numpy()), "scale": _output_scale(q)})
     return cases
 
 
@@ -190,4 +232,5 @@ def conv_transpose_cases():
     torch.set_num_threads(1)
     torch.manual_seed(SEED % 1000 + 80)
     rng = np.random.default_rng(SEED + 80)
-    return _layer_cases(export, rng) + _decoder_cases(export, rng) + _pt2e_layer_cases(export, rng)
+    return (_layer_cases(export, rng) + _decoder_cases(export, rng) + _pt2e_layer_cases(export, rng)
+            + _monai_cases(export, rng))
