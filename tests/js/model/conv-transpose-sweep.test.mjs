@@ -216,3 +216,56 @@ describe('float against the float64 sum', () => {
     expect({ geometry: describeGeometry(g), off: off.slice(0, 3) }).toEqual({ geometry: describeGeometry(g), off: [] });
   });
 });
+
+// PyTorch's ConvTranspose on an empty input: a batch of 0 gives an empty output of the right shape; an empty
+// spatial extent is refused (ConvUtils.h: "Only zero batch or zero channel inputs are supported").
+describe('empty inputs, as PyTorch', () => {
+  const g = {
+    dims: 2,
+    in_channels: 2,
+    out_channels: 3,
+    kernel_size: [3, 3],
+    stride: [2, 2],
+    padding: [0, 0],
+    output_padding: [0, 0],
+    groups: 1,
+    dilation: [1, 1],
+  };
+  const files = {
+    int8: (shape) =>
+      chainModel(
+        shape,
+        [
+          { type: 'Quantize', scale: 0.1, zero_point: 3, dtype: 'quint8' },
+          {
+            type: 'QuantizedConvTranspose',
+            relu: false,
+            ...g,
+            scale: 0.2,
+            zero_point: 4,
+            weight: { qscheme: 'per_tensor_affine', ints: 'w', scale: 0.01, zero_point: 0 },
+            bias: null,
+            backend: 'fbgemm',
+          },
+          { type: 'DeQuantize' },
+        ],
+        { w: { dtype: 'I8', shape: [2, 3, 3, 3], data: new Int8Array(54).fill(3) } },
+      ),
+    float: (shape) =>
+      chainModel(shape, [{ type: 'ConvTranspose', ...g, weight: 'w', bias: null }], {
+        w: { dtype: 'F32', shape: [2, 3, 3, 3], data: new Float32Array(54).fill(0.5) },
+      }),
+  };
+  test.each(['int8', 'float'])('%s', (kind) => {
+    const heap = qwasm.heapInUse();
+    const empty = qwasm.io.loadModel(files[kind]([0, 2, 4, 4]));
+    expect(empty.forward({ data: new Float32Array(0), shape: [0, 2, 4, 4] }).shape).toEqual([0, 3, 9, 9]);
+    empty.dispose();
+    const model = qwasm.io.loadModel(files[kind]([1, 2, 0, 4]));
+    expect(() => model.forward({ data: new Float32Array(0), shape: [1, 2, 0, 4] })).toThrow(
+      /only zero batch inputs are supported, got shape \[1, 2, 0, 4\]/,
+    );
+    model.dispose();
+    expect(qwasm.heapInUse()).toBe(heap);
+  });
+});

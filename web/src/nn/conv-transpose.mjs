@@ -33,6 +33,8 @@ function outputShapeOf(d, g, shape, unbatched) {
   const c = shape[shape.length - d - 1];
   if (c !== g.inChannels) return `expected ${g.inChannels} input channels, got ${c} (shape [${shape.join(', ')}])`;
   const spatial = shape.slice(shape.length - d);
+  // PyTorch's ConvUtils.h check_input_shape_forward: only the batch may be empty.
+  if (spatial.includes(0)) return `only zero batch inputs are supported, got shape [${shape.join(', ')}]`;
   const out = spatial.map((s, i) => {
     const j = 3 - d + i;
     return transposedOut(s, g.kernel[j], g.stride[j], g.padding[j], g.outputPadding[j], g.dilation[j]);

@@ -95,7 +95,7 @@ function transposeOutShape(info, x, kind, unbatched) {
   const d = info.dims;
   if (x.kind !== kind || (x.shape.length !== d + 2 && !(unbatched && x.shape.length === d + 1))) return null;
   const c = x.shape.length - d - 1;
-  if (x.shape[c] !== info.inChannels) return null;
+  if (x.shape[c] !== info.inChannels || x.shape.slice(c + 1).includes(0)) return null;
   const out = x.shape
     .slice(c + 1)
     .map((s, i) =>
