@@ -37,6 +37,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
+import qwasm_ops_activations as _activations
 from qwasm_format import OPS_DOC, ExportError, check_finite, check_scale, check_zero_point, float32_scalar, ints
 
 try:
@@ -739,6 +740,81 @@ _method("relu", 1, traced=("relu",), numerics=_CLAMP)
 _method("dequantize", 1, traced=("dequantize",),
         numerics={"int8": "bit for bit: (q - zero point) * scale in float32, as dequantize"})
 _method("contiguous", 1, traced=("contiguous",), numerics=_MOVES)
+
+
+# -- activations ----------------------------------------------------------------------------------------------------
+# The element-wise activations (qwasm_ops_activations.py: their table and the lookup's): each a float module
+# type, and in a PT2E graph's `dequantize -> f -> quantize` region the module type QuantizedLookup.
+
+def _activation_entry(act, fields):
+    return {"type": act.type, **fields}
+
+
+def _activation_from_module(path, m, w, act):
+    entry = _activation_entry(act, act.from_module(path, m))
+    if act.type == "PReLU":
+        entry["weight"] = w.add(f"{path}.weight", m.weight.detach().to(torch.float32).reshape(-1))
+    return entry
+
+
+def _activation_from_aten(lowering, n, where, x, act):
+    b = lowering.bind(n)
+    path = lowering.module_name(n)
+    entry = _activation_entry(act, act.from_aten(where, b))
+    if act.type == "PReLU":
+        weight = lowering.float_weight(b["weight"], where).reshape(-1)
+        value = lowering.recorded_value(n)
+        if weight.numel() > 1 and (value is None or value.dim() < 2):
+            raise ExportError(f"{where}: prelu with {weight.numel()} slopes on an input without a channel dimension")
+        entry["weight"] = lowering.w.add(f"{path}.weight", weight)
+    lowering.emit(n.name, "call_module", lowering.add_module(path, entry), [x])
+
+
+def _check_prelu(where, m, tensors):
+    if m["type"] == "PReLU":
+        check_finite(tensors[m["weight"]], f"{where}: weight", "qwasm's PReLU needs finite slopes")
+
+
+for _act in _activations.ACTIVATIONS:
+    _module(_act.type, list(_act.fields), eager=(lambda a: lambda: dict.fromkeys(a.modules(nn), a))(_act),
+            from_module=_activation_from_module,
+            pt2e=ValueLowering(ops=(lambda a: lambda: dict.fromkeys(_activations.aten_ops(torch, a.aten), a))(_act),
+                               write=_activation_from_aten, on_integers=False,
+                               inplace=(lambda a: lambda: set(_activations.aten_ops(torch, a.inplace)))(_act)),
+            check=_check_prelu if _act.type == "PReLU" else None, numerics={"float": _act.numerics})
+
+
+def _lookup_inputs(lowering, core):
+    """f(dq(activation), constants...): the other arguments (prelu's slopes) are constants of the graph."""
+    x, others = core.args[0], [*core.args[1:], *core.kwargs.values()]
+    return lowering.is_dequantize(x) and all(not isinstance(a, torch.fx.Node) or a.op == "get_attr"
+                                             for a in others)
+
+
+def _lookup_from_pattern(lowering, q, core, relu, scale, zp, where, _):
+    table, channels = _activations.lookup_table(torch, lowering, q, core, where)
+    path = lowering.module_name(core)
+    input_scale, input_zp = lowering.act_qparams(core.args[0])
+    if channels > 1:
+        value = lowering.recorded_value(core)
+        if value is None or value.dim() < 2 or value.shape[1] != channels:
+            raise ExportError(f"{where}: prelu with {channels} slopes on an input whose dimension 1 is not "
+                              f"{channels} channels")
+    entry = {"type": "QuantizedLookup", "input_scale": input_scale, "input_zero_point": input_zp, "scale": scale,
+             "zero_point": zp, "table": lowering.w.add(f"{path}.table", table)}
+    x = lowering.q_input(core.args[0], where)
+    lowering.emit(core.name, "call_module", lowering.add_module(path, entry), [x])
+    return core.name
+
+
+# PT2E: every activation above between a dequantize and a quantize (QwasmQuantizer annotates them).
+_module("QuantizedLookup", list(_activations.LOOKUP_FIELDS),
+        int8=Int8Pattern(ops=lambda: dict.fromkeys(_activations.aten_ops(torch, [
+            name for a in _activations.ACTIVATIONS for name in a.aten])), relu=(False,),
+            inputs=_lookup_inputs, write=_lookup_from_pattern),
+        check=_activations.check_lookup,
+        numerics={"int8": "exact by table: the output integer of each of the 256 input integers, one table per "
+                          "channel for prelu (docs/numerics.md, Element-wise activations)"})
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------
