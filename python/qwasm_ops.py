@@ -751,6 +751,10 @@ def _activation_entry(act, fields):
 
 
 def _activation_from_module(path, m, w, act):
+    recorded = _activations.recorded_input(path, m)
+    if recorded is not None and recorded[0] == "q":
+        # convert leaves nn.Sigmoid, nn.Tanh, nn.Hardsigmoid float; PyTorch runs them on QTensors.
+        return _activations.lookup_from_module(torch, path, m, w, recorded)
     entry = _activation_entry(act, act.from_module(path, m))
     if act.type == "PReLU":
         entry["weight"] = w.add(f"{path}.weight", m.weight.detach().to(torch.float32).reshape(-1))
@@ -807,8 +811,27 @@ def _lookup_from_pattern(lowering, q, core, relu, scale, zp, where, _):
     return core.name
 
 
+def _lookup_from_module(path, m, w, _):
+    recorded = _activations.recorded_input(path, m)
+    if recorded is None or recorded[0] != "q":
+        raise ExportError(f"{path}: {type(m).__name__} did not run on a QTensor when the example input ran; qwasm "
+                          "writes its table from the input qparams it saw")
+    return _activations.lookup_from_module(torch, path, m, w, recorded)
+
+
+def recording_inputs(model):
+    """qwasm_export runs the example input under this: each activation module's input qparams (its table's)."""
+    classes = [cls for op in MODULE_OPS.values() if op.from_module in (_activation_from_module, _lookup_from_module)
+               for cls in _resolved(op.eager)]
+    return _activations.recording_inputs(torch, model, classes)
+
+
 # PT2E: every activation above between a dequantize and a quantize (QwasmQuantizer annotates them).
+# Eager: PyTorch's quantized activations, and nn.Sigmoid / nn.Tanh / nn.Hardsigmoid run on a QTensor.
 _module("QuantizedLookup", list(_activations.LOOKUP_FIELDS),
+        eager=lambda: {nnq.Hardswish: None, nnq.ELU: None, nnq.LeakyReLU: None, nnq.PReLU: None,
+                       nnq.Sigmoid: None},
+        from_module=_lookup_from_module,
         int8=Int8Pattern(ops=lambda: dict.fromkeys(_activations.aten_ops(torch, [
             name for a in _activations.ACTIVATIONS for name in a.aten])), relu=(False,),
             inputs=_lookup_inputs, write=_lookup_from_pattern),

@@ -156,3 +156,78 @@ def check_lookup(where, m, tensors):
     table = tensors[m["table"]]
     if table.dim() != 2 or table.shape[1] != 256 or table.shape[0] < 1:
         raise AssertionError(f"{where}: a lookup table of shape {list(table.shape)}")
+
+
+# -- the eager flow: what each activation module received on the example input --------------------------------------
+# An eager-quantized model's activation modules run on QTensors (PyTorch's nnq.Hardswish, nnq.ELU,
+# nnq.LeakyReLU, nnq.PReLU, nnq.Sigmoid, and nn.Sigmoid / nn.Tanh / nn.Hardsigmoid, which convert leaves
+# float and PyTorch runs with its quantized kernels). Their input qparams are fixed by the module before
+# them, but a module does not hold them: the exporter records them while it runs the example input.
+
+_RECORDED = {}  # module -> set of what it received: ("q", scale, zero_point, dtype, channels) or ("float",)
+
+
+class recording_inputs:
+    """While active, records what every module of `classes` in `model` receives (qwasm_export's run of the
+    example input); the modules' entries are then written from it (lookup_from_module)."""
+
+    def __init__(self, torch, model, classes):
+        self.torch, self.model, self.classes, self.handles = torch, model, tuple(classes), []
+
+    def __enter__(self):
+        _RECORDED.clear()
+
+        def hook(module, args):
+            x = args[0] if args else None
+            seen = _RECORDED.setdefault(module, set())
+            if getattr(x, "is_quantized", False) and x.qscheme() == self.torch.per_tensor_affine:
+                channels = int(x.shape[1]) if x.dim() >= 2 else 0
+                seen.add(("q", float(x.q_scale()), int(x.q_zero_point()), str(x.dtype), channels))
+            elif getattr(x, "is_quantized", False):
+                seen.add(("q per channel",))
+            else:
+                seen.add(("float",))
+
+        for m in self.model.modules():
+            if isinstance(m, self.classes):
+                self.handles.append(m.register_forward_pre_hook(hook))
+        return self
+
+    def __exit__(self, *exc):
+        for h in self.handles:
+            h.remove()
+        return False
+
+
+def recorded_input(path, m):
+    """("q", scale, zero_point, dtype, channels), ("float",), or None for a module the example never ran."""
+    seen = _RECORDED.get(m, set())
+    if len(seen) > 1:
+        raise ExportError(f"{path}: {type(m).__name__} ran on inputs of different kinds or qparams "
+                          f"({sorted(seen)}); qwasm writes one table per module: give each use its own module")
+    value = next(iter(seen), None)
+    if value == ("q per channel",):
+        raise ExportError(f"{path}: {type(m).__name__} on a per-channel quantized tensor is not supported")
+    return value
+
+
+def lookup_from_module(torch, path, m, w, recorded):
+    """The QuantizedLookup entry of a module that ran on a quint8 QTensor: the module itself run on a
+    QTensor of all 256 integers with the recorded qparams (per channel for PReLU: [1, C, 256])."""
+    _, scale, zp, dtype, channels = recorded
+    if dtype != "torch.quint8":
+        raise ExportError(f"{path}: {type(m).__name__} on a {dtype} tensor is not supported (quint8 activations)")
+    rows = int(m.num_parameters) if type(m).__name__ == "PReLU" else 1  # nn.PReLU and nnq.PReLU
+    ints = torch.arange(256, dtype=torch.int32).to(torch.uint8)
+    if rows > 1:
+        if channels != rows:
+            raise ExportError(f"{path}: PReLU with {rows} slopes on an input with {channels} channels")
+        ints = ints.reshape(1, 1, 256).expand(1, rows, 256).contiguous()
+    with torch.no_grad():
+        y = m(torch._make_per_tensor_quantized_tensor(ints, scale, zp))
+    if not (getattr(y, "is_quantized", False) and y.dtype == torch.quint8):
+        raise ExportError(f"{path}: {type(m).__name__} on a QTensor gave {getattr(y, 'dtype', type(y))}, "
+                          "not a quint8 QTensor")
+    table = y.int_repr().reshape(rows, 256)
+    return {"type": "QuantizedLookup", "input_scale": scale, "input_zero_point": zp, "scale": float(y.q_scale()),
+            "zero_point": int(y.q_zero_point()), "table": w.add(f"{path}.table", table.contiguous())}

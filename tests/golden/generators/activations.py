@@ -14,9 +14,14 @@ models (exported/activations_*.qwasm.safetensors).
   (the vectorized path's integers) is one step away.
 - se: a squeeze-excitation block in 3D (conv3d, global average pool, conv, relu, conv, sigmoid) with a SiLU
   (swish) after the first conv, as X3D has them, quantized with QwasmQuantizer.
+- eager: an eager-quantized model (torch.ao.quantization prepare / convert, fbgemm) with nnq.Hardswish,
+  nnq.ELU, nnq.LeakyReLU, nnq.PReLU (4 slopes) and nn.Sigmoid, nn.Tanh, nn.Hardsigmoid, which convert leaves
+  float and PyTorch runs with its quantized kernels; the exporter writes each as the module's own output on
+  a QTensor of all 256 integers (QuantizedLookup). The activations' inputs have 4 x 8 x 8 elements.
 - tail_measurements: for each activation and 16 random input / output qparams, how many of the 256 input
   integers get another output integer on PyTorch's scalar path than on its vectorized path (the table),
-  and the largest difference in steps.
+  and the largest difference in steps; eager_tail_measurements: the same for the eager model's quantized
+  kernels (each module on the 256 integers at once, and on each alone).
 """
 import numpy as np
 import torch
@@ -193,10 +198,69 @@ def _tail_measurements(rng):
     return out
 
 
+class _EagerChain(torch.nn.Module):
+    def __init__(self, nn):
+        super().__init__()
+        from torch.ao.quantization import DeQuantStub, QuantStub
+        self.quant, self.dequant = QuantStub(), DeQuantStub()
+        self.acts = nn.ModuleList([nn.Hardswish(), nn.ELU(0.5), nn.LeakyReLU(0.2), nn.PReLU(4), nn.Sigmoid(),
+                                   nn.Tanh(), nn.Hardsigmoid()])
+        self.convs = nn.ModuleList([nn.Conv2d(3, 4, 3, padding=1)] + [nn.Conv2d(4, 4, 1) for _ in self.acts])
+
+    def forward(self, x):
+        x = self.quant(x)
+        for conv, act in zip(self.convs, self.acts):
+            x = act(conv(x))
+        return self.dequant(self.convs[-1](x))
+
+
+def _eager(nn, rng):
+    from torch.ao.quantization import convert, default_qconfig, get_default_qconfig, prepare
+
+    from qwasm_export import export
+    torch.manual_seed(SEED % 1000 + 93)
+    m = _EagerChain(nn).eval()
+    m.qconfig = get_default_qconfig("fbgemm")
+    # nnq.PReLU.from_float cannot take the default per-channel weight observer (a 1-D weight): per tensor.
+    m.acts[3].qconfig = default_qconfig
+    prepare(m, inplace=True)
+    for _ in range(4):
+        m(torch.from_numpy(rng.uniform(-3, 3, (1, 3, 8, 8)).astype(np.float32)))
+    convert(m, inplace=True)
+    x = torch.from_numpy(rng.uniform(-3, 3, (1, 3, 8, 8)).astype(np.float32))
+    path = "exported/activations_eager.qwasm.safetensors"
+    export(m, x, output_path(path))
+    assert _lookups(output_path(path)) == 7, "every activation must be a QuantizedLookup"
+    with torch.no_grad():
+        y = m(x)
+    case = {"name": "eager: nnq.Hardswish, ELU, LeakyReLU, PReLU and Sigmoid, Tanh, Hardsigmoid on QTensors",
+            "file": path, "x": arr(x.numpy()), "y": arr(y.numpy())}
+
+    measured = {}
+    for act in m.acts:
+        differ, largest, entries = 0, 0, 0
+        for _ in range(16):
+            s_in, z_in = float(np.float32(rng.uniform(0.002, 0.08))), int(rng.integers(0, 256))
+            ints = torch.arange(256, dtype=torch.int32).to(torch.uint8).reshape(1, 1, 256).expand(1, 4, 256)
+            q = torch._make_per_tensor_quantized_tensor(ints.contiguous(), s_in, z_in)
+            with torch.no_grad():
+                vec = act(q).int_repr().to(torch.int32).reshape(4, 256)
+                # Each integer alone (with one element per channel: 4, under any vector width).
+                sca = torch.cat([act(q[:, :, i:i + 1].contiguous()).int_repr().reshape(4, 1).to(torch.int32)
+                                 for i in range(256)], 1)
+            d = (vec - sca).abs()
+            differ += int((d > 0).sum())
+            largest = max(largest, int(d.max()))
+            entries += d.numel()
+        measured[type(act).__name__] = {"entries": entries, "differ": differ, "largest_steps": largest}
+    return case, measured
+
+
 def activations_cases():
     add_to_path("..", "..", "python")
     nn = torch.nn
     torch.set_num_threads(1)
     rng = np.random.default_rng(SEED + 91)
     cases = [_float_case(nn)] + _pt2e_cases(nn, rng)
-    return cases, {"tail_measurements": _tail_measurements(rng)}
+    eager, eager_measured = _eager(nn, rng)
+    return cases + [eager], {"tail_measurements": _tail_measurements(rng), "eager_tail_measurements": eager_measured}

@@ -1,8 +1,9 @@
 // The element-wise activations in exported models (tests/golden/activations.json,
 // from PyTorch 2.15; docs/numerics.md, "Element-wise activations"): float
 // values (-0, NaN, +-Inf, kinks, ranges) bit for bit for the piecewise-linear
-// ones and within the stated bound for the others; int8 by table in PT2E
-// graphs (QuantizedLookup) bit for bit, with both ISAs.
+// ones and within the stated bound for the others; int8 by table
+// (QuantizedLookup) in PT2E graphs and in an eager-quantized model (nnq
+// activations), bit for bit, with both ISAs.
 import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
 import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
@@ -51,8 +52,8 @@ const BOUNDS = {
   Mish: { ulp: 2, absolute: (x) => (x < -87.3 ? Math.abs(x) * 2 ** -146 : 0) },
 };
 
-test('the golden file has the float, PT2E, tail and squeeze-excitation cases', () => {
-  expect(golden.cases.map((c) => c.name.split(':')[0])).toEqual(['float', 'pt2e', 'pt2e_tail', 'se']);
+test('the golden file has the float, PT2E, tail, squeeze-excitation and eager cases', () => {
+  expect(golden.cases.map((c) => c.name.split(':')[0])).toEqual(['float', 'pt2e', 'pt2e_tail', 'se', 'eager']);
   expect(Object.keys(BOUNDS).sort()).toEqual([...caseOf('float').functions].sort());
 });
 
@@ -89,7 +90,7 @@ describe('float activations against PyTorch (-0, NaN, +-Inf, kinks, ranges)', ()
 });
 
 describe.each(['wasmsimd', 'scalar'])('int8 by table (QuantizedLookup), %s kernels', (isa) => {
-  test.each(['pt2e', 'pt2e_tail', 'se'].map((p) => [caseOf(p).name, caseOf(p)]))('%s', (_, c) => {
+  test.each(['pt2e', 'pt2e_tail', 'se', 'eager'].map((p) => [caseOf(p).name, caseOf(p)]))('%s', (_, c) => {
     qwasm.setKernelIsa(isa);
     const y = run(c);
     expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y)) }).toEqual({
@@ -104,6 +105,12 @@ test("PyTorch's scalar tail path gives the vectorized path's integers on every m
   expect(Object.keys(m).length).toBe(12);
   for (const [name, r] of Object.entries(m)) {
     expect([name, r.entries, r.differ, r.largest_steps]).toEqual([name, 4096, 0, 0]);
+  }
+  // The eager model's quantized kernels (each module on the 256 integers of 4 channels, and on each alone).
+  const eager = golden.eager_tail_measurements;
+  expect(Object.keys(eager).sort()).toEqual(['ELU', 'Hardsigmoid', 'Hardswish', 'LeakyReLU', 'PReLU', 'Sigmoid', 'Tanh']);
+  for (const [name, r] of Object.entries(eager)) {
+    expect([name, r.entries, r.differ, r.largest_steps]).toEqual([name, 16384, 0, 0]);
   }
 });
 
