@@ -108,7 +108,15 @@ test("PyTorch's scalar tail path gives the vectorized path's integers on every m
   }
   // The eager model's quantized kernels (each module on the 256 integers of 4 channels, and on each alone).
   const eager = golden.eager_tail_measurements;
-  expect(Object.keys(eager).sort()).toEqual(['ELU', 'Hardsigmoid', 'Hardswish', 'LeakyReLU', 'PReLU', 'Sigmoid', 'Tanh']);
+  expect(Object.keys(eager).sort()).toEqual([
+    'ELU',
+    'Hardsigmoid',
+    'Hardswish',
+    'LeakyReLU',
+    'PReLU',
+    'Sigmoid',
+    'Tanh',
+  ]);
   for (const [name, r] of Object.entries(eager)) {
     expect([name, r.entries, r.differ, r.largest_steps]).toEqual([name, 16384, 0, 0]);
   }
