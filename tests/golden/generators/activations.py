@@ -18,6 +18,10 @@ models (exported/activations_*.qwasm.safetensors).
   nnq.ELU, nnq.LeakyReLU, nnq.PReLU (4 slopes) and nn.Sigmoid, nn.Tanh, nn.Hardsigmoid, which convert leaves
   float and PyTorch runs with its quantized kernels; the exporter writes each as the module's own output on
   a QTensor of all 256 integers (QuantizedLookup). The activations' inputs have 4 x 8 x 8 elements.
+- monai: MONAI's own blocks, as its networks build them (UNet's ResidualUnit with PReLU, BasicUNet's TwoConv
+  and Down with LeakyReLU(inplace=True), DynUNet's UnetResBlock with an in-place residual add and
+  leaky_relu_), with BatchNorm where those networks default to InstanceNorm (which prepare_pt2e folds),
+  through the PT2E recipe (QwasmQuantizer).
 - tail_measurements: for each activation and 16 random input / output qparams, how many of the 256 input
   integers get another output integer on PyTorch's scalar path than on its vectorized path (the table),
   and the largest difference in steps; eager_tail_measurements: the same for the eager model's quantized
@@ -256,6 +260,43 @@ def _eager(nn, rng):
     return case, measured
 
 
+def _monai_case(nn, rng):
+    from monai.networks.blocks import ResidualUnit, UnetResBlock
+    from monai.networks.nets.basic_unet import Down, TwoConv
+
+    from qwasm_export import export
+    leaky = ("LeakyReLU", {"negative_slope": 0.1, "inplace": True})
+    batch = ("batch", {"affine": True})
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.unet_unit = ResidualUnit(spatial_dims=3, in_channels=1, out_channels=8, strides=2, kernel_size=3,
+                                          subunits=2, act="PRELU", norm="BATCH", dropout=0.0)
+            self.basic_conv = TwoConv(3, 8, 8, act=leaky, norm=batch, bias=True, dropout=0.0)
+            self.basic_down = Down(3, 8, 16, act=leaky, norm=batch, bias=True, dropout=0.0)
+            self.dyn_block = UnetResBlock(3, 16, 16, kernel_size=3, stride=1, norm_name="batch",
+                                          act_name=("leakyrelu", {"inplace": True, "negative_slope": 0.01}))
+
+        def forward(self, x):
+            return self.dyn_block(self.basic_down(self.basic_conv(self.unet_unit(x))))
+
+    torch.manual_seed(SEED % 1000 + 94)
+    m = Encoder().eval()
+    calib = [torch.from_numpy(rng.standard_normal((1, 1, 16, 16, 16)).astype(np.float32)) for _ in range(4)]
+    x = torch.from_numpy(rng.standard_normal((1, 1, 16, 16, 16)).astype(np.float32))
+    gm = _pt2e(m, calib, x)
+    path = "exported/activations_monai.qwasm.safetensors"
+    export(gm, x, output_path(path))
+    assert _lookups(output_path(path)) == 8, "every PReLU and LeakyReLU must be a QuantizedLookup"
+    with torch.no_grad():
+        y = gm(x)
+    out_scale = float(gm.graph.find_nodes(op="output")[0].args[0][0].args[1])
+    return {"name": "monai: ResidualUnit (PReLU), TwoConv and Down (LeakyReLU inplace), UnetResBlock (add_, "
+                    "leaky_relu_), PT2E", "file": path, "x": arr(x.numpy()), "y": arr(y.numpy()),
+            "out_scale": out_scale}
+
+
 def activations_cases():
     add_to_path("..", "..", "python")
     nn = torch.nn
@@ -263,4 +304,5 @@ def activations_cases():
     rng = np.random.default_rng(SEED + 91)
     cases = [_float_case(nn)] + _pt2e_cases(nn, rng)
     eager, eager_measured = _eager(nn, rng)
-    return cases + [eager], {"tail_measurements": _tail_measurements(rng), "eager_tail_measurements": eager_measured}
+    cases += [eager, _monai_case(nn, rng)]
+    return cases, {"tail_measurements": _tail_measurements(rng), "eager_tail_measurements": eager_measured}

@@ -3,7 +3,8 @@
 // values (-0, NaN, +-Inf, kinks, ranges) bit for bit for the piecewise-linear
 // ones and within the stated bound for the others; int8 by table
 // (QuantizedLookup) in PT2E graphs and in an eager-quantized model (nnq
-// activations), bit for bit, with both ISAs.
+// activations), and in MONAI's own blocks (UNet's PReLU units, BasicUNet's
+// and DynUNet's in-place LeakyReLU) through PT2E, bit for bit, with both ISAs.
 import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
 import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
@@ -52,8 +53,8 @@ const BOUNDS = {
   Mish: { ulp: 2, absolute: (x) => (x < -87.3 ? Math.abs(x) * 2 ** -146 : 0) },
 };
 
-test('the golden file has the float, PT2E, tail, squeeze-excitation and eager cases', () => {
-  expect(golden.cases.map((c) => c.name.split(':')[0])).toEqual(['float', 'pt2e', 'pt2e_tail', 'se', 'eager']);
+test('the golden file has the float, PT2E, tail, squeeze-excitation, eager and MONAI cases', () => {
+  expect(golden.cases.map((c) => c.name.split(':')[0])).toEqual(['float', 'pt2e', 'pt2e_tail', 'se', 'eager', 'monai']);
   expect(Object.keys(BOUNDS).sort()).toEqual([...caseOf('float').functions].sort());
 });
 
@@ -90,7 +91,7 @@ describe('float activations against PyTorch (-0, NaN, +-Inf, kinks, ranges)', ()
 });
 
 describe.each(['wasmsimd', 'scalar'])('int8 by table (QuantizedLookup), %s kernels', (isa) => {
-  test.each(['pt2e', 'pt2e_tail', 'se', 'eager'].map((p) => [caseOf(p).name, caseOf(p)]))('%s', (_, c) => {
+  test.each(['pt2e', 'pt2e_tail', 'se', 'eager', 'monai'].map((p) => [caseOf(p).name, caseOf(p)]))('%s', (_, c) => {
     qwasm.setKernelIsa(isa);
     const y = run(c);
     expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y)) }).toEqual({
