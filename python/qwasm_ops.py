@@ -788,6 +788,23 @@ for _act in _activations.ACTIVATIONS:
             check=_check_prelu if _act.type == "PReLU" else None, numerics={"float": _act.numerics})
 
 
+# The same functions called in a traced float model (torch.sigmoid(x), F.silu(x), x.tanh(), ...), those without
+# parameters. On a QTensor (an eager-quantized model calling torch.sigmoid) the loader's run refuses them: there
+# is no module to hold a table; nn.Sigmoid etc. as modules are exported by table.
+_TRACED_ACTIVATIONS = {"sigmoid": ("Sigmoid", lambda: (torch.sigmoid,), ("sigmoid",)),
+                       "tanh": ("Tanh", lambda: (torch.tanh,), ("tanh",)),
+                       "silu": ("SiLU", lambda: (F.silu,), ()),
+                       "hardswish": ("Hardswish", lambda: (F.hardswish,), ()),
+                       "hardsigmoid": ("Hardsigmoid", lambda: (F.hardsigmoid,), ()),
+                       "mish": ("Mish", lambda: (F.mish,), ())}
+_ACTIVATION_NUMERICS = {a.type: a.numerics for a in _activations.ACTIVATIONS}
+for _name, (_type, _traced, _methods) in _TRACED_ACTIVATIONS.items():
+    _function(_name, 1, traced=_traced, in_place=lambda node, kwargs: kwargs.pop("inplace", False),
+              numerics={"float": _ACTIVATION_NUMERICS[_type]})
+    if _methods:
+        _method(_name, 1, traced=_methods, numerics={"float": _ACTIVATION_NUMERICS[_type]})
+
+
 def _lookup_inputs(lowering, core):
     """f(dq(activation), constants...): the other arguments (prelu's slopes) are constants of the graph."""
     x, others = core.args[0], [*core.args[1:], *core.kwargs.values()]

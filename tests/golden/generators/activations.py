@@ -22,6 +22,9 @@ models (exported/activations_*.qwasm.safetensors).
   and Down with LeakyReLU(inplace=True), DynUNet's UnetResBlock with an in-place residual add and
   leaky_relu_), with BatchNorm where those networks default to InstanceNorm (which prepare_pt2e folds),
   through the PT2E recipe (QwasmQuantizer).
+- fx: a float model per traced function (torch.sigmoid, torch.tanh, x.sigmoid(), x.tanh(), F.silu,
+  F.hardswish, F.hardsigmoid, F.mish), exported through the eager (torch.fx) flow,
+  on the float case's input.
 - tail_measurements: for each activation and 16 random input / output qparams, how many of the 256 input
   integers get another output integer on PyTorch's scalar path than on its vectorized path (the table),
   and the largest difference in steps; eager_tail_measurements: the same for the eager model's quantized
@@ -297,6 +300,34 @@ def _monai_case(nn, rng):
             "out_scale": out_scale}
 
 
+class _Call(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+def _fx_cases(rng):
+    from qwasm_export import export
+    F = torch.nn.functional
+    calls = {"sigmoid": ("Sigmoid", torch.sigmoid), "tanh": ("Tanh", torch.tanh),
+             "sigmoid_method": ("Sigmoid", lambda v: v.sigmoid()), "tanh_method": ("Tanh", lambda v: v.tanh()),
+             "silu": ("SiLU", F.silu), "hardswish": ("Hardswish", F.hardswish),
+             "hardsigmoid": ("Hardsigmoid", F.hardsigmoid), "mish": ("Mish", F.mish)}
+    x = _float_input(rng)
+    cases = []
+    for name, (kind, fn) in calls.items():
+        m = _Call(fn).eval()
+        path = f"exported/activations_fx_{name}.qwasm.safetensors"
+        export(m, x, output_path(path))
+        with torch.no_grad():
+            y = m(x)
+        cases.append({"name": f"fx: {name}", "file": path, "bound": kind, "x": arr(x.numpy()), "y": arr(y.numpy())})
+    return cases
+
+
 def activations_cases():
     add_to_path("..", "..", "python")
     nn = torch.nn
@@ -304,5 +335,5 @@ def activations_cases():
     rng = np.random.default_rng(SEED + 91)
     cases = [_float_case(nn)] + _pt2e_cases(nn, rng)
     eager, eager_measured = _eager(nn, rng)
-    cases += [eager, _monai_case(nn, rng)]
+    cases += [eager, _monai_case(nn, rng)] + _fx_cases(rng)
     return cases, {"tail_measurements": _tail_measurements(rng), "eager_tail_measurements": eager_measured}

@@ -53,10 +53,36 @@ const BOUNDS = {
   Mish: { ulp: 2, absolute: (x) => (x < -87.3 ? Math.abs(x) * 2 ** -146 : 0) },
 };
 
-test('the golden file has the float, PT2E, tail, squeeze-excitation, eager and MONAI cases', () => {
-  expect(golden.cases.map((c) => c.name.split(':')[0])).toEqual(['float', 'pt2e', 'pt2e_tail', 'se', 'eager', 'monai']);
+test('the golden file has the float, PT2E, tail, squeeze-excitation, eager, MONAI and traced-function cases', () => {
+  expect(golden.cases.map((c) => c.name.split(':')[0])).toEqual([
+    'float',
+    'pt2e',
+    'pt2e_tail',
+    'se',
+    'eager',
+    'monai',
+    ...Array(8).fill('fx'),
+  ]);
   expect(Object.keys(BOUNDS).sort()).toEqual([...caseOf('float').functions].sort());
 });
+
+// The values outside the bound ([x, qwasm, PyTorch]); null: bit for bit (a NaN matches any NaN).
+function outsideBound(got, ref, x, bound) {
+  if (bound === null) {
+    const i = firstBitDifference(got, ref, { anyNaN: true });
+    return i === -1 ? [] : [[x[i], got[i], ref[i]]];
+  }
+  const outside = [];
+  for (let i = 0; i < ref.length; i++) {
+    if (Number.isNaN(got[i]) || Number.isNaN(ref[i])) {
+      if (Number.isNaN(got[i]) !== Number.isNaN(ref[i])) outside.push([x[i], got[i], ref[i]]);
+      continue;
+    }
+    const ok = ulps(got[i], ref[i]) <= bound.ulp || Math.abs(got[i] - ref[i]) <= (bound.absolute?.(x[i]) ?? 0);
+    if (!ok) outside.push([x[i], got[i], ref[i]]);
+  }
+  return outside;
+}
 
 describe('float activations against PyTorch (-0, NaN, +-Inf, kinks, ranges)', () => {
   const c = caseOf('float');
@@ -72,21 +98,19 @@ describe('float activations against PyTorch (-0, NaN, +-Inf, kinks, ranges)', ()
   test.each(c.functions.map((name, k) => [name, k]))('%s', (name, k) => {
     const got = y.subarray(k * per, (k + 1) * per);
     const ref = want.subarray(k * per, (k + 1) * per);
-    const bound = BOUNDS[name];
-    if (bound === null) {
-      expect(firstBitDifference(got, ref, { anyNaN: true })).toBe(-1);
-      return;
-    }
-    const outside = [];
-    for (let i = 0; i < per; i++) {
-      if (Number.isNaN(got[i]) || Number.isNaN(ref[i])) {
-        if (Number.isNaN(got[i]) !== Number.isNaN(ref[i])) outside.push([x[i], got[i], ref[i]]);
-        continue;
-      }
-      const ok = ulps(got[i], ref[i]) <= bound.ulp || Math.abs(got[i] - ref[i]) <= (bound.absolute?.(x[i]) ?? 0);
-      if (!ok) outside.push([x[i], got[i], ref[i]]);
-    }
-    expect(outside).toEqual([]);
+    expect(outsideBound(got, ref, x, BOUNDS[name])).toEqual([]);
+  });
+});
+
+describe('traced functions and methods in float models (the eager flow)', () => {
+  const fx = golden.cases.filter((c) => c.name.startsWith('fx:'));
+  test('each function and method has its case', () => {
+    expect(fx.map((c) => c.name.slice(4)).sort()).toEqual(
+      ['hardsigmoid', 'hardswish', 'mish', 'sigmoid', 'sigmoid_method', 'silu', 'tanh', 'tanh_method'].sort(),
+    );
+  });
+  test.each(fx.map((c) => [c.name, c]))('%s', (_, c) => {
+    expect(outsideBound(run(c).data, decode(c.y), decode(c.x), BOUNDS[c.bound])).toEqual([]);
   });
 });
 
@@ -139,6 +163,15 @@ function edited(file, edit) {
 }
 
 const lookupName = (modules) => Object.keys(modules).find((k) => modules[k].type === 'QuantizedLookup');
+
+test('a traced sigmoid on a QTensor is refused at run time, naming the module form', async () => {
+  const c = golden.cases.find((k) => k.name === 'fx: sigmoid');
+  const model = qwasm.io.loadModel(fileOf(c.file));
+  const q = qwasm.quantizePerTensor({ data: new Float32Array(4), shape: [4] }, 0.1, 3, 'quint8');
+  expect(() => model.forward(q)).toThrow(/sigmoid of a quantized tensor: qwasm runs it in int8 as a module/);
+  q.dispose();
+  model.dispose();
+});
 
 test('a lookup whose input qparams are not its input tensor’s is refused at run time, naming both', () => {
   const c = caseOf('pt2e');

@@ -10,6 +10,7 @@ import { readFloatTensor, tensorBytes } from '../runtime/args.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { fail, readFloat, readInt } from './format-readers.mjs';
+import { elementwise as elementwiseCost, isFloatTensor, isQ, NodeError, param } from './graph-calls.mjs';
 import { floatOutput, noInfo, perElement, perElementAt, quantizedOutput } from './module-costs.mjs';
 import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 
@@ -83,6 +84,43 @@ export const floatActivations = {
     ),
     Mish: floatType('Mish', [], noFields(act.mish)),
   },
+};
+
+// A graph function's run on its float tensor: a QTensor has no table to look up in (the
+// module forms, nn.Sigmoid etc., are exported with one).
+function runFloat(name, fn) {
+  return (x) => {
+    if (isQ(x)) {
+      throw new NodeError(
+        `${name} of a quantized tensor: qwasm runs it in int8 as a module (nn.Sigmoid, ...), which the exporter writes as a table`,
+      );
+    }
+    if (!isFloatTensor(x)) throw new NodeError(`${name}: x must be a float tensor`);
+    return { data: act.mapFloats(x.data, fn), shape: x.shape.slice() };
+  };
+}
+
+const graphCall = (name, fn) => {
+  const run = runFloat(name, fn);
+  return {
+    fn: { args: 1, kwargs: [], run: (args, kwargs) => run(param(args, kwargs, 0, 'input')), cost: elementwiseCost },
+    method: { args: 1, kwargs: [], run: (args) => run(args[0]), cost: elementwiseCost },
+  };
+};
+const SIGMOID = graphCall('sigmoid', act.sigmoid);
+const TANH = graphCall('tanh', act.tanh);
+
+/** torch.sigmoid, torch.tanh, F.silu, F.hardswish, F.hardsigmoid, F.mish, x.sigmoid(), x.tanh() in a traced float model. */
+export const activationFunctions = {
+  functions: {
+    sigmoid: SIGMOID.fn,
+    tanh: TANH.fn,
+    silu: graphCall('silu', act.silu).fn,
+    hardswish: graphCall('hardswish', act.hardswish).fn,
+    hardsigmoid: graphCall('hardsigmoid', act.hardsigmoid).fn,
+    mish: graphCall('mish', act.mish).fn,
+  },
+  methods: { sigmoid: SIGMOID.method, tanh: TANH.method },
 };
 
 // The slopes' count, from the file's tensor entry: PReLU has 1, or one per channel.
