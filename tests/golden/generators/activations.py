@@ -12,6 +12,8 @@ models (exported/activations_*.qwasm.safetensors).
 - pt2e_tail: the same ops on 4 x 5 x 5 = 100 elements, whose last 100 mod 32 = 4 PyTorch computes on its
   scalar path (std::exp instead of Sleef): where that rounds across a quantization boundary, qwasm's table
   (the vectorized path's integers) is one step away.
+- pt2e_int8: the pt2e chain with qint8 activations (as XNNPACKQuantizer's), written as quint8 with the zero
+  point + 128: each table is indexed by the shifted integer.
 - se: a squeeze-excitation block in 3D (conv3d, global average pool, conv, relu, conv, sigmoid) with a SiLU
   (swish) after the first conv, as X3D has them, quantized with QwasmQuantizer.
 - eager: an eager-quantized model (torch.ao.quantization prepare / convert, fbgemm) with nnq.Hardswish,
@@ -110,12 +112,12 @@ class _Chain(torch.nn.Module):
         return self.convs[-1](x) if len(self.convs) > len(self.acts) else x
 
 
-def _pt2e(model, calibration, x):
+def _pt2e(model, calibration, x, activation=None):
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     from qwasm_quantizer import QwasmQuantizer
     gm = torch.export.export(model.eval(), (x,)).module()
-    gm = prepare_pt2e(gm, QwasmQuantizer())
+    gm = prepare_pt2e(gm, QwasmQuantizer(activation=activation))
     for c in calibration:
         gm(c)
     return convert_pt2e(gm)
@@ -135,12 +137,17 @@ def _pt2e_cases(nn, rng):
     cases = []
     torch.manual_seed(SEED % 1000 + 91)
     chain = _Chain(nn)
-    for name, hw, what in (("pt2e", 8, "every activation as a table, each on 256 elements (vectorized path)"),
-                           ("pt2e_tail", 5, "every activation as a table, each on 100 elements (4 on PyTorch's "
-                                            "scalar path)")):
+    from torchao.quantization.pt2e import HistogramObserver
+    from torchao.quantization.pt2e.quantizer import QuantizationSpec
+    int8 = QuantizationSpec(dtype=torch.int8, quant_min=-128, quant_max=127, qscheme=torch.per_tensor_affine,
+                            is_dynamic=False, observer_or_fake_quant_ctr=HistogramObserver.with_args(eps=2**-12))
+    for name, hw, what, activation in (
+            ("pt2e", 8, "every activation as a table, each on 256 elements (vectorized path)", None),
+            ("pt2e_tail", 5, "every activation as a table, each on 100 elements (4 on PyTorch's scalar path)", None),
+            ("pt2e_int8", 8, "every activation as a table, qint8 activations", int8)):
         calib = [torch.from_numpy(rng.uniform(-3, 3, (1, 3, hw, hw)).astype(np.float32)) for _ in range(4)]
         x = torch.from_numpy(rng.uniform(-3, 3, (1, 3, hw, hw)).astype(np.float32))
-        gm = _pt2e(chain, calib, x)
+        gm = _pt2e(chain, calib, x, activation)
         path = f"exported/activations_{name}.qwasm.safetensors"
         export(gm, x, output_path(path))
         assert _lookups(output_path(path)) == 13, "every activation must be a QuantizedLookup"
