@@ -216,3 +216,20 @@ test('a float GELU entry other than approximate="tanh" is refused at load', () =
     ),
   ).toThrow(/approximate must be 'tanh'/);
 });
+
+test('a PReLU whose slopes hold a NaN is refused at load; one fed the wrong channel count is refused at run', () => {
+  const c = caseOf('float');
+  const bytes = fileOf(c.file);
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  const name = Object.keys(header).find((k) => k.endsWith('prelu.weight'));
+  const [begin] = header[name].data_offsets;
+  const poisoned = new Uint8Array(bytes);
+  new DataView(poisoned.buffer).setFloat32(8 + n + begin + 4, Number.NaN, true);
+  expect(() => qwasm.io.loadModel(poisoned)).toThrow(/weight must hold finite slopes/);
+
+  const model = qwasm.io.loadModel(bytes);
+  const x = decode(c.x);
+  expect(() => model.forward({ data: x, shape: [4, 2, 288] })).toThrow(/4 slopes need x.shape\[1\] to be 4/);
+  model.dispose();
+});
