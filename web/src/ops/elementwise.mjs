@@ -9,9 +9,10 @@ import { Module } from '../nn/module.mjs';
 import { readFloatTensor, tensorBytes } from '../runtime/args.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
+import { numel, sameKind } from './abstract-values.mjs';
 import { fail, readFloat, readInt } from './format-readers.mjs';
-import { elementwise as elementwiseCost, isFloatTensor, isQ, NodeError, param } from './graph-calls.mjs';
-import { floatOutput, noInfo, perElement, perElementAt, quantizedOutput } from './module-costs.mjs';
+import { costOf, isFloatTensor, isQ, NodeError, onTensor, param } from './graph-calls.mjs';
+import { floatOutput, noInfo, perElementAt, quantizedOutput } from './module-costs.mjs';
 import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 
 /** A float activation of a loaded model: `map(data, shape)` on a float tensor's values. */
@@ -45,10 +46,13 @@ function floatType(name, fields, makeMap) {
     fields,
     build: (m, ctx) => new FloatActivation(name, makeMap(m, ctx)),
     info: noInfo,
-    cost: perElement,
+    cost: perElementAt(RATE.floatActivationElement),
     output: floatOutput,
   };
 }
+
+// A traced activation's cost: its input's kind and shape, at the float activations' rate.
+const activationCost = onTensor((x) => costOf(sameKind(x, x.shape), numel(x.shape) * RATE.floatActivationElement));
 
 const noFields = (fn) => () => elementwise(fn);
 
@@ -103,8 +107,8 @@ function runFloat(name, fn) {
 const graphCall = (name, fn) => {
   const run = runFloat(name, fn);
   return {
-    fn: { args: 1, kwargs: [], run: (args, kwargs) => run(param(args, kwargs, 0, 'input')), cost: elementwiseCost },
-    method: { args: 1, kwargs: [], run: (args) => run(args[0]), cost: elementwiseCost },
+    fn: { args: 1, kwargs: [], run: (args, kwargs) => run(param(args, kwargs, 0, 'input')), cost: activationCost },
+    method: { args: 1, kwargs: [], run: (args) => run(args[0]), cost: activationCost },
   };
 };
 const SIGMOID = graphCall('sigmoid', act.sigmoid);
