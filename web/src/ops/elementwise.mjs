@@ -183,7 +183,11 @@ class QuantizedLookup extends Module {
     } else {
       let inner = 1;
       for (let d = 2; d < shape.length; d++) inner *= shape[d];
-      for (let i = 0; i < ints.length; i++) out[i] = table[(Math.floor(i / inner) % channels) * 256 + ints[i]];
+      // Contiguous [N, C, inner]: one channel's table per run of `inner` elements.
+      for (let begin = 0, c = 0; begin < ints.length; begin += inner, c = c + 1 === channels ? 0 : c + 1) {
+        const row = c * 256;
+        for (let i = begin; i < begin + inner; i++) out[i] = table[row + ints[i]];
+      }
     }
     return makePerTensorQuantizedTensor({ data: out, shape }, this.#scale, this.#zeroPoint, 'quint8');
   }
