@@ -129,7 +129,8 @@ def _trace(model, example_input, w, classes):
         gm = torch.fx.GraphModule(model, _Tracer().trace(model))
     except Exception as e:  # noqa: BLE001 - the user needs the tracer's reason
         raise ExportError(f"torch.fx could not trace the model: {e}") from e
-    with torch.no_grad():
+    # The activations' tables are written from the input qparams each module receives here.
+    with torch.no_grad(), ops.recording_inputs(model):
         want, got = model(example_input), gm(example_input)
     if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
         raise ExportError("the model must return one tensor")

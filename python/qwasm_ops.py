@@ -37,6 +37,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
+import qwasm_ops_activations as _activations
 from qwasm_format import OPS_DOC, ExportError, check_finite, check_scale, check_zero_point, float32_scalar, ints
 
 try:
@@ -919,6 +920,119 @@ _module(
     check=_check_quantized_conv_transpose,
     numerics={"int8": "exact: int32 sums, then FBGEMM's requantization (docs/numerics.md); PT2E: within one step "
                       "of its float reference"})
+# -- activations ----------------------------------------------------------------------------------------------------
+# The element-wise activations (qwasm_ops_activations.py: their table and the lookup's): each a float module
+# type, and in a PT2E graph's `dequantize -> f -> quantize` region the module type QuantizedLookup.
+
+def _activation_entry(act, fields):
+    return {"type": act.type, **fields}
+
+
+def _activation_from_module(path, m, w, act):
+    recorded = _activations.recorded_input(path, m)
+    if recorded is not None and recorded[0] == "q":
+        # convert leaves nn.Sigmoid, nn.Tanh, nn.Hardsigmoid float; PyTorch runs them on QTensors.
+        return _activations.lookup_from_module(torch, path, m, w, recorded)
+    entry = _activation_entry(act, act.from_module(path, m))
+    if act.type == "PReLU":
+        entry["weight"] = w.add(f"{path}.weight", m.weight.detach().to(torch.float32).reshape(-1))
+    return entry
+
+
+def _activation_from_aten(lowering, n, where, x, act):
+    b = lowering.bind(n)
+    path = lowering.module_name(n)
+    entry = _activation_entry(act, act.from_aten(where, b))
+    if act.type == "PReLU":
+        weight = lowering.float_weight(b["weight"], where).reshape(-1)
+        value = lowering.recorded_value(n)
+        if weight.numel() > 1 and (value is None or value.dim() < 2):
+            raise ExportError(f"{where}: prelu with {weight.numel()} slopes on an input without a channel dimension")
+        entry["weight"] = lowering.w.add(f"{path}.weight", weight)
+    lowering.emit(n.name, "call_module", lowering.add_module(path, entry), [x])
+
+
+def _check_prelu(where, m, tensors):
+    if m["type"] == "PReLU":
+        check_finite(tensors[m["weight"]], f"{where}: weight", "qwasm's PReLU needs finite slopes")
+
+
+for _act in _activations.ACTIVATIONS:
+    _module(_act.type, list(_act.fields), eager=(lambda a: lambda: dict.fromkeys(a.modules(nn), a))(_act),
+            from_module=_activation_from_module,
+            pt2e=ValueLowering(ops=(lambda a: lambda: dict.fromkeys(_activations.aten_ops(torch, a.aten), a))(_act),
+                               write=_activation_from_aten, on_integers=False,
+                               inplace=(lambda a: lambda: set(_activations.aten_ops(torch, a.inplace)))(_act)),
+            check=_check_prelu if _act.type == "PReLU" else None, numerics={"float": _act.numerics})
+
+
+# The same functions called in a traced float model (torch.sigmoid(x), F.silu(x), x.tanh(), ...), those without
+# parameters. On a QTensor (an eager-quantized model calling torch.sigmoid) the loader's run refuses them: there
+# is no module to hold a table; nn.Sigmoid etc. as modules are exported by table.
+_TRACED_ACTIVATIONS = {"sigmoid": ("Sigmoid", lambda: (torch.sigmoid,), ("sigmoid",)),
+                       "tanh": ("Tanh", lambda: (torch.tanh,), ("tanh",)),
+                       "silu": ("SiLU", lambda: (F.silu,), ()),
+                       "hardswish": ("Hardswish", lambda: (F.hardswish,), ()),
+                       "hardsigmoid": ("Hardsigmoid", lambda: (F.hardsigmoid,), ()),
+                       "mish": ("Mish", lambda: (F.mish,), ())}
+_ACTIVATION_NUMERICS = {a.type: a.numerics for a in _activations.ACTIVATIONS}
+for _name, (_type, _traced, _methods) in _TRACED_ACTIVATIONS.items():
+    _function(_name, 1, traced=_traced, in_place=lambda node, kwargs: kwargs.pop("inplace", False),
+              numerics={"float": _ACTIVATION_NUMERICS[_type]})
+    if _methods:
+        _method(_name, 1, traced=_methods, numerics={"float": _ACTIVATION_NUMERICS[_type]})
+
+
+def _lookup_inputs(lowering, core):
+    """f(dq(activation), constants...): the other arguments (prelu's slopes) are constants of the graph."""
+    x, others = core.args[0], [*core.args[1:], *core.kwargs.values()]
+    return lowering.is_dequantize(x) and all(not isinstance(a, torch.fx.Node) or a.op == "get_attr"
+                                             for a in others)
+
+
+def _lookup_from_pattern(lowering, q, core, relu, scale, zp, where, _):
+    table, channels = _activations.lookup_table(torch, lowering, q, core, where)
+    path = lowering.module_name(core)
+    input_scale, input_zp = lowering.act_qparams(core.args[0])
+    if channels > 1:
+        value = lowering.recorded_value(core)
+        if value is None or value.dim() < 2 or value.shape[1] != channels:
+            raise ExportError(f"{where}: prelu with {channels} slopes on an input whose dimension 1 is not "
+                              f"{channels} channels")
+    entry = {"type": "QuantizedLookup", "input_scale": input_scale, "input_zero_point": input_zp, "scale": scale,
+             "zero_point": zp, "table": lowering.w.add(f"{path}.table", table)}
+    x = lowering.q_input(core.args[0], where)
+    lowering.emit(core.name, "call_module", lowering.add_module(path, entry), [x])
+    return core.name
+
+
+def _lookup_from_module(path, m, w, _):
+    recorded = _activations.recorded_input(path, m)
+    if recorded is None or recorded[0] != "q":
+        raise ExportError(f"{path}: {type(m).__name__} did not run on a QTensor when the example input ran; qwasm "
+                          "writes its table from the input qparams it saw")
+    return _activations.lookup_from_module(torch, path, m, w, recorded)
+
+
+def recording_inputs(model):
+    """qwasm_export runs the example input under this: each activation module's input qparams (its table's)."""
+    classes = [cls for op in MODULE_OPS.values() if op.from_module in (_activation_from_module, _lookup_from_module)
+               for cls in _resolved(op.eager)]
+    return _activations.recording_inputs(torch, model, classes)
+
+
+# PT2E: every activation above between a dequantize and a quantize (QwasmQuantizer annotates them).
+# Eager: PyTorch's quantized activations, and nn.Sigmoid / nn.Tanh / nn.Hardsigmoid run on a QTensor.
+_module("QuantizedLookup", list(_activations.LOOKUP_FIELDS),
+        eager=lambda: {nnq.Hardswish: None, nnq.ELU: None, nnq.LeakyReLU: None, nnq.PReLU: None,
+                       nnq.Sigmoid: None},
+        from_module=_lookup_from_module,
+        int8=Int8Pattern(ops=lambda: dict.fromkeys(_activations.aten_ops(torch, [
+            name for a in _activations.ACTIVATIONS for name in a.aten])), relu=(False,),
+            inputs=_lookup_inputs, write=_lookup_from_pattern),
+        check=_activations.check_lookup,
+        numerics={"int8": "exact by table: the output integer of each of the 256 input integers, one table per "
+                          "channel for prelu (docs/numerics.md, Element-wise activations)"})
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------

@@ -25,7 +25,12 @@ conv3d, so a video model quantized with them keeps its Conv3d layers in float):
 - max / avg / adaptive-avg pools, flatten, view / reshape, dropout and a
   lone ReLU: the output shares the input's qparams, as PyTorch's quantized
   versions of those ops have it (the exporter runs each on the integers
-  where that is exact, and average pools as dequantize, float pool, quantize).
+  where that is exact, and average pools as dequantize, float pool, quantize);
+- the element-wise activations (leaky_relu, prelu with constant slopes,
+  hardsigmoid, hardswish, sigmoid, tanh, silu, elu, gelu, softplus, mish):
+  observed input and output, except sigmoid, hardsigmoid and tanh, whose
+  output takes PyTorch's fixed qparams (1/256 from 0; 2/256 around 128); the
+  exporter writes each as a 256-entry table PyTorch fills.
 
 Its qconfig is PyTorch's x86 default, as X86InductorQuantizer copies it:
 quint8 activations over 0..255, per tensor affine, observed with
@@ -47,6 +52,7 @@ from torch.fx import Node
 try:
     from torchao.quantization.pt2e import HistogramObserver, PerChannelMinMaxObserver
     from torchao.quantization.pt2e.quantizer import (
+        FixedQParamsQuantizationSpec,
         QuantizationAnnotation,
         QuantizationSpec,
         Quantizer,
@@ -94,6 +100,16 @@ _SHARED = {
     aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.dropout.default,
     aten.relu.default, aten.relu_.default, aten.clone.default, aten.contiguous.default,
 }
+
+
+# Element-wise activations (qwasm_ops_activations.py): int8 by a 256-entry table, any qparams exact.
+# The output of sigmoid / hardsigmoid (0..1) and tanh (-1..1) gets PyTorch's fixed qparams for them
+# (torch.ao.quantization's _FIXED_QPARAMS_OP_TO_OBSERVER: 1/256 and 2/256); the others are observed.
+_FIXED_QPARAMS = {"sigmoid": (1.0 / 256.0, 0), "sigmoid_": (1.0 / 256.0, 0), "hardsigmoid": (1.0 / 256.0, 0),
+                  "hardsigmoid_": (1.0 / 256.0, 0), "tanh": (2.0 / 256.0, 128), "tanh_": (2.0 / 256.0, 128)}
+_ACTIVATIONS = {getattr(getattr(aten, name), "default") for name in (
+    "leaky_relu", "leaky_relu_", "prelu", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_", "sigmoid",
+    "sigmoid_", "tanh", "tanh_", "silu", "silu_", "elu", "elu_", "gelu", "gelu_", "softplus", "mish", "mish_")}
 
 
 def _annotated(n):
@@ -147,6 +163,8 @@ class QwasmQuantizer(Quantizer):
                 self._cat(n)
             elif n.target in _SHARED:
                 self._shared(n)
+            elif n.target in _ACTIVATIONS:
+                self._activation(n)
         return model
 
     def validate(self, model: torch.fx.GraphModule) -> None:
@@ -206,3 +224,15 @@ class QwasmQuantizer(Quantizer):
             return  # a reshape or ReLU of a float value stays float
         _annotate(n, {x: SharedQuantizationSpec(x) if quantized_input else self.activation},
                   SharedQuantizationSpec((x, n)))
+
+    def _activation(self, n):
+        x = n.args[0]
+        if not (isinstance(x, Node) and _is_float_tensor(x)):
+            return
+        if n.target == aten.prelu.default and not (isinstance(n.args[1], Node) and n.args[1].op == "get_attr"):
+            return  # slopes computed at run time: the op stays float
+        fixed = _FIXED_QPARAMS.get(n.target._schema.name.split("::")[1])
+        output = self.activation if fixed is None else FixedQParamsQuantizationSpec(
+            dtype=torch.uint8, scale=fixed[0], zero_point=fixed[1], quant_min=0, quant_max=255,
+            qscheme=torch.per_tensor_affine)
+        _annotate(n, {x: self.activation}, output)

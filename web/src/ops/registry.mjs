@@ -19,6 +19,7 @@ import * as arithmetic from './arithmetic.mjs';
 import * as batchnorm from './batchnorm.mjs';
 import * as conv from './conv.mjs';
 import * as convTranspose from './conv-transpose.mjs';
+import * as elementwise from './elementwise.mjs';
 import * as linear from './linear.mjs';
 import * as pooling from './pooling.mjs';
 import * as quantize from './quantize.mjs';
@@ -33,6 +34,7 @@ const TABLES = opTables({
   batchnorm,
   conv,
   convTranspose,
+  elementwise,
   linear,
   pooling,
   quantize,
