@@ -96,10 +96,17 @@ def main():
         import torchao  # noqa: F401
     except ImportError:
         torchao = None
+    try:
+        import monai  # noqa: F401
+    except ImportError:
+        monai = None
     js_blocks = re.findall(r"^```js node\n(.*?)^```", readme, re.M | re.S)
     for python_block in re.findall(r"^```python run\n(.*?)^```", readme, re.M | re.S):
         if torchao is None and "torchao" in python_block:
             print("  README: the PT2E block skipped: torchao is not installed (pip install torchao)")
+            continue
+        if monai is None and "monai" in python_block:
+            print("  README: the MONAI block skipped: monai is not installed (pip install monai)")
             continue
         written = re.findall(r'export\(.*"([\w.]+\.qwasm\.safetensors)"', python_block)
         t0 = time.time()

@@ -46,9 +46,10 @@ test.each(nodeBlocks.map((b, i) => [i + 1, b.runner, b]))(
   60_000,
 );
 
-test('the README Python blocks (eager, PT2E) are valid Python that use the shipped exporter', () => {
+test('the README Python blocks (eager, PT2E, a MONAI model) are valid Python that use the shipped exporter', () => {
   const py = blocks.filter((b) => b.lang === 'python');
-  expect(py.map((b) => b.runner)).toEqual(['run', 'run']);
+  expect(py.map((b) => b.runner)).toEqual(['run', 'run', 'run']);
+  expect(py[2].code).toContain('from monai.networks.nets import UNet');
   expect(py[1].code).toContain('from qwasm_quantizer import QwasmQuantizer');
   for (const b of py) {
     expect(b.code).toContain('sys.path.insert(0, "node_modules/qwasm/python")');
