@@ -16,11 +16,12 @@ conv3d, so a video model quantized with them keeps its Conv3d layers in float):
 - conv1d / conv2d / conv3d, with a following ReLU fused (prepare_pt2e has
   already folded a following BatchNorm into the conv's weight and bias);
 - linear, with a following ReLU fused;
-- add of two tensors, with a following ReLU fused;
+- add and mul of two tensors (broadcast), with a following ReLU fused (mul:
+  squeeze-excitation's scale);
 - cat (every input shares the first one's qparams, as PyTorch's quantized cat
   needs for an exact result);
-- max / avg / adaptive-avg pools, flatten, view / reshape, dropout and a
-  lone ReLU: the output shares the input's qparams, as PyTorch's quantized
+- max / avg / adaptive-avg pools, flatten, view / reshape, dropout, amax /
+  amin and a lone ReLU: the output shares the input's qparams, as PyTorch's quantized
   versions of those ops have it (the exporter runs each on the integers
   where that is exact, and average pools as dequantize, float pool, quantize).
 
@@ -78,6 +79,7 @@ _CONVS = {aten.conv1d.default, aten.conv2d.default, aten.conv3d.default}
 _LINEARS = {aten.linear.default}
 _RELUS = {aten.relu.default, aten.relu_.default}
 _ADDS = {aten.add.Tensor, aten.add_.Tensor}
+_MULS = {aten.mul.Tensor, aten.mul_.Tensor}
 _CATS = {aten.cat.default}
 # Ops whose output takes the input's qparams: they move or select values
 # (or average them, as PyTorch's quantized pools do in the input's qparams).
@@ -87,6 +89,7 @@ _SHARED = {
     aten.adaptive_avg_pool1d.default, aten.adaptive_avg_pool2d.default, aten.adaptive_avg_pool3d.default,
     aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.dropout.default,
     aten.relu.default, aten.relu_.default, aten.clone.default, aten.contiguous.default,
+    aten.amax.default, aten.amin.default,
 }
 
 
@@ -133,7 +136,7 @@ class QwasmQuantizer(Quantizer):
                 continue
             if n.target in _CONVS or n.target in _LINEARS:
                 self._weighted(n)
-            elif n.target in _ADDS:
+            elif n.target in _ADDS or n.target in _MULS:
                 self._add(n)
             elif n.target in _CATS:
                 self._cat(n)

@@ -31,4 +31,8 @@ export const WORK_PER_ELEMENT = Object.freeze({
   floatPoolWindowElement: 200,
   /** Adaptive average pools: per window element read (an upsampling pool reads one or two per output). */
   adaptiveWindowElement: 256,
+  /** Float reductions in JavaScript (sum, mean, amax, amin, argmax): per input element. */
+  floatReduceElement: 640,
+  /** softmax / log_softmax in JavaScript (an exp or log per element): per element. */
+  floatTranscendentalElement: 1280,
 });
