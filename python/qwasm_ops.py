@@ -616,8 +616,8 @@ _function("quantized.add_relu", 4, _QPARAMS, traced=lambda: (torch.ops.quantized
           int8=Int8Pattern(ops=_aten_adds, relu=(True,), inputs=_two_dequantized_inputs,
                            write=_quantized_add_writer("quantized.add_relu")),
           check=_check_output_qparams, numerics=_QUANTIZED_ELEMENTWISE)
-# PT2E: dq(a), dq(b) -> mul [-> relu] -> q computes quantized::mul's (mul_relu's) integers (measured on torch 2.15:
-# 670 000 elements of random integers and qparams, broadcast, none differ; tests/golden/generators/reductions.py).
+# PT2E: dq(a), dq(b) -> mul [-> relu] -> q computes quantized::mul's (mul_relu's) integers (measured on torch 2.15,
+# random integers and qparams, broadcast: none differ; tests/golden/generators/reductions.py checks it each run).
 _function("quantized.mul", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.mul,), check=_check_output_qparams,
           int8=Int8Pattern(ops=lambda: {aten.mul.Tensor: None, aten.mul_.Tensor: None}, relu=(False,),
                            inputs=_two_dequantized_inputs, write=_quantized_add_writer("quantized.mul")),
@@ -755,11 +755,14 @@ _method("contiguous", 1, traced=("contiguous",), numerics=_MOVES)
 import qwasm_ops_reductions as _reductions  # noqa: E402  (needs the kinds of descriptor above)
 
 _REDUCE_KWARGS = ("dim", "keepdim")
-_SUM_NUMERICS = {"float": "bit for bit: SumKernel.cpp's cascade sum in TensorIterator's order (PyTorch on one thread; "
-                          "mean divides it by the count in float32)"}
+_SUM_NUMERICS = {"float": "bit for bit (a contiguous input, PyTorch on one thread): SumKernel.cpp's cascade sum in "
+                          "TensorIterator's order; mean divides it by the count in float32"}
 _EXTREMUM_NUMERICS = {"int8": "exact: the integers' maximum or minimum, qparams kept",
                       "float": "bit for bit: the maximum or minimum (NaN propagates)"}
-_SOFTMAX_NUMERICS = {"float": "within 2 ulp: PyTorch's steps, with Math.exp / Math.log for Sleef's (tested)"}
+_SOFTMAX_NUMERICS = {
+    "softmax": {"float": "within 6 ulp: PyTorch's steps and order, Math.exp for Sleef's exp (tested)"},
+    "log_softmax": {"float": "within 2^-21 x max(|y|, 1): PyTorch's steps and order, Math.exp / Math.log for "
+                             "Sleef's (tested)"}}
 
 
 def _reduction(name, aten_ops, numerics, on_integers=False):
@@ -782,8 +785,8 @@ def _softmax(name, aten_ops):
     traced = lambda: (getattr(torch, name), getattr(F, name))  # noqa: E731
     _function(name, 2, ("dim",), traced=traced, eager_args=_reductions.softmax_eager_args,
               pt2e=ValueLowering(ops=aten_ops, write=_reductions.softmax_from_aten(name), on_integers=False),
-              numerics=_SOFTMAX_NUMERICS)
-    _method(name, 2, ("dim",), traced=(name,), numerics=_SOFTMAX_NUMERICS)
+              numerics=_SOFTMAX_NUMERICS[name])
+    _method(name, 2, ("dim",), traced=(name,), numerics=_SOFTMAX_NUMERICS[name])
 
 
 _softmax("softmax", lambda: {aten.softmax.int: None, aten._softmax.default: None})

@@ -193,7 +193,40 @@ def model_cases():
     return cases
 
 
+def quantized_mul_agreement():
+    """Whether quantized::mul / mul_relu compute the integers of PT2E's reference representation
+    (quantized_decomposed dequantize, float mul [, relu], quantize), on random integers and qparams with
+    broadcasting: qwasm_ops writes dq -> mul [-> relu] -> q as quantized.mul(_relu) only because none
+    differs. {op: {elements, differ}}; generation fails if any differs."""
+    import torchao.quantization.pt2e  # noqa: F401  (registers quantized_decomposed)
+    qd = torch.ops.quantized_decomposed
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(SEED + 322)
+    shapes = [((4, 8, 3, 3), (4, 8, 1, 1)), ((64,), (64,)), ((2, 1, 5), (3, 1)), ((1, 16, 2, 2, 2), (1, 16, 1, 1, 1))]
+    out = {}
+    for name, relu in (("mul", False), ("mul_relu", True)):
+        elements = differ = 0
+        for t in range(1500):
+            sa, sb, s = (float(np.float32(10 ** rng.uniform(-4, 0.5))) for _ in range(3))
+            za, zb, z = (int(rng.integers(0, 256)) for _ in range(3))
+            shape_a, shape_b = shapes[t % len(shapes)]
+            ia = torch.from_numpy(rng.integers(0, 256, shape_a).astype(np.uint8))
+            ib = torch.from_numpy(rng.integers(0, 256, shape_b).astype(np.uint8))
+            a = torch._make_per_tensor_quantized_tensor(ia, sa, za)
+            b = torch._make_per_tensor_quantized_tensor(ib, sb, zb)
+            got = getattr(torch.ops.quantized, name)(a, b, s, z).int_repr().int()
+            v = (qd.dequantize_per_tensor(ia, sa, za, 0, 255, torch.uint8)
+                 * qd.dequantize_per_tensor(ib, sb, zb, 0, 255, torch.uint8))
+            want = qd.quantize_per_tensor(torch.relu(v) if relu else v, s, z, 0, 255, torch.uint8).int()
+            elements += got.numel()
+            differ += int((got != want).sum())
+        if differ:
+            raise AssertionError(f"quantized::{name} differs from the reference on {differ} of {elements} elements")
+        out[name] = {"elements": elements, "differ": differ}
+    return out
+
+
 def golden():
-    """(cases, extra) of reductions.json: the op cases, and {inputs, models}."""
+    """(cases, extra) of reductions.json: the op cases, and {inputs, models, quantized_mul}."""
     cases, inputs = op_cases()
-    return cases, {"inputs": inputs, "models": model_cases()}
+    return cases, {"inputs": inputs, "models": model_cases(), "quantized_mul": quantized_mul_agreement()}

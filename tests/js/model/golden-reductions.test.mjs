@@ -138,6 +138,23 @@ describe('exported models', () => {
     }
   });
 
+  test.each(golden.models.map((m) => [m.name, m]))(
+    '%s: every node output the planner knows before a run equals what the run produced',
+    (_, c) => {
+      const model = qwasm.io.loadModel(fileOf(c.file));
+      const { output: y, layers } = model.profile(tensorOf(c.x));
+      const planned = new Map(model.nodes.map((node) => [node.name, node.output]));
+      for (const layer of layers) {
+        const p = planned.get(layer.name);
+        const known = { node: layer.name, dtype: p.dtype, shape: p.shape, scale: p.scale, zeroPoint: p.zeroPoint };
+        expect(known).toEqual({ node: layer.name, ...layer.output });
+      }
+      expect(layers.length).toBe(model.nodes.length - 2);
+      expect(y.shape).toEqual(c.y.shape);
+      model.dispose();
+    },
+  );
+
   test('the PT2E graphs run amax on the integers and quantized.mul (mul_relu) and quantized.add', () => {
     const targets = golden.models
       .filter((m) => m.flow === 'pt2e')
@@ -155,7 +172,11 @@ describe('exported models', () => {
 describe('refusals name what does not fit', () => {
   const x = { data: new Float32Array(24), shape: [2, 3, 4] };
   test.each([
-    ['a dim out of range', () => GRAPH_FUNCTIONS.mean.run([x, [3], true], {}), /mean: dim 3 is out of range for rank 3/],
+    [
+      'a dim out of range',
+      () => GRAPH_FUNCTIONS.mean.run([x, [3], true], {}),
+      /mean: dim 3 is out of range for rank 3/,
+    ],
     ['a repeated dim', () => GRAPH_FUNCTIONS.sum.run([x, [1, -2], false], {}), /sum: dim 1 appears twice/],
     ['keepdim not a boolean', () => GRAPH_FUNCTIONS.sum.run([x, [1], 1], {}), /keepdim must be true or false/],
     ['argmax over a list', () => GRAPH_FUNCTIONS.argmax.run([x, [0, 1], false], {}), /one integer or null/],
@@ -174,7 +195,6 @@ describe('refusals name what does not fit', () => {
   ])('%s', (_, thunk, message) => {
     expect(thunk).toThrow(message);
   });
-
 });
 
 describe('on a QTensor', () => {

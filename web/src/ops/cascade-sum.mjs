@@ -60,11 +60,7 @@ function multiRowSum(load, size, cols) {
 // row_sum of `lanes`-wide values: the row read as (-1, 4), four partial sums, the tail into the first.
 function rowSum(load, size, lanes) {
   const sizeIlp = Math.floor(size / ILP);
-  const partial = multiRowSum(
-    (i, c) => load(i * ILP + Math.floor(c / lanes), c % lanes),
-    sizeIlp,
-    ILP * lanes,
-  );
+  const partial = multiRowSum((i, c) => load(i * ILP + Math.floor(c / lanes), c % lanes), sizeIlp, ILP * lanes);
   for (let i = sizeIlp * ILP; i < size; i++) for (let l = 0; l < lanes; l++) partial[l] += load(i, l);
   for (let k = 1; k < ILP; k++) for (let l = 0; l < lanes; l++) partial[l] += partial[k * lanes + l];
   return partial.subarray(0, lanes);
@@ -156,7 +152,9 @@ export function reductionGeometry(shape, reduced) {
     .map((size, d) => ({ size, inStride: inStrides[d], outStride: reduced.has(d) ? 0 : outStrides[d] }))
     .filter((t) => t.size !== 1);
   // Reduced first, each group by the input's strides, smallest first (all distinct once size-1 dims are gone).
-  dims.sort((a, b) => (a.outStride === 0) !== (b.outStride === 0) ? (a.outStride === 0 ? -1 : 1) : a.inStride - b.inStride);
+  dims.sort((a, b) =>
+    (a.outStride === 0) !== (b.outStride === 0) ? (a.outStride === 0 ? -1 : 1) : a.inStride - b.inStride,
+  );
   const merged = [];
   for (const t of dims) {
     const prev = merged[merged.length - 1];

@@ -8,8 +8,8 @@
 // in float32 (a larger input is refused). docs/numerics.md ("Reductions")
 // has the arithmetic and its PyTorch sources.
 
-import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { describe } from '../runtime/args.mjs';
+import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { floatValue, isTensor, numel, sameKind } from './abstract-values.mjs';
 import { cascadeSum, contiguousStrides } from './cascade-sum.mjs';
 import { arg, costOf, isFloatTensor, isQ, NodeError, param } from './graph-calls.mjs';
@@ -57,7 +57,8 @@ const keptShape = (shape, dims, keepdim) =>
   keepdim ? shape.map((n, d) => (dims.has(d) ? 1 : n)) : shape.filter((_, d) => !dims.has(d));
 
 function wantFloat(x, what) {
-  if (isQ(x)) throw new NodeError(`${what}: the input is quantized; qwasm runs ${what} on float tensors (dequantize first)`);
+  if (isQ(x))
+    throw new NodeError(`${what}: the input is quantized; qwasm runs ${what} on float tensors (dequantize first)`);
   if (!isFloatTensor(x)) throw new NodeError(`${what}: the input must be a float tensor, got ${describe(x)}`);
   return x;
 }
@@ -271,7 +272,8 @@ const reductionCost =
     return costOf(outputKind(x, keptShape(x.shape, dims, keepdim)), numel(x.shape) * rate);
   };
 
-const floatOnly = (cost) => (args, kwargs) => (isTensor(args[0]) && args[0].kind !== 'float' ? null : cost(args, kwargs));
+const floatOnly = (cost) => (args, kwargs) =>
+  isTensor(args[0]) && args[0].kind !== 'float' ? null : cost(args, kwargs);
 
 // A reduction as a function (torch.sum(input, ...)) and as a method (x.sum(...)).
 const reduction = (self, run, cost) => ({
