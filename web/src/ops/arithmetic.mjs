@@ -1,7 +1,8 @@
 // The arithmetic of a graph: the quantized add, mul and cat that a
 // FloatFunctional becomes (quantized.add, add_relu, mul, mul_relu,
-// add_scalar, mul_scalar, cat), and the float add and cat a graph with float
-// ops between quantized ones keeps (a PT2E graph's, a float model's residual add).
+// add_scalar, mul_scalar, cat), and the float add, mul, sub, div and cat a
+// graph with float ops between quantized ones keeps (a PT2E graph's, a float
+// model's residual add, a squeeze-excitation's scale).
 
 import { nn } from '../nn/index.mjs';
 import { describe } from '../runtime/args.mjs';
@@ -90,7 +91,7 @@ function floatBinary(name, a, b, op) {
   const aTensor = isFloatTensor(a);
   const bTensor = isFloatTensor(b);
   if (isQ(a) || isQ(b))
-    throw new NodeError(`${name}: the operands must be float tensors (quantized ones are quantized.${name})`);
+    throw new NodeError(`${name}: the operands must be float tensors, got a quantized one (dequantize it first)`);
   if (!aTensor && !bTensor) {
     throw new NodeError(`${name}: one operand must be a float tensor, got ${describe(a)} and ${describe(b)}`);
   }
