@@ -197,6 +197,44 @@ describe('refusals name what does not fit', () => {
   });
 });
 
+describe('a hostile file', () => {
+  // The PT2E labels model with one node's constants edited in its header.
+  function edited(target, edit) {
+    const bytes = fileOf(golden.models.find((m) => m.name.startsWith('PT2E se_labels')).file);
+    const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+    const graph = JSON.parse(header.__metadata__.graph);
+    edit(graph.nodes.find((node) => node.target === target));
+    header.__metadata__.graph = JSON.stringify(graph);
+    const text = new TextEncoder().encode(JSON.stringify(header).padEnd(n, ' '));
+    expect(text.length).toBe(n);
+    const out = new Uint8Array(bytes);
+    out.set(text, 8);
+    return out;
+  }
+
+  test.each([
+    ['a dim that is not an integer', 'mean', (node) => (node.args[1] = [2, 'x']), /'mean'.*dim must hold integers/],
+    ['a dim past any rank', 'amax', (node) => (node.args[1] = [99]), /'amax'.*dim must hold integers in \[-64, 64\)/],
+    ['a list of dims for argmax', 'argmax', (node) => (node.args[1] = [1, 2]), /'argmax'.*one integer or null/],
+    ['a keepdim that is not a boolean', 'argmax', (node) => (node.args[2] = 3), /keepdim must be true or false/],
+    ['a softmax dim that is text', 'softmax', (node) => (node.args[1] = 'a'), /'softmax'.*dim must be an integer/],
+  ])('%s is refused at load, naming the node', (_, target, edit, message) => {
+    expect(() => qwasm.io.loadModel(edited(target, edit))).toThrow(message);
+  });
+
+  test("a dim that fits no dimension of the node's input is refused by its forward, naming the node", () => {
+    const model = qwasm.io.loadModel(
+      edited('mean', (node) => {
+        node.args[1] = [7];
+      }),
+    );
+    const c = golden.models.find((m) => m.name.startsWith('PT2E se_labels'));
+    expect(() => model.forward(tensorOf(c.x))).toThrow(/node 'mean'.*mean: dim 7 is out of range for rank 5/);
+    model.dispose();
+  });
+});
+
 describe('on a QTensor', () => {
   beforeAll(() => initTesting());
   const values = [0.3, -0.2, 0.5, 0.1, 0.9, 0.9, -0.7, 0.0, -0.1, 0.2, 0.2, -0.6];

@@ -8,7 +8,7 @@
 // in float32 (a larger input is refused). docs/numerics.md ("Reductions")
 // has the arithmetic and its PyTorch sources.
 
-import { describe } from '../runtime/args.mjs';
+import { describe, MAX_RANK } from '../runtime/args.mjs';
 import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { floatValue, isTensor, numel, sameKind } from './abstract-values.mjs';
 import { cascadeSum, contiguousStrides } from './cascade-sum.mjs';
@@ -275,16 +275,39 @@ const reductionCost =
 const floatOnly = (cost) => (args, kwargs) =>
   isTensor(args[0]) && args[0].kind !== 'float' ? null : cost(args, kwargs);
 
+// A reduction's dims and keepdim are constants in an exported graph: the loader checks them (a message, or
+// null when they fit); whether a dim fits the input's rank is the run's to say.
+function checkDims(dim, listAllowed) {
+  if (dim === undefined || dim === null) return null;
+  if (Array.isArray(dim) && !listAllowed) return `dim must be one integer or null, got ${describe(dim)}`;
+  const list = Array.isArray(dim) ? dim : [dim];
+  if (list.length > MAX_RANK) return `dim names ${list.length} dimensions, at most ${MAX_RANK}`;
+  const bad = list.find((d) => !Number.isSafeInteger(d) || d < -MAX_RANK || d >= MAX_RANK);
+  return bad === undefined ? null : `dim must hold integers in [-${MAX_RANK}, ${MAX_RANK}), got ${describe(bad)}`;
+}
+
+const checkReduction =
+  (listAllowed) =>
+  ([, dim, keepdim]) =>
+    checkDims(dim, listAllowed) ??
+    (keepdim === undefined || typeof keepdim === 'boolean'
+      ? null
+      : `keepdim must be true or false, got ${describe(keepdim)}`);
+
 // A reduction as a function (torch.sum(input, ...)) and as a method (x.sum(...)).
-const reduction = (self, run, cost) => ({
+const reduction = (self, run, cost, listAllowed) => ({
   args: 3,
   kwargs: ['dim', 'keepdim'],
   run: (args, kwargs) =>
     run(param(args, kwargs, 0, self), param(args, kwargs, 1, 'dim', null), param(args, kwargs, 2, 'keepdim', false)),
   cost,
+  checkConstants: checkReduction(listAllowed),
 });
 
-const both = (run, cost) => ({ functions: reduction('input', run, cost), methods: reduction('self', run, cost) });
+const both = (run, cost, listAllowed = true) => ({
+  functions: reduction('input', run, cost, listAllowed),
+  methods: reduction('self', run, cost, listAllowed),
+});
 
 const sumCost = floatOnly(reductionCost(RATE.floatReduceElement));
 const extremumCost = reductionCost(RATE.floatReduceElement);
@@ -316,12 +339,14 @@ export const amax = splitNames({ name: 'amax', ...both((x, d, k) => extremum(x, 
 export const amin = splitNames({ name: 'amin', ...both((x, d, k) => extremum(x, d, k, false, 'amin'), extremumCost) });
 
 /** torch.argmax(input, dim, keepdim) and x.argmax(...): float32 indices. */
-export const argmax = splitNames({ name: 'argmax', ...both(argmaxOf, argmaxCost) });
+export const argmax = splitNames({ name: 'argmax', ...both(argmaxOf, argmaxCost, false) });
 
 const softmaxCall = (self, log) => ({
   args: 2,
   kwargs: ['dim'],
   run: (args, kwargs) => softmaxOf(param(args, kwargs, 0, self), param(args, kwargs, 1, 'dim'), log),
+  checkConstants: ([, dim]) =>
+    dim === undefined || Number.isSafeInteger(dim) ? null : `dim must be an integer, got ${describe(dim)}`,
   cost: (args, kwargs) => {
     const x = args[0];
     if (!isTensor(x) || x.kind !== 'float') return null;
