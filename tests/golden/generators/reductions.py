@@ -33,6 +33,9 @@ REDUCTION_SHAPES = [
     ((5, 4, 3), [-1, -3], True),              # negative dims
     ((2, 1, 3), [1], True),                   # a size-1 dimension: not a reduction (0 + x)
     ((6, 2000), [0, 1], False),               # 12000 values: cascade over a long vector row
+    ((2, 3, 4, 5), [1], True),                # outer sum over 20 columns (two vectors, 4 scalars), per batch
+    ((3, 20, 40), [1], False),                # outer sum: a 4-vector block, one vector, per batch
+    ((2, 70, 3, 3), [0, 2], True),            # split reduced dims around a kept one, a kept inner one
 ]
 
 
