@@ -632,9 +632,15 @@ _function("quantized.add_relu", 4, _QPARAMS, traced=lambda: (torch.ops.quantized
           int8=Int8Pattern(ops=_aten_adds, relu=(True,), inputs=_two_dequantized_inputs,
                            write=_quantized_add_writer("quantized.add_relu")),
           check=_check_output_qparams, numerics=_QUANTIZED_ELEMENTWISE)
+# PT2E: dq(a), dq(b) -> mul [-> relu] -> q computes quantized::mul's (mul_relu's) integers (measured on torch 2.15,
+# random integers and qparams, broadcast: none differ; tests/golden/generators/reductions.py checks it each run).
 _function("quantized.mul", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.mul,), check=_check_output_qparams,
+          int8=Int8Pattern(ops=lambda: {aten.mul.Tensor: None, aten.mul_.Tensor: None}, relu=(False,),
+                           inputs=_two_dequantized_inputs, write=_quantized_add_writer("quantized.mul")),
           numerics=_QUANTIZED_ELEMENTWISE)
 _function("quantized.mul_relu", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.mul_relu,),
+          int8=Int8Pattern(ops=lambda: {aten.mul.Tensor: None, aten.mul_.Tensor: None}, relu=(True,),
+                           inputs=_two_dequantized_inputs, write=_quantized_add_writer("quantized.mul_relu")),
           check=_check_output_qparams, numerics=_QUANTIZED_ELEMENTWISE)
 _function("quantized.add_scalar", 2, traced=lambda: (torch.ops.quantized.add_scalar,),
           numerics=_QUANTIZED_ELEMENTWISE)
@@ -1033,6 +1039,72 @@ _module("QuantizedLookup", list(_activations.LOOKUP_FIELDS),
         check=_activations.check_lookup,
         numerics={"int8": "exact by table: the output integer of each of the 256 input integers, one table per "
                           "channel for prelu (docs/numerics.md, Element-wise activations)"})
+# -- reductions and binary arithmetic -------------------------------------------------------------------------------
+# torch.sum / mean / amax / amin / argmax over dims, softmax / log_softmax over a dim, and the float mul, sub and
+# div (docs/numerics.md, "Reductions and binary arithmetic"). A graph writes a reduction as (input, dim, keepdim)
+# and a softmax as (input, dim); the writers are in qwasm_ops_reductions.py.
+
+import qwasm_ops_reductions as _reductions  # noqa: E402  (needs the kinds of descriptor above)
+
+_REDUCE_KWARGS = ("dim", "keepdim")
+_SUM_NUMERICS = {"float": "bit for bit (a contiguous input, PyTorch on one thread): SumKernel.cpp's cascade sum in "
+                          "TensorIterator's order; mean divides it by the count in float32"}
+_EXTREMUM_NUMERICS = {"int8": "exact: the integers' maximum or minimum, qparams kept",
+                      "float": "bit for bit: the maximum or minimum (NaN propagates)"}
+_SOFTMAX_NUMERICS = {
+    "softmax": {"float": "within 6 ulp: PyTorch's steps and order, Math.exp for Sleef's exp (tested)"},
+    "log_softmax": {"float": "within 2^-21 x max(|y|, 1): PyTorch's steps and order, Math.exp / Math.log for "
+                             "Sleef's (tested)"}}
+
+
+def _reduction(name, aten_ops, numerics, on_integers=False):
+    traced = lambda: (getattr(torch, name),)  # noqa: E731
+    pt2e = ValueLowering(ops=aten_ops, write=_reductions.reduce_from_aten(name), on_integers=on_integers)
+    _function(name, 3, _REDUCE_KWARGS, traced=traced, eager_args=_reductions.reduce_eager_args(name), pt2e=pt2e,
+              numerics=numerics)
+    _method(name, 3, _REDUCE_KWARGS, traced=(name,), numerics=numerics)
+
+
+_reduction("sum", lambda: {aten.sum.dim_IntList: None}, _SUM_NUMERICS)
+_reduction("mean", lambda: {aten.mean.dim: None, aten.mean.default: None}, _SUM_NUMERICS)
+_reduction("amax", lambda: {aten.amax.default: None}, _EXTREMUM_NUMERICS, on_integers=True)
+_reduction("amin", lambda: {aten.amin.default: None}, _EXTREMUM_NUMERICS, on_integers=True)
+_reduction("argmax", lambda: {aten.argmax.default: None},
+           {"float": "exact: the index of the first maximum (NaN the largest), held as float32 (exact below 2^24)"})
+
+
+def _softmax(name, aten_ops):
+    traced = lambda: (getattr(torch, name), getattr(F, name))  # noqa: E731
+    _function(name, 2, ("dim",), traced=traced, eager_args=_reductions.softmax_eager_args,
+              pt2e=ValueLowering(ops=aten_ops, write=_reductions.softmax_from_aten(name), on_integers=False),
+              numerics=_SOFTMAX_NUMERICS[name])
+    _method(name, 2, ("dim",), traced=(name,), numerics=_SOFTMAX_NUMERICS[name])
+
+
+_softmax("softmax", lambda: {aten.softmax.int: None, aten._softmax.default: None})
+_softmax("log_softmax", lambda: {aten.log_softmax.int: None, aten._log_softmax.default: None})
+
+
+def _binary(name, traced, aten_ops, inplace, numerics):
+    _function(name, 2, traced=traced, eager_args=_reductions.binary_eager_args(name),
+              in_place=lambda node, kwargs: node.target in _reductions.in_place_operators(),
+              pt2e=Lowering(ops=aten_ops, write=_reductions.binary_from_aten(name), inplace=inplace),
+              numerics={"float": numerics})
+
+
+_binary("mul", lambda: (operator.mul, operator.imul, torch.mul),
+        lambda: {aten.mul.Tensor: None, aten.mul_.Tensor: None, aten.mul.Scalar: None, aten.mul_.Scalar: None},
+        lambda: {aten.mul_.Tensor, aten.mul_.Scalar},
+        "bit for bit: one float32 multiplication per element (a number operand rounded to float32)")
+_binary("sub", lambda: (operator.sub, operator.isub, torch.sub),
+        lambda: {aten.sub.Tensor: None, aten.sub_.Tensor: None, aten.sub.Scalar: None, aten.sub_.Scalar: None},
+        lambda: {aten.sub_.Tensor, aten.sub_.Scalar},
+        "bit for bit: one float32 subtraction per element (alpha 1 only)")
+_binary("div", lambda: (operator.truediv, operator.itruediv, torch.div),
+        lambda: {aten.div.Tensor: None, aten.div_.Tensor: None, aten.div.Scalar: None, aten.div_.Scalar: None,
+                 aten.div.Tensor_mode: None, aten.div.Scalar_mode: None},
+        lambda: {aten.div_.Tensor, aten.div_.Scalar},
+        "bit for bit: one float32 division per element (rounding_mode None only)")
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------

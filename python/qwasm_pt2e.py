@@ -9,8 +9,9 @@ computes it exactly (int32 accumulation, one requantization):
     dq(A) -> conv(dq(W), b) [-> relu] -> q(s, z)    QuantizedConv (module)
     dq(A) -> linear(dq(W), b) [-> relu] -> q(s, z)  QuantizedLinear (module)
     dq(A), dq(B) -> add [-> relu] -> q(s, z)        quantized.add(_relu)
+    dq(A), dq(B) -> mul [-> relu] -> q(s, z)        quantized.mul(_relu)
     dq(A), dq(B)... -> cat -> q(s, z)               quantized.cat
-    dq(A) -> max pool / flatten / view / dropout / relu -> q(A's qparams)
+    dq(A) -> max pool / flatten / view / dropout / relu / amax / amin -> q(A's qparams)
                                                      the op on A's integers
 (Average pools stay dequantize -> float pool -> quantize: see qwasm_ops, AvgPool.)
 

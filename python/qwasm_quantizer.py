@@ -19,11 +19,12 @@ conv3d, so a video model quantized with them keeps its Conv3d layers in float):
   [in, out / groups, *kernel] per channel on axis 1 (the output channels)
   when the weight spec is per channel;
 - linear, with a following ReLU fused;
-- add of two tensors, with a following ReLU fused;
+- add and mul of two tensors (broadcast), with a following ReLU fused (mul:
+  squeeze-excitation's scale);
 - cat (every input shares the first one's qparams, as PyTorch's quantized cat
   needs for an exact result);
-- max / avg / adaptive-avg pools, flatten, view / reshape, dropout and a
-  lone ReLU: the output shares the input's qparams, as PyTorch's quantized
+- max / avg / adaptive-avg pools, flatten, view / reshape, dropout, amax /
+  amin and a lone ReLU: the output shares the input's qparams, as PyTorch's quantized
   versions of those ops have it (the exporter runs each on the integers
   where that is exact, and average pools as dequantize, float pool, quantize);
 - the element-wise activations (leaky_relu, prelu with constant slopes,
@@ -90,6 +91,7 @@ _CONV_TRANSPOSES = {aten.conv_transpose1d.default, aten.conv_transpose2d.input, 
 _LINEARS = {aten.linear.default}
 _RELUS = {aten.relu.default, aten.relu_.default}
 _ADDS = {aten.add.Tensor, aten.add_.Tensor}
+_MULS = {aten.mul.Tensor, aten.mul_.Tensor}
 _CATS = {aten.cat.default}
 # Ops whose output takes the input's qparams: they move or select values
 # (or average them, as PyTorch's quantized pools do in the input's qparams).
@@ -99,6 +101,7 @@ _SHARED = {
     aten.adaptive_avg_pool1d.default, aten.adaptive_avg_pool2d.default, aten.adaptive_avg_pool3d.default,
     aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.dropout.default,
     aten.relu.default, aten.relu_.default, aten.clone.default, aten.contiguous.default,
+    aten.amax.default, aten.amin.default,
 }
 
 
@@ -157,7 +160,7 @@ class QwasmQuantizer(Quantizer):
                 self._weighted(n)
             elif n.target in _CONV_TRANSPOSES:
                 self._weighted(n, self._transposed_weight())
-            elif n.target in _ADDS:
+            elif n.target in _ADDS or n.target in _MULS:
                 self._add(n)
             elif n.target in _CATS:
                 self._cat(n)

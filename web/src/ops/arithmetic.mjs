@@ -1,7 +1,8 @@
 // The arithmetic of a graph: the quantized add, mul and cat that a
 // FloatFunctional becomes (quantized.add, add_relu, mul, mul_relu,
-// add_scalar, mul_scalar, cat), and the float add and cat a graph with float
-// ops between quantized ones keeps (a PT2E graph's, a float model's residual add).
+// add_scalar, mul_scalar, cat), and the float add, mul, sub, div and cat a
+// graph with float ops between quantized ones keeps (a PT2E graph's, a float
+// model's residual add, a squeeze-excitation's scale).
 
 import { nn } from '../nn/index.mjs';
 import { describe } from '../runtime/args.mjs';
@@ -76,39 +77,38 @@ function broadcastStrides(shape, out) {
   return strides;
 }
 
-// torch.add(input, other) of float32 values (a float model's residual add,
-// `x + 1.0`): tensors of shapes that broadcast (PyTorch's rules: aligned from
-// the last dimension, a size 1 or a missing dimension stretches), or a tensor
-// and a number, which PyTorch first converts to float32 (a wrapped number
-// takes the tensor's dtype). Each output is one IEEE float32 addition, as
-// PyTorch's (a double sum of two float32 values rounds to float32 exactly as
-// a float32 sum does), so the result is PyTorch's to the bit.
-function floatAdd(a, b) {
+// A binary op of float32 values (torch.add, mul, sub, div): tensors of shapes
+// that broadcast (PyTorch's rules: aligned from the last dimension, a size 1
+// or a missing dimension stretches), or a tensor and a number, which PyTorch
+// first converts to float32 (a wrapped number takes the tensor's dtype), on
+// either side. Each output is one IEEE float32 operation, as PyTorch's: `op`
+// gives the exact double result of two float32s (sum, difference, product)
+// or the double quotient, and storing it in a Float32Array rounds it once to
+// float32, which equals the float32 operation (a double carries more than
+// twice float32's precision, so the second rounding never differs). So the
+// result is PyTorch's to the bit.
+function floatBinary(name, a, b, op) {
   const aTensor = isFloatTensor(a);
   const bTensor = isFloatTensor(b);
   if (isQ(a) || isQ(b))
-    throw new NodeError('add: the operands must be float tensors (quantized adds are quantized.add)');
+    throw new NodeError(`${name}: the operands must be float tensors, got a quantized one (dequantize it first)`);
   if (!aTensor && !bTensor) {
-    throw new NodeError(`add: one operand must be a float tensor, got ${describe(a)} and ${describe(b)}`);
+    throw new NodeError(`${name}: one operand must be a float tensor, got ${describe(a)} and ${describe(b)}`);
   }
-  if (!aTensor || !bTensor) {
-    const [t, s] = aTensor ? [a, b] : [b, a];
-    const c = Math.fround(wantNumber(s, 'add: the scalar operand'));
-    const data = new Float32Array(t.data.length);
-    for (let i = 0; i < data.length; i++) data[i] = t.data[i] + c;
-    return { data, shape: t.shape.slice() };
-  }
-  const shape = broadcast(a.shape, b.shape);
+  const scalar = (s) => ({ data: new Float32Array([wantNumber(s, `${name}: the scalar operand`)]), shape: [] });
+  const x = aTensor ? a : scalar(a);
+  const y = bTensor ? b : scalar(b);
+  const shape = broadcast(x.shape, y.shape);
   if (shape === null) {
-    throw new NodeError(`add: shapes [${a.shape.join(', ')}] and [${b.shape.join(', ')}] do not broadcast`);
+    throw new NodeError(`${name}: shapes [${x.shape.join(', ')}] and [${y.shape.join(', ')}] do not broadcast`);
   }
   const data = new Float32Array(numel(shape));
   if (data.length === 0) return { data, shape };
-  const sa = broadcastStrides(a.shape, shape);
-  const sb = broadcastStrides(b.shape, shape);
+  const sa = broadcastStrides(x.shape, shape);
+  const sb = broadcastStrides(y.shape, shape);
   const rank = shape.length;
   if (rank === 0) {
-    data[0] = a.data[0] + b.data[0];
+    data[0] = op(x.data[0], y.data[0]);
     return { data, shape };
   }
   // Row by row along the last dimension; an odometer over the others.
@@ -119,7 +119,7 @@ function floatAdd(a, b) {
   let pa = 0;
   let pb = 0;
   for (let out = 0; out < data.length; out += inner) {
-    for (let j = 0, ja = pa, jb = pb; j < inner; j++, ja += ia, jb += ib) data[out + j] = a.data[ja] + b.data[jb];
+    for (let j = 0, ja = pa, jb = pb; j < inner; j++, ja += ia, jb += ib) data[out + j] = op(x.data[ja], y.data[jb]);
     for (let d = rank - 2; d >= 0; d--) {
       index[d] += 1;
       pa += sa[d];
@@ -133,8 +133,10 @@ function floatAdd(a, b) {
   return { data, shape };
 }
 
-// The float add: two float tensors (broadcast), or a float tensor and a number.
-function floatAddCost(args, kwargs) {
+const floatAdd = (a, b) => floatBinary('add', a, b, (x, y) => x + y);
+
+// A float binary op: two float tensors (broadcast), or a float tensor and a number.
+function floatBinaryCost(args, kwargs) {
   const a = arg(args, kwargs, 0, 'input');
   const b = arg(args, kwargs, 1, 'other');
   const operands = [a, b].filter(isTensor);
@@ -155,21 +157,37 @@ export const add = {
       args: 2,
       kwargs: [],
       run: (args, kwargs) => floatAdd(param(args, kwargs, 0, 'input'), param(args, kwargs, 1, 'other')),
-      cost: floatAddCost,
+      cost: floatBinaryCost,
       // Its tensor may be either operand, as in 1.0 + x.
       tensorInput: (args) => isTensor(args[0]) || isTensor(args[1]),
     },
   },
 };
 
-/** torch.ops.quantized.mul / mul_relu / mul_scalar (FloatFunctional's mul, mul_scalar). */
+// torch.mul / sub / div of float tensors (or a tensor and a number, on either side).
+const floatBinaryCall = (name, op) => ({
+  args: 2,
+  kwargs: [],
+  run: (args, kwargs) => floatBinary(name, param(args, kwargs, 0, 'input'), param(args, kwargs, 1, 'other'), op),
+  cost: floatBinaryCost,
+  tensorInput: (args) => isTensor(args[0]) || isTensor(args[1]),
+});
+
+/** torch.ops.quantized.mul / mul_relu / mul_scalar (FloatFunctional's mul, mul_scalar), and the float torch.mul. */
 export const mul = {
   functions: {
     'quantized.mul': quantizedBinary(F.mul),
     'quantized.mul_relu': quantizedBinary(F.mulRelu),
     'quantized.mul_scalar': quantizedScalar(F.mulScalar),
+    mul: floatBinaryCall('mul', (x, y) => x * y),
   },
 };
+
+/** The float torch.sub (alpha 1): one float32 subtraction per element. */
+export const sub = { functions: { sub: floatBinaryCall('sub', (x, y) => x - y) } };
+
+/** The float torch.div (true division, no rounding mode): one float32 division per element. */
+export const div = { functions: { div: floatBinaryCall('div', (x, y) => x / y) } };
 
 // torch.cat(tensors, dim) of float tensors (a graph with float ops between
 // quantized ones, e.g. torchao's XNNPACKQuantizer's): equal shapes but at dim.

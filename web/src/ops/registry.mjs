@@ -23,6 +23,7 @@ import * as elementwise from './elementwise.mjs';
 import * as linear from './linear.mjs';
 import * as pooling from './pooling.mjs';
 import * as quantize from './quantize.mjs';
+import * as reductions from './reductions.mjs';
 import * as shapeOps from './shape-ops.mjs';
 import { opTables } from './tables.mjs';
 
@@ -38,6 +39,7 @@ const TABLES = opTables({
   linear,
   pooling,
   quantize,
+  reductions,
   shapeOps,
 });
 

@@ -33,4 +33,12 @@ export const WORK_PER_ELEMENT = Object.freeze({
   floatPoolWindowElement: 200,
   /** Adaptive average pools: per window element read (an upsampling pool reads one or two per output). */
   adaptiveWindowElement: 256,
+  /**
+   * Float reductions in JavaScript (sum, mean, amax, amin, argmax; ops/reductions.mjs): per input element.
+   * Measured on Node 20 over 3.2 M elements: 190 (an outer sum) to 790 (argmax); bench/budget.bench.mjs
+   * does not measure it yet.
+   */
+  floatReduceElement: 1024,
+  /** softmax / log_softmax in JavaScript (an exp per element): per element. Measured: 420 to 1360. */
+  floatTranscendentalElement: 2048,
 });
