@@ -13,7 +13,7 @@ some set torch's thread count, which later ones inherit.
 import argparse
 
 from generators import (bias_rounding, conv3d, depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer, io_fixtures, memory_formats,
-                        models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_clip,
+                        models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, resample, strides, video_clip,
                         video_resnets, video_transforms, zero_size)
 from generators.common import set_output_dir, with_engine, write
 
@@ -66,6 +66,8 @@ FAMILIES = {
     "io": io_fixtures.io_fixtures,
     # empty tensors: the output's shape, or that PyTorch raises
     "zero_size": lambda: write("zero_size.json", zero_size.zero_size_cases()),
+    # F.interpolate / nn.Upsample: every mode on floats, nearest on QTensors, eager and PT2E models
+    "resample": lambda: write("resample.json", *resample.resample_cases()),
 }
 
 if __name__ == "__main__":

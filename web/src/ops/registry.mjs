@@ -21,12 +21,13 @@ import * as conv from './conv.mjs';
 import * as linear from './linear.mjs';
 import * as pooling from './pooling.mjs';
 import * as quantize from './quantize.mjs';
+import * as resample from './resample.mjs';
 import * as shapeOps from './shape-ops.mjs';
 import { opTables } from './tables.mjs';
 
 export { hasTensorInput } from './tables.mjs';
 
-const TABLES = opTables({ activations, arithmetic, batchnorm, conv, linear, pooling, quantize, shapeOps });
+const TABLES = opTables({ activations, arithmetic, batchnorm, conv, linear, pooling, quantize, resample, shapeOps });
 
 /** Every descriptor: [name ('conv.conv'), descriptor]. */
 export const DESCRIPTORS = TABLES.descriptors;
