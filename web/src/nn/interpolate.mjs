@@ -94,8 +94,8 @@ function nearestAxis(inSize, outSize, scale, exact, rule) {
 
 // compute_source_index_and_lambda (UpSample.h), in float32: two source indices and their weights
 // ({i0, i1, l0, l1}, one entry per output); transforms.VideoClassification's resize uses it too.
-// `fused`: the channels-last kernel, where GCC contracts area_pixel_compute_source_index's
-// scale * (o + 0.5) - 0.5 into one fma (measured: the generic kernel's index loop rounds twice).
+// `fused`: GCC contracted area_pixel_compute_source_index's scale * (o + 0.5) - 0.5 into one fma
+// (the channels-last kernel's loops, linearValues says which axes; the generic kernel rounds twice).
 export function linearAxis(inSize, outSize, scale, alignCorners, fused) {
   const i0 = new Int32Array(outSize);
   const i1 = new Int32Array(outSize);
@@ -283,7 +283,10 @@ function linearChannelsLast(src, dst, shape, outSize, axes) {
 /** linear / bilinear / trilinear on the float32s `src` of a contiguous `shape`, into `dst`. */
 export function linearValues(src, dst, shape, outSize, scales, alignCorners, mode) {
   const channelsLast = interpolateKernel(shape, outSize, mode) === 'channelsLast';
-  const axes = outSize.map((o, a) => linearAxis(shape[2 + a], o, scales[a], alignCorners, channelsLast));
+  // The channels-last kernel's index of each axis is fused, but for the width of a 3-D input (measured:
+  // GCC contracts the 2-D loop's two and the 3-D loop's depth and height, not its innermost width).
+  const fused = (a) => channelsLast && !(outSize.length === 3 && a === 2);
+  const axes = outSize.map((o, a) => linearAxis(shape[2 + a], o, scales[a], alignCorners, fused(a)));
   return channelsLast
     ? linearChannelsLast(src, dst, shape, outSize, axes)
     : linearGeneric(src, dst, shape, outSize, axes);
