@@ -34,6 +34,7 @@ called only when a model is exported: this module imports without torch.
 import functools
 import math
 import operator
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
@@ -804,7 +805,10 @@ def _check_nearest_on_integers(lowering, n, where, size, scales, mode):
     kwargs = {"size": size, "scale_factor": scales, "mode": mode,
               "recompute_scale_factor": None if scales is None else False}
     float_rule = F.interpolate(index, **kwargs)
-    quantized_rule = F.interpolate(torch.quantize_per_tensor(index, 1.0, 0, torch.qint32), **kwargs).int_repr()
+    with warnings.catch_warnings():  # torch 2.15 marks quantize_per_tensor deprecated
+        warnings.simplefilter("ignore")
+        quantized = torch.quantize_per_tensor(index, 1.0, 0, torch.qint32)
+    quantized_rule = F.interpolate(quantized, **kwargs).int_repr()
     if not torch.equal(float_rule.to(torch.int64), quantized_rule.to(torch.int64)):
         raise ExportError(f"{where}: this {mode} upsample of a quantized value (scales {scales}, input "
                           f"{shape}) picks other source pixels in PyTorch's float kernel than in its quantized "

@@ -17,6 +17,9 @@ bilinear, trilinear) from PyTorch 2.15's CPU kernels, and models that use them.
 Each float output is PyTorch's to the bit; the threads are PyTorch's default
 (bilinear 2-D takes the channels-last kernel on one thread for 3 channels).
 """
+import os
+import tempfile
+
 import numpy as np
 import torch
 
@@ -260,6 +263,53 @@ def pt2e_cases():
                            "x": arr(cap.outputs[up[0].args[0]].numpy()), "y": arr(cap.outputs[up[0]].numpy())}}]
 
 
+def export_error_cases():
+    """What the exporter refuses, with its message (each must raise; the JS test checks the record)."""
+    add_to_path("..", "..", "python")
+    from qwasm_export import export
+    from qwasm_format import ExportError
+    from qwasm_quantizer import QwasmQuantizer
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    nn, F = torch.nn, torch.nn.functional
+    torch.manual_seed(SEED % 1000 + 324)
+
+    class Nearest(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Conv2d(2, 3, 1), nn.Conv2d(3, 2, 1)
+
+        def forward(self, x):  # 4 x 3 -> 8 x 6: twice the size, with a scale of 2.1
+            return self.b(F.interpolate(torch.relu(self.a(x)), scale_factor=2.1, mode="nearest"))
+
+    class RunTimeSize(nn.Module):
+        def forward(self, x):
+            return F.interpolate(x, size=x.shape[2:], mode="bilinear")
+
+    class Antialias(nn.Module):
+        def forward(self, x):
+            return F.interpolate(x, scale_factor=0.5, mode="bilinear", antialias=True)
+
+    x = torch.randn(1, 2, 4, 3)
+    pt2e = prepare_pt2e(torch.export.export(Nearest().eval(), (x,)).module(), QwasmQuantizer())
+    pt2e(x)
+    cases = []
+    for name, model in [("PT2E nearest on the integers where PyTorch's two index rules differ", convert_pt2e(pt2e)),
+                        ("a size read from the input at run time", RunTimeSize().eval()),
+                        ("bicubic", nn.Upsample(scale_factor=2, mode="bicubic").eval()),
+                        ("antialias=True", Antialias().eval())]:
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                export(model, x, os.path.join(tmp, "refused.qwasm.safetensors"))
+            except ExportError as e:
+                # The message names the source line; its path relative to the repository.
+                cases.append({"name": name, "message": str(e).replace(os.path.dirname(__file__) + os.sep,
+                                                                      "tests/golden/generators/")})
+                continue
+        raise AssertionError(f"the exporter must refuse {name}")
+    return cases
+
+
 def resample_cases():
     """(the functional cases, the other sections)."""
-    return functional_cases(), {"quantized": quantized_cases(), "models": model_cases(), "pt2e": pt2e_cases()}
+    return functional_cases(), {"quantized": quantized_cases(), "models": model_cases(), "pt2e": pt2e_cases(),
+                                "export_errors": export_error_cases()}

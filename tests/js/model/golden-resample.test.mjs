@@ -158,6 +158,17 @@ test('the PT2E graph runs the nearest upsample on the integers and the trilinear
   expect(byName.get(trilinear.args[0].node).target).toBe('dequantize');
 });
 
+test('the exporter refused what qwasm would not run the same, naming the node (recorded at generation)', () => {
+  const messages = Object.fromEntries(golden.export_errors.map((c) => [c.name, c.message]));
+  expect(Object.keys(messages).length).toBe(4);
+  expect(messages["PT2E nearest on the integers where PyTorch's two index rules differ"]).toMatch(
+    /^node 'upsample_nearest2d'.*resample\.py.*picks other source pixels.*give the size instead/,
+  );
+  expect(messages['a size read from the input at run time']).toMatch(/getattr/);
+  expect(messages.bicubic).toMatch(/^node 'interpolate': interpolate mode 'bicubic' is not supported/);
+  expect(messages['antialias=True']).toMatch(/^node 'interpolate': interpolate with antialias=True is not supported/);
+});
+
 describe('hostile files and bad arguments', () => {
   test('an Upsample whose output is over the load budget is refused at load', () => {
     // 4 x (4 * 2^20) x 4 x 4 outputs of 8 corners each: over maxWork and maxActivationBytes.
