@@ -8,7 +8,8 @@ bilinear, trilinear) from PyTorch 2.15's CPU kernels, and models that use them.
   nearest 2-D take for outputs of height + width <= 128), with few channels
   (the channels-last kernel's scalar tail) and many (its 8-lane vector path);
 - quantized: F.interpolate nearest / nearest-exact on 4-D and 5-D QTensors
-  (PyTorch's quantized kernels, which keep the input's qparams);
+  and bilinear on 4-D ones (PyTorch's quantized kernels, which keep the
+  input's qparams);
 - models: an eager-quantized CNN with F.interpolate and nn.Upsample on
   QTensors, a float model of every mode (torch.fx flow), and a SegResNet-like
   3-D decoder block (conv, trilinear upsample, add; nearest on the integers)
@@ -129,6 +130,34 @@ def quantized_cases():
         cases.append({"name": f"quantized {mode} {dims}-D #{i}", "mode": mode, "options": options,
                       "scale": scale, "zero_point": zp, "x": arr(q.int_repr().numpy()),
                       "y": arr(y.int_repr().numpy())})
+    for i in range(24):
+        # PyTorch's contiguous kernel (2+ channels), its NHWC kernel (one channel; one pixel, whose
+        # output it writes in channels-last order), unchanged sizes with and without a scale.
+        channels, spatial = [(3, [5, 7]), (1, [6, 4]), (5, [1, 1]), (2, [4, 4])][i % 4]
+        options = _options(rng, spatial, "bilinear")
+        if i % 8 == 3:
+            options = {"scale_factor": 1.1} if i % 16 == 3 else {"size": spatial}
+        options["align_corners"] = bool(i % 3 == 0)
+        x = torch.randn([1 + i % 2, channels, *spatial], generator=gen)
+        scale, zp = float(rng.uniform(0.01, 0.1)), int(rng.integers(0, 256))
+        q = torch.quantize_per_tensor(x, scale, zp, torch.quint8)
+        y = F.interpolate(q, mode="bilinear", **options)
+        assert y.q_scale() == scale and y.q_zero_point() == zp and y.is_contiguous()
+        cases.append({"name": f"quantized bilinear, {channels} channels, {spatial} #{i}", "mode": "bilinear",
+                      "options": options, "scale": scale, "zero_point": zp, "x": arr(q.int_repr().numpy()),
+                      "y": arr(y.int_repr().numpy())})
+    for i, channels in enumerate([3, 8, 13, 20]):
+        # A channels-last QTensor (as a quantized conv returns): PyTorch's NHWC bilinear kernel.
+        x = torch.randn([1 + i % 2, channels, 5, 4], generator=gen)
+        scale, zp = float(rng.uniform(0.01, 0.1)), int(rng.integers(0, 256))
+        q = torch.quantize_per_tensor(x, scale, zp, torch.quint8).contiguous(memory_format=torch.channels_last)
+        options = [{"size": [9, 7]}, {"scale_factor": 2.0}, {"scale_factor": [1.5, 2.3]}, {"size": [3, 11]}][i]
+        options["align_corners"] = bool(i % 2)
+        y = F.interpolate(q, mode="bilinear", **options)
+        cases.append({"name": f"quantized bilinear, channels-last input of {channels} channels #{i}",
+                      "mode": "bilinear", "options": options, "scale": scale, "zero_point": zp,
+                      "channels_last": True, "x": arr(q.int_repr().contiguous().numpy()),
+                      "y": arr(y.int_repr().contiguous().numpy())})
     x = torch.randn([1, 2, 6, 5, 6], generator=gen)
     q = torch.quantize_per_tensor(x, 0.05, 128, torch.quint8)
     y = F.interpolate(q, scale_factor=1.1, mode="nearest")
@@ -153,12 +182,13 @@ def model_cases():
             self.quant = QuantStub()
             self.conv1 = nn.Conv2d(3, 6, 3, padding=1)
             self.up = nn.Upsample(size=(11, 13), mode="nearest-exact")
-            self.conv2 = nn.Conv2d(6, 4, 3)
+            self.conv2 = nn.Conv2d(6, 11, 3)  # its channels-last output: 8 vector lanes and 3 on the scalar loop
             self.dequant = DeQuantStub()
 
         def forward(self, x):
             a = F.interpolate(self.conv1(self.quant(x)), scale_factor=2, mode="nearest")
-            return self.dequant(self.conv2(self.up(a)))
+            b = F.interpolate(self.conv2(self.up(a)), scale_factor=1.5, mode="bilinear", align_corners=False)
+            return self.dequant(b)
 
     m = Quantized().eval()
     m.qconfig = get_default_qconfig("fbgemm")
@@ -168,7 +198,7 @@ def model_cases():
     convert(m, inplace=True)
     x = torch.from_numpy(rng.uniform(-2, 2, (1, 3, 5, 6)).astype(np.float32))
     export(m, x, output_path("exported/resample_eager.qwasm.safetensors"))
-    cases.append({"name": "eager quantized: F.interpolate nearest and nn.Upsample nearest-exact on QTensors",
+    cases.append({"name": "eager quantized: F.interpolate nearest and bilinear, nn.Upsample nearest-exact on QTensors",
                   "file": "exported/resample_eager.qwasm.safetensors", "x": arr(x.numpy()),
                   "y": arr(m(x).numpy())})
 

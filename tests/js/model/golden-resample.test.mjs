@@ -70,13 +70,15 @@ const interpolateModel = (shape, scale, zeroPoint, kwargs) =>
     output('up'),
   ]);
 
-describe('quantized: nearest on the integers, the qparams kept', () => {
+describe('quantized: nearest and bilinear on the integers, the qparams kept', () => {
   test.each(golden.quantized.map((c) => [c.name, c]))('%s', (_, c) => {
     const heap = qwasm.heapInUse();
     const model = qwasm.io.loadModel(
       interpolateModel(c.x.shape, c.scale, c.zero_point, { mode: c.mode, ...c.options }),
     );
-    const x = qwasm.makePerTensorQuantizedTensor(tensorOf(c.x), c.scale, c.zero_point);
+    const contiguous = qwasm.makePerTensorQuantizedTensor(tensorOf(c.x), c.scale, c.zero_point);
+    const x = c.channels_last ? contiguous.contiguous({ memoryFormat: 'channels_last' }) : contiguous;
+    if (x !== contiguous) contiguous.dispose();
     const y = model.forwardQuantized(x);
     try {
       expect({ shape: [...y.shape], scale: y.qScale(), zeroPoint: y.qZeroPoint() }).toEqual({
@@ -94,7 +96,12 @@ describe('quantized: nearest on the integers, the qparams kept', () => {
   });
 
   test.each([
-    ['bilinear on a 4-D QTensor', [1, 1, 4, 4], { scale_factor: 2, mode: 'bilinear' }, /'bilinear' on a 4-D quantized/],
+    [
+      'trilinear on a 5-D QTensor',
+      [1, 1, 2, 2, 2],
+      { scale_factor: 2, mode: 'trilinear' },
+      /'trilinear' on a 5-D quantized/,
+    ],
     ['nearest on a 3-D QTensor', [1, 1, 4], { scale_factor: 2 }, /'nearest' on a 3-D quantized/],
   ])('%s is refused (no quantized kernel qwasm runs)', (_, shape, kwargs, message) => {
     const heap = qwasm.heapInUse();

@@ -6,7 +6,7 @@
 // order of its float32 sums). Pure JavaScript: every step is a float32
 // operation written with Math.fround, or fma32 where GCC contracts PyTorch's
 // `a * b + c` into one fused multiply-add.
-import { fma32 } from '../runtime/float32.mjs';
+import { fma32, roundHalfEven } from '../runtime/float32.mjs';
 
 /** The modes qwasm runs, with the number of spatial dimensions each allows (null: 1, 2 or 3). */
 export const INTERPOLATE_MODES = Object.freeze({
@@ -290,4 +290,86 @@ export function linearValues(src, dst, shape, outSize, scales, alignCorners, mod
   return channelsLast
     ? linearChannelsLast(src, dst, shape, outSize, axes)
     : linearGeneric(src, dst, shape, outSize, axes);
+}
+
+// One axis of PyTorch's quantized bilinear kernels (quantized/cpu/UpSampleBilinear2d.cpp and
+// QuantizedOpKernels.cpp qupsample_bilinear2d_nhwc_kernel): the index truncated and the lambda
+// unclamped (no guard_index_and_lambda); `fused` as in linearAxis (the NHWC kernel's loop).
+function quantizedBilinearAxis(inSize, outSize, scale, alignCorners, fused) {
+  const axis = { i: new Int32Array(outSize), p: new Int32Array(outSize), l0: new Float32Array(outSize) };
+  axis.l1 = new Float32Array(outSize);
+  let s;
+  if (alignCorners) s = outSize > 1 ? f(f(inSize - 1) / f(outSize - 1)) : 0;
+  else s = scaleValue(scale, inSize, outSize);
+  for (let o = 0; o < outSize; o++) {
+    let real;
+    if (alignCorners) real = f(s * f(o));
+    else {
+      real = fused ? fma32(s, f(o + 0.5), -0.5) : f(f(s * f(o + 0.5)) - 0.5);
+      if (real < 0) real = 0;
+    }
+    // real < in - 0.5 whenever out <= in * scale; the clamp only keeps the reads in bounds.
+    const i = Math.min(Math.trunc(real), inSize - 1);
+    axis.i[o] = i;
+    axis.p[o] = i < inSize - 1 ? 1 : 0;
+    axis.l1[o] = f(real - i);
+    axis.l0[o] = f(1 - axis.l1[o]);
+  }
+  return axis;
+}
+
+/**
+ * PyTorch's quantized upsample_bilinear2d on a QTensor's integers `src` of a
+ * contiguous [N, C, H, W] `shape` (the output keeps the qparams, so the
+ * requantization is a round half to even of the float value plus the zero
+ * point). kernel 'nchw': the contiguous kernel (a copy when no size changes;
+ * float32 sums without fma); 'nhwc': the channels-last kernel, which PyTorch
+ * takes for an input it sees as channels-last contiguous (a channels-last
+ * tensor, one channel, or one pixel), with the fused source index: channels
+ * [0, C - C % 8) on its 8-lane vector path, h0 * (w0 * a + w1 * b) + h1 *
+ * (w0 * c + w1 * d) contracted as fma(h1, fma(w1, d, w0 * c), h0 * fma(w1, b,
+ * w0 * a)), the rest on its scalar loop, contracted as fma(h0, fma(w0, a,
+ * w1 * b), h1 * fma(w0, c, w1 * d)); then minus the zero point (measured).
+ */
+export function quantizedBilinearValues(src, dst, shape, outSize, scales, alignCorners, zeroPoint, kernel) {
+  const [N, C, H, W] = shape;
+  const [OH, OW] = outSize;
+  if (kernel === 'nchw' && H === OH && W === OW) {
+    dst.set(src.subarray(0, dst.length));
+    return dst;
+  }
+  const fused = kernel === 'nhwc';
+  const ah = quantizedBilinearAxis(H, OH, scales[0], alignCorners, fused);
+  const aw = quantizedBilinearAxis(W, OW, scales[1], alignCorners, fused);
+  const vectorEnd = C - (C % CHANNELS_LAST_LANES);
+  for (let nc = 0; nc < N * C; nc++) {
+    const plane = nc * H * W;
+    const vector = fused && nc % C < vectorEnd;
+    for (let oh = 0; oh < OH; oh++) {
+      const row = plane + ah.i[oh] * W;
+      const down = ah.p[oh] * W;
+      const h0 = ah.l0[oh];
+      const h1 = ah.l1[oh];
+      for (let ow = 0; ow < OW; ow++) {
+        const at = row + aw.i[ow];
+        const right = aw.p[ow];
+        const w0 = aw.l0[ow];
+        const w1 = aw.l1[ow];
+        const a = src[at];
+        const b = src[at + right];
+        const c = src[at + down];
+        const d = src[at + down + right];
+        let r;
+        if (vector) {
+          r = f(fma32(h1, fma32(w1, d, f(w0 * c)), f(h0 * fma32(w1, b, f(w0 * a)))) - zeroPoint);
+        } else if (fused) {
+          r = f(fma32(h0, fma32(w0, a, f(w1 * b)), f(h1 * fma32(w0, c, f(w1 * d)))) - zeroPoint);
+        } else {
+          r = f(f(f(h0 * f(f(w0 * a) + f(w1 * b))) + f(h1 * f(f(w0 * c) + f(w1 * d)))) - zeroPoint);
+        }
+        dst[(nc * OH + oh) * OW + ow] = Math.min(Math.max(roundHalfEven(r) + zeroPoint, 0), 255);
+      }
+    }
+  }
+  return dst;
 }

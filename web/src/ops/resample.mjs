@@ -1,11 +1,17 @@
 // Resampling: F.interpolate as a graph function and nn.Upsample as a module
 // type, modes nearest, nearest-exact, linear, bilinear and trilinear, on
-// float tensors (PyTorch's CPU float32 kernels, bit for bit) and, for nearest
-// and nearest-exact, on QTensors (PyTorch's quantized kernels: the integers
-// moved, the input's qparams kept). nn/interpolate.mjs holds the arithmetic.
+// float tensors (PyTorch's CPU float32 kernels, bit for bit) and, for nearest,
+// nearest-exact and bilinear, on QTensors (PyTorch's quantized kernels, which
+// keep the input's qparams). nn/interpolate.mjs holds the arithmetic.
 
 import { nn } from '../nn/index.mjs';
-import { INTERPOLATE_MODES, interpolateSizes, linearValues, nearestValues } from '../nn/interpolate.mjs';
+import {
+  INTERPOLATE_MODES,
+  interpolateSizes,
+  linearValues,
+  nearestValues,
+  quantizedBilinearValues,
+} from '../nn/interpolate.mjs';
 import { describe, MAX_NUMEL } from '../runtime/args.mjs';
 import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { numel, sameKind } from './abstract-values.mjs';
@@ -74,13 +80,9 @@ function interpolateValue(x, size, scaleFactor, mode, alignCorners, recompute) {
     else linearValues(x.data, out, shape, p.outSize, p.scales, p.alignCorners, mode);
     return { data: out, shape: p.out };
   }
-  // PyTorch has quantized nearest for 4-D and 5-D inputs and quantized bilinear;
-  // qwasm runs the nearest ones (on the integers) and refuses the rest.
-  if (!p.nearest || shape.length === 3) {
-    throw new NodeError(
-      `interpolate: mode '${mode}' on a ${shape.length}-D quantized tensor is not supported (qwasm runs nearest and nearest-exact on 4-D and 5-D QTensors; dequantize first)`,
-    );
-  }
+  // PyTorch has quantized nearest for 4-D and 5-D inputs and quantized bilinear.
+  const why = quantizedRefusal(shape, p, mode);
+  if (why !== null) throw new NodeError(`interpolate: ${why}`);
   const ints = x.isContiguous() ? x.intRepr() : null;
   let data = ints;
   if (data === null) {
@@ -92,12 +94,26 @@ function interpolateValue(x, size, scaleFactor, mode, alignCorners, recompute) {
     }
   }
   const out = new Uint8Array(numel(p.out));
-  nearestValues(data, out, shape, p.outSize, p.scales, p.exact, true);
+  if (p.nearest) nearestValues(data, out, shape, p.outSize, p.scales, p.exact, true);
+  else {
+    // PyTorch takes its NHWC kernel for an input it sees as channels-last contiguous: a channels-last
+    // tensor (a quantized conv's output), one channel or one pixel.
+    const channelsLast = shape[1] === 1 || numel(shape.slice(2)) === 1 || !x.isContiguous();
+    const kernel = channelsLast ? 'nhwc' : 'nchw';
+    quantizedBilinearValues(data, out, shape, p.outSize, p.scales, p.alignCorners, x.qZeroPoint(), kernel);
+  }
   if (quantizedWritesChannelsLast(x, shape)) toChannelsLastOrder(out, p.out);
   return makePerTensorQuantizedTensor({ data: out, shape: p.out }, x.qScale(), x.qZeroPoint(), x.dtype);
 }
 
-// PyTorch's quantized nearest kernels take their channels-last loop when the input is
+// Why qwasm does not run this interpolate on a QTensor, or null: PyTorch has no quantized linear,
+// nearest 1-D or trilinear.
+function quantizedRefusal(shape, p, mode) {
+  if (p.nearest ? shape.length > 3 : mode === 'bilinear') return null;
+  return `mode '${mode}' on a ${shape.length}-D quantized tensor is not supported (PyTorch has quantized nearest and nearest-exact for 4-D and 5-D tensors, and bilinear; dequantize first)`;
+}
+
+// PyTorch's quantized nearest and bilinear kernels take their channels-last loop when the input is
 // channels-last contiguous, which a contiguous input with one spatial element also is; its
 // output is then allocated contiguous (the input's suggested format) but written in
 // channels-last order (measured: [1, 4, 1, 1] to [1, 4, 2, 1] gives c0 c1 c2 c3 c0 c1 c2 c3).
@@ -132,7 +148,7 @@ function work(value, p) {
 function interpolateCost(x, size, scaleFactor, mode, alignCorners, recompute) {
   const p = plan(x.shape, size, scaleFactor, mode, alignCorners, recompute);
   if (typeof p === 'string') return null;
-  if (x.kind === 'quantized' && (!p.nearest || x.shape.length === 3)) return null;
+  if (x.kind === 'quantized' && !(p.nearest ? x.shape.length > 3 : mode === 'bilinear')) return null;
   return { shape: p.out, work: work(x, p) };
 }
 
