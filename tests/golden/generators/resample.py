@@ -158,6 +158,16 @@ def quantized_cases():
                       "mode": "bilinear", "options": options, "scale": scale, "zero_point": zp,
                       "channels_last": True, "x": arr(q.int_repr().contiguous().numpy()),
                       "y": arr(y.int_repr().contiguous().numpy())})
+    # nearest keeps a channels-last input channels-last, so the bilinear after it takes PyTorch's NHWC kernel.
+    x = torch.randn([1, 16, 8, 8], generator=gen)
+    q = torch.quantize_per_tensor(x, 0.02, 120, torch.quint8).contiguous(memory_format=torch.channels_last)
+    mid = F.interpolate(q, scale_factor=2.0, mode="nearest")
+    y = F.interpolate(mid, scale_factor=1.5, mode="bilinear", align_corners=False)
+    assert mid.is_contiguous(memory_format=torch.channels_last)
+    cases.append({"name": "quantized nearest then bilinear on a channels-last input (the format kept)",
+                  "mode": "nearest", "options": {"scale_factor": 2.0}, "then": {"scale_factor": 1.5, "mode": "bilinear"},
+                  "scale": 0.02, "zero_point": 120, "channels_last": True,
+                  "x": arr(q.int_repr().contiguous().numpy()), "y": arr(y.int_repr().contiguous().numpy())})
     x = torch.randn([1, 2, 6, 5, 6], generator=gen)
     q = torch.quantize_per_tensor(x, 0.05, 128, torch.quint8)
     y = F.interpolate(q, scale_factor=1.1, mode="nearest")
@@ -180,14 +190,17 @@ def model_cases():
         def __init__(self):
             super().__init__()
             self.quant = QuantStub()
-            self.conv1 = nn.Conv2d(3, 6, 3, padding=1)
+            self.conv1 = nn.Conv2d(3, 10, 3, padding=1)
             self.up = nn.Upsample(size=(11, 13), mode="nearest-exact")
-            self.conv2 = nn.Conv2d(6, 11, 3)  # its channels-last output: 8 vector lanes and 3 on the scalar loop
+            self.conv2 = nn.Conv2d(10, 11, 3)  # its channels-last output: 8 vector lanes and 3 on the scalar loop
             self.dequant = DeQuantStub()
 
         def forward(self, x):
+            # Each keeps its input's memory format (a quantized conv's output is channels-last), which
+            # decides the kernel of the bilinear after it.
             a = F.interpolate(self.conv1(self.quant(x)), scale_factor=2, mode="nearest")
-            b = F.interpolate(self.conv2(self.up(a)), scale_factor=1.5, mode="bilinear", align_corners=False)
+            a = F.interpolate(self.up(a), size=(12, 15), mode="bilinear", align_corners=True)
+            b = F.interpolate(self.conv2(a), scale_factor=1.5, mode="bilinear", align_corners=False)
             return self.dequant(b)
 
     m = Quantized().eval()

@@ -62,19 +62,22 @@ describe('float: F.interpolate bit for bit', () => {
   });
 });
 
-// x -> Quantize -> interpolate(kwargs) -> output, run on a QTensor (forwardQuantized skips the Quantize).
-const interpolateModel = (shape, scale, zeroPoint, kwargs) =>
+// x -> Quantize -> interpolate(kwargs) [-> interpolate(then)] -> output, run on a QTensor
+// (forwardQuantized skips the Quantize).
+const interpolateModel = (shape, scale, zeroPoint, kwargs, then = null) =>
   graphModel(shape, { q: quantize(scale, zeroPoint) }, [
     node('q', 'call_module', 'q', [ref('x')]),
     node('up', 'call_function', 'interpolate', [ref('q')], kwargs),
-    output('up'),
+    ...(then === null
+      ? [output('up')]
+      : [node('then', 'call_function', 'interpolate', [ref('up')], then), output('then')]),
   ]);
 
 describe('quantized: nearest and bilinear on the integers, the qparams kept', () => {
   test.each(golden.quantized.map((c) => [c.name, c]))('%s', (_, c) => {
     const heap = qwasm.heapInUse();
     const model = qwasm.io.loadModel(
-      interpolateModel(c.x.shape, c.scale, c.zero_point, { mode: c.mode, ...c.options }),
+      interpolateModel(c.x.shape, c.scale, c.zero_point, { mode: c.mode, ...c.options }, c.then ?? null),
     );
     const contiguous = qwasm.makePerTensorQuantizedTensor(tensorOf(c.x), c.scale, c.zero_point);
     const x = c.channels_last ? contiguous.contiguous({ memoryFormat: 'channels_last' }) : contiguous;

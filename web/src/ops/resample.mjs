@@ -103,7 +103,16 @@ function interpolateValue(x, size, scaleFactor, mode, alignCorners, recompute) {
     quantizedBilinearValues(data, out, shape, p.outSize, p.scales, p.alignCorners, x.qZeroPoint(), kernel);
   }
   if (quantizedWritesChannelsLast(x, shape)) toChannelsLastOrder(out, p.out);
-  return makePerTensorQuantizedTensor({ data: out, shape: p.out }, x.qScale(), x.qZeroPoint(), x.dtype);
+  const y = makePerTensorQuantizedTensor({ data: out, shape: p.out }, x.qScale(), x.qZeroPoint(), x.dtype);
+  if (x.isContiguous()) return y;
+  // PyTorch allocates the output in the input's suggested memory format: a channels-last input
+  // (a quantized conv's output) gives a channels-last output, which decides the kernel of a
+  // quantized bilinear after it.
+  try {
+    return y.contiguous({ memoryFormat: shape.length === 4 ? 'channels_last' : 'channels_last_3d' });
+  } finally {
+    y.dispose();
+  }
 }
 
 // Why qwasm does not run this interpolate on a QTensor, or null: PyTorch has no quantized linear,
