@@ -233,6 +233,22 @@ def model_cases():
         cases.append({"name": "float: nn.Upsample and F.interpolate, bilinear (align_corners both ways), "
                               "nearest, nearest-exact", "file": "exported/resample_float.qwasm.safetensors",
                       "x": arr(xf.numpy()), "y": arr(f(xf).numpy())})
+
+    class AtenDefaults(nn.Module):
+        """The .default overloads (an output size, and the kernel's scales where given)."""
+        def forward(self, x):
+            aten = torch.ops.aten
+            a = aten.upsample_bilinear2d.default(x, [8, 6], False, 2.0, 2.0)
+            b = aten.upsample_nearest2d.default(x, [8, 6])
+            return a + b + aten._upsample_nearest_exact2d.default(x, [8, 6], 2.1, 2.05)
+
+    xd = torch.from_numpy(rng.uniform(-3, 3, (1, 2, 4, 3)).astype(np.float32))
+    graph = torch.export.export(AtenDefaults(), (xd,)).module()
+    export(graph, xd, output_path("exported/resample_aten_default.qwasm.safetensors"))
+    with torch.no_grad():
+        cases.append({"name": "float torch.export graph: upsample_bilinear2d / nearest2d / nearest_exact2d .default",
+                      "file": "exported/resample_aten_default.qwasm.safetensors", "x": arr(xd.numpy()),
+                      "y": arr(graph(xd).numpy())})
     return cases
 
 
