@@ -845,7 +845,9 @@ def _aten_linear():
 
 # PT2E: nearest moves values, so `dq -> upsample -> q` with equal qparams runs on the integers (the
 # function); the linear modes compute new values, in float (an Upsample module entry, named by its module).
-_module("Upsample", _INTERPOLATE_OPTIONS, eager=lambda: {nn.Upsample: None}, from_module=_upsample_from_module,
+_module("Upsample", _INTERPOLATE_OPTIONS,
+        eager=lambda: {nn.Upsample: None, nn.UpsamplingNearest2d: None, nn.UpsamplingBilinear2d: None},
+        from_module=_upsample_from_module,
         pt2e=ValueLowering(ops=_aten_linear, write=_upsample_from_aten, on_integers=False))
 _function("interpolate", 6, _INTERPOLATE_OPTIONS, traced=lambda: (F.interpolate,), eager_args=_interpolate_args,
           pt2e=ValueLowering(ops=_aten_nearest, write=_interpolate_from_aten, on_integers=True))

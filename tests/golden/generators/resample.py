@@ -221,17 +221,18 @@ def model_cases():
             super().__init__()
             self.bilinear = nn.Upsample(scale_factor=(1.5, 2.25), mode="bilinear", align_corners=True)
             self.nearest = nn.Upsample(size=(6, 9), mode="nearest")
+            self.corners = nn.UpsamplingBilinear2d(size=(6, 9))  # align_corners=True
 
         def forward(self, x):
             a = self.bilinear(x) + F.interpolate(x, size=(6, 9), mode="bilinear")
-            return a + self.nearest(x) + F.interpolate(x, size=(6, 9), mode="nearest-exact")
+            return a + self.nearest(x) + F.interpolate(x, size=(6, 9), mode="nearest-exact") + self.corners(x)
 
     f = FloatModes().eval()
     xf = torch.from_numpy(rng.uniform(-3, 3, (1, 3, 4, 4)).astype(np.float32))
     export(f, xf, output_path("exported/resample_float.qwasm.safetensors"))
     with torch.no_grad():
-        cases.append({"name": "float: nn.Upsample and F.interpolate, bilinear (align_corners both ways), "
-                              "nearest, nearest-exact", "file": "exported/resample_float.qwasm.safetensors",
+        cases.append({"name": "float: nn.Upsample, nn.UpsamplingBilinear2d and F.interpolate, bilinear "
+                              "(align_corners both ways), nearest, nearest-exact", "file": "exported/resample_float.qwasm.safetensors",
                       "x": arr(xf.numpy()), "y": arr(f(xf).numpy())})
 
     class AtenDefaults(nn.Module):
