@@ -192,34 +192,50 @@ export function nearestValues(src, dst, shape, outSize, scales, exact, quantized
 
 // The generic kernel (upsample_generic_Nd_kernel_impl, Interpolate<n, ..., 2>): along the first
 // spatial axis t0 * w0 + t1 * w1 of the interpolations along the others, innermost the last
-// axis; GCC contracts each to fma(t0, w0, t1 * w1).
+// axis; GCC contracts each to fma(t0, w0, t1 * w1). The scratch is at most two float32 arrays of
+// a plane's partial results (interpolateScratchBytes).
 function linearGeneric(src, dst, shape, outSize, axes) {
   const dims = outSize.length;
   const inSpatial = shape.slice(2);
-  const strides = inSpatial.map((_, a) => product(inSpatial.slice(a + 1)));
   const planes = shape[0] * shape[1];
   const inPlane = product(inSpatial);
   const outPlane = product(outSize);
-  const idx = Array(dims).fill(0);
-  const value = (a, base) => {
-    const ax = axes[a];
-    const o = idx[a];
-    const b0 = base + ax.i0[o] * strides[a];
-    const b1 = base + ax.i1[o] * strides[a];
-    const t0 = a === dims - 1 ? src[b0] : value(a + 1, b0);
-    const t1 = a === dims - 1 ? src[b1] : value(a + 1, b1);
-    return fma32(t0, ax.l0[o], f(t1 * ax.l1[o]));
-  };
+  // PyTorch recomputes the inner interpolations for every output; each is the same float32
+  // value wherever it is computed, so one pass per axis, the last axis first, gives the same
+  // bits: pass a interpolates axis a of [out... (axes < a: input sizes), in_a, out_(a+1)...].
+  const sizes = inSpatial.slice();
+  let scratch = [null, null];
   for (let p = 0; p < planes; p++) {
-    idx.fill(0);
-    for (let k = 0; k < outPlane; k++) {
-      dst[p * outPlane + k] = value(0, p * inPlane);
-      for (let a = dims - 1; a >= 0; a--) {
-        if (++idx[a] < outSize[a]) break;
-        idx[a] = 0;
+    let from = src.subarray(p * inPlane, (p + 1) * inPlane);
+    for (let a = dims - 1; a >= 0; a--) {
+      const outer = product(sizes.slice(0, a));
+      const inner = product(sizes.slice(a + 1));
+      const n = outer * outSize[a] * inner;
+      let to;
+      if (a === 0) to = dst.subarray(p * outPlane, (p + 1) * outPlane);
+      else {
+        const slot = a % 2;
+        if (scratch[slot] === null || scratch[slot].length < n) scratch[slot] = new Float32Array(n);
+        to = scratch[slot];
       }
+      const { i0, i1, l0, l1 } = axes[a];
+      for (let u = 0; u < outer; u++) {
+        const base = u * sizes[a] * inner;
+        for (let o = 0; o < outSize[a]; o++) {
+          const b0 = base + i0[o] * inner;
+          const b1 = base + i1[o] * inner;
+          const w0 = l0[o];
+          const w1 = l1[o];
+          const at = (u * outSize[a] + o) * inner;
+          for (let v = 0; v < inner; v++) to[at + v] = fma32(from[b0 + v], w0, f(from[b1 + v] * w1));
+        }
+      }
+      sizes[a] = outSize[a];
+      from = to;
     }
+    for (let a = 0; a < dims; a++) sizes[a] = inSpatial[a];
   }
+  scratch = null;
   return dst;
 }
 
@@ -372,4 +388,15 @@ export function quantizedBilinearValues(src, dst, shape, outSize, scales, alignC
     }
   }
   return dst;
+}
+
+/** The scratch linearValues allocates (bytes): the generic kernel's partial results of one plane. */
+export function interpolateScratchBytes(shape, outSize, mode) {
+  if (INTERPOLATE_MODES[mode] === null || interpolateKernel(shape, outSize, mode) === 'channelsLast') return 0;
+  const inSpatial = shape.slice(2);
+  let bytes = 0;
+  for (let a = 1; a < outSize.length; a++) {
+    bytes += 4 * product(inSpatial.slice(0, a)) * product(outSize.slice(a));
+  }
+  return bytes;
 }
