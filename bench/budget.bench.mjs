@@ -218,6 +218,25 @@ const CASES = [
     },
   ],
   [
+    'float activations (LeakyReLU, Hardswish, Sigmoid, Tanh, SiLU, ELU, GELU, Softplus, Mish)',
+    X,
+    {
+      quantized: false,
+      modules: {
+        lr: { type: 'LeakyReLU', negative_slope: 0.01 },
+        hs: { type: 'Hardswish' },
+        sg: { type: 'Sigmoid' },
+        th: { type: 'Tanh' },
+        si: { type: 'SiLU' },
+        el: { type: 'ELU', alpha: 1 },
+        ge: { type: 'GELU', approximate: 'tanh' },
+        sp: { type: 'Softplus', beta: 1, threshold: 20 },
+        mi: { type: 'Mish' },
+      },
+      body: ['lr', 'hs', 'sg', 'th', 'si', 'el', 'ge', 'sp', 'mi'].map((m) => callModule(m)),
+    },
+  ],
+  [
     'float add, cat',
     X,
     {

@@ -35,10 +35,11 @@ import functools
 import math
 import operator
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
-from qwasm_format import ExportError, check_finite, check_scale, check_zero_point, float32_scalar, ints
+import qwasm_ops_activations as _activations
+from qwasm_format import OPS_DOC, ExportError, check_finite, check_scale, check_zero_point, float32_scalar, ints
 
 try:
     import torch
@@ -98,6 +99,7 @@ class ModuleOp:
     pt2e: Union[Lowering, ValueLowering, None] = None
     int8: Optional[Int8Pattern] = None
     check: Optional[Callable] = None  # (where, entry, tensors): what the loader's builder refuses
+    numerics: Optional[dict] = field(default=None, compare=False)  # see NUMERICS_KINDS
 
 
 @dataclass(frozen=True)
@@ -114,7 +116,29 @@ class GraphOp:
     pt2e: Union[Lowering, ValueLowering, None] = None
     int8: Optional[Int8Pattern] = None
     check: Optional[Callable] = None  # (where, node): what the loader refuses in the node's constants
+    numerics: Optional[dict] = field(default=None, compare=False)  # see NUMERICS_KINDS
 
+
+# `numerics` of a descriptor: {kind: how qwasm computes the op on values of that kind}, for the kinds it
+# runs on: "int8" (on a quantized value's integers, or producing them) and "float" (on float32 values).
+# docs/ops.md (scripts/ops_doc.py) is generated from it; each text starts with one of NUMERICS_TERMS.
+NUMERICS_KINDS = ("int8", "float")
+NUMERICS_TERMS = (
+    "exact",  # the integers PyTorch computes, always (integer arithmetic, or values only moved or selected)
+    "bit for bit",  # PyTorch's float32 steps in PyTorch's order: the same bits
+    "exact by table",  # a 256-entry table PyTorch's own kernel filled at export
+    "to float rounding",  # another order of float32 operations than PyTorch's: a stated bound
+    "within",  # a stated bound ("within N ulp"), tested
+)
+
+# The numerics most ops share.
+_MOVES = {"int8": "exact: moves the integers, qparams kept", "float": "bit for bit: moves the values"}
+_CLAMP = {"int8": "exact: a clamp of the integers at the bounds quantized with the input's qparams",
+          "float": "bit for bit (clamp_stub: -0 and NaN kept)"}
+_QUANTIZED_LAYER = {"int8": "exact: int32 sums, then FBGEMM's or oneDNN's requantization steps (docs/numerics.md)"}
+_FLOAT_LAYER = {"float": "to float rounding: products summed in (kd, kh, kw, c) order, PyTorch's order differs "
+                         "(tested to 1e-5 relative)"}
+_QUANTIZED_ELEMENTWISE = {"int8": "exact: PyTorch's quantized kernel's float steps per element (docs/numerics.md)"}
 
 MODULE_OPS = {}  # type -> ModuleOp, as declared below
 FUNCTION_OPS = {}  # name -> GraphOp
@@ -294,7 +318,7 @@ QUANTIZED_CONV = _module(
     from_module=_quantized_conv_from_module,
     int8=Int8Pattern(ops=_aten_convs, relu=(False, True), inputs=_quantized_layer_inputs,
                      write=_quantized_conv_from_pattern),
-    check=_check_quantized_layer)
+    check=_check_quantized_layer, numerics=_QUANTIZED_LAYER)
 
 
 def _quantized_linear_from_module(path, m, w, relu):
@@ -316,7 +340,7 @@ _module(
     from_module=_quantized_linear_from_module,
     int8=Int8Pattern(ops=lambda: {aten.linear.default: None}, relu=(False, True), inputs=_quantized_layer_inputs,
                      write=_quantized_linear_from_pattern),
-    check=_check_quantized_layer)
+    check=_check_quantized_layer, numerics=_QUANTIZED_LAYER)
 
 
 def _quantize_from_module(path, m, w, _):
@@ -333,18 +357,23 @@ def _check_quantize(where, m, tensors):
 # PT2E: qwasm_pt2e writes a quantize of a float value as this module (the
 # reference representation's own quantize op, not an op of the model).
 _module("Quantize", ["scale", "zero_point", "dtype"], eager=lambda: {nnq.Quantize: None},
-        from_module=_quantize_from_module, check=_check_quantize)
-_module("DeQuantize", [], eager=lambda: {nnq.DeQuantize: None})
+        from_module=_quantize_from_module, check=_check_quantize,
+        numerics={"int8": "exact: float to quint8 as quantize_per_tensor rounds (docs/numerics.md)"})
+_module("DeQuantize", [], eager=lambda: {nnq.DeQuantize: None},
+        numerics={"int8": "bit for bit: (q - zero point) * scale in float32, as dequantize"})
 # A float model's stubs (the identity until convert): kept by name, so that
 # a float model and its quantized twin line up layer by layer (numeric suite).
-_module("QuantStub", [], eager=lambda: {torch.ao.quantization.QuantStub: None})
-_module("DeQuantStub", [], eager=lambda: {torch.ao.quantization.DeQuantStub: None})
+_module("QuantStub", [], eager=lambda: {torch.ao.quantization.QuantStub: None},
+        numerics={"float": "bit for bit: the identity"})
+_module("DeQuantStub", [], eager=lambda: {torch.ao.quantization.DeQuantStub: None},
+        numerics={"float": "bit for bit: the identity"})
 # PT2E: dropout (in eval mode) and copies are no node at all (qwasm_pt2e's _PASS_THROUGH).
+# nnq.Dropout: what the eager flow's convert makes of an nn.Dropout (the identity in eval mode).
 _module("Identity", [], eager=lambda: {nn.Identity: None, nn.Dropout: None, nn.Dropout1d: None, nn.Dropout2d: None,
-                                       nn.Dropout3d: None})
+                                       nn.Dropout3d: None, nnq.Dropout: None}, numerics=_MOVES)
 # PT2E: a ReLU is the relu function (below).
-_module("ReLU", [], eager=lambda: {nn.ReLU: None})
-_module("ReLU6", [], eager=lambda: {nnq.ReLU6: None, nn.ReLU6: None})
+_module("ReLU", [], eager=lambda: {nn.ReLU: None}, numerics=_CLAMP)
+_module("ReLU6", [], eager=lambda: {nnq.ReLU6: None, nn.ReLU6: None}, numerics=_CLAMP)
 def _hardtanh_from_module(path, m, w, _):
     return {"type": "Hardtanh", "min_val": float(m.min_val), "max_val": float(m.max_val)}
 
@@ -355,13 +384,27 @@ def _check_hardtanh(where, m, tensors):
         raise ExportError(f"{where}: Hardtanh bounds {lo}, {hi}: qwasm needs finite bounds with min_val < max_val")
 
 
+def _hardtanh_from_aten(lowering, n, where, x, _):
+    b = lowering.bind(n)
+    entry = {"type": "Hardtanh", "min_val": float(b["min_val"]), "max_val": float(b["max_val"])}
+    _check_hardtanh(where, entry, {})
+    _write_module(lowering, n, entry, x)
+
+
 # Float or on a quantized input (quantized::hardtanh: the bounds quantized with
 # the input's qparams, which stay). nn.ReLU6 is its own type (above).
+# PT2E (F.relu6 and F.hardtanh are aten.hardtanh): in float only. On the
+# integers the bounds would be quantized as quantized::hardtanh does, and the
+# reference's quantize rounds a bound's x * (1 / scale) where that rounds
+# x / scale; the float clamp between dequantize and quantize is the reference.
 _module("Hardtanh", ["min_val", "max_val"], eager=lambda: {nn.Hardtanh: None},
-        from_module=_hardtanh_from_module, check=_check_hardtanh)
+        from_module=_hardtanh_from_module,
+        pt2e=ValueLowering(ops=lambda: {aten.hardtanh.default: None, aten.hardtanh_.default: None},
+                           write=_hardtanh_from_aten, on_integers=False, inplace=lambda: {aten.hardtanh_.default}),
+        check=_check_hardtanh, numerics=_CLAMP)
 _module("Flatten", ["start_dim", "end_dim"], eager=lambda: {nn.Flatten: None},
         from_module=lambda path, m, w, _: {"type": "Flatten", "start_dim": int(m.start_dim),
-                                           "end_dim": int(m.end_dim)})
+                                           "end_dim": int(m.end_dim)}, numerics=_MOVES)
 
 
 def _max_pool_from_module(path, m, w, dims):
@@ -386,7 +429,8 @@ _module(
     from_module=_max_pool_from_module,
     pt2e=ValueLowering(ops=lambda: {aten.max_pool1d.default: 1, aten.max_pool2d.default: 2,
                                     aten.max_pool3d.default: 3},
-                       write=_max_pool_from_aten, on_integers=True))
+                       write=_max_pool_from_aten, on_integers=True),
+    numerics={"int8": "exact: the integer maximum", "float": "bit for bit: the maximum, -Inf padding"})
 
 
 def _avg_pool_from_module(path, m, w, dims):
@@ -417,7 +461,9 @@ _module(
     from_module=_avg_pool_from_module,
     pt2e=ValueLowering(ops=lambda: {aten.avg_pool1d.default: 1, aten.avg_pool2d.default: 2,
                                     aten.avg_pool3d.default: 3},
-                       write=_avg_pool_from_aten, on_integers=False))
+                       write=_avg_pool_from_aten, on_integers=False),
+    numerics={"int8": "exact: integer sums, PyTorch's division and rounding (docs/numerics.md)",
+              "float": "to float rounding: the sum's order may differ from PyTorch's"})
 
 
 def _adaptive_avg_pool_from_module(path, m, w, dims):
@@ -440,7 +486,9 @@ _module(
     from_module=_adaptive_avg_pool_from_module,
     pt2e=ValueLowering(ops=lambda: {aten.adaptive_avg_pool1d.default: 1, aten.adaptive_avg_pool2d.default: 2,
                                     aten.adaptive_avg_pool3d.default: 3},
-                       write=_adaptive_avg_pool_from_aten, on_integers=False))
+                       write=_adaptive_avg_pool_from_aten, on_integers=False),
+    numerics={"int8": "exact: integer sums, PyTorch's division and rounding (docs/numerics.md)",
+              "float": "to float rounding: the sum's order may differ from PyTorch's"})
 
 
 def _conv_from_module(path, m, w, _):
@@ -482,7 +530,7 @@ _module(
     pt2e=Lowering(ops=lambda: {**_aten_convs(), aten.conv1d.padding: _PADDING_AS_TEXT,
                                aten.conv2d.padding: _PADDING_AS_TEXT, aten.conv3d.padding: _PADDING_AS_TEXT},
                   write=_conv_from_aten),
-    check=_check_float_layer)
+    check=_check_float_layer, numerics=_FLOAT_LAYER)
 
 
 def _linear_from_module(path, m, w, _):
@@ -503,7 +551,7 @@ _module(
     eager=lambda: {nn.Linear: None, nni.LinearReLU: None},
     from_module=_linear_from_module,
     pt2e=Lowering(ops=lambda: {aten.linear.default: None}, write=_linear_from_aten),
-    check=_check_float_layer)
+    check=_check_float_layer, numerics=_FLOAT_LAYER)
 
 
 def _batch_norm_from_module(path, m, w, dims):
@@ -551,7 +599,7 @@ _module(
     pt2e=Lowering(ops=lambda: {aten._native_batch_norm_legit_no_training.default: None,
                                aten.batch_norm.default: None},
                   write=_batch_norm_from_aten),
-    check=_check_eps)
+    check=_check_eps, numerics={"float": "bit for bit (batch_norm_kernel.cpp's eval-mode steps, fma)"})
 
 
 # -- graph functions -------------------------------------------------------------------------------------------------
@@ -580,16 +628,19 @@ def _aten_adds():
 _function("quantized.add", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.add,),
           int8=Int8Pattern(ops=_aten_adds, relu=(False,), inputs=_two_dequantized_inputs,
                            write=_quantized_add_writer("quantized.add")),
-          check=_check_output_qparams)
+          check=_check_output_qparams, numerics=_QUANTIZED_ELEMENTWISE)
 _function("quantized.add_relu", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.add_relu,),
           int8=Int8Pattern(ops=_aten_adds, relu=(True,), inputs=_two_dequantized_inputs,
                            write=_quantized_add_writer("quantized.add_relu")),
-          check=_check_output_qparams)
-_function("quantized.mul", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.mul,), check=_check_output_qparams)
+          check=_check_output_qparams, numerics=_QUANTIZED_ELEMENTWISE)
+_function("quantized.mul", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.mul,), check=_check_output_qparams,
+          numerics=_QUANTIZED_ELEMENTWISE)
 _function("quantized.mul_relu", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.mul_relu,),
-          check=_check_output_qparams)
-_function("quantized.add_scalar", 2, traced=lambda: (torch.ops.quantized.add_scalar,))
-_function("quantized.mul_scalar", 2, traced=lambda: (torch.ops.quantized.mul_scalar,))
+          check=_check_output_qparams, numerics=_QUANTIZED_ELEMENTWISE)
+_function("quantized.add_scalar", 2, traced=lambda: (torch.ops.quantized.add_scalar,),
+          numerics=_QUANTIZED_ELEMENTWISE)
+_function("quantized.mul_scalar", 2, traced=lambda: (torch.ops.quantized.mul_scalar,),
+          numerics=_QUANTIZED_ELEMENTWISE)
 
 
 def _quantized_cat_from_pattern(lowering, q, core, relu, scale, zp, where, _):
@@ -603,7 +654,8 @@ _function("quantized.cat", 4, [*_QPARAMS, "dim"], traced=lambda: (torch.ops.quan
           int8=Int8Pattern(ops=lambda: {aten.cat.default: None}, relu=(False,),
                            inputs=lambda lowering, core: all(lowering.is_dequantize(a) for a in core.args[0]),
                            write=_quantized_cat_from_pattern),
-          check=_check_output_qparams)
+          check=_check_output_qparams,
+          numerics={"int8": "exact: each input requantized to the output's qparams as PyTorch's quantized cat"})
 
 
 def _cat_from_aten(lowering, n, where, _):
@@ -613,7 +665,8 @@ def _cat_from_aten(lowering, n, where, _):
                                                    int(b["dim"])])
 
 
-_function("cat", 2, ["dim"], pt2e=Lowering(ops=lambda: {aten.cat.default: None}, write=_cat_from_aten))
+_function("cat", 2, ["dim"], pt2e=Lowering(ops=lambda: {aten.cat.default: None}, write=_cat_from_aten),
+          numerics={"float": "bit for bit: moves the values"})
 
 
 def _flatten_from_aten(lowering, n, where, x, _):
@@ -623,7 +676,8 @@ def _flatten_from_aten(lowering, n, where, x, _):
 
 _function("flatten", 3, ["start_dim", "end_dim"], traced=lambda: (torch.flatten,),
           pt2e=ValueLowering(ops=lambda: {aten.flatten.using_ints: None}, write=_flatten_from_aten,
-                             on_integers=True))
+                             on_integers=True),
+          numerics=_MOVES)
 
 
 def _relu_from_aten(lowering, n, where, x, _):
@@ -635,7 +689,8 @@ RELU = _function(
     "relu", 1, traced=lambda: (torch.relu, F.relu),
     in_place=lambda node, kwargs: kwargs.pop("inplace", False),
     pt2e=ValueLowering(ops=lambda: {aten.relu.default: None, aten.relu_.default: None}, write=_relu_from_aten,
-                       on_integers=True, inplace=lambda: {aten.relu_.default}))
+                       on_integers=True, inplace=lambda: {aten.relu_.default}),
+    numerics=_CLAMP)
 
 
 def _float_add_args(node, kwargs, where):
@@ -674,30 +729,311 @@ _function("add", 2, traced=lambda: (operator.add, operator.iadd, torch.add), eag
           in_place=lambda node, kwargs: node.target is operator.iadd,
           pt2e=Lowering(ops=lambda: {aten.add.Tensor: None, aten.add_.Tensor: None, aten.add.Scalar: None,
                                      aten.add_.Scalar: None},
-                        write=_add_from_aten, inplace=lambda: {aten.add_.Tensor, aten.add_.Scalar}))
+                        write=_add_from_aten, inplace=lambda: {aten.add_.Tensor, aten.add_.Scalar}),
+          numerics={"float": "bit for bit: one float32 addition per element (a number operand rounded to float32)"})
 
 
 # -- graph methods ---------------------------------------------------------------------------------------------------
 
+def _same_dim(lowering, size, value, i):
+    """Whether a run-time size (a node torch.export recorded a SymInt for) is dimension i of `value`
+    (the reshaped tensor, as recorded), e.g. x.view(x.shape[0], -1) under a dynamic batch."""
+    v = lowering.recorded_value(value)
+    recorded = size.meta.get("val") if hasattr(size, "meta") else None
+    return (v is not None and recorded is not None and i < v.dim()
+            and str(v.shape[i]) == str(recorded) and not isinstance(v.shape[i], int))
+
+
 def _reshape_from_aten(lowering, n, where, x, _):
     b = lowering.bind(n)
-    size = b["size"] if "size" in b else b["shape"]
+    size = list(b["size"] if "size" in b else b["shape"])
+    dynamic = [i for i, s in enumerate(size) if not isinstance(s, int)]
+    # A run-time size that keeps the input's own dimension (pytorchvideo's heads: x.view(x.shape[0], -1)
+    # under a dynamic batch) is known from the element count: -1 when no other size is, and
+    # [batch, -1] is flatten(x, 1).
+    if len(dynamic) == 1 and _same_dim(lowering, size[dynamic[0]], n.args[0], dynamic[0]):
+        i = dynamic[0]
+        if -1 not in size:
+            size[i] = -1
+        elif i == 0 and len(size) == 2:
+            lowering.emit(n.name, "call_function", "flatten", [x, 1, -1])
+            return
     if not all(isinstance(s, int) for s in size):
         raise ExportError(f"{where}: a reshape to a size known only at run time ({size}) is not supported; "
                           "flatten instead, or export with a static shape")
     lowering.emit(n.name, "call_method", "reshape", [x, *[int(s) for s in size]])
 
 
-_method("flatten", 3, ["start_dim", "end_dim"], traced=("flatten",))
+_method("flatten", 3, ["start_dim", "end_dim"], traced=("flatten",), numerics=_MOVES)
 _method("reshape", 65, traced=("view", "reshape"),  # x and at most 64 sizes (qwasm's tensor rank)
         pt2e=ValueLowering(ops=lambda: {aten.view.default: None, aten.reshape.default: None,
                                         aten._unsafe_view.default: None},
-                           write=_reshape_from_aten, on_integers=True))
-_method("relu", 1, traced=("relu",))
+                           write=_reshape_from_aten, on_integers=True),
+        numerics=_MOVES)
+_method("relu", 1, traced=("relu",), numerics=_CLAMP)
 # PT2E: qwasm_pt2e writes it for a dequantize (the reference representation's
 # own op) that feeds a float op.
-_method("dequantize", 1, traced=("dequantize",))
-_method("contiguous", 1, traced=("contiguous",))
+_method("dequantize", 1, traced=("dequantize",),
+        numerics={"int8": "bit for bit: (q - zero point) * scale in float32, as dequantize"})
+_method("contiguous", 1, traced=("contiguous",), numerics=_MOVES)
+
+
+# -- conv_transpose ----------------------------------------------------------------------------------------------------
+# nn.ConvTranspose1d/2d/3d and aten.conv_transpose{1,2,3}d.input in float (the decoders of MONAI's UNet, BasicUNet
+# and DynUNet). The weight is PyTorch's, [in_channels, out_channels / groups, *kernel_size].
+
+_CONV_TRANSPOSE_FIELDS = ["dims", "in_channels", "out_channels", "kernel_size", "stride", "padding",
+                          "output_padding", "groups", "dilation", "weight", "bias"]
+
+
+def _aten_conv_transposes():
+    return {aten.conv_transpose1d.default: 1, aten.conv_transpose2d.input: 2, aten.conv_transpose3d.input: 3}
+
+
+def _conv_transpose_from_module(path, m, w, dims):
+    if m.padding_mode != "zeros":
+        raise ExportError(f"{path}: {type(m).__name__} with padding_mode '{m.padding_mode}' is not supported")
+    return {"type": "ConvTranspose", "dims": dims, "in_channels": m.in_channels, "out_channels": m.out_channels,
+            "kernel_size": ints(m.kernel_size), "stride": ints(m.stride), "padding": ints(m.padding),
+            "output_padding": ints(m.output_padding), "groups": int(m.groups), "dilation": ints(m.dilation),
+            "weight": w.add(f"{path}.weight", m.weight.to(torch.float32)), "bias": w.bias(path, m.bias)}
+
+
+def _conv_transpose_from_aten(lowering, n, where, dims):
+    b, path, weight, w_name, bias_name = _float_layer_parts(lowering, n, where)
+    groups = int(b["groups"])
+    entry = {"type": "ConvTranspose", "dims": dims, "in_channels": weight.shape[0],
+             "out_channels": weight.shape[1] * groups, "kernel_size": list(weight.shape[2:]),
+             "stride": ints(b["stride"], dims), "padding": ints(b["padding"], dims),
+             "output_padding": ints(b["output_padding"], dims), "groups": groups,
+             "dilation": ints(b["dilation"], dims), "weight": w_name, "bias": bias_name}
+    _write_float_layer(lowering, n, where, b, path, entry)
+
+
+def _check_conv_transpose(where, m, tensors):
+    """PyTorch's own refusal (ConvUtils.h): each output padding below its stride or its dilation."""
+    for i, (op, s, d) in enumerate(zip(m["output_padding"], m["stride"], m["dilation"])):
+        if not 0 <= op < max(s, d):
+            raise ExportError(f"{where}: output_padding {op} (dimension {i}) must be smaller than the stride {s} "
+                              f"or the dilation {d}")
+    _check_float_layer(where, m, tensors)
+
+
+_module(
+    "ConvTranspose", _CONV_TRANSPOSE_FIELDS,
+    eager=lambda: {nn.ConvTranspose1d: 1, nn.ConvTranspose2d: 2, nn.ConvTranspose3d: 3},
+    from_module=_conv_transpose_from_module,
+    pt2e=Lowering(ops=_aten_conv_transposes, write=_conv_transpose_from_aten),
+    check=_check_conv_transpose,
+    numerics={"float": "within 1 ulp of the exact sum: float32 products summed in float64, rounded once "
+                       "(PyTorch's float32 order differs; docs/numerics.md)"})
+
+
+def packed_transpose_backend(path, m, dims):
+    """'onednn' or 'fbgemm': whose kernel runs this quantized transposed conv (as packed_backend: each
+    backend's kernel refuses a qint8 activation with an error naming itself)."""
+    op = getattr(torch.ops.quantized, f"conv_transpose{dims}d")
+    x = torch.quantize_per_tensor(torch.zeros((1, m.in_channels) + (8,) * dims), 1.0, 0, torch.qint8)
+    try:
+        op(x, m._packed_params, 1.0, 0)
+    except RuntimeError as e:
+        text = str(e)
+        if "ONEDNN" in text:
+            return "onednn"
+        if "FBGEMM" in text:
+            return "fbgemm"
+    raise ExportError(f"{path}: cannot tell which backend ({torch.backends.quantized.engine} engine) packed "
+                      f"this {type(m).__name__}; qwasm reproduces 'fbgemm'")
+
+
+def _quantized_conv_transpose_from_module(path, m, w, dims):
+    if m.padding_mode != "zeros":
+        raise ExportError(f"{path}: {type(m).__name__} with padding_mode '{m.padding_mode}' is not supported")
+    backend = packed_transpose_backend(path, m, dims)
+    if backend != "fbgemm":
+        raise ExportError(f"{path}: PyTorch's x86 engine runs this {type(m).__name__} on oneDNN (symmetric "
+                          "weights and no output padding), whose integers qwasm does not reproduce yet; convert "
+                          "the model with torch.backends.quantized.engine = 'fbgemm' to export it")
+    return {"type": "QuantizedConvTranspose", "dims": dims, "relu": False, "in_channels": m.in_channels,
+            "out_channels": m.out_channels, "kernel_size": ints(m.kernel_size), "stride": ints(m.stride),
+            "padding": ints(m.padding), "output_padding": ints(m.output_padding), "groups": int(m.groups),
+            "dilation": ints(m.dilation), "scale": float(m.scale), "zero_point": int(m.zero_point),
+            "weight": w.qweight(path, m.weight()), "bias": w.bias(path, m.bias()), "backend": backend}
+
+
+def _check_quantized_conv_transpose(where, m, tensors):
+    """Per-tensor weights (FBGEMM's, the eager flow's), or per channel on axis 1 (the output channels of a
+    group: a PT2E graph's)."""
+    for i, (op, s, d) in enumerate(zip(m["output_padding"], m["stride"], m["dilation"])):
+        if not 0 <= op < max(s, d):
+            raise ExportError(f"{where}: output_padding {op} (dimension {i}) must be smaller than the stride {s} "
+                              f"or the dilation {d}")
+    weight = m["weight"]
+    if weight["qscheme"] == "per_channel_affine":
+        if weight["axis"] != 1:
+            raise ExportError(f"{where}: a transposed conv's weight quantized per channel on axis {weight['axis']}; "
+                              "qwasm's are per tensor or on axis 1 (the output channels)")
+        per_tensor = {**m, "weight": {"qscheme": "per_tensor_affine", "scale": 1.0, "zero_point": 0}}
+        _check_quantized_layer(where, per_tensor, tensors)
+        for i, v in enumerate(tensors[weight["scales"]].tolist()):
+            check_scale(v, f"{where}: the weight's scale {i}")
+        for i, v in enumerate(tensors[weight["zero_points"]].tolist()):
+            check_zero_point(v, -128, 127, f"{where}: the weight's zero point {i}")
+    else:
+        _check_quantized_layer(where, m, tensors)
+
+
+def _conv_transpose_int8_inputs(lowering, core):
+    """As a quantized conv's, with per-tensor weights or per channel on axis 1 (per input channel, as
+    XNNPACKQuantizer's ch_axis 0 gives, cannot be one requantization: it stays float)."""
+    if not _quantized_layer_inputs(lowering, core):
+        return False
+    w = core.args[1]
+    return w.target != _per_channel_dequantize() or int(w.args[3]) == 1
+
+
+def _per_channel_dequantize():
+    return torch.ops.quantized_decomposed.dequantize_per_channel.default
+
+
+def _quantized_conv_transpose_from_pattern(lowering, q, core, relu, scale, zp, where, dims):
+    path, x, b, weight, bias_name, shape = _quantized_layer_parts(lowering, core, where)
+    groups = int(b["groups"])
+    entry = {"type": "QuantizedConvTranspose", "dims": dims, "relu": relu is not None, "in_channels": shape[0],
+             "out_channels": shape[1] * groups, "kernel_size": shape[2:], "stride": ints(b["stride"], dims),
+             "padding": ints(b["padding"], dims), "output_padding": ints(b["output_padding"], dims),
+             "groups": groups, "dilation": ints(b["dilation"], dims), "scale": scale, "zero_point": zp,
+             "weight": weight, "bias": bias_name,
+             # PT2E's reference computes in float; FBGEMM's requantization of the exact sums is within a step.
+             "backend": "fbgemm"}
+    return _write_quantized_layer(lowering, q, core, path, entry, x)
+
+
+# nnq.ConvTranspose1d/2d/3d packed by FBGEMM: exact (a stride-1 conv of the input with the zero point inserted
+# between its values, as docs/numerics.md shows); in PT2E graphs, dq -> conv_transpose [-> relu] -> q.
+_module(
+    "QuantizedConvTranspose", ["dims", "relu", *_CONV_TRANSPOSE_FIELDS[1:-2], "scale", "zero_point", "weight", "bias",
+                               "backend"],
+    eager=lambda: {nnq.ConvTranspose1d: 1, nnq.ConvTranspose2d: 2, nnq.ConvTranspose3d: 3},
+    from_module=_quantized_conv_transpose_from_module,
+    int8=Int8Pattern(ops=_aten_conv_transposes, relu=(False, True), inputs=_conv_transpose_int8_inputs,
+                     write=_quantized_conv_transpose_from_pattern),
+    check=_check_quantized_conv_transpose,
+    numerics={"int8": "exact: int32 sums, then FBGEMM's requantization (docs/numerics.md); PT2E: within one step "
+                      "of its float reference"})
+# -- activations ----------------------------------------------------------------------------------------------------
+# The element-wise activations (qwasm_ops_activations.py: their table and the lookup's): each a float module
+# type, and in a PT2E graph's `dequantize -> f -> quantize` region the module type QuantizedLookup.
+
+def _activation_entry(act, fields):
+    return {"type": act.type, **fields}
+
+
+def _activation_from_module(path, m, w, act):
+    recorded = _activations.recorded_input(path, m)
+    if recorded is not None and recorded[0] == "q":
+        # convert leaves nn.Sigmoid, nn.Tanh, nn.Hardsigmoid float; PyTorch runs them on QTensors.
+        return _activations.lookup_from_module(torch, path, m, w, recorded)
+    entry = _activation_entry(act, act.from_module(path, m))
+    if act.type == "PReLU":
+        entry["weight"] = w.add(f"{path}.weight", m.weight.detach().to(torch.float32).reshape(-1))
+    return entry
+
+
+def _activation_from_aten(lowering, n, where, x, act):
+    b = lowering.bind(n)
+    path = lowering.module_name(n)
+    entry = _activation_entry(act, act.from_aten(where, b))
+    if act.type == "PReLU":
+        weight = lowering.float_weight(b["weight"], where).reshape(-1)
+        value = lowering.recorded_value(n)
+        if weight.numel() > 1 and (value is None or value.dim() < 2):
+            raise ExportError(f"{where}: prelu with {weight.numel()} slopes on an input without a channel dimension")
+        entry["weight"] = lowering.w.add(f"{path}.weight", weight)
+    lowering.emit(n.name, "call_module", lowering.add_module(path, entry), [x])
+
+
+def _check_prelu(where, m, tensors):
+    if m["type"] == "PReLU":
+        check_finite(tensors[m["weight"]], f"{where}: weight", "qwasm's PReLU needs finite slopes")
+
+
+for _act in _activations.ACTIVATIONS:
+    _module(_act.type, list(_act.fields), eager=(lambda a: lambda: dict.fromkeys(a.modules(nn), a))(_act),
+            from_module=_activation_from_module,
+            pt2e=ValueLowering(ops=(lambda a: lambda: dict.fromkeys(_activations.aten_ops(torch, a.aten), a))(_act),
+                               write=_activation_from_aten, on_integers=False,
+                               inplace=(lambda a: lambda: set(_activations.aten_ops(torch, a.inplace)))(_act)),
+            check=_check_prelu if _act.type == "PReLU" else None, numerics={"float": _act.numerics})
+
+
+# The same functions called in a traced float model (torch.sigmoid(x), F.silu(x), x.tanh(), ...), those without
+# parameters. On a QTensor (an eager-quantized model calling torch.sigmoid) the loader's run refuses them: there
+# is no module to hold a table; nn.Sigmoid etc. as modules are exported by table.
+_TRACED_ACTIVATIONS = {"sigmoid": ("Sigmoid", lambda: (torch.sigmoid,), ("sigmoid",)),
+                       "tanh": ("Tanh", lambda: (torch.tanh,), ("tanh",)),
+                       "silu": ("SiLU", lambda: (F.silu,), ()),
+                       "hardswish": ("Hardswish", lambda: (F.hardswish,), ()),
+                       "hardsigmoid": ("Hardsigmoid", lambda: (F.hardsigmoid,), ()),
+                       "mish": ("Mish", lambda: (F.mish,), ())}
+_ACTIVATION_NUMERICS = {a.type: a.numerics for a in _activations.ACTIVATIONS}
+for _name, (_type, _traced, _methods) in _TRACED_ACTIVATIONS.items():
+    _function(_name, 1, traced=_traced, in_place=lambda node, kwargs: kwargs.pop("inplace", False),
+              numerics={"float": _ACTIVATION_NUMERICS[_type]})
+    if _methods:
+        _method(_name, 1, traced=_methods, numerics={"float": _ACTIVATION_NUMERICS[_type]})
+
+
+def _lookup_inputs(lowering, core):
+    """f(dq(activation), constants...): the other arguments (prelu's slopes) are constants of the graph."""
+    x, others = core.args[0], [*core.args[1:], *core.kwargs.values()]
+    return lowering.is_dequantize(x) and all(not isinstance(a, torch.fx.Node) or a.op == "get_attr"
+                                             for a in others)
+
+
+def _lookup_from_pattern(lowering, q, core, relu, scale, zp, where, _):
+    table, channels = _activations.lookup_table(torch, lowering, q, core, where)
+    path = lowering.module_name(core)
+    input_scale, input_zp = lowering.act_qparams(core.args[0])
+    if channels > 1:
+        value = lowering.recorded_value(core)
+        if value is None or value.dim() < 2 or value.shape[1] != channels:
+            raise ExportError(f"{where}: prelu with {channels} slopes on an input whose dimension 1 is not "
+                              f"{channels} channels")
+    entry = {"type": "QuantizedLookup", "input_scale": input_scale, "input_zero_point": input_zp, "scale": scale,
+             "zero_point": zp, "table": lowering.w.add(f"{path}.table", table)}
+    x = lowering.q_input(core.args[0], where)
+    lowering.emit(core.name, "call_module", lowering.add_module(path, entry), [x])
+    return core.name
+
+
+def _lookup_from_module(path, m, w, _):
+    recorded = _activations.recorded_input(path, m)
+    if recorded is None or recorded[0] != "q":
+        raise ExportError(f"{path}: {type(m).__name__} did not run on a QTensor when the example input ran; qwasm "
+                          "writes its table from the input qparams it saw")
+    return _activations.lookup_from_module(torch, path, m, w, recorded)
+
+
+def recording_inputs(model):
+    """qwasm_export runs the example input under this: each activation module's input qparams (its table's)."""
+    classes = [cls for op in MODULE_OPS.values() if op.from_module in (_activation_from_module, _lookup_from_module)
+               for cls in _resolved(op.eager)]
+    return _activations.recording_inputs(torch, model, classes)
+
+
+# PT2E: every activation above between a dequantize and a quantize (QwasmQuantizer annotates them).
+# Eager: PyTorch's quantized activations, and nn.Sigmoid / nn.Tanh / nn.Hardsigmoid run on a QTensor.
+_module("QuantizedLookup", list(_activations.LOOKUP_FIELDS),
+        eager=lambda: {nnq.Hardswish: None, nnq.ELU: None, nnq.LeakyReLU: None, nnq.PReLU: None,
+                       nnq.Sigmoid: None},
+        from_module=_lookup_from_module,
+        int8=Int8Pattern(ops=lambda: dict.fromkeys(_activations.aten_ops(torch, [
+            name for a in _activations.ACTIVATIONS for name in a.aten])), relu=(False,),
+            inputs=_lookup_inputs, write=_lookup_from_pattern),
+        check=_activations.check_lookup,
+        numerics={"int8": "exact by table: the output integer of each of the 256 input integers, one table per "
+                          "channel for prelu (docs/numerics.md, Element-wise activations)"})
 
 
 # -- resample --------------------------------------------------------------------------------------------------------
@@ -845,12 +1181,19 @@ def _aten_linear():
 
 # PT2E: nearest moves values, so `dq -> upsample -> q` with equal qparams runs on the integers (the
 # function); the linear modes compute new values, in float (an Upsample module entry, named by its module).
+_RESAMPLE_NUMERICS = {
+    "int8": "exact: nearest / nearest-exact move the integers, bilinear rounds PyTorch's quantized kernels' "
+            "float32 steps; qparams kept (docs/numerics.md, \"Resampling\")",
+    "float": "bit for bit: PyTorch's CPU kernels (generic or channels-last, as PyTorch picks) and their fma "
+             "contractions (docs/numerics.md, \"Resampling\")"}
 _module("Upsample", _INTERPOLATE_OPTIONS,
         eager=lambda: {nn.Upsample: None, nn.UpsamplingNearest2d: None, nn.UpsamplingBilinear2d: None},
         from_module=_upsample_from_module,
-        pt2e=ValueLowering(ops=_aten_linear, write=_upsample_from_aten, on_integers=False))
+        pt2e=ValueLowering(ops=_aten_linear, write=_upsample_from_aten, on_integers=False),
+        numerics=_RESAMPLE_NUMERICS)
 _function("interpolate", 6, _INTERPOLATE_OPTIONS, traced=lambda: (F.interpolate,), eager_args=_interpolate_args,
-          pt2e=ValueLowering(ops=_aten_nearest, write=_interpolate_from_aten, on_integers=True))
+          pt2e=ValueLowering(ops=_aten_nearest, write=_interpolate_from_aten, on_integers=True),
+          numerics=_RESAMPLE_NUMERICS)
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------
@@ -943,7 +1286,7 @@ def module_entry(path, m, w):
     found = eager_modules().get(type(m))
     if found is None:
         t = type(m)
-        raise ExportError(f"unsupported module {t.__module__}.{t.__qualname__} at '{path}'")
+        raise ExportError(f"unsupported module {t.__module__}.{t.__qualname__} at '{path}'; {OPS_DOC}")
     op, variant = found
     return checked_fields(op.from_module(path, m, w, variant) if op.from_module else {"type": op.type})
 

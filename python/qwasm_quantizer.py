@@ -15,14 +15,23 @@ kernels; torchao's X86InductorQuantizer and XNNPACKQuantizer annotate no
 conv3d, so a video model quantized with them keeps its Conv3d layers in float):
 - conv1d / conv2d / conv3d, with a following ReLU fused (prepare_pt2e has
   already folded a following BatchNorm into the conv's weight and bias);
+- conv_transpose1d / 2d / 3d, with a following ReLU fused, its weight
+  [in, out / groups, *kernel] per channel on axis 1 (the output channels)
+  when the weight spec is per channel;
 - linear, with a following ReLU fused;
 - add of two tensors, with a following ReLU fused;
 - cat (every input shares the first one's qparams, as PyTorch's quantized cat
   needs for an exact result);
-- max / avg / adaptive-avg pools, flatten, view / reshape, dropout, a
-  lone ReLU and nearest upsampling (2-D, 3-D): the output shares the
-  input's qparams, as PyTorch's quantized versions of those ops have it (the exporter runs each on the integers
-  where that is exact, and average pools as dequantize, float pool, quantize).
+- max / avg / adaptive-avg pools, flatten, view / reshape, dropout, a lone
+  ReLU and nearest upsampling (2-D, 3-D): the output shares the input's
+  qparams, as PyTorch's quantized versions of those ops have it (the
+  exporter runs each on the integers where that is exact, and average pools
+  as dequantize, float pool, quantize);
+- the element-wise activations (leaky_relu, prelu with constant slopes,
+  hardsigmoid, hardswish, sigmoid, tanh, silu, elu, gelu, softplus, mish):
+  observed input and output, except sigmoid, hardsigmoid and tanh, whose
+  output takes PyTorch's fixed qparams (1/256 from 0; 2/256 around 128); the
+  exporter writes each as a 256-entry table PyTorch fills.
 
 Its qconfig is PyTorch's x86 default, as X86InductorQuantizer copies it:
 quint8 activations over 0..255, per tensor affine, observed with
@@ -36,12 +45,15 @@ range is both correct and more precise.)
 Depends on torch and torchao (pip install torchao).
 """
 
+import dataclasses
+
 import torch
 from torch.fx import Node
 
 try:
     from torchao.quantization.pt2e import HistogramObserver, PerChannelMinMaxObserver
     from torchao.quantization.pt2e.quantizer import (
+        FixedQParamsQuantizationSpec,
         QuantizationAnnotation,
         QuantizationSpec,
         Quantizer,
@@ -75,6 +87,7 @@ def weight_qspec():
 
 
 _CONVS = {aten.conv1d.default, aten.conv2d.default, aten.conv3d.default}
+_CONV_TRANSPOSES = {aten.conv_transpose1d.default, aten.conv_transpose2d.input, aten.conv_transpose3d.input}
 _LINEARS = {aten.linear.default}
 _RELUS = {aten.relu.default, aten.relu_.default}
 _ADDS = {aten.add.Tensor, aten.add_.Tensor}
@@ -91,6 +104,16 @@ _SHARED = {
     aten.upsample_nearest2d.vec, aten.upsample_nearest3d.vec,
     aten._upsample_nearest_exact2d.vec, aten._upsample_nearest_exact3d.vec,
 }
+
+
+# Element-wise activations (qwasm_ops_activations.py): int8 by a 256-entry table, any qparams exact.
+# The output of sigmoid / hardsigmoid (0..1) and tanh (-1..1) gets PyTorch's fixed qparams for them
+# (torch.ao.quantization's _FIXED_QPARAMS_OP_TO_OBSERVER: 1/256 and 2/256); the others are observed.
+_FIXED_QPARAMS = {"sigmoid": (1.0 / 256.0, 0), "sigmoid_": (1.0 / 256.0, 0), "hardsigmoid": (1.0 / 256.0, 0),
+                  "hardsigmoid_": (1.0 / 256.0, 0), "tanh": (2.0 / 256.0, 128), "tanh_": (2.0 / 256.0, 128)}
+_ACTIVATIONS = {getattr(getattr(aten, name), "default") for name in (
+    "leaky_relu", "leaky_relu_", "prelu", "hardsigmoid", "hardsigmoid_", "hardswish", "hardswish_", "sigmoid",
+    "sigmoid_", "tanh", "tanh_", "silu", "silu_", "elu", "elu_", "gelu", "gelu_", "softplus", "mish", "mish_")}
 
 
 def _annotated(n):
@@ -136,23 +159,35 @@ class QwasmQuantizer(Quantizer):
                 continue
             if n.target in _CONVS or n.target in _LINEARS:
                 self._weighted(n)
+            elif n.target in _CONV_TRANSPOSES:
+                self._weighted(n, self._transposed_weight())
             elif n.target in _ADDS:
                 self._add(n)
             elif n.target in _CATS:
                 self._cat(n)
             elif n.target in _SHARED:
                 self._shared(n)
+            elif n.target in _ACTIVATIONS:
+                self._activation(n)
         return model
 
     def validate(self, model: torch.fx.GraphModule) -> None:
         pass
 
-    def _weighted(self, n):
+    def _transposed_weight(self):
+        """The weight spec for a transposed conv's [in, out / groups, *kernel] weight: per channel on the
+        output channels' axis, 1 (as torch.ao's own recipes for ConvTranspose; qwasm requantizes per output
+        channel, and a scale per input channel could not be one requantization)."""
+        if self.weight.qscheme in (torch.per_channel_symmetric, torch.per_channel_affine):
+            return dataclasses.replace(self.weight, ch_axis=1)
+        return self.weight
+
+    def _weighted(self, n, weight=None):
         x, w = n.args[0], n.args[1]
         bias = n.args[2] if len(n.args) > 2 else None
         if not (isinstance(x, Node) and isinstance(w, Node) and _is_float_tensor(x)):
             return
-        inputs = {x: self.activation, w: self.weight}
+        inputs = {x: self.activation, w: weight or self.weight}
         if isinstance(bias, Node):
             inputs[bias] = None  # the bias stays float32, as in PyTorch's quantized conv and linear
         relu = _fused_relu(n)
@@ -193,3 +228,15 @@ class QwasmQuantizer(Quantizer):
             return  # a reshape or ReLU of a float value stays float
         _annotate(n, {x: SharedQuantizationSpec(x) if quantized_input else self.activation},
                   SharedQuantizationSpec((x, n)))
+
+    def _activation(self, n):
+        x = n.args[0]
+        if not (isinstance(x, Node) and _is_float_tensor(x)):
+            return
+        if n.target == aten.prelu.default and not (isinstance(n.args[1], Node) and n.args[1].op == "get_attr"):
+            return  # slopes computed at run time: the op stays float
+        fixed = _FIXED_QPARAMS.get(n.target._schema.name.split("::")[1])
+        output = self.activation if fixed is None else FixedQParamsQuantizationSpec(
+            dtype=torch.uint8, scale=fixed[0], zero_point=fixed[1], quant_min=0, quant_max=255,
+            qscheme=torch.per_tensor_affine)
+        _annotate(n, {x: self.activation}, output)

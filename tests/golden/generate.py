@@ -12,9 +12,10 @@ some set torch's thread count, which later ones inherit.
 """
 import argparse
 
-from generators import (bias_rounding, conv3d, depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer, io_fixtures, memory_formats,
-                        models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, resample, strides, video_clip,
-                        video_resnets, video_transforms, zero_size)
+from generators import (activations, bias_rounding, conv3d, conv_transpose, conv_transpose_int8,
+                        depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer,
+                        io_fixtures, memory_formats, models, numeric_suite, observers, pools, pt2e, qops, quantize,
+                        requant_engines, resample, strides, video_clip, video_resnets, video_transforms, zero_size, zoo3d)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -54,6 +55,14 @@ FAMILIES = {
                                                  + export_zoo.float_add_cases()),
     # nn.Hardtanh in exported models: the op that shows adding one (docs/adding-an-op.md)
     "hardtanh": lambda: write("hardtanh.json", hardtanh.hardtanh_cases()),
+    # float transposed convs (nn.ConvTranspose*, aten.conv_transpose*): layers and a MONAI decoder block
+    "conv_transpose": lambda: write("conv_transpose.json", conv_transpose.conv_transpose_cases()),
+    # nnq.ConvTranspose1d/2d/3d from the eager flow, bit for bit; under x86, those PyTorch packs for FBGEMM
+    "conv_transpose_int8": lambda: write("conv_transpose_int8.json", conv_transpose_int8.conv_transpose_int8_cases()),
+    "conv_transpose_int8_x86": lambda: with_engine("x86", lambda: write(
+        "conv_transpose_int8_x86.json", conv_transpose_int8.conv_transpose_int8_cases("x86"))),
+    # the element-wise activations: float, and int8 by table in PT2E graphs (needs torchao)
+    "activations": lambda: write("activations.json", *activations.activations_cases()),
     "strides": lambda: write("strides.json", strides.stride_cases()),
     # PyTorch's numeric suite on the video ResNets (after video_resnets: it checks their exported files)
     "numeric_suite": lambda: write("numeric_suite.json", numeric_suite.numeric_suite_cases()),
@@ -64,6 +73,8 @@ FAMILIES = {
     # a generated video for the demo's video input (needs PyAV, not torch)
     "video_clip": video_clip.write_video_clip,
     "io": io_fixtures.io_fixtures,
+    # the 3D CNNs users bring, through the PT2E recipe (needs monai, pytorchvideo, fvcore, iopath: requirements.txt)
+    "zoo3d": lambda: write("zoo3d.json", zoo3d.zoo3d_cases()),
     # empty tensors: the output's shape, or that PyTorch raises
     "zero_size": lambda: write("zero_size.json", zero_size.zero_size_cases()),
     # F.interpolate / nn.Upsample: every mode on floats, nearest on QTensors, eager and PT2E models

@@ -62,6 +62,18 @@ function tensorReader(file) {
   };
   return {
     used,
+    /** The shape of a tensor the file holds (for an entry whose size its tensor gives); not a use. */
+    shapeOf(name, what) {
+      checkNameLength(name, `${what}'s tensor name`);
+      if (!isName(name)) fail(`${what} must name a tensor, got ${describe(name)}`);
+      const t = tensors.get(name);
+      if (t === undefined) fail(`${what}: the file has no tensor ${quote(name)}`);
+      return t.shape.slice();
+    },
+    uint8(name, shape, what) {
+      const t = entry(name, 'U8', shape, what);
+      return new Uint8Array(view.buffer, view.byteOffset + dataStart + t.begin, t.end - t.begin).slice();
+    },
     int8(name, shape, what) {
       const t = entry(name, 'I8', shape, what);
       // A view of the file's bytes: the QTensor made from it copies them once, into wasm memory.

@@ -18,6 +18,8 @@ import * as activations from './activations.mjs';
 import * as arithmetic from './arithmetic.mjs';
 import * as batchnorm from './batchnorm.mjs';
 import * as conv from './conv.mjs';
+import * as convTranspose from './conv-transpose.mjs';
+import * as elementwise from './elementwise.mjs';
 import * as linear from './linear.mjs';
 import * as pooling from './pooling.mjs';
 import * as quantize from './quantize.mjs';
@@ -27,7 +29,19 @@ import { opTables } from './tables.mjs';
 
 export { hasTensorInput } from './tables.mjs';
 
-const TABLES = opTables({ activations, arithmetic, batchnorm, conv, linear, pooling, quantize, resample, shapeOps });
+const TABLES = opTables({
+  activations,
+  arithmetic,
+  batchnorm,
+  conv,
+  convTranspose,
+  elementwise,
+  linear,
+  pooling,
+  quantize,
+  resample,
+  shapeOps,
+});
 
 /** Every descriptor: [name ('conv.conv'), descriptor]. */
 export const DESCRIPTORS = TABLES.descriptors;

@@ -25,6 +25,8 @@ export const WORK_PER_ELEMENT = Object.freeze({
   quantizedElement: 128,
   /** Float element-wise ops (relu, add, cat, BatchNorm): per output element. */
   floatElement: 640,
+  /** Float activations computed in JS (sigmoid, tanh, silu, elu, gelu, softplus, mish, hardswish...): per element. */
+  floatActivationElement: 4096,
   /** Quantized max and average pools: per window element read. */
   poolWindowElement: 48,
   /** Float max and average pools: per window element read. */
