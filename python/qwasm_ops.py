@@ -34,6 +34,7 @@ called only when a model is exported: this module imports without torch.
 import functools
 import math
 import operator
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
@@ -1105,6 +1106,166 @@ _binary("div", lambda: (operator.truediv, operator.itruediv, torch.div),
                  aten.div.Tensor_mode: None, aten.div.Scalar_mode: None},
         lambda: {aten.div_.Tensor, aten.div_.Scalar},
         "bit for bit: one float32 division per element (rounding_mode None only)")
+
+
+# -- resample --------------------------------------------------------------------------------------------------------
+# F.interpolate (a graph function with its signature) and nn.Upsample (a module type with its options as
+# fields), nearest / nearest-exact / linear / bilinear / trilinear; web/src/nn/interpolate.mjs computes them.
+
+_INTERPOLATE_OPTIONS = ("size", "scale_factor", "mode", "align_corners", "recompute_scale_factor")
+_RESAMPLE_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "trilinear")
+
+
+def _resample_value(v, where, what, integer):
+    """size / scale_factor as the file holds them: None, a number, or a list of 1 to 3."""
+    if v is None:
+        return None
+    if isinstance(v, torch.fx.Node):
+        raise ExportError(f"{where}: an interpolate {what} computed at run time ({v.name}) is not supported; "
+                          "give it as numbers (e.g. the size of a fixed input)")
+    one = (lambda x: int(x)) if integer else (lambda x: float(x))
+    items = list(v) if isinstance(v, (list, tuple)) else None
+    if items is not None and not 1 <= len(items) <= 3:
+        raise ExportError(f"{where}: interpolate {what} {v!r} must hold 1 to 3 values")
+    values = [one(x) for x in items] if items is not None else [one(v)]
+    if any((x < 1 if integer else not (math.isfinite(x) and x > 0)) for x in values):
+        raise ExportError(f"{where}: interpolate {what} {v!r} must be {'>= 1' if integer else 'finite and > 0'}")
+    return values if items is not None else values[0]
+
+
+def _check_resample_options(where, mode, align_corners, recompute):
+    if mode not in _RESAMPLE_MODES:
+        raise ExportError(f"{where}: interpolate mode {mode!r} is not supported (qwasm runs {', '.join(_RESAMPLE_MODES)})")
+    for name, v in (("align_corners", align_corners), ("recompute_scale_factor", recompute)):
+        if v is not None and not isinstance(v, bool):
+            raise ExportError(f"{where}: interpolate {name} {v!r} must be True, False or None")
+
+
+def _interpolate_args(node, kwargs, where):
+    """F.interpolate's arguments as constants; antialias=True (a different filter) is refused."""
+    if kwargs.pop("antialias", False):
+        raise ExportError(f"{where}: interpolate with antialias=True is not supported (from: {node.format_node()})")
+    args = list(node.args)
+    names = ("input", *_INTERPOLATE_OPTIONS)
+    for i, name in enumerate(names[1:], start=1):
+        if i < len(args):
+            v = args[i]
+        elif name in kwargs:
+            v = kwargs[name]
+        else:
+            continue
+        if name in ("size", "scale_factor"):
+            v = _resample_value(v, where, name, name == "size")
+        if i < len(args):
+            args[i] = v
+        else:
+            kwargs[name] = v
+    b = dict(zip(names, args)) | kwargs
+    _check_resample_options(where, b.get("mode", "nearest"), b.get("align_corners"), b.get("recompute_scale_factor"))
+    return args
+
+
+def _upsample_from_module(path, m, w, _):
+    _check_resample_options(path, m.mode, m.align_corners, m.recompute_scale_factor)
+    return {"type": "Upsample", "size": _resample_value(m.size, path, "size", True),
+            "scale_factor": _resample_value(m.scale_factor, path, "scale_factor", False), "mode": m.mode,
+            "align_corners": None if m.mode.startswith("nearest") else m.align_corners,
+            "recompute_scale_factor": m.recompute_scale_factor}
+
+
+def _aten_resample_options(lowering, n, where, mode):
+    """An ATen upsample node as F.interpolate's options: (size, scale_factor, align_corners)."""
+    b = lowering.bind(n)
+    size = b.get("output_size")
+    if "scale_factors" in b:  # .vec: a size or scales
+        scales = b["scale_factors"]
+    else:  # .default: a size, and the scales the kernel uses where given
+        scales = [b[k] for k in ("scales_d", "scales_h", "scales_w", "scales") if k in b]
+        if all(s is None for s in scales):
+            scales = None
+        else:
+            value = lowering.recorded_value(n.args[0])
+            spatial = None if value is None else list(value.shape[2:])
+            if any(s is None for s in scales) or spatial is None or [
+                    int(i * s) for i, s in zip(spatial, scales)] != [int(x) for x in size]:
+                raise ExportError(f"{where}: an upsample with both an output size {size} and scales {scales} that "
+                                  "F.interpolate cannot express; call F.interpolate with size or scale_factor")
+            size = None
+    if (size is None) == (scales is None):
+        raise ExportError(f"{where}: an upsample needs exactly one of output_size and scale_factors")
+    size = None if size is None else _resample_value(list(size), where, "size", True)
+    scales = None if scales is None else _resample_value(list(scales), where, "scale_factor", False)
+    align = b.get("align_corners") if mode in ("linear", "bilinear", "trilinear") else None
+    return size, scales, None if align is None else bool(align)
+
+
+def _check_nearest_on_integers(lowering, n, where, size, scales, mode):
+    """PT2E runs nearest on a quantized value's integers with the quantized kernels' index rule; PyTorch's
+    graph ran the float kernel, whose rule differs in corner cases (scales given where the size does not
+    change or doubles; nearest-exact's rounding). Both are computed here with PyTorch, on indices."""
+    value = lowering.recorded_value(n.args[0])
+    if value is None or value.dim() == 3:
+        raise ExportError(f"{where}: a {mode} upsample of a quantized {'3-D ' if value is not None else ''}value: "
+                          "qwasm runs nearest on the integers of 4-D and 5-D values (PyTorch's quantized kernels)")
+    shape = list(value.shape)
+    index = torch.arange(math.prod(shape[2:]), dtype=torch.float32).reshape([1, 1, *shape[2:]])
+    index = index.expand([1, shape[1], *shape[2:]]).contiguous()
+    kwargs = {"size": size, "scale_factor": scales, "mode": mode,
+              "recompute_scale_factor": None if scales is None else False}
+    float_rule = F.interpolate(index, **kwargs)
+    with warnings.catch_warnings():  # torch 2.15 marks quantize_per_tensor deprecated
+        warnings.simplefilter("ignore")
+        quantized = torch.quantize_per_tensor(index, 1.0, 0, torch.qint32)
+    quantized_rule = F.interpolate(quantized, **kwargs).int_repr()
+    if not torch.equal(float_rule.to(torch.int64), quantized_rule.to(torch.int64)):
+        raise ExportError(f"{where}: this {mode} upsample of a quantized value (scales {scales}, input "
+                          f"{shape}) picks other source pixels in PyTorch's float kernel than in its quantized "
+                          "kernel, which qwasm runs on the integers; give the size instead of the scale factor")
+
+
+def _interpolate_from_aten(lowering, n, where, x, mode):
+    size, scales, align = _aten_resample_options(lowering, n, where, mode)
+    if lowering.values.get(n.args[0]) != ("float", x["node"]):  # x: the integers of the dequantize's input
+        _check_nearest_on_integers(lowering, n, where, size, scales, mode)
+    kwargs = {"size": size, "scale_factor": scales, "mode": mode}
+    if scales is not None:
+        kwargs["recompute_scale_factor"] = False
+    lowering.emit(n.name, "call_function", "interpolate", [x], kwargs)
+
+
+def _upsample_from_aten(lowering, n, where, x, mode):
+    size, scales, align = _aten_resample_options(lowering, n, where, mode)
+    _write_module(lowering, n, {"type": "Upsample", "size": size, "scale_factor": scales, "mode": mode,
+                                "align_corners": align,
+                                "recompute_scale_factor": None if scales is None else False}, x)
+
+
+def _aten_nearest():
+    return {op: mode for mode, name in (("nearest", "upsample_nearest"), ("nearest-exact", "_upsample_nearest_exact"))
+            for d in (1, 2, 3) for op in (getattr(aten, f"{name}{d}d").vec, getattr(aten, f"{name}{d}d").default)}
+
+
+def _aten_linear():
+    return {op: mode for mode, name in (("linear", "upsample_linear1d"), ("bilinear", "upsample_bilinear2d"),
+                                        ("trilinear", "upsample_trilinear3d"))
+            for op in (getattr(aten, name).vec, getattr(aten, name).default)}
+
+
+# PT2E: nearest moves values, so `dq -> upsample -> q` with equal qparams runs on the integers (the
+# function); the linear modes compute new values, in float (an Upsample module entry, named by its module).
+_RESAMPLE_NUMERICS = {
+    "int8": "exact: nearest / nearest-exact move the integers, bilinear rounds PyTorch's quantized kernels' "
+            "float32 steps; qparams kept (docs/numerics.md, \"Resampling\")",
+    "float": "bit for bit: PyTorch's CPU kernels (generic or channels-last, as PyTorch picks) and their fma "
+             "contractions (docs/numerics.md, \"Resampling\")"}
+_module("Upsample", _INTERPOLATE_OPTIONS,
+        eager=lambda: {nn.Upsample: None, nn.UpsamplingNearest2d: None, nn.UpsamplingBilinear2d: None},
+        from_module=_upsample_from_module,
+        pt2e=ValueLowering(ops=_aten_linear, write=_upsample_from_aten, on_integers=False),
+        numerics=_RESAMPLE_NUMERICS)
+_function("interpolate", 6, _INTERPOLATE_OPTIONS, traced=lambda: (F.interpolate,), eager_args=_interpolate_args,
+          pt2e=ValueLowering(ops=_aten_nearest, write=_interpolate_from_aten, on_integers=True),
+          numerics=_RESAMPLE_NUMERICS)
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------

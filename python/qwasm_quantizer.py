@@ -24,9 +24,10 @@ conv3d, so a video model quantized with them keeps its Conv3d layers in float):
 - cat (every input shares the first one's qparams, as PyTorch's quantized cat
   needs for an exact result);
 - max / avg / adaptive-avg pools, flatten, view / reshape, dropout, amax /
-  amin and a lone ReLU: the output shares the input's qparams, as PyTorch's quantized
-  versions of those ops have it (the exporter runs each on the integers
-  where that is exact, and average pools as dequantize, float pool, quantize);
+  amin, a lone ReLU and nearest upsampling (2-D, 3-D): the output shares the
+  input's qparams, as PyTorch's quantized versions of those ops have it (the
+  exporter runs each on the integers where that is exact, and average pools
+  as dequantize, float pool, quantize);
 - the element-wise activations (leaky_relu, prelu with constant slopes,
   hardsigmoid, hardswish, sigmoid, tanh, silu, elu, gelu, softplus, mish):
   observed input and output, except sigmoid, hardsigmoid and tanh, whose
@@ -102,6 +103,9 @@ _SHARED = {
     aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.dropout.default,
     aten.relu.default, aten.relu_.default, aten.clone.default, aten.contiguous.default,
     aten.amax.default, aten.amin.default,
+    # nearest upsampling of 4-D / 5-D values (qwasm runs it on the integers; linear modes stay float)
+    aten.upsample_nearest2d.vec, aten.upsample_nearest3d.vec,
+    aten._upsample_nearest_exact2d.vec, aten._upsample_nearest_exact3d.vec,
 }
 
 

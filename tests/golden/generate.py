@@ -15,8 +15,8 @@ import argparse
 from generators import (activations, bias_rounding, conv3d, conv_transpose, conv_transpose_int8,
                         depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer,
                         io_fixtures, memory_formats, models, numeric_suite, observers, pools, pt2e, qops, quantize,
-                        reductions, requant_engines, strides, video_clip, video_resnets, video_transforms, zero_size,
-                        zoo3d)
+                        reductions, requant_engines, resample, strides, video_clip, video_resnets, video_transforms,
+                        zero_size, zoo3d)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -80,6 +80,8 @@ FAMILIES = {
     "zero_size": lambda: write("zero_size.json", zero_size.zero_size_cases()),
     # sum / mean / amax / amin / argmax, softmax, float mul / sub / div: on raw tensors and in models (fx and PT2E)
     "reductions": lambda: write("reductions.json", *reductions.golden()),
+    # F.interpolate / nn.Upsample: every mode on floats, nearest on QTensors, eager and PT2E models
+    "resample": lambda: write("resample.json", *resample.resample_cases()),
 }
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import * as linear from './linear.mjs';
 import * as pooling from './pooling.mjs';
 import * as quantize from './quantize.mjs';
 import * as reductions from './reductions.mjs';
+import * as resample from './resample.mjs';
 import * as shapeOps from './shape-ops.mjs';
 import { opTables } from './tables.mjs';
 
@@ -40,6 +41,7 @@ const TABLES = opTables({
   pooling,
   quantize,
   reductions,
+  resample,
   shapeOps,
 });
 

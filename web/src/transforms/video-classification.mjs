@@ -10,6 +10,8 @@
 // then rounded half to even back to uint8; F.center_crop (zero padding when
 // the crop is larger); convert_image_dtype (/ 255); normalize ((x - mean) /
 // std, float32); then (T, C, H, W) -> (C, T, H, W) with a batch of 1.
+
+import { linearAxis } from '../nn/interpolate.mjs';
 import {
   bytesOf,
   checkNotRevoked,
@@ -20,7 +22,7 @@ import {
   readOptions,
   typedArrayKind,
 } from '../runtime/args.mjs';
-import { fma32, roundHalfEven } from './float32.mjs';
+import { fma32, roundHalfEven } from '../runtime/float32.mjs';
 
 /** torchvision's Kinetics-400 normalisation (the default of VideoClassification). */
 export const KINETICS_MEAN = Object.freeze([0.43216, 0.394666, 0.37645]);
@@ -62,34 +64,6 @@ function readChannelValues(v, name, positive) {
     }
   }
   return list; // as given (torchvision keeps the Python floats); forward() rounds them to float32 as torch.as_tensor does
-}
-
-// One axis of upsample_bilinear2d (align_corners=False, no scale given), as
-// PyTorch's generic CPU kernel computes it in float32 (aten/src/ATen/native/
-// UpSample.h: area_pixel_compute_source_index, guard_index_and_lambda).
-function bilinearAxis(inSize, outSize) {
-  const index0 = new Int32Array(outSize);
-  const index1 = new Int32Array(outSize);
-  const lambda0 = new Float32Array(outSize);
-  const lambda1 = new Float32Array(outSize);
-  const scale = Math.fround(inSize / outSize);
-  for (let d = 0; d < outSize; d++) {
-    if (inSize === outSize) {
-      index0[d] = d;
-      index1[d] = d;
-      lambda0[d] = 1;
-      continue;
-    }
-    let real = Math.fround(Math.fround(scale * Math.fround(d + 0.5)) - 0.5);
-    if (real < 0) real = 0;
-    const i = Math.min(Math.floor(real), inSize - 1);
-    const l1 = Math.min(Math.max(Math.fround(real - i), 0), 1);
-    index0[d] = i;
-    index1[d] = i < inSize - 1 ? i + 1 : i;
-    lambda1[d] = l1;
-    lambda0[d] = Math.fround(1 - l1);
-  }
-  return { index0, index1, lambda0, lambda1 };
 }
 
 // Where output row/column o of the crop reads in the resized image, or -1 for
@@ -213,8 +187,9 @@ export class VideoClassification {
     const numel = C * T * ch * cw;
     if (numel > MAX_NUMEL)
       throw new RangeError(`${ctx}: the output would hold ${numel} elements, at most ${MAX_NUMEL}`);
-    const rows = bilinearAxis(height, rh);
-    const cols = bilinearAxis(width, rw);
+    // One axis each of upsample_bilinear2d's generic kernel (align_corners=False, no scale given).
+    const rows = linearAxis(height, rh, null, false, false);
+    const cols = linearAxis(width, rw, null, false, false);
     const cropRows = cropAxis(rh, ch);
     const cropCols = cropAxis(rw, cw);
     const out = new Float32Array(numel);
@@ -254,15 +229,15 @@ export class VideoClassification {
             }
             // upsample_bilinear2d's generic kernel: each row t0 * w0 + t1 * w1, then the
             // same across rows, compiled to fma(t0, w0, t1 * w1).
-            const c0 = cols.index0[x];
-            const c1 = cols.index1[x];
-            const w0 = cols.lambda0[x];
-            const w1 = cols.lambda1[x];
-            const r0 = rows.index0[y];
-            const r1 = rows.index1[y];
+            const c0 = cols.i0[x];
+            const c1 = cols.i1[x];
+            const w0 = cols.l0[x];
+            const w1 = cols.l1[x];
+            const r0 = rows.i0[y];
+            const r1 = rows.i1[y];
             const top = fma32(at(r0, c0, c), w0, Math.fround(at(r0, c1, c) * w1));
             const bottom = fma32(at(r1, c0, c), w0, Math.fround(at(r1, c1, c) * w1));
-            const v = fma32(top, rows.lambda0[y], Math.fround(bottom * rows.lambda1[y]));
+            const v = fma32(top, rows.l0[y], Math.fround(bottom * rows.l1[y]));
             const byte = Math.min(Math.max(roundHalfEven(v), 0), 255);
             out[plane + oy * cw + ox] = fromByte[c * 256 + byte];
           }
