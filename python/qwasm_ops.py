@@ -37,6 +37,7 @@ import operator
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
+import qwasm_ops_norms as _norms
 from qwasm_format import ExportError, check_finite, check_scale, check_zero_point, float32_scalar, ints
 
 try:
@@ -697,6 +698,28 @@ _method("relu", 1, traced=("relu",))
 # own op) that feeds a float op.
 _method("dequantize", 1, traced=("dequantize",))
 _method("contiguous", 1, traced=("contiguous",))
+
+
+# -- normalisation ----------------------------------------------------------------------------------------------------
+# Float only (qwasm_ops_norms.py writes them): in a PT2E graph each runs in a float region
+# (dequantize -> norm -> quantize), with PyTorch's float32 arithmetic.
+
+_module("InstanceNorm", ["dims", "num_features", "eps", "weight", "bias", "running_mean", "running_var"],
+        eager=lambda: {nn.InstanceNorm1d: 1, nn.InstanceNorm2d: 2, nn.InstanceNorm3d: 3},
+        from_module=_norms.instance_norm_from_module,
+        pt2e=ValueLowering(ops=lambda: {aten.instance_norm.default: None},
+                           write=_norms.instance_norm_from_aten, on_integers=False),
+        check=_norms.check_eps)
+_module("GroupNorm", ["num_groups", "num_channels", "eps", "weight", "bias"],
+        eager=lambda: {nn.GroupNorm: None}, from_module=_norms.group_norm_from_module,
+        pt2e=ValueLowering(ops=lambda: {aten.group_norm.default: None, aten.native_group_norm.default: None},
+                           write=_norms.group_norm_from_aten, on_integers=False),
+        check=_norms.check_eps)
+_module("LayerNorm", ["normalized_shape", "eps", "weight", "bias"],
+        eager=lambda: {nn.LayerNorm: None}, from_module=_norms.layer_norm_from_module,
+        pt2e=ValueLowering(ops=lambda: {aten.layer_norm.default: None, aten.native_layer_norm.default: None},
+                           write=_norms.layer_norm_from_aten, on_integers=False),
+        check=_norms.check_eps)
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------

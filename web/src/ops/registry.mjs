@@ -19,6 +19,7 @@ import * as arithmetic from './arithmetic.mjs';
 import * as batchnorm from './batchnorm.mjs';
 import * as conv from './conv.mjs';
 import * as linear from './linear.mjs';
+import * as normalization from './normalization.mjs';
 import * as pooling from './pooling.mjs';
 import * as quantize from './quantize.mjs';
 import * as shapeOps from './shape-ops.mjs';
@@ -26,7 +27,17 @@ import { opTables } from './tables.mjs';
 
 export { hasTensorInput } from './tables.mjs';
 
-const TABLES = opTables({ activations, arithmetic, batchnorm, conv, linear, pooling, quantize, shapeOps });
+const TABLES = opTables({
+  activations,
+  arithmetic,
+  batchnorm,
+  conv,
+  linear,
+  normalization,
+  pooling,
+  quantize,
+  shapeOps,
+});
 
 /** Every descriptor: [name ('conv.conv'), descriptor]. */
 export const DESCRIPTORS = TABLES.descriptors;

@@ -27,6 +27,8 @@ export const WORK_PER_ELEMENT = Object.freeze({
   floatElement: 640,
   /** Quantized max and average pools: per window element read. */
   poolWindowElement: 48,
+  /** InstanceNorm, GroupNorm and LayerNorm (float, in JS: two passes, Welford's fused multiply-adds): per element. */
+  floatNormElement: 1024,
   /** Float max and average pools: per window element read. */
   floatPoolWindowElement: 200,
   /** Adaptive average pools: per window element read (an upsampling pool reads one or two per output). */

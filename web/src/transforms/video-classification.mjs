@@ -10,6 +10,8 @@
 // then rounded half to even back to uint8; F.center_crop (zero padding when
 // the crop is larger); convert_image_dtype (/ 255); normalize ((x - mean) /
 // std, float32); then (T, C, H, W) -> (C, T, H, W) with a batch of 1.
+
+import { fma32, roundHalfEven } from '../nn/float32.mjs';
 import {
   bytesOf,
   checkNotRevoked,
@@ -20,7 +22,6 @@ import {
   readOptions,
   typedArrayKind,
 } from '../runtime/args.mjs';
-import { fma32, roundHalfEven } from './float32.mjs';
 
 /** torchvision's Kinetics-400 normalisation (the default of VideoClassification). */
 export const KINETICS_MEAN = Object.freeze([0.43216, 0.394666, 0.37645]);
