@@ -722,6 +722,19 @@ _module("LayerNorm", ["normalized_shape", "eps", "weight", "bias"],
         check=_norms.check_eps)
 
 
+# The eager flow's quantized modules (quantized::instance_norm, group_norm, layer_norm on quint8).
+_check_quantized_norm = _norms.check_quantized_norm(check_scale, check_zero_point)
+_module("QuantizedInstanceNorm", ["dims", "num_features", "eps", "weight", "bias", "scale", "zero_point"],
+        eager=lambda: {nnq.InstanceNorm1d: 1, nnq.InstanceNorm2d: 2, nnq.InstanceNorm3d: 3},
+        from_module=_norms.quantized_instance_norm_from_module, check=_check_quantized_norm)
+_module("QuantizedGroupNorm", ["num_groups", "num_channels", "eps", "weight", "bias", "scale", "zero_point"],
+        eager=lambda: {nnq.GroupNorm: None}, from_module=_norms.quantized_group_norm_from_module,
+        check=_check_quantized_norm)
+_module("QuantizedLayerNorm", ["normalized_shape", "eps", "weight", "bias", "scale", "zero_point"],
+        eager=lambda: {nnq.LayerNorm: None}, from_module=_norms.quantized_layer_norm_from_module,
+        check=_check_quantized_norm)
+
+
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------
 
 MODULE_FIELDS = {t: list(op.fields) for t, op in MODULE_OPS.items()}

@@ -126,3 +126,35 @@ def layer_norm_from_aten(lowering, n, where, x, _):
     _write(lowering, n, _layer_norm_entry(
         lowering.w, lowering.module_name(n), b["normalized_shape"], b["eps"],
         _constant_or_none(lowering, b["weight"], where), _constant_or_none(lowering, b["bias"], where)), x)
+
+
+# -- the quantized twins (nnq.InstanceNorm1d/2d/3d, nnq.GroupNorm, nnq.LayerNorm) ---------------------------------
+
+def _quantized(entry, m):
+    entry["type"] = "Quantized" + entry["type"]
+    entry["scale"] = float(m.scale)
+    entry["zero_point"] = int(m.zero_point)
+    return entry
+
+
+def quantized_instance_norm_from_module(path, m, w, dims):
+    # quantized::instance_norm always takes the input's own statistics.
+    entry = _instance_norm_entry(w, path, dims, m.num_features, m.eps, m.weight, m.bias, None, None)
+    del entry["running_mean"], entry["running_var"]
+    return _quantized(entry, m)
+
+
+def quantized_group_norm_from_module(path, m, w, _):
+    return _quantized(group_norm_from_module(path, m, w, None), m)
+
+
+def quantized_layer_norm_from_module(path, m, w, _):
+    return _quantized(layer_norm_from_module(path, m, w, None), m)
+
+
+def check_quantized_norm(check_scale, check_zero_point):
+    def check(where, m, tensors):
+        check_eps(where, m, tensors)
+        check_scale(m["scale"], f"{where}: the output scale")
+        check_zero_point(m["zero_point"], 0, 255, f"{where}: the output zero point")
+    return check

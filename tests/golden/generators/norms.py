@@ -162,10 +162,130 @@ def _pt2e_cases(export, rng):
     return cases
 
 
+class _Eager3d(nn.Module):
+    """Convs with each norm after one, for the eager flow: InstanceNorm3d, GroupNorm and LayerNorm over the
+    last dimension (70: one 64-element vector and a scalar tail in PyTorch's kernel) and the last two."""
+
+    def __init__(self):
+        super().__init__()
+        from torch.ao.quantization import DeQuantStub, QuantStub
+        self.quant = QuantStub()
+        self.conv1 = nn.Conv3d(2, 8, 3, padding=1)
+        self.inorm = nn.InstanceNorm3d(8, affine=True)
+        self.conv2 = nn.Conv3d(8, 8, 3, padding=1)
+        self.gnorm = nn.GroupNorm(4, 8)
+        self.lnorm = nn.LayerNorm(70)
+        self.lnorm2 = nn.LayerNorm([6, 70])
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):
+        x = torch.relu(self.inorm(self.conv1(self.quant(x))))
+        x = torch.relu(self.gnorm(self.conv2(x)))
+        return self.dequant(self.lnorm2(self.lnorm(x)))
+
+
+class _Eager2d(nn.Module):
+    """InstanceNorm2d and InstanceNorm1d without affine, GroupNorm of one group (a whole sample)."""
+
+    def __init__(self):
+        super().__init__()
+        from torch.ao.quantization import DeQuantStub, QuantStub
+        self.quant = QuantStub()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.inorm = nn.InstanceNorm2d(6)
+        self.gnorm = nn.GroupNorm(1, 6)
+        self.inorm1 = nn.InstanceNorm1d(6)
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):
+        x = self.gnorm(self.inorm(self.conv(self.quant(x))))
+        return self.dequant(self.inorm1(x.flatten(2)))
+
+
+def _eager_cases(export, rng):
+    from torch.ao.quantization import convert, get_default_qconfig, prepare
+    cases = []
+    for i, (name, build, shape) in enumerate([
+            ("Conv3d, InstanceNorm3d, GroupNorm, LayerNorm over 1 and 2 dims", _Eager3d, (2, 2, 4, 6, 70)),
+            ("InstanceNorm2d / 1d without affine, GroupNorm of one group", _Eager2d, (2, 3, 9, 11))]):
+        torch.manual_seed(SEED % 1000 + 100 + i)
+        model = build().eval()
+        for m in model.modules():
+            if isinstance(m, (nn.GroupNorm, nn.InstanceNorm3d, nn.LayerNorm)) and m.weight is not None:
+                _randomize_affine(m, rng)
+        model.qconfig = get_default_qconfig("fbgemm")
+        prepare(model, inplace=True)
+        with torch.no_grad():
+            for _ in range(3):
+                model(_rand(rng, shape))
+        convert(model, inplace=True)
+        x = _rand(rng, shape)
+        fname = f"exported/norms_eager_{i}.qwasm.safetensors"
+        export(model, x, output_path(fname))
+        with torch.no_grad():
+            y = model(x)
+        cases.append({"name": f"eager: {name}", "file": fname, "x": arr(x.numpy()), "y": arr(y.numpy())})
+    return cases
+
+
+class _Ties(nn.Module):
+    """A quantized GroupNorm (one group per channel) whose even channels have weight 0 and a bias on a
+    half step of the output scale: y is the bias, and only multiplying by the float32 reciprocal of the
+    scale (not dividing) rounds each tie as PyTorch does."""
+
+    def __init__(self):
+        super().__init__()
+        from torch.ao.quantization import DeQuantStub, QuantStub
+        self.quant = QuantStub()
+        self.gnorm = nn.GroupNorm(64, 64)
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):
+        return self.dequant(self.gnorm(self.quant(x)))
+
+
+def _ties_case(export, rng):
+    from torch.ao.quantization import convert, get_default_qconfig, prepare
+    model = _Ties().eval()
+    model.qconfig = get_default_qconfig("fbgemm")
+    prepare(model, inplace=True)
+    shape = (2, 64, 5, 5)
+    with torch.no_grad():
+        model(_rand(rng, shape))
+    convert(model, inplace=True)
+    g = model.gnorm
+    # A scale (searched, seeded) for which multiplying by its float32 reciprocal and dividing by it round
+    # at least 3 of the 32 ties differently: the case can fail.
+    steps = rng.integers(-100, 100, 32) + 0.5
+    for _ in range(10000):
+        scale = np.float32(rng.uniform(0.005, 0.02))
+        b = (steps * float(scale)).astype(np.float32)
+        by_reciprocal = np.rint(b * (np.float32(1) / scale))
+        by_division = np.rint(b / scale)
+        if (by_reciprocal != by_division).sum() >= 3:
+            break
+    else:
+        raise AssertionError("no scale tells the reciprocal from the division")
+    g.scale = torch.tensor(float(scale))
+    g.zero_point = torch.tensor(128)
+    with torch.no_grad():
+        g.weight.copy_(_rand(rng, (64,), 0.5, 2.0))
+        g.weight[::2] = 0.0
+        g.bias.copy_(_rand(rng, (64,), -1.0, 1.0))
+        g.bias[::2] = torch.from_numpy(b)
+    x = _rand(rng, shape)
+    fname = "exported/norms_eager_ties.qwasm.safetensors"
+    export(model, x, output_path(fname))
+    with torch.no_grad():
+        y = model(x)
+    return [{"name": "eager: quantized GroupNorm on ties of the output scale", "file": fname,
+             "x": arr(x.numpy()), "y": arr(y.numpy())}]
+
+
 def norms_cases():
     add_to_path("..", "..", "python")
     from qwasm_export import export
     torch.set_num_threads(1)
     torch.manual_seed(SEED % 1000 + 80)
     rng = np.random.default_rng(SEED + 80)
-    return _float_cases(export, rng) + _pt2e_cases(export, rng)
+    return _float_cases(export, rng) + _pt2e_cases(export, rng) + _eager_cases(export, rng) + _ties_case(export, rng)

@@ -4,7 +4,9 @@
 // rows long enough for Welford's cascade), and PT2E graphs whose convs and
 // linears run in int8 with each norm in a float region (a U-Net encoder of
 // MONAI Convolution blocks, MONAI's SegResNet encoder, a LayerNorm between
-// linears). Every element is PyTorch's to the bit, with both ISAs.
+// linears); and eager-quantized models whose norms are PyTorch's quantized
+// modules (nnq.InstanceNorm3d / 2d / 1d, nnq.GroupNorm, nnq.LayerNorm, on
+// quint8). Every element is PyTorch's to the bit, with both ISAs.
 import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
 import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
@@ -16,10 +18,11 @@ const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
 beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
-test('the golden file has the float and the PT2E cases', () => {
+test('the golden file has the float, the PT2E and the eager cases', () => {
   const kinds = golden.cases.map((c) => c.name.split(':')[0]);
   expect(kinds.filter((k) => k === 'float').length).toBe(5);
   expect(kinds.filter((k) => k === 'pt2e').length).toBe(3);
+  expect(kinds.filter((k) => k === 'eager').length).toBe(3);
 });
 
 describe.each(['wasmsimd', 'scalar'])('%s kernels', (isa) => {
@@ -61,7 +64,8 @@ const moduleNames = (file) => {
 
 test('the files hold each norm type, and the PT2E graphs their int8 layers', () => {
   const types = new Set(golden.cases.flatMap((c) => moduleNames(c.file).map(([, t]) => t)));
-  for (const t of ['InstanceNorm', 'GroupNorm', 'LayerNorm', 'QuantizedConv', 'QuantizedLinear']) {
+  const all = ['InstanceNorm', 'GroupNorm', 'LayerNorm', 'QuantizedConv', 'QuantizedLinear'];
+  for (const t of [...all, 'QuantizedInstanceNorm', 'QuantizedGroupNorm', 'QuantizedLayerNorm']) {
     expect(types.has(t)).toBe(true);
   }
 });
@@ -77,6 +81,24 @@ describe('hostile entries are refused at load, naming the module', () => {
     ['a weight of the wrong shape', 'LayerNorm', (m) => (m.normalized_shape = [3, 5, 7]), /weight/],
     ['dims 4', 'InstanceNorm', (m) => (m.dims = 4), /dims must be an integer in 1\.\.3/],
     ['running_mean without running_var', 'InstanceNorm', (m) => (m.running_mean = m.weight), /both be tensors/],
+  ])('%s', (_, type, edit, message) => {
+    expect(() => qwasm.io.loadModel(withModule(file, names[type], edit))).toThrow(message);
+  });
+});
+
+describe('hostile quantized entries are refused at load, naming the module', () => {
+  const file = 'exported/norms_eager_0.qwasm.safetensors';
+  const names = Object.fromEntries(moduleNames(file).map(([k, t]) => [t, k]));
+  test.each([
+    ['a scale of 0', 'QuantizedGroupNorm', (m) => (m.scale = 0), /scale 0 is not a positive finite number/],
+    ['a scale that is 0 in float32', 'QuantizedLayerNorm', (m) => (m.scale = 1e-50), /not a positive finite/],
+    [
+      'a zero point of 256',
+      'QuantizedInstanceNorm',
+      (m) => (m.zero_point = 256),
+      /zero_point must be an integer in 0\.\.255/,
+    ],
+    ['a negative eps', 'QuantizedLayerNorm', (m) => (m.eps = -0.5), /eps must be >= 0/],
   ])('%s', (_, type, edit, message) => {
     expect(() => qwasm.io.loadModel(withModule(file, names[type], edit))).toThrow(message);
   });

@@ -13,7 +13,7 @@
 // multiply-add, this uses fma32 (one rounding); every other step rounds to
 // float32 once (Math.fround), as the C++ float arithmetic does.
 
-import { fma32 } from './float32.mjs';
+import { fma32, roundHalfEven } from './float32.mjs';
 
 const f = Math.fround;
 
@@ -185,6 +185,70 @@ export function layerNormFloats(x, rows, inner, s) {
     for (let j = 0; j < inner; j++) {
       const t = f(f(x[at + j] + bias) * rstd);
       y[at + j] = fma32(t, s.weight === null ? 1 : s.weight[j], s.bias === null ? 0 : s.bias[j]);
+    }
+  }
+  return y;
+}
+
+// -- The quantized kernels (quantized::instance_norm, group_norm, layer_norm) ---------------------------------------
+
+/** Quantize as qwasm defines it for every path (docs/numerics.md): x * (1 / scale), ties to even, NaN to the zero point. */
+function quantizeTo(y, inv, zeroPoint) {
+  const t = f(y * inv);
+  if (Number.isNaN(t)) return zeroPoint;
+  const r = roundHalfEven(t) + zeroPoint;
+  return Math.min(Math.max(r, 0), 255);
+}
+
+/**
+ * PyTorch's quantized normalisation on quint8 integers (QuantizedOpKernels.cpp
+ * quantized_normalize_kernel): `rows` rows of `inner` integers q with the
+ * input's qparams; mean and variance from exact integer sums, then per
+ * element in float32 `y = fma((q - zp) - mean, scale', beta)` quantized with
+ * the output's qparams. perChannel: InstanceNorm and GroupNorm (weight and
+ * bias per channel, `channels` in `groups`); else LayerNorm (per element of
+ * the row). p = {weight, bias, eps, inputScale, inputZeroPoint, scale, zeroPoint}.
+ */
+export function quantizedNormInts(q, rows, inner, perChannel, channels, groups, p) {
+  const y = new Uint8Array(rows * inner);
+  const xScale = f(p.inputScale);
+  const xZp = p.inputZeroPoint;
+  const inv = f(1 / f(p.scale));
+  const perGroup = perChannel ? channels / groups : 1;
+  const perChannelCount = inner / perGroup;
+  const n32 = f(inner);
+  for (let i = 0; i < rows; i++) {
+    const at = i * inner;
+    let sum = 0;
+    let sumSq = 0;
+    for (let k = at; k < at + inner; k++) {
+      sum += q[k];
+      sumSq += q[k] * q[k];
+    }
+    const meanShifted = f(f(sum) / n32);
+    const mean = f(meanShifted - xZp); // mean(dqX) / scale_x
+    // var(dqX) / scale_x^2: GCC contracts sum_sq / N - m * m into one fused multiply-add.
+    const v = fma32(-meanShifted, meanShifted, f(f(sumSq) / n32));
+    // biome-ignore lint/complexity/useMathMinMax: std::max(v, 0.0f) keeps a -0 (Math.max would give +0)
+    const variance = v < 0 ? 0 : v;
+    // scale_x / sqrt(var(dqX) + eps), eps a double.
+    const scaleOverStd = f(xScale / Math.sqrt(f(f(variance * xScale) * xScale) + p.eps));
+    if (perChannel) {
+      for (let j = 0; j < perGroup; j++) {
+        const c = (i * perGroup + j) % channels;
+        const gamma = f(scaleOverStd * (p.weight === null ? 1 : p.weight[c]));
+        const beta = p.bias === null ? 0 : p.bias[c];
+        const start = at + j * perChannelCount;
+        for (let k = start; k < start + perChannelCount; k++) {
+          y[k] = quantizeTo(fma32(f(q[k] - xZp - mean), gamma, beta), inv, p.zeroPoint);
+        }
+      }
+    } else {
+      for (let j = 0; j < inner; j++) {
+        const t = f(f(q[at + j] - xZp - mean) * scaleOverStd);
+        const v2 = fma32(t, p.weight === null ? 1 : p.weight[j], p.bias === null ? 0 : p.bias[j]);
+        y[at + j] = quantizeTo(v2, inv, p.zeroPoint);
+      }
     }
   }
   return y;

@@ -1,14 +1,18 @@
 // InstanceNorm1d / 2d / 3d, GroupNorm and LayerNorm on float tensors: the
 // module types of a float model's file, and the float regions of a PT2E
-// graph (aten.instance_norm, group_norm, layer_norm). PyTorch's arithmetic to
-// the bit (nn/norm-float.mjs; docs/numerics.md, "Normalisation").
+// graph (aten.instance_norm, group_norm, layer_norm); and their quantized
+// twins on quint8 QTensors (the eager flow's nnq.InstanceNorm1d/2d/3d,
+// nnq.GroupNorm, nnq.LayerNorm). PyTorch's arithmetic to the bit
+// (nn/norm-float.mjs; docs/numerics.md, "Normalisation").
 
 import { Module } from '../nn/module.mjs';
-import { groupNormFloats, instanceNormFloats, layerNormFloats } from '../nn/norm-float.mjs';
+import { groupNormFloats, instanceNormFloats, layerNormFloats, quantizedNormInts } from '../nn/norm-float.mjs';
 import { readFloatTensor } from '../runtime/args.mjs';
+import { isQTensorInstance } from '../tensors/qtensor.mjs';
+import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { numel } from './abstract-values.mjs';
 import { fail, readDims, readFloat, readInt } from './format-readers.mjs';
-import { floatOutput } from './module-costs.mjs';
+import { floatOutput, quantizedOutput } from './module-costs.mjs';
 import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 
 const MAX_FEATURES = 2 ** 24;
@@ -220,6 +224,148 @@ export const layerNorm = {
       info: (m) => layerNormInfo(m, 'LayerNorm'),
       cost: (info, x) => (x.kind !== 'float' || layerNormRefusal(info, x.shape) !== null ? null : normCost(x, x.shape)),
       output: floatOutput,
+    },
+  },
+};
+
+// -- The quantized twins (quantized::instance_norm, group_norm, layer_norm) -------------------------------------------
+
+/** The quantized kernel's input: a per-tensor quint8 QTensor, its integers in contiguous order. */
+function quantizedInput(x, ctx) {
+  if (!isQTensorInstance(x) || x.dtype !== 'quint8' || x.qscheme() !== 'per_tensor_affine') {
+    throw new TypeError(`${ctx}: x must be a per-tensor quint8 QTensor`);
+  }
+  const c = x.contiguous(); // PyTorch's kernel reads qx.contiguous()
+  try {
+    return { ints: c.intRepr(), shape: [...x.shape], scale: x.qScale(), zeroPoint: x.qZeroPoint() };
+  } finally {
+    if (c !== x) c.dispose();
+  }
+}
+
+/**
+ * A loaded quantized norm: `refusal(shape)` says why it cannot take an input,
+ * `layout(shape)` gives [rows, inner, perChannel, channels, groups] for
+ * quantizedNormInts; p holds its weight, bias, eps and output qparams.
+ */
+class LoadedQuantizedNorm extends Module {
+  #name;
+  #refusal;
+  #layout;
+  #p;
+  constructor(name, refusal, layout, p) {
+    super();
+    this.#name = name;
+    this.#refusal = refusal;
+    this.#layout = layout;
+    this.#p = p;
+  }
+  forward(x) {
+    const ctx = `${this.#name}.forward(x)`;
+    const t = quantizedInput(x, ctx);
+    const why = this.#refusal(t.shape);
+    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
+    const [rows, inner, perChannel, channels, groups] = this.#layout(t.shape);
+    const p = { ...this.#p, inputScale: t.scale, inputZeroPoint: t.zeroPoint };
+    const ints = quantizedNormInts(t.ints, rows, inner, perChannel, channels, groups, p);
+    return makePerTensorQuantizedTensor({ data: ints, shape: t.shape }, p.scale, p.zeroPoint, 'quint8');
+  }
+  dispose() {}
+}
+
+const quantizedCost = (refusal) => (info, x) =>
+  x.kind !== 'quantized' || refusal(info, x.shape) !== null ? null : normCost(x, x.shape);
+
+/** The output qparams of a quantized norm's entry (a scale positive and finite in float32, as Quantize's), with info. */
+function withOutputQParams(m, what, info) {
+  const scale = readFloat(m.scale, `${what}.scale`);
+  if (!(Math.fround(scale) > 0 && Number.isFinite(Math.fround(scale)))) {
+    fail(`${what}.scale ${scale} is not a positive finite number in float32`);
+  }
+  return { ...info, scale, zeroPoint: readInt(m.zero_point, `${what}.zero_point`, 0, 255) };
+}
+
+// quantized::instance_norm is quantized::group_norm with one group per channel, batched only (rank >= 3).
+function quantizedInstanceNormRefusal(info, shape) {
+  if (shape.length !== info.dims + 2) return `expected a ${info.dims + 2}-D input, got shape ${shapeText(shape)}`;
+  return instanceNormRefusal(info, shape);
+}
+
+/** nnq.InstanceNorm1d / 2d / 3d (always the input's own statistics). */
+export const quantizedInstanceNorm = {
+  modules: {
+    QuantizedInstanceNorm: {
+      fields: ['dims', 'num_features', 'eps', 'weight', 'bias', 'scale', 'zero_point'],
+      build(m, { read, what }) {
+        const info = withOutputQParams(m, what, { ...instanceNormInfo(m, what), checksChannels: true });
+        const { weight, bias } = readAffine(m, read, what, [info.numFeatures]);
+        const p = { weight, bias, eps: readEps(m, what), scale: info.scale, zeroPoint: info.zeroPoint };
+        const refusal = (shape) => quantizedInstanceNormRefusal(info, shape);
+        const layout = (shape) => {
+          const [batch, channels] = shape;
+          return [batch * channels, numel(shape.slice(2)), true, channels, channels];
+        };
+        return new LoadedQuantizedNorm(`QuantizedInstanceNorm${info.dims}d`, refusal, layout, p).eval();
+      },
+      info: (m) =>
+        withOutputQParams(m, 'QuantizedInstanceNorm', {
+          ...instanceNormInfo(m, 'QuantizedInstanceNorm'),
+          checksChannels: true,
+        }),
+      cost: quantizedCost(quantizedInstanceNormRefusal),
+      output: quantizedOutput,
+    },
+  },
+};
+
+/** nnq.GroupNorm. */
+export const quantizedGroupNorm = {
+  modules: {
+    QuantizedGroupNorm: {
+      fields: ['num_groups', 'num_channels', 'eps', 'weight', 'bias', 'scale', 'zero_point'],
+      build(m, { read, what }) {
+        const info = withOutputQParams(m, what, groupNormInfo(m, what));
+        const { weight, bias } = readAffine(m, read, what, [info.numChannels]);
+        const p = { weight, bias, eps: readEps(m, what), scale: info.scale, zeroPoint: info.zeroPoint };
+        const layout = (shape) => {
+          const [batch, channels] = shape;
+          return [batch * info.numGroups, numel(shape.slice(1)) / info.numGroups, true, channels, info.numGroups];
+        };
+        return new LoadedQuantizedNorm(
+          'QuantizedGroupNorm',
+          (shape) => groupNormRefusal(info, shape),
+          layout,
+          p,
+        ).eval();
+      },
+      info: (m) => withOutputQParams(m, 'QuantizedGroupNorm', groupNormInfo(m, 'QuantizedGroupNorm')),
+      cost: quantizedCost(groupNormRefusal),
+      output: quantizedOutput,
+    },
+  },
+};
+
+/** nnq.LayerNorm. */
+export const quantizedLayerNorm = {
+  modules: {
+    QuantizedLayerNorm: {
+      fields: ['normalized_shape', 'eps', 'weight', 'bias', 'scale', 'zero_point'],
+      build(m, { read, what }) {
+        const info = withOutputQParams(m, what, layerNormInfo(m, what));
+        const { weight, bias } = readAffine(m, read, what, info.normalizedShape);
+        const p = { weight, bias, eps: readEps(m, what), scale: info.scale, zeroPoint: info.zeroPoint };
+        const inner = numel(info.normalizedShape);
+        const layout = (shape) => [numel(shape) / inner, inner, false, 1, 1];
+        return new LoadedQuantizedNorm(
+          'QuantizedLayerNorm',
+          (shape) => layerNormRefusal(info, shape),
+          layout,
+          p,
+        ).eval();
+      },
+      info: (m) => withOutputQParams(m, 'QuantizedLayerNorm', layerNormInfo(m, 'QuantizedLayerNorm')),
+      cost: quantizedCost(layerNormRefusal),
+      output: quantizedOutput,
     },
   },
 };
