@@ -117,6 +117,21 @@ class _SegResNetEncoder(nn.Module):
         return self.net.encode(x)[0]
 
 
+class _RunningStats(nn.Module):
+    """PT2E with aten.instance_norm on running statistics (use_input_stats=False), a GroupNorm without
+    affine and a LayerNorm without bias."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.inorm = nn.InstanceNorm2d(6, affine=True, track_running_stats=True)
+        self.gnorm = nn.GroupNorm(3, 6, affine=False)
+        self.lnorm = nn.LayerNorm(9, bias=False)
+
+    def forward(self, x):
+        return self.lnorm(self.gnorm(torch.relu(self.inorm(self.conv(x)))))
+
+
 class _TokenMixer(nn.Module):
     """A LayerNorm over the last dimension between two linears (a transformer block's shape)."""
 
@@ -137,13 +152,15 @@ def _pt2e_cases(export, rng):
         ("U-Net encoder (MONAI Convolution blocks: Conv3d, InstanceNorm3d, ReLU)", _UNetEncoder, (1, 1, 16, 16, 16)),
         ("SegResNet encoder (MONAI: GroupNorm, ReLU, Conv3d residual blocks)", _SegResNetEncoder, (1, 1, 16, 16, 16)),
         ("LayerNorm between linears", _TokenMixer, (4, 24)),
+        ("InstanceNorm2d on running statistics, GroupNorm without affine, LayerNorm without bias",
+         _RunningStats, (1, 3, 7, 9)),
     ]
     cases = []
     for i, (name, build, shape) in enumerate(specs):
         torch.manual_seed(SEED % 1000 + 90 + i)
         model = build().eval()
         for m in model.modules():
-            if isinstance(m, (nn.GroupNorm, nn.InstanceNorm3d, nn.LayerNorm)) and m.weight is not None:
+            if isinstance(m, (nn.GroupNorm, nn.InstanceNorm2d, nn.InstanceNorm3d, nn.LayerNorm)):
                 _randomize_affine(m, rng)
         calibration = [_rand(rng, shape) for _ in range(3)]
         example = (torch.cat([calibration[0], calibration[0]]),)
