@@ -37,8 +37,8 @@ function floatInput(x, ctx) {
   return { data: t.data, shape: t.shape };
 }
 
-/** Charged per element at the normalisations' rate (they read each element twice, Welford's steps in JS). */
-const normCost = (x, shape) => ({ shape, work: numel(shape) * RATE.floatNormElement, scratchBytes: 0 });
+/** Charged per element at the normalisations' rate (work-rates.mjs normElement). */
+const normCost = (x, shape) => ({ shape, work: numel(shape) * RATE.normElement, scratchBytes: 0 });
 
 // -- InstanceNorm ------------------------------------------------------------------------------------------------
 
