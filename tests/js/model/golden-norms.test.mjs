@@ -104,6 +104,20 @@ describe('hostile quantized entries are refused at load, naming the module', () 
   });
 });
 
+test("a loaded norm's forward checks its input: its kind, and data as long as its shape", () => {
+  const model = qwasm.io.loadModel(fileOf('exported/norms_float_2.qwasm.safetensors'));
+  const quantized = qwasm.io.loadModel(fileOf('exported/norms_eager_1.qwasm.safetensors'));
+  try {
+    const norm = model.layers[0];
+    expect(() => norm.forward({ data: new Float32Array(7), shape: [1, 5, 37] })).toThrow(/holds 7 elements/);
+    expect(() => norm.forward({ data: new Float32Array(2 * 4 * 37), shape: [2, 4, 37] })).toThrow(/5 channels/);
+    expect(() => quantized.gnorm.forward({ data: new Float32Array(6), shape: [1, 6] })).toThrow(/quint8 QTensor/);
+  } finally {
+    model.dispose();
+    quantized.dispose();
+  }
+});
+
 test('an input whose channels or last dimensions do not fit is refused by the planner, before anything runs', () => {
   const c = golden.cases[0];
   const model = qwasm.io.loadModel(fileOf(c.file));

@@ -31,9 +31,12 @@ function readAffine(m, read, what, shape) {
   return { weight: tensor('weight'), bias: tensor('bias') };
 }
 
-/** A float tensor's data and shape, for a loaded norm's forward. */
+/** A float tensor's data and shape, for a loaded norm's forward (its data as long as its shape says). */
 function floatInput(x, ctx) {
   const t = readFloatTensor(x, ctx);
+  if (t.data.length !== t.numel) {
+    throw new RangeError(`${ctx}: x.data holds ${t.data.length} elements, its shape ${shapeText(t.shape)} ${t.numel}`);
+  }
   return { data: t.data, shape: t.shape };
 }
 
