@@ -192,6 +192,8 @@ export function layerNormFloats(x, rows, inner, s) {
 
 // -- The quantized kernels (quantized::instance_norm, group_norm, layer_norm) ---------------------------------------
 
+const TABLE_FROM = 512; // a channel of at least this many elements is computed by a table of its 256 integers
+
 /** Quantize as qwasm defines it for every path (docs/numerics.md): x * (1 / scale), ties to even, NaN to the zero point. */
 function quantizeTo(y, inv, zeroPoint) {
   const t = f(y * inv);
@@ -211,6 +213,7 @@ function quantizeTo(y, inv, zeroPoint) {
  */
 export function quantizedNormInts(q, rows, inner, perChannel, channels, groups, p) {
   const y = new Uint8Array(rows * inner);
+  const table = new Uint8Array(256);
   const xScale = f(p.inputScale);
   const xZp = p.inputZeroPoint;
   const inv = f(1 / f(p.scale));
@@ -239,9 +242,14 @@ export function quantizedNormInts(q, rows, inner, perChannel, channels, groups, 
         const gamma = f(scaleOverStd * (p.weight === null ? 1 : p.weight[c]));
         const beta = p.bias === null ? 0 : p.bias[c];
         const start = at + j * perChannelCount;
-        for (let k = start; k < start + perChannelCount; k++) {
-          y[k] = quantizeTo(fma32(f(q[k] - xZp - mean), gamma, beta), inv, p.zeroPoint);
+        const out = (v) => quantizeTo(fma32(f(v - xZp - mean), gamma, beta), inv, p.zeroPoint);
+        if (perChannelCount < TABLE_FROM) {
+          for (let k = start; k < start + perChannelCount; k++) y[k] = out(q[k]);
+          continue;
         }
+        // A channel's output depends only on its integer: its 256 outputs once, then looked up.
+        for (let v = 0; v < 256; v++) table[v] = out(v);
+        for (let k = start; k < start + perChannelCount; k++) y[k] = table[q[k]];
       }
     } else {
       for (let j = 0; j < inner; j++) {
