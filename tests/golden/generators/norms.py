@@ -5,13 +5,18 @@
   norms' own arithmetic: with and without affine, InstanceNorm's running
   statistics (eval, track_running_stats), LayerNorm over one to three
   dimensions and without bias, rows longer than a cascade of Welford chunks,
-  a constant row (variance 0: eps alone), and -0, NaN and +-Inf;
+  a constant row (variance 0: eps alone), -0, NaN and +-Inf, and an unbatched
+  input;
 - PT2E graphs (QwasmQuantizer): the convs int8, each norm in a float region
   between a dequantize and a quantize. A U-Net-like encoder (Conv3d ->
   InstanceNorm3d -> ReLU, as MONAI's UNet, BasicUNet and DynUNet build theirs
   with monai.networks.blocks.Convolution), MONAI's SegResNet encoder
   (GroupNorm -> ReLU -> Conv3d residual blocks; its decoder needs trilinear
-  upsampling, another family), and a LayerNorm over the last dimension.
+  upsampling, another family), a LayerNorm over the last dimension, and
+  instance_norm on running statistics;
+- eager-quantized models (prepare / convert under fbgemm): PyTorch's
+  quantized modules nnq.InstanceNorm1d/2d/3d, nnq.GroupNorm, nnq.LayerNorm on
+  quint8, and a GroupNorm whose biases sit on ties of its output scale.
 
 Each output is PyTorch's to the bit (a NaN matches any NaN)."""
 import numpy as np
@@ -299,10 +304,23 @@ def _ties_case(export, rng):
              "x": arr(x.numpy()), "y": arr(y.numpy())}]
 
 
+def _unbatched_case(export, rng):
+    """nn.InstanceNorm2d takes an unbatched [C, H, W] too (as [1, C, H, W]): the file's module on one."""
+    model = _Chain(_randomize_affine(nn.InstanceNorm2d(3, affine=True), rng)).eval()
+    fname = "exported/norms_float_unbatched.qwasm.safetensors"
+    export(model, _rand(rng, (2, 3, 6, 5)), output_path(fname))
+    x = _rand(rng, (3, 6, 5))
+    with torch.no_grad():
+        y = model(x)
+    return [{"name": "float: InstanceNorm2d on an unbatched input", "file": fname, "x": arr(x.numpy()),
+             "y": arr(y.numpy())}]
+
+
 def norms_cases():
     add_to_path("..", "..", "python")
     from qwasm_export import export
     torch.set_num_threads(1)
     torch.manual_seed(SEED % 1000 + 80)
     rng = np.random.default_rng(SEED + 80)
-    return _float_cases(export, rng) + _pt2e_cases(export, rng) + _eager_cases(export, rng) + _ties_case(export, rng)
+    return (_float_cases(export, rng) + _pt2e_cases(export, rng) + _eager_cases(export, rng) + _ties_case(export, rng)
+            + _unbatched_case(export, rng))

@@ -20,7 +20,7 @@ afterEach(() => qwasm.setKernelIsa('auto'));
 
 test('the golden file has the float, the PT2E and the eager cases', () => {
   const kinds = golden.cases.map((c) => c.name.split(':')[0]);
-  expect(kinds.filter((k) => k === 'float').length).toBe(5);
+  expect(kinds.filter((k) => k === 'float').length).toBe(6);
   expect(kinds.filter((k) => k === 'pt2e').length).toBe(4);
   expect(kinds.filter((k) => k === 'eager').length).toBe(3);
 });
