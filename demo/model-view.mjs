@@ -6,7 +6,9 @@
 // clip timed node by node (profile), with the arithmetic each quantized
 // convolution ran (exact integer Winograd or direct: the same bytes); the
 // input is synthetic or sampled from a video file or the camera
-// (clip-input.mjs), and a run shows its top-5 classes, int8 beside float.
+// (clip-input.mjs), and a run shows its top-5 classes, int8 beside float, or
+// for a segmentation (a 5-D output) a depth slice of its voxel classes
+// (segmentation-slice.mjs). The zoo's 3D CNNs (zoo.mjs) open from a list.
 import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
 import { clipInput, setupClipInput, showTop5 } from './clip-input.mjs';
@@ -14,6 +16,8 @@ import { onFileChosen } from './file-input.mjs';
 import { gridHistogram, gridHistogramChart } from './grid-histogram.mjs';
 import { lazyTensors } from './lazy-tensors.mjs';
 import { drawGraph, foldedGraph } from './model-graph.mjs';
+import { classCounts, drawInput, drawLabels, isSegmentation, labelVolume } from './segmentation-slice.mjs';
+import { ZOO, zooUrl } from './zoo.mjs';
 
 const $ = (id) => document.getElementById(id);
 const BLUE = '#2f6fdb';
@@ -36,6 +40,7 @@ const state = {
   picked: null, // the node whose details show
   floatLoaded: false, // the float twin is in the model's worker (compare)
   top5: null, // the last run's top-5 classes: {int8, float}
+  segmentation: null, // the last run's, for a 5-D output: {input (channel 0, [D, H, W]), labels, shape, counts}
   thresholdSet: false, // the user chose the SQNR threshold (until then a comparison sets it)
 };
 let charts = null;
@@ -251,7 +256,7 @@ async function compare(source, name) {
     showError(e.message);
     $('m-status').textContent = '';
   } finally {
-    $('m-compare').disabled = state.model === null;
+    $('m-compare').disabled = state.name !== BUILTIN_NAME;
   }
 }
 
@@ -308,11 +313,14 @@ function setModel(model, name) {
   state.floatFile = null;
   state.floatLoaded = false;
   state.top5 = null;
+  state.segmentation = null;
   $('m-top5').hidden = true;
+  $('m-seg').hidden = true;
   $('m-random-note').hidden = name !== BUILTIN_NAME;
   $('m-errors').hidden = true;
   $('m-hist-figure').hidden = true;
-  $('m-compare').disabled = false;
+  // The built-in float twin is r3d_18's: another model compares with its own (m-float-file).
+  $('m-compare').disabled = name !== BUILTIN_NAME;
   // The layers with a quantized weight (conv / linear).
   state.layers = model.modules.filter((m) => m.weight !== undefined).map((m) => m.path);
   $('m-layer').replaceChildren(...state.layers.map((p) => new Option(p, p)));
@@ -373,6 +381,14 @@ async function run() {
   $('m-run').disabled = true;
   try {
     const { x, caption } = await clipInput(model);
+    // Channel 0 of the input, kept for a segmentation's slices (the worker takes x's buffer).
+    const input =
+      x.shape.length === 5
+        ? x.data.slice(
+            0,
+            x.shape.slice(2).reduce((a, b) => a * b, 1),
+          )
+        : null;
     $('m-status').textContent = `Running ${state.name} in the worker on ${caption}…`;
     // x goes to the worker twice when the float twin runs too: copied the first time.
     const floatRun = state.floatLoaded ? model.forwardFloat(x, { transfer: false }) : Promise.resolve(null);
@@ -386,10 +402,16 @@ async function run() {
     renderGraph();
     const logits =
       'scale' in output ? Array.from(output.data, (v) => (v - output.zeroPoint) * output.scale) : output.data;
-    state.top5 = showTop5(logits, floatOut?.data ?? null, model.classes);
     const total = layers.reduce((a, l) => a + l.ms, 0);
-    $('m-output').textContent =
-      `Input [${x.shape.join(', ')}]: ${total.toFixed(1)} ms in ${layers.length} nodes, heap high-water ${(peakHeapBytes / 1e6).toFixed(1)} MB; output [${logits.length} values], top-1 index ${state.top5.int8[0].index}.`;
+    const ran = `Input [${x.shape.join(', ')}]: ${total.toFixed(1)} ms in ${layers.length} nodes, heap high-water ${(peakHeapBytes / 1e6).toFixed(1)} MB`;
+    if (isSegmentation(output.shape) && input !== null) {
+      showSegmentation(input, logits, output.shape);
+      $('m-output').textContent =
+        `${ran}; output [${output.shape.join(', ')}], voxels per class ${state.segmentation.counts.join(', ')}.`;
+    } else {
+      state.top5 = showTop5(logits, floatOut?.data ?? null, model.classes);
+      $('m-output').textContent = `${ran}; output [${logits.length} values], top-1 index ${state.top5.int8[0].index}.`;
+    }
     $('m-clip-caption').textContent = `Input: ${caption}.`;
     $('m-status').textContent = `Ran ${state.name}.`;
   } catch (e) {
@@ -397,6 +419,33 @@ async function run() {
   } finally {
     $('m-run').disabled = state.model === null;
   }
+}
+
+// Pixels per voxel of a slice: small volumes drawn at least 192 pixels wide.
+const zoomFor = (w) => Math.max(1, Math.ceil(192 / w));
+
+function drawSegmentationSlice() {
+  const seg = state.segmentation;
+  const z = Number($('m-seg-depth').value);
+  const zoom = zoomFor(seg.shape[4]);
+  drawInput($('m-seg-input'), seg.input, seg.shape, z, zoom);
+  drawLabels($('m-seg-labels'), seg.labels, seg.shape, z, zoom);
+  $('m-seg-caption').textContent =
+    `Depth slice ${z} of ${seg.shape[2]}: the input (channel 0), and each voxel's class (argmax over ${seg.shape[1]} classes).`;
+}
+
+/** Shows a segmentation output: its labels, the middle depth slice first. */
+function showSegmentation(input, scores, shape) {
+  const labels = labelVolume(scores, shape);
+  const [, classes, d, h, w] = shape;
+  state.segmentation = { input, labels, shape, counts: classCounts(labels, classes) };
+  $('m-top5').hidden = true;
+  $('m-seg-depth').max = String(d - 1);
+  $('m-seg-depth').value = String(Math.floor(d / 2));
+  $('m-seg-counts').textContent =
+    `${d} x ${h} x ${w} voxels: ${state.segmentation.counts.map((n, c) => `class ${c} on ${n}`).join(', ')}.`;
+  $('m-seg').hidden = false;
+  drawSegmentationSlice();
 }
 
 export function setupModelView() {
@@ -418,6 +467,14 @@ export function setupModelView() {
     renderGraph();
   });
   $('m-builtin').addEventListener('click', () => load(BUILTIN.href, BUILTIN_NAME));
+  $('m-zoo').append(...ZOO.map((entry, i) => new Option(entry.name, String(i))));
+  $('m-zoo').addEventListener('change', () => {
+    const entry = ZOO[Number($('m-zoo').value)];
+    if ($('m-zoo').value !== '' && entry) load(zooUrl(entry), entry.name);
+  });
+  $('m-seg-depth').addEventListener('input', () => {
+    if (state.segmentation) drawSegmentationSlice();
+  });
   $('m-layer').addEventListener('change', () => {
     renderScales();
     showWeightHistogram();

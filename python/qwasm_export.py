@@ -62,7 +62,7 @@ lowers torch.export graphs.
 import argparse
 
 import qwasm_ops as ops
-from qwasm_format import ExportError, Writer, check_class_count, class_names, header_entries, save
+from qwasm_format import OPS_DOC, ExportError, Writer, check_class_count, class_names, header_entries, save
 
 # `qwasm-export --help` works without torch, and the CLI and export() then
 # say how to install it, instead of a traceback from this import.
@@ -176,7 +176,7 @@ def _trace(model, example_input, w, classes):
             op = ops.traced_functions().get(node.target)
             if op is None:
                 raise ExportError(f"unsupported function {getattr(node.target, '__name__', node.target)} at {where} "
-                                  f"(from: {node.format_node()})")
+                                  f"(from: {node.format_node()}); {OPS_DOC}")
             entry["target"] = op.name
             kwargs = dict(node.kwargs)
             if op.eager_args:
@@ -186,14 +186,15 @@ def _trace(model, example_input, w, classes):
         elif node.op == "call_method":
             op = ops.traced_methods().get(node.target)
             if op is None:
-                raise ExportError(f"unsupported method .{node.target}() at {where} (from: {node.format_node()})")
+                raise ExportError(f"unsupported method .{node.target}() at {where} (from: {node.format_node()}); "
+                                  f"{OPS_DOC}")
             entry["target"] = op.name
             kwargs = dict(node.kwargs)
         elif node.op == "output":
             if not isinstance(node.args[0], torch.fx.Node):
                 raise ExportError("the model must return one tensor")
         else:
-            raise ExportError(f"unsupported graph node {node.op} '{node.target}' at {where}")
+            raise ExportError(f"unsupported graph node {node.op} '{node.target}' at {where}; {OPS_DOC}")
         if node.op not in ("call_function", "call_method"):
             kwargs = dict(node.kwargs)
         elif set(kwargs) - set(op.kwargs):

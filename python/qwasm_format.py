@@ -33,6 +33,11 @@ class ExportError(Exception):
     """A model qwasm cannot run: the message names the op and where it is."""
 
 
+# What an error about an op qwasm does not have ends with: where the ops are listed (the npm package
+# ships the file; scripts/ops_doc.py writes it from the op descriptors).
+OPS_DOC = "docs/ops.md (in the qwasm package) lists every op qwasm runs, and what to do about one it lacks"
+
+
 # -- field values -----------------------------------------------------------
 
 def ints(v, dims=None):

@@ -34,11 +34,11 @@ called only when a model is exported: this module imports without torch.
 import functools
 import math
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
 import qwasm_ops_norms as _norms
-from qwasm_format import ExportError, check_finite, check_scale, check_zero_point, float32_scalar, ints
+from qwasm_format import OPS_DOC, ExportError, check_finite, check_scale, check_zero_point, float32_scalar, ints
 
 try:
     import torch
@@ -98,6 +98,7 @@ class ModuleOp:
     pt2e: Union[Lowering, ValueLowering, None] = None
     int8: Optional[Int8Pattern] = None
     check: Optional[Callable] = None  # (where, entry, tensors): what the loader's builder refuses
+    numerics: Optional[dict] = field(default=None, compare=False)  # see NUMERICS_KINDS
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,29 @@ class GraphOp:
     pt2e: Union[Lowering, ValueLowering, None] = None
     int8: Optional[Int8Pattern] = None
     check: Optional[Callable] = None  # (where, node): what the loader refuses in the node's constants
+    numerics: Optional[dict] = field(default=None, compare=False)  # see NUMERICS_KINDS
 
+
+# `numerics` of a descriptor: {kind: how qwasm computes the op on values of that kind}, for the kinds it
+# runs on: "int8" (on a quantized value's integers, or producing them) and "float" (on float32 values).
+# docs/ops.md (scripts/ops_doc.py) is generated from it; each text starts with one of NUMERICS_TERMS.
+NUMERICS_KINDS = ("int8", "float")
+NUMERICS_TERMS = (
+    "exact",  # the integers PyTorch computes, always (integer arithmetic, or values only moved or selected)
+    "bit for bit",  # PyTorch's float32 steps in PyTorch's order: the same bits
+    "exact by table",  # a 256-entry table PyTorch's own kernel filled at export
+    "to float rounding",  # another order of float32 operations than PyTorch's: a stated bound
+    "within",  # a stated bound ("within N ulp"), tested
+)
+
+# The numerics most ops share.
+_MOVES = {"int8": "exact: moves the integers, qparams kept", "float": "bit for bit: moves the values"}
+_CLAMP = {"int8": "exact: a clamp of the integers at the bounds quantized with the input's qparams",
+          "float": "bit for bit (clamp_stub: -0 and NaN kept)"}
+_QUANTIZED_LAYER = {"int8": "exact: int32 sums, then FBGEMM's or oneDNN's requantization steps (docs/numerics.md)"}
+_FLOAT_LAYER = {"float": "to float rounding: products summed in (kd, kh, kw, c) order, PyTorch's order differs "
+                         "(tested to 1e-5 relative)"}
+_QUANTIZED_ELEMENTWISE = {"int8": "exact: PyTorch's quantized kernel's float steps per element (docs/numerics.md)"}
 
 MODULE_OPS = {}  # type -> ModuleOp, as declared below
 FUNCTION_OPS = {}  # name -> GraphOp
@@ -294,7 +317,7 @@ QUANTIZED_CONV = _module(
     from_module=_quantized_conv_from_module,
     int8=Int8Pattern(ops=_aten_convs, relu=(False, True), inputs=_quantized_layer_inputs,
                      write=_quantized_conv_from_pattern),
-    check=_check_quantized_layer)
+    check=_check_quantized_layer, numerics=_QUANTIZED_LAYER)
 
 
 def _quantized_linear_from_module(path, m, w, relu):
@@ -316,7 +339,7 @@ _module(
     from_module=_quantized_linear_from_module,
     int8=Int8Pattern(ops=lambda: {aten.linear.default: None}, relu=(False, True), inputs=_quantized_layer_inputs,
                      write=_quantized_linear_from_pattern),
-    check=_check_quantized_layer)
+    check=_check_quantized_layer, numerics=_QUANTIZED_LAYER)
 
 
 def _quantize_from_module(path, m, w, _):
@@ -333,18 +356,23 @@ def _check_quantize(where, m, tensors):
 # PT2E: qwasm_pt2e writes a quantize of a float value as this module (the
 # reference representation's own quantize op, not an op of the model).
 _module("Quantize", ["scale", "zero_point", "dtype"], eager=lambda: {nnq.Quantize: None},
-        from_module=_quantize_from_module, check=_check_quantize)
-_module("DeQuantize", [], eager=lambda: {nnq.DeQuantize: None})
+        from_module=_quantize_from_module, check=_check_quantize,
+        numerics={"int8": "exact: float to quint8 as quantize_per_tensor rounds (docs/numerics.md)"})
+_module("DeQuantize", [], eager=lambda: {nnq.DeQuantize: None},
+        numerics={"int8": "bit for bit: (q - zero point) * scale in float32, as dequantize"})
 # A float model's stubs (the identity until convert): kept by name, so that
 # a float model and its quantized twin line up layer by layer (numeric suite).
-_module("QuantStub", [], eager=lambda: {torch.ao.quantization.QuantStub: None})
-_module("DeQuantStub", [], eager=lambda: {torch.ao.quantization.DeQuantStub: None})
+_module("QuantStub", [], eager=lambda: {torch.ao.quantization.QuantStub: None},
+        numerics={"float": "bit for bit: the identity"})
+_module("DeQuantStub", [], eager=lambda: {torch.ao.quantization.DeQuantStub: None},
+        numerics={"float": "bit for bit: the identity"})
 # PT2E: dropout (in eval mode) and copies are no node at all (qwasm_pt2e's _PASS_THROUGH).
+# nnq.Dropout: what the eager flow's convert makes of an nn.Dropout (the identity in eval mode).
 _module("Identity", [], eager=lambda: {nn.Identity: None, nn.Dropout: None, nn.Dropout1d: None, nn.Dropout2d: None,
-                                       nn.Dropout3d: None})
+                                       nn.Dropout3d: None, nnq.Dropout: None}, numerics=_MOVES)
 # PT2E: a ReLU is the relu function (below).
-_module("ReLU", [], eager=lambda: {nn.ReLU: None})
-_module("ReLU6", [], eager=lambda: {nnq.ReLU6: None, nn.ReLU6: None})
+_module("ReLU", [], eager=lambda: {nn.ReLU: None}, numerics=_CLAMP)
+_module("ReLU6", [], eager=lambda: {nnq.ReLU6: None, nn.ReLU6: None}, numerics=_CLAMP)
 def _hardtanh_from_module(path, m, w, _):
     return {"type": "Hardtanh", "min_val": float(m.min_val), "max_val": float(m.max_val)}
 
@@ -355,13 +383,27 @@ def _check_hardtanh(where, m, tensors):
         raise ExportError(f"{where}: Hardtanh bounds {lo}, {hi}: qwasm needs finite bounds with min_val < max_val")
 
 
+def _hardtanh_from_aten(lowering, n, where, x, _):
+    b = lowering.bind(n)
+    entry = {"type": "Hardtanh", "min_val": float(b["min_val"]), "max_val": float(b["max_val"])}
+    _check_hardtanh(where, entry, {})
+    _write_module(lowering, n, entry, x)
+
+
 # Float or on a quantized input (quantized::hardtanh: the bounds quantized with
 # the input's qparams, which stay). nn.ReLU6 is its own type (above).
+# PT2E (F.relu6 and F.hardtanh are aten.hardtanh): in float only. On the
+# integers the bounds would be quantized as quantized::hardtanh does, and the
+# reference's quantize rounds a bound's x * (1 / scale) where that rounds
+# x / scale; the float clamp between dequantize and quantize is the reference.
 _module("Hardtanh", ["min_val", "max_val"], eager=lambda: {nn.Hardtanh: None},
-        from_module=_hardtanh_from_module, check=_check_hardtanh)
+        from_module=_hardtanh_from_module,
+        pt2e=ValueLowering(ops=lambda: {aten.hardtanh.default: None, aten.hardtanh_.default: None},
+                           write=_hardtanh_from_aten, on_integers=False, inplace=lambda: {aten.hardtanh_.default}),
+        check=_check_hardtanh, numerics=_CLAMP)
 _module("Flatten", ["start_dim", "end_dim"], eager=lambda: {nn.Flatten: None},
         from_module=lambda path, m, w, _: {"type": "Flatten", "start_dim": int(m.start_dim),
-                                           "end_dim": int(m.end_dim)})
+                                           "end_dim": int(m.end_dim)}, numerics=_MOVES)
 
 
 def _max_pool_from_module(path, m, w, dims):
@@ -386,7 +428,8 @@ _module(
     from_module=_max_pool_from_module,
     pt2e=ValueLowering(ops=lambda: {aten.max_pool1d.default: 1, aten.max_pool2d.default: 2,
                                     aten.max_pool3d.default: 3},
-                       write=_max_pool_from_aten, on_integers=True))
+                       write=_max_pool_from_aten, on_integers=True),
+    numerics={"int8": "exact: the integer maximum", "float": "bit for bit: the maximum, -Inf padding"})
 
 
 def _avg_pool_from_module(path, m, w, dims):
@@ -417,7 +460,9 @@ _module(
     from_module=_avg_pool_from_module,
     pt2e=ValueLowering(ops=lambda: {aten.avg_pool1d.default: 1, aten.avg_pool2d.default: 2,
                                     aten.avg_pool3d.default: 3},
-                       write=_avg_pool_from_aten, on_integers=False))
+                       write=_avg_pool_from_aten, on_integers=False),
+    numerics={"int8": "exact: integer sums, PyTorch's division and rounding (docs/numerics.md)",
+              "float": "to float rounding: the sum's order may differ from PyTorch's"})
 
 
 def _adaptive_avg_pool_from_module(path, m, w, dims):
@@ -440,7 +485,9 @@ _module(
     from_module=_adaptive_avg_pool_from_module,
     pt2e=ValueLowering(ops=lambda: {aten.adaptive_avg_pool1d.default: 1, aten.adaptive_avg_pool2d.default: 2,
                                     aten.adaptive_avg_pool3d.default: 3},
-                       write=_adaptive_avg_pool_from_aten, on_integers=False))
+                       write=_adaptive_avg_pool_from_aten, on_integers=False),
+    numerics={"int8": "exact: integer sums, PyTorch's division and rounding (docs/numerics.md)",
+              "float": "to float rounding: the sum's order may differ from PyTorch's"})
 
 
 def _conv_from_module(path, m, w, _):
@@ -482,7 +529,7 @@ _module(
     pt2e=Lowering(ops=lambda: {**_aten_convs(), aten.conv1d.padding: _PADDING_AS_TEXT,
                                aten.conv2d.padding: _PADDING_AS_TEXT, aten.conv3d.padding: _PADDING_AS_TEXT},
                   write=_conv_from_aten),
-    check=_check_float_layer)
+    check=_check_float_layer, numerics=_FLOAT_LAYER)
 
 
 def _linear_from_module(path, m, w, _):
@@ -503,7 +550,7 @@ _module(
     eager=lambda: {nn.Linear: None, nni.LinearReLU: None},
     from_module=_linear_from_module,
     pt2e=Lowering(ops=lambda: {aten.linear.default: None}, write=_linear_from_aten),
-    check=_check_float_layer)
+    check=_check_float_layer, numerics=_FLOAT_LAYER)
 
 
 def _batch_norm_from_module(path, m, w, dims):
@@ -551,7 +598,7 @@ _module(
     pt2e=Lowering(ops=lambda: {aten._native_batch_norm_legit_no_training.default: None,
                                aten.batch_norm.default: None},
                   write=_batch_norm_from_aten),
-    check=_check_eps)
+    check=_check_eps, numerics={"float": "bit for bit (batch_norm_kernel.cpp's eval-mode steps, fma)"})
 
 
 # -- graph functions -------------------------------------------------------------------------------------------------
@@ -580,16 +627,19 @@ def _aten_adds():
 _function("quantized.add", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.add,),
           int8=Int8Pattern(ops=_aten_adds, relu=(False,), inputs=_two_dequantized_inputs,
                            write=_quantized_add_writer("quantized.add")),
-          check=_check_output_qparams)
+          check=_check_output_qparams, numerics=_QUANTIZED_ELEMENTWISE)
 _function("quantized.add_relu", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.add_relu,),
           int8=Int8Pattern(ops=_aten_adds, relu=(True,), inputs=_two_dequantized_inputs,
                            write=_quantized_add_writer("quantized.add_relu")),
-          check=_check_output_qparams)
-_function("quantized.mul", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.mul,), check=_check_output_qparams)
+          check=_check_output_qparams, numerics=_QUANTIZED_ELEMENTWISE)
+_function("quantized.mul", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.mul,), check=_check_output_qparams,
+          numerics=_QUANTIZED_ELEMENTWISE)
 _function("quantized.mul_relu", 4, _QPARAMS, traced=lambda: (torch.ops.quantized.mul_relu,),
-          check=_check_output_qparams)
-_function("quantized.add_scalar", 2, traced=lambda: (torch.ops.quantized.add_scalar,))
-_function("quantized.mul_scalar", 2, traced=lambda: (torch.ops.quantized.mul_scalar,))
+          check=_check_output_qparams, numerics=_QUANTIZED_ELEMENTWISE)
+_function("quantized.add_scalar", 2, traced=lambda: (torch.ops.quantized.add_scalar,),
+          numerics=_QUANTIZED_ELEMENTWISE)
+_function("quantized.mul_scalar", 2, traced=lambda: (torch.ops.quantized.mul_scalar,),
+          numerics=_QUANTIZED_ELEMENTWISE)
 
 
 def _quantized_cat_from_pattern(lowering, q, core, relu, scale, zp, where, _):
@@ -603,7 +653,8 @@ _function("quantized.cat", 4, [*_QPARAMS, "dim"], traced=lambda: (torch.ops.quan
           int8=Int8Pattern(ops=lambda: {aten.cat.default: None}, relu=(False,),
                            inputs=lambda lowering, core: all(lowering.is_dequantize(a) for a in core.args[0]),
                            write=_quantized_cat_from_pattern),
-          check=_check_output_qparams)
+          check=_check_output_qparams,
+          numerics={"int8": "exact: each input requantized to the output's qparams as PyTorch's quantized cat"})
 
 
 def _cat_from_aten(lowering, n, where, _):
@@ -613,7 +664,8 @@ def _cat_from_aten(lowering, n, where, _):
                                                    int(b["dim"])])
 
 
-_function("cat", 2, ["dim"], pt2e=Lowering(ops=lambda: {aten.cat.default: None}, write=_cat_from_aten))
+_function("cat", 2, ["dim"], pt2e=Lowering(ops=lambda: {aten.cat.default: None}, write=_cat_from_aten),
+          numerics={"float": "bit for bit: moves the values"})
 
 
 def _flatten_from_aten(lowering, n, where, x, _):
@@ -623,7 +675,8 @@ def _flatten_from_aten(lowering, n, where, x, _):
 
 _function("flatten", 3, ["start_dim", "end_dim"], traced=lambda: (torch.flatten,),
           pt2e=ValueLowering(ops=lambda: {aten.flatten.using_ints: None}, write=_flatten_from_aten,
-                             on_integers=True))
+                             on_integers=True),
+          numerics=_MOVES)
 
 
 def _relu_from_aten(lowering, n, where, x, _):
@@ -635,7 +688,8 @@ RELU = _function(
     "relu", 1, traced=lambda: (torch.relu, F.relu),
     in_place=lambda node, kwargs: kwargs.pop("inplace", False),
     pt2e=ValueLowering(ops=lambda: {aten.relu.default: None, aten.relu_.default: None}, write=_relu_from_aten,
-                       on_integers=True, inplace=lambda: {aten.relu_.default}))
+                       on_integers=True, inplace=lambda: {aten.relu_.default}),
+    numerics=_CLAMP)
 
 
 def _float_add_args(node, kwargs, where):
@@ -674,7 +728,8 @@ _function("add", 2, traced=lambda: (operator.add, operator.iadd, torch.add), eag
           in_place=lambda node, kwargs: node.target is operator.iadd,
           pt2e=Lowering(ops=lambda: {aten.add.Tensor: None, aten.add_.Tensor: None, aten.add.Scalar: None,
                                      aten.add_.Scalar: None},
-                        write=_add_from_aten, inplace=lambda: {aten.add_.Tensor, aten.add_.Scalar}))
+                        write=_add_from_aten, inplace=lambda: {aten.add_.Tensor, aten.add_.Scalar}),
+          numerics={"float": "bit for bit: one float32 addition per element (a number operand rounded to float32)"})
 
 
 # -- graph methods ---------------------------------------------------------------------------------------------------
@@ -688,51 +743,58 @@ def _reshape_from_aten(lowering, n, where, x, _):
     lowering.emit(n.name, "call_method", "reshape", [x, *[int(s) for s in size]])
 
 
-_method("flatten", 3, ["start_dim", "end_dim"], traced=("flatten",))
+_method("flatten", 3, ["start_dim", "end_dim"], traced=("flatten",), numerics=_MOVES)
 _method("reshape", 65, traced=("view", "reshape"),  # x and at most 64 sizes (qwasm's tensor rank)
         pt2e=ValueLowering(ops=lambda: {aten.view.default: None, aten.reshape.default: None,
                                         aten._unsafe_view.default: None},
-                           write=_reshape_from_aten, on_integers=True))
-_method("relu", 1, traced=("relu",))
+                           write=_reshape_from_aten, on_integers=True),
+        numerics=_MOVES)
+_method("relu", 1, traced=("relu",), numerics=_CLAMP)
 # PT2E: qwasm_pt2e writes it for a dequantize (the reference representation's
 # own op) that feeds a float op.
-_method("dequantize", 1, traced=("dequantize",))
-_method("contiguous", 1, traced=("contiguous",))
+_method("dequantize", 1, traced=("dequantize",),
+        numerics={"int8": "bit for bit: (q - zero point) * scale in float32, as dequantize"})
+_method("contiguous", 1, traced=("contiguous",), numerics=_MOVES)
 
 
 # -- normalisation ----------------------------------------------------------------------------------------------------
 # Float only (qwasm_ops_norms.py writes them): in a PT2E graph each runs in a float region
 # (dequantize -> norm -> quantize), with PyTorch's float32 arithmetic.
+_NORM_FLOAT = {"float": "bit for bit: PyTorch's float32 steps in its CPU kernel's order (Welford's cascade, "
+                        "fused multiply-adds; docs/numerics.md)"}
+_NORM_INT8 = {"int8": "exact: PyTorch's quantized kernel (integer sums, its float32 steps, the output's "
+                      "quantize; docs/numerics.md)"}
 
 _module("InstanceNorm", ["dims", "num_features", "eps", "weight", "bias", "running_mean", "running_var"],
         eager=lambda: {nn.InstanceNorm1d: 1, nn.InstanceNorm2d: 2, nn.InstanceNorm3d: 3},
         from_module=_norms.instance_norm_from_module,
         pt2e=ValueLowering(ops=lambda: {aten.instance_norm.default: None},
                            write=_norms.instance_norm_from_aten, on_integers=False),
-        check=_norms.check_eps)
+        check=_norms.check_eps, numerics=_NORM_FLOAT)
 _module("GroupNorm", ["num_groups", "num_channels", "eps", "weight", "bias"],
         eager=lambda: {nn.GroupNorm: None}, from_module=_norms.group_norm_from_module,
         pt2e=ValueLowering(ops=lambda: {aten.group_norm.default: None, aten.native_group_norm.default: None},
                            write=_norms.group_norm_from_aten, on_integers=False),
-        check=_norms.check_eps)
+        check=_norms.check_eps, numerics=_NORM_FLOAT)
 _module("LayerNorm", ["normalized_shape", "eps", "weight", "bias"],
         eager=lambda: {nn.LayerNorm: None}, from_module=_norms.layer_norm_from_module,
         pt2e=ValueLowering(ops=lambda: {aten.layer_norm.default: None, aten.native_layer_norm.default: None},
                            write=_norms.layer_norm_from_aten, on_integers=False),
-        check=_norms.check_eps)
+        check=_norms.check_eps, numerics=_NORM_FLOAT)
 
 
 # The eager flow's quantized modules (quantized::instance_norm, group_norm, layer_norm on quint8).
 _check_quantized_norm = _norms.check_quantized_norm(check_scale, check_zero_point)
 _module("QuantizedInstanceNorm", ["dims", "num_features", "eps", "weight", "bias", "scale", "zero_point"],
         eager=lambda: {nnq.InstanceNorm1d: 1, nnq.InstanceNorm2d: 2, nnq.InstanceNorm3d: 3},
-        from_module=_norms.quantized_instance_norm_from_module, check=_check_quantized_norm)
+        from_module=_norms.quantized_instance_norm_from_module, check=_check_quantized_norm,
+        numerics=_NORM_INT8)
 _module("QuantizedGroupNorm", ["num_groups", "num_channels", "eps", "weight", "bias", "scale", "zero_point"],
         eager=lambda: {nnq.GroupNorm: None}, from_module=_norms.quantized_group_norm_from_module,
-        check=_check_quantized_norm)
+        check=_check_quantized_norm, numerics=_NORM_INT8)
 _module("QuantizedLayerNorm", ["normalized_shape", "eps", "weight", "bias", "scale", "zero_point"],
         eager=lambda: {nnq.LayerNorm: None}, from_module=_norms.quantized_layer_norm_from_module,
-        check=_check_quantized_norm)
+        check=_check_quantized_norm, numerics=_NORM_INT8)
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------
@@ -825,7 +887,7 @@ def module_entry(path, m, w):
     found = eager_modules().get(type(m))
     if found is None:
         t = type(m)
-        raise ExportError(f"unsupported module {t.__module__}.{t.__qualname__} at '{path}'")
+        raise ExportError(f"unsupported module {t.__module__}.{t.__qualname__} at '{path}'; {OPS_DOC}")
     op, variant = found
     return checked_fields(op.from_module(path, m, w, variant) if op.from_module else {"type": op.type})
 

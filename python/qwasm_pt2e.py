@@ -38,7 +38,7 @@ import operator
 import torch
 
 import qwasm_ops as ops
-from qwasm_format import ExportError, Writer, check_class_count
+from qwasm_format import OPS_DOC, ExportError, Writer, check_class_count
 
 aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
@@ -350,7 +350,7 @@ class _Lowering:
             self.emit(n.name, "output", n.target, [self.ref(outs[0], where)])
             return
         if n.op != "call_function":
-            raise ExportError(f"unsupported graph node {n.op} '{n.target}' at {where}")
+            raise ExportError(f"unsupported graph node {n.op} '{n.target}' at {where}; {OPS_DOC}")
         if n.target in _CHECKS:
             return
         if n in self.fused:
@@ -401,7 +401,7 @@ class _Lowering:
             return
         found = ops.pt2e_lowerings().get(n.target)
         if found is None:
-            raise ExportError(f"unsupported op {n.target} at {where} (from: {n.format_node()})")
+            raise ExportError(f"unsupported op {n.target} at {where} (from: {n.format_node()}); {OPS_DOC}")
         lowering, variant = found
         inplace = lowering.inplace() if lowering.inplace else ()
         if n.target in inplace and isinstance(n.args[0], torch.fx.Node) and len(n.args[0].users) > 1:

@@ -14,7 +14,7 @@ import argparse
 
 from generators import (bias_rounding, conv3d, depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer, io_fixtures, memory_formats,
                         models, norms, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_clip,
-                        video_resnets, video_transforms, zero_size)
+                        video_resnets, video_transforms, zero_size, zoo3d)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -66,6 +66,8 @@ FAMILIES = {
     # a generated video for the demo's video input (needs PyAV, not torch)
     "video_clip": video_clip.write_video_clip,
     "io": io_fixtures.io_fixtures,
+    # the 3D CNNs users bring, through the PT2E recipe (needs monai, pytorchvideo, fvcore, iopath: requirements.txt)
+    "zoo3d": lambda: write("zoo3d.json", zoo3d.zoo3d_cases()),
     # empty tensors: the output's shape, or that PyTorch raises
     "zero_size": lambda: write("zero_size.json", zero_size.zero_size_cases()),
 }

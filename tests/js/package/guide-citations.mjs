@@ -24,8 +24,8 @@ const FILE_NAME = /(^|\/)[\w*<{-][^/]*\.(mjs|cjs|js|mts|cts|ts|py|cpp|h|inc|json
 export const OUTPUTS = ['build/', 'tests/browser/output/', 'bench/output/'];
 // Other projects' sources, cited by their path in that project's repository
 // (folders qwasm does not have): PyTorch's (FBGEMM's under third_party/),
-// torchvision's, onnxruntime's. Not checked.
-export const OTHER_PROJECTS = ['aten/', 'c10/', 'torch/', 'third_party/', 'torchvision/', 'js/web/'];
+// torchvision's, torchao's, onnxruntime's. Not checked.
+export const OTHER_PROJECTS = ['aten/', 'c10/', 'torch/', 'third_party/', 'torchvision/', 'torchao/', 'js/web/'];
 // docs/numerics.md cites PyTorch's and FBGEMM's files by their bare names
 // (`qconv.cpp`): there, qwasm's own are cited with a folder.
 const UPSTREAM_BARE_NAMES_IN = 'docs/numerics.md';

@@ -52,18 +52,21 @@ def attempt(name, model, x, quantizer):
     except ExportError as e:
         out[name] = {"error": str(e)}
 
-class Gated(nn.Module):
+class Cumulative(nn.Module):
     def __init__(self):
         super().__init__()
         self.conv1 = nn.Conv2d(3, 4, 3)
         self.conv2 = nn.Conv2d(4, 4, 3)
     def forward(self, x):
         y = self.conv1(x)
-        y = y * torch.sigmoid(y)  # SiLU written out: qwasm has no sigmoid
+        y = y + torch.cumsum(y, 1)  # qwasm has no cumsum
         return self.conv2(y)
 
 x2 = torch.randn(1, 3, 8, 8)
-attempt("sigmoid", Gated().eval(), x2, QwasmQuantizer())
+attempt("cumsum", Cumulative().eval(), x2, QwasmQuantizer())
+# ReLU6 (torch.export writes aten.hardtanh_) as MobileNet uses it, and a Hardtanh.
+attempt("hardtanh", nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU6(inplace=True), nn.Conv2d(4, 4, 3),
+                                  nn.Hardtanh(-0.5, 0.5)).eval(), x2, QwasmQuantizer())
 attempt("reduce_range", nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU()).eval(), x2,
         X86InductorQuantizer().set_global(get_default_x86_inductor_quantization_config(reduce_range=True)))
 attempt("dropout_training", nn.Sequential(nn.Conv2d(3, 4, 3), nn.Dropout(0.5)).train(), x2, None)
@@ -142,11 +145,12 @@ const it = hasTorchao ? test : test.skip;
 if (!hasTorchao)
   console.warn('SKIPPED: python3 has no torch and torchao (pip install torch torchao): the PT2E exporter');
 
-it('an op qwasm cannot run is an ExportError naming the node, the op and the source line', () => {
-  const { error } = pythonResults().sigmoid;
-  expect(error).toMatch(/^unsupported op aten\.sigmoid\.default at node 'sigmoid' \(sigmoid\.default\)/);
+it('an op qwasm cannot run is an ExportError naming the node, the op and the source line, and where the ops are listed', () => {
+  const { error } = pythonResults().cumsum;
+  expect(error).toMatch(/^unsupported op aten\.cumsum\.default at node 'cumsum' \(cumsum\.default\)/);
   // The user's line of code, from torch.export's stack trace.
-  expect(error).toMatch(/File ".*pt2e_models\.py", line \d+, in forward: y = y \* torch\.sigmoid\(y\)/);
+  expect(error).toMatch(/File ".*pt2e_models\.py", line \d+, in forward: y = y \+ torch\.cumsum\(y, 1\)/);
+  expect(error).toMatch(/docs\/ops\.md \(in the qwasm package\) lists every op qwasm runs/);
 }, 300_000);
 
 it('activations over a reduced range (reduce_range=True) are refused with the reason and the remedy', () => {
@@ -235,6 +239,7 @@ it.each([
   ['twice', 'a conv module called twice (its weights written once per call)', 'conv2d_2'],
   ['functional', 'sizes given as one-element lists (F.conv2d(x, w, b, [2], [1], [1]), pools)', 'conv2d'],
   ['pre_activation', 'a BatchNorm that reads a quantized value (not folded: it follows a pool)', 'conv2'],
+  ['hardtanh', 'ReLU6 (aten.hardtanh_) and Hardtanh, in float between dequantize and quantize', '2'],
 ])('%s: %s exports and runs within a step of PyTorch', async (name, _, lastLayer) => {
   const { model, y, want } = await runExported(name);
   try {

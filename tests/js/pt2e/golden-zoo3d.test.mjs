@@ -1,0 +1,138 @@
+// The 3D CNNs users bring (tests/golden/zoo3d.json; tests/golden/generators/zoo3d.py):
+// MONAI's UNet, BasicUNet, DynUNet and SegResNet, MeshNet, a 3D U-Net, C3D,
+// torchvision's S3D (its first blocks and head), pytorchvideo's X3D-XS and
+// CSN, each quantized by the README's PT2E recipe (QwasmQuantizer) with
+// seeded random weights, exported, and compared with PyTorch's converted
+// graph within the bounds docs/numerics.md ("PT2E") states:
+// - every conv and linear QwasmQuantizer annotates runs in int8;
+// - per layer, given PyTorch's quantized input: PyTorch's qparams, at most
+//   1 step on at most 1% of the elements (the layers the golden keeps; it
+//   says how many of how many);
+// - end to end: outputs within 2 steps of the output scale; classification:
+//   the top-1 class equal; segmentation: the per-voxel argmax over the
+//   classes equal on at least 99.9% of the voxels.
+// The models whose every op PyTorch's eager flow quantizes (MeshNet, C3D) go
+// through it too, and their outputs are PyTorch's bit for bit.
+import { readFileSync } from 'node:fs';
+import * as qwasm from '../../../web/src/index.node.mjs';
+import { decode, initGolden, lcgBytes, loadGolden } from '../util.mjs';
+import { expectWithinOneStep, layerSteps } from './layer-steps.mjs';
+
+const golden = loadGolden('zoo3d.json');
+beforeAll(() => initGolden(qwasm, golden));
+afterEach(() => qwasm.setKernelIsa('auto'));
+
+const load = (c) => qwasm.io.loadModel(readFileSync(new URL(`../../golden/${c.file}`, import.meta.url)));
+
+// A video clip both sides build: (byte - 128) / 64 from the seeded LCG; a volume is stored.
+function inputOf(c) {
+  if (c.x) return { data: decode(c.x), shape: c.x.shape };
+  const { lcg, shape } = c.input;
+  const bytes = lcgBytes(
+    lcg,
+    shape.reduce((a, b) => a * b, 1),
+  );
+  return { data: Float32Array.from(bytes, (b) => (b - 128) / 64), shape };
+}
+
+// The index of the largest of `count` values at stride `stride` from `at` (the first on ties, as torch.argmax).
+function argmaxAt(data, at, count, stride) {
+  let best = 0;
+  for (let k = 1; k < count; k++) if (data[at + k * stride] > data[at + best * stride]) best = k;
+  return best;
+}
+
+// Per sample (and voxel): the class argmax of an [N, C, ...] output.
+function labels(data, shape) {
+  const [n, classes] = shape;
+  const inner = shape.slice(2).reduce((a, b) => a * b, 1);
+  const out = new Int32Array(n * inner);
+  for (let b = 0; b < n; b++)
+    for (let v = 0; v < inner; v++) out[b * inner + v] = argmaxAt(data, b * classes * inner + v, classes, inner);
+  return out;
+}
+
+describe.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
+  test('loads, and every conv and linear runs in int8', () => {
+    const model = load(c);
+    try {
+      const { nn } = qwasm;
+      const floatTypes = [nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Linear];
+      const float = model
+        .namedModules()
+        .filter(([, m]) => floatTypes.some((T) => m instanceof T))
+        .map(([p]) => p);
+      const quantized = model.namedModules().filter(([, m]) => typeof m.backend === 'string');
+      expect({ float, quantized: quantized.length }).toEqual({ float: [], quantized: c.layer_count });
+    } finally {
+      model.dispose();
+    }
+  });
+
+  const perLayer = c.flow === 'pt2e' ? test.each(['wasmsimd', 'scalar']) : () => {};
+  perLayer('per layer, on PyTorch quantized input: same qparams, at most 1 step on at most 1%% (%s kernels)', (isa) => {
+    qwasm.setKernelIsa(isa);
+    const model = load(c);
+    const report = [];
+    try {
+      for (const layer of c.layers) {
+        const r = layerSteps(model, layer);
+        report.push(r);
+        expectWithinOneStep(r, layer);
+      }
+    } finally {
+      model.dispose();
+    }
+    expect(report.length).toBeGreaterThan(0);
+    const off = report.filter((r) => r.worst > 0);
+    console.log(
+      `${name} (${isa}): ${report.length} of ${c.layer_count} layers checked, ${off.length} with an element one step off` +
+        (off.length ? `: ${off.map((r) => `${r.path} ${((100 * r.off) / r.count).toFixed(3)}%`).join(', ')}` : ''),
+    );
+  });
+
+  const eager = c.flow === 'eager' ? test.each(['wasmsimd', 'scalar']) : () => {};
+  eager("eager flow: the output is PyTorch's bit for bit (%s kernels)", (isa) => {
+    qwasm.setKernelIsa(isa);
+    const model = load(c);
+    try {
+      const y = model.forward(inputOf(c));
+      expect(y.shape).toEqual(c.y.shape);
+      expect(
+        Buffer.from(y.data.buffer, y.data.byteOffset, y.data.byteLength).equals(
+          Buffer.from(decode(c.y).buffer, decode(c.y).byteOffset, decode(c.y).byteLength),
+        ),
+      ).toBe(true);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  const endToEnd = c.flow === 'pt2e' ? test : () => {};
+  endToEnd(
+    `end to end: outputs within 2 steps, ${c.task === 'segmentation' ? 'voxel labels on >= 99.9%' : 'top-1'} equal`,
+    () => {
+      const model = load(c);
+      try {
+        const y = model.forward(inputOf(c));
+        const want = decode(c.y);
+        expect(y.shape).toEqual(c.y.shape);
+        // A dequantized output is (q - zero point) * scale on both sides: count whole steps.
+        const step = c.output_qparams.scale;
+        let steps = 0;
+        for (let j = 0; j < want.length; j++)
+          steps = Math.max(steps, Math.abs(Math.round(y.data[j] / step) - Math.round(want[j] / step)));
+        const got = labels(y.data, y.shape);
+        const expected = labels(want, c.y.shape);
+        let same = 0;
+        for (let i = 0; i < got.length; i++) if (got[i] === expected[i]) same++;
+        console.log(`${name}: largest difference ${steps} steps, labels equal on ${same} of ${got.length}`);
+        expect(steps).toBeLessThanOrEqual(2);
+        if (c.task === 'segmentation') expect(same / got.length).toBeGreaterThanOrEqual(0.999);
+        else expect(Array.from(got)).toEqual(Array.from(expected));
+      } finally {
+        model.dispose();
+      }
+    },
+  );
+});
