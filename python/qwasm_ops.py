@@ -734,9 +734,29 @@ _function("add", 2, traced=lambda: (operator.add, operator.iadd, torch.add), eag
 
 # -- graph methods ---------------------------------------------------------------------------------------------------
 
+def _same_dim(lowering, size, value, i):
+    """Whether a run-time size (a node torch.export recorded a SymInt for) is dimension i of `value`
+    (the reshaped tensor, as recorded), e.g. x.view(x.shape[0], -1) under a dynamic batch."""
+    v = lowering.recorded_value(value)
+    recorded = size.meta.get("val") if hasattr(size, "meta") else None
+    return (v is not None and recorded is not None and i < v.dim()
+            and str(v.shape[i]) == str(recorded) and not isinstance(v.shape[i], int))
+
+
 def _reshape_from_aten(lowering, n, where, x, _):
     b = lowering.bind(n)
-    size = b["size"] if "size" in b else b["shape"]
+    size = list(b["size"] if "size" in b else b["shape"])
+    dynamic = [i for i, s in enumerate(size) if not isinstance(s, int)]
+    # A run-time size that keeps the input's own dimension (pytorchvideo's heads: x.view(x.shape[0], -1)
+    # under a dynamic batch) is known from the element count: -1 when no other size is, and
+    # [batch, -1] is flatten(x, 1).
+    if len(dynamic) == 1 and _same_dim(lowering, size[dynamic[0]], n.args[0], dynamic[0]):
+        i = dynamic[0]
+        if -1 not in size:
+            size[i] = -1
+        elif i == 0 and len(size) == 2:
+            lowering.emit(n.name, "call_function", "flatten", [x, 1, -1])
+            return
     if not all(isinstance(s, int) for s in size):
         raise ExportError(f"{where}: a reshape to a size known only at run time ({size}) is not supported; "
                           "flatten instead, or export with a static shape")

@@ -187,10 +187,11 @@ def norm_statistics(model, inputs):
     training would have: with a fresh module's (mean 0, variance 1) a random-weight network's
     activations grow layer by layer and one class wins every voxel."""
     norms = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    model.eval()  # only the BatchNorms train: dropout stays off, and instance norms see no 1-voxel batch
     for m in norms:
         m.reset_running_stats()
         m.momentum = None
-    model.train()
+        m.train()
     with torch.no_grad():
         for x in inputs:
             model(x)

@@ -8,7 +8,8 @@ get_default_qconfig, prepare, calibrate, convert), compared bit for bit.
 
 Per model: the input (segmentation: a smooth synthetic volume, stored; video: the seeded LCG clip
 of tests/js/util.mjs), PyTorch's output (the converted graph's, PyTorch's reference
-representation), the last quantize's qparams (the output step), and per quantized conv/linear layer
+representation), the qparams of the quantize the output is (or is computed from by float ops: the
+output step), and per quantized conv/linear layer
 PyTorch's own quantized input and output (as pt2e.json). Per-layer data is kept to a byte budget
 per model: every layer when they fit, else the layers with the smallest outputs first, in graph
 order, and the test says how many of how many it checks.
@@ -16,7 +17,7 @@ order, and the test says how many of how many it checks.
 import torch
 
 from .common import SEED, add_to_path, arr, output_path
-from .pt2e import _layers, _output_qparams, _quantizer, pt2e_convert
+from .pt2e import _layers, _quantizer, pt2e_convert
 
 nn = torch.nn
 LAYER_BYTES = 400_000  # per model: the per-layer inputs and outputs kept (uint8 each)
@@ -68,6 +69,22 @@ def _eager_case(name, task, model, x, calibration, fname):
             "layer_count": layers}
 
 
+def _output_step(m):
+    """(qparams, on the grid): the quantize whose dequantized value the output is, or is computed
+    from by float ops after the last quantized layer (S3D's mean over the clip, X3D's pools), by
+    walking back from the output along first arguments. On the grid: the output is that dequantize
+    itself, so both sides give whole steps."""
+    from .pt2e import _qparams
+    dq = torch.ops.quantized_decomposed.dequantize_per_tensor.default
+    n = [n for n in m.graph.nodes if n.op == "output"][0].args[0][0]
+    on_grid = True
+    while isinstance(n, torch.fx.Node) and n.op == "call_function":
+        if n.target == dq:
+            return _qparams(n.args[0]), on_grid
+        n, on_grid = n.args[0], False
+    return None, False
+
+
 def _budgeted(layers):
     """The per-layer records that fit LAYER_BYTES (smallest outputs first), in graph order."""
     size = [len(l["input"]["ints"]["b64"]) + len(l["output"]["ints"]["b64"]) for l in layers]
@@ -111,8 +128,9 @@ def zoo3d_cases(names=None):
         # Fully convolutional models take a smaller volume per layer (the export's dimensions are dynamic).
         layer_x = x if layer_shape is None else smooth_volume(SEED + 500 + k, layer_shape)
         layers = _layers(m, layer_x)
+        step, on_grid = _output_step(m)
         cases.append({"name": name, "flow": "pt2e", "task": task, "file": fname, **given, "y": arr(y.numpy()),
-                      "output_qparams": _output_qparams(m), "layer_count": len(layers),
+                      "output_qparams": step, "output_on_grid": on_grid, "layer_count": len(layers),
                       "layers": _budgeted(layers)})
         print(f"zoo3d {name}: {len(layers)} quantized layers, output {list(y.shape)}")
         if name in EAGER:

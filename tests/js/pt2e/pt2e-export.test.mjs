@@ -42,9 +42,17 @@ def pt2e(model, x, quantizer):
     m(x)
     return convert_pt2e(m)
 
-def attempt(name, model, x, quantizer):
+def pt2e_batch(model, x, quantizer, batch):
+    """Exported with a dynamic batch (an example of that many copies of x), as the README recipe does."""
+    example = torch.cat([x] * batch)
+    m = torch.export.export(model, (example,), dynamic_shapes=({0: torch.export.Dim("batch")},)).module()
+    m = prepare_pt2e(m, quantizer)
+    m(x)
+    return convert_pt2e(m)
+
+def attempt(name, model, x, quantizer, batch=None):
     try:
-        m = pt2e(model, x, quantizer)
+        m = pt2e(model, x, quantizer) if batch is None else pt2e_batch(model, x, quantizer, batch)
         export(m, x, f"{name}.qwasm.safetensors")
         with torch.no_grad():
             y = m(x)
@@ -64,6 +72,18 @@ class Cumulative(nn.Module):
 
 x2 = torch.randn(1, 3, 8, 8)
 attempt("cumsum", Cumulative().eval(), x2, QwasmQuantizer())
+# x.view(x.shape[0], ...) under a dynamic batch, as pytorchvideo's heads write it.
+class BatchViews(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3)
+        self.fc = nn.Linear(4 * 36, 5)
+    def forward(self, x):
+        y = self.conv(x)
+        y = y.view(y.shape[0], 4, 36).view(y.shape[0], -1)
+        return self.fc(y)
+
+attempt("batch_views", BatchViews().eval(), x2, QwasmQuantizer(), batch=2)
 # ReLU6 (torch.export writes aten.hardtanh_) as MobileNet uses it, and a Hardtanh.
 attempt("hardtanh", nn.Sequential(nn.Conv2d(3, 4, 3), nn.ReLU6(inplace=True), nn.Conv2d(4, 4, 3),
                                   nn.Hardtanh(-0.5, 0.5)).eval(), x2, QwasmQuantizer())
@@ -240,6 +260,7 @@ it.each([
   ['functional', 'sizes given as one-element lists (F.conv2d(x, w, b, [2], [1], [1]), pools)', 'conv2d'],
   ['pre_activation', 'a BatchNorm that reads a quantized value (not folded: it follows a pool)', 'conv2'],
   ['hardtanh', 'ReLU6 (aten.hardtanh_) and Hardtanh, in float between dequantize and quantize', '2'],
+  ['batch_views', 'x.view(x.shape[0], 4, 36) and x.view(x.shape[0], -1) under a dynamic batch', 'fc'],
 ])('%s: %s exports and runs within a step of PyTorch', async (name, _, lastLayer) => {
   const { model, y, want } = await runExported(name);
   try {
