@@ -777,6 +777,151 @@ _method("dequantize", 1, traced=("dequantize",),
 _method("contiguous", 1, traced=("contiguous",), numerics=_MOVES)
 
 
+# -- conv_transpose ----------------------------------------------------------------------------------------------------
+# nn.ConvTranspose1d/2d/3d and aten.conv_transpose{1,2,3}d.input in float (the decoders of MONAI's UNet, BasicUNet
+# and DynUNet). The weight is PyTorch's, [in_channels, out_channels / groups, *kernel_size].
+
+_CONV_TRANSPOSE_FIELDS = ["dims", "in_channels", "out_channels", "kernel_size", "stride", "padding",
+                          "output_padding", "groups", "dilation", "weight", "bias"]
+
+
+def _aten_conv_transposes():
+    return {aten.conv_transpose1d.default: 1, aten.conv_transpose2d.input: 2, aten.conv_transpose3d.input: 3}
+
+
+def _conv_transpose_from_module(path, m, w, dims):
+    if m.padding_mode != "zeros":
+        raise ExportError(f"{path}: {type(m).__name__} with padding_mode '{m.padding_mode}' is not supported")
+    return {"type": "ConvTranspose", "dims": dims, "in_channels": m.in_channels, "out_channels": m.out_channels,
+            "kernel_size": ints(m.kernel_size), "stride": ints(m.stride), "padding": ints(m.padding),
+            "output_padding": ints(m.output_padding), "groups": int(m.groups), "dilation": ints(m.dilation),
+            "weight": w.add(f"{path}.weight", m.weight.to(torch.float32)), "bias": w.bias(path, m.bias)}
+
+
+def _conv_transpose_from_aten(lowering, n, where, dims):
+    b, path, weight, w_name, bias_name = _float_layer_parts(lowering, n, where)
+    groups = int(b["groups"])
+    entry = {"type": "ConvTranspose", "dims": dims, "in_channels": weight.shape[0],
+             "out_channels": weight.shape[1] * groups, "kernel_size": list(weight.shape[2:]),
+             "stride": ints(b["stride"], dims), "padding": ints(b["padding"], dims),
+             "output_padding": ints(b["output_padding"], dims), "groups": groups,
+             "dilation": ints(b["dilation"], dims), "weight": w_name, "bias": bias_name}
+    _write_float_layer(lowering, n, where, b, path, entry)
+
+
+def _check_conv_transpose(where, m, tensors):
+    """PyTorch's own refusal (ConvUtils.h): each output padding below its stride or its dilation."""
+    for i, (op, s, d) in enumerate(zip(m["output_padding"], m["stride"], m["dilation"])):
+        if not 0 <= op < max(s, d):
+            raise ExportError(f"{where}: output_padding {op} (dimension {i}) must be smaller than the stride {s} "
+                              f"or the dilation {d}")
+    _check_float_layer(where, m, tensors)
+
+
+_module(
+    "ConvTranspose", _CONV_TRANSPOSE_FIELDS,
+    eager=lambda: {nn.ConvTranspose1d: 1, nn.ConvTranspose2d: 2, nn.ConvTranspose3d: 3},
+    from_module=_conv_transpose_from_module,
+    pt2e=Lowering(ops=_aten_conv_transposes, write=_conv_transpose_from_aten),
+    check=_check_conv_transpose,
+    numerics={"float": "within 1 ulp of the exact sum: float32 products summed in float64, rounded once "
+                       "(PyTorch's float32 order differs; docs/numerics.md)"})
+
+
+def packed_transpose_backend(path, m, dims):
+    """'onednn' or 'fbgemm': whose kernel runs this quantized transposed conv (as packed_backend: each
+    backend's kernel refuses a qint8 activation with an error naming itself)."""
+    op = getattr(torch.ops.quantized, f"conv_transpose{dims}d")
+    x = torch.quantize_per_tensor(torch.zeros((1, m.in_channels) + (8,) * dims), 1.0, 0, torch.qint8)
+    try:
+        op(x, m._packed_params, 1.0, 0)
+    except RuntimeError as e:
+        text = str(e)
+        if "ONEDNN" in text:
+            return "onednn"
+        if "FBGEMM" in text:
+            return "fbgemm"
+    raise ExportError(f"{path}: cannot tell which backend ({torch.backends.quantized.engine} engine) packed "
+                      f"this {type(m).__name__}; qwasm reproduces 'fbgemm'")
+
+
+def _quantized_conv_transpose_from_module(path, m, w, dims):
+    if m.padding_mode != "zeros":
+        raise ExportError(f"{path}: {type(m).__name__} with padding_mode '{m.padding_mode}' is not supported")
+    backend = packed_transpose_backend(path, m, dims)
+    if backend != "fbgemm":
+        raise ExportError(f"{path}: PyTorch's x86 engine runs this {type(m).__name__} on oneDNN (symmetric "
+                          "weights and no output padding), whose integers qwasm does not reproduce yet; convert "
+                          "the model with torch.backends.quantized.engine = 'fbgemm' to export it")
+    return {"type": "QuantizedConvTranspose", "dims": dims, "relu": False, "in_channels": m.in_channels,
+            "out_channels": m.out_channels, "kernel_size": ints(m.kernel_size), "stride": ints(m.stride),
+            "padding": ints(m.padding), "output_padding": ints(m.output_padding), "groups": int(m.groups),
+            "dilation": ints(m.dilation), "scale": float(m.scale), "zero_point": int(m.zero_point),
+            "weight": w.qweight(path, m.weight()), "bias": w.bias(path, m.bias()), "backend": backend}
+
+
+def _check_quantized_conv_transpose(where, m, tensors):
+    """Per-tensor weights (FBGEMM's, the eager flow's), or per channel on axis 1 (the output channels of a
+    group: a PT2E graph's)."""
+    for i, (op, s, d) in enumerate(zip(m["output_padding"], m["stride"], m["dilation"])):
+        if not 0 <= op < max(s, d):
+            raise ExportError(f"{where}: output_padding {op} (dimension {i}) must be smaller than the stride {s} "
+                              f"or the dilation {d}")
+    weight = m["weight"]
+    if weight["qscheme"] == "per_channel_affine":
+        if weight["axis"] != 1:
+            raise ExportError(f"{where}: a transposed conv's weight quantized per channel on axis {weight['axis']}; "
+                              "qwasm's are per tensor or on axis 1 (the output channels)")
+        per_tensor = {**m, "weight": {"qscheme": "per_tensor_affine", "scale": 1.0, "zero_point": 0}}
+        _check_quantized_layer(where, per_tensor, tensors)
+        for i, v in enumerate(tensors[weight["scales"]].tolist()):
+            check_scale(v, f"{where}: the weight's scale {i}")
+        for i, v in enumerate(tensors[weight["zero_points"]].tolist()):
+            check_zero_point(v, -128, 127, f"{where}: the weight's zero point {i}")
+    else:
+        _check_quantized_layer(where, m, tensors)
+
+
+def _conv_transpose_int8_inputs(lowering, core):
+    """As a quantized conv's, with per-tensor weights or per channel on axis 1 (per input channel, as
+    XNNPACKQuantizer's ch_axis 0 gives, cannot be one requantization: it stays float)."""
+    if not _quantized_layer_inputs(lowering, core):
+        return False
+    w = core.args[1]
+    return w.target != _per_channel_dequantize() or int(w.args[3]) == 1
+
+
+def _per_channel_dequantize():
+    return torch.ops.quantized_decomposed.dequantize_per_channel.default
+
+
+def _quantized_conv_transpose_from_pattern(lowering, q, core, relu, scale, zp, where, dims):
+    path, x, b, weight, bias_name, shape = _quantized_layer_parts(lowering, core, where)
+    groups = int(b["groups"])
+    entry = {"type": "QuantizedConvTranspose", "dims": dims, "relu": relu is not None, "in_channels": shape[0],
+             "out_channels": shape[1] * groups, "kernel_size": shape[2:], "stride": ints(b["stride"], dims),
+             "padding": ints(b["padding"], dims), "output_padding": ints(b["output_padding"], dims),
+             "groups": groups, "dilation": ints(b["dilation"], dims), "scale": scale, "zero_point": zp,
+             "weight": weight, "bias": bias_name,
+             # PT2E's reference computes in float; FBGEMM's requantization of the exact sums is within a step.
+             "backend": "fbgemm"}
+    return _write_quantized_layer(lowering, q, core, path, entry, x)
+
+
+# nnq.ConvTranspose1d/2d/3d packed by FBGEMM: exact (a stride-1 conv of the input with the zero point inserted
+# between its values, as docs/numerics.md shows); in PT2E graphs, dq -> conv_transpose [-> relu] -> q.
+_module(
+    "QuantizedConvTranspose", ["dims", "relu", *_CONV_TRANSPOSE_FIELDS[1:-2], "scale", "zero_point", "weight", "bias",
+                               "backend"],
+    eager=lambda: {nnq.ConvTranspose1d: 1, nnq.ConvTranspose2d: 2, nnq.ConvTranspose3d: 3},
+    from_module=_quantized_conv_transpose_from_module,
+    int8=Int8Pattern(ops=_aten_conv_transposes, relu=(False, True), inputs=_conv_transpose_int8_inputs,
+                     write=_quantized_conv_transpose_from_pattern),
+    check=_check_quantized_conv_transpose,
+    numerics={"int8": "exact: int32 sums, then FBGEMM's requantization (docs/numerics.md); PT2E: within one step "
+                      "of its float reference"})
+
+
 # -- normalisation ----------------------------------------------------------------------------------------------------
 # Float only (qwasm_ops_norms.py writes them): in a PT2E graph each runs in a float region
 # (dequantize -> norm -> quantize), with PyTorch's float32 arithmetic.

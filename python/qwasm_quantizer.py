@@ -15,6 +15,9 @@ kernels; torchao's X86InductorQuantizer and XNNPACKQuantizer annotate no
 conv3d, so a video model quantized with them keeps its Conv3d layers in float):
 - conv1d / conv2d / conv3d, with a following ReLU fused (prepare_pt2e has
   already folded a following BatchNorm into the conv's weight and bias);
+- conv_transpose1d / 2d / 3d, with a following ReLU fused, its weight
+  [in, out / groups, *kernel] per channel on axis 1 (the output channels)
+  when the weight spec is per channel;
 - linear, with a following ReLU fused;
 - add of two tensors, with a following ReLU fused;
 - cat (every input shares the first one's qparams, as PyTorch's quantized cat
@@ -35,6 +38,8 @@ range is both correct and more precise.)
 
 Depends on torch and torchao (pip install torchao).
 """
+
+import dataclasses
 
 import torch
 from torch.fx import Node
@@ -75,6 +80,7 @@ def weight_qspec():
 
 
 _CONVS = {aten.conv1d.default, aten.conv2d.default, aten.conv3d.default}
+_CONV_TRANSPOSES = {aten.conv_transpose1d.default, aten.conv_transpose2d.input, aten.conv_transpose3d.input}
 _LINEARS = {aten.linear.default}
 _RELUS = {aten.relu.default, aten.relu_.default}
 _ADDS = {aten.add.Tensor, aten.add_.Tensor}
@@ -133,6 +139,8 @@ class QwasmQuantizer(Quantizer):
                 continue
             if n.target in _CONVS or n.target in _LINEARS:
                 self._weighted(n)
+            elif n.target in _CONV_TRANSPOSES:
+                self._weighted(n, self._transposed_weight())
             elif n.target in _ADDS:
                 self._add(n)
             elif n.target in _CATS:
@@ -144,12 +152,20 @@ class QwasmQuantizer(Quantizer):
     def validate(self, model: torch.fx.GraphModule) -> None:
         pass
 
-    def _weighted(self, n):
+    def _transposed_weight(self):
+        """The weight spec for a transposed conv's [in, out / groups, *kernel] weight: per channel on the
+        output channels' axis, 1 (as torch.ao's own recipes for ConvTranspose; qwasm requantizes per output
+        channel, and a scale per input channel could not be one requantization)."""
+        if self.weight.qscheme in (torch.per_channel_symmetric, torch.per_channel_affine):
+            return dataclasses.replace(self.weight, ch_axis=1)
+        return self.weight
+
+    def _weighted(self, n, weight=None):
         x, w = n.args[0], n.args[1]
         bias = n.args[2] if len(n.args) > 2 else None
         if not (isinstance(x, Node) and isinstance(w, Node) and _is_float_tensor(x)):
             return
-        inputs = {x: self.activation, w: self.weight}
+        inputs = {x: self.activation, w: weight or self.weight}
         if isinstance(bias, Node):
             inputs[bias] = None  # the bias stays float32, as in PyTorch's quantized conv and linear
         relu = _fused_relu(n)

@@ -12,7 +12,7 @@ some set torch's thread count, which later ones inherit.
 """
 import argparse
 
-from generators import (bias_rounding, conv3d, depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer, io_fixtures, memory_formats,
+from generators import (bias_rounding, conv3d, conv_transpose, conv_transpose_int8, depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer, io_fixtures, memory_formats,
                         models, norms, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_clip,
                         video_resnets, video_transforms, zero_size, zoo3d)
 from generators.common import set_output_dir, with_engine, write
@@ -54,6 +54,12 @@ FAMILIES = {
                                                  + export_zoo.float_add_cases()),
     # nn.Hardtanh in exported models: the op that shows adding one (docs/adding-an-op.md)
     "hardtanh": lambda: write("hardtanh.json", hardtanh.hardtanh_cases()),
+    # float transposed convs (nn.ConvTranspose*, aten.conv_transpose*): layers and a MONAI decoder block
+    "conv_transpose": lambda: write("conv_transpose.json", conv_transpose.conv_transpose_cases()),
+    # nnq.ConvTranspose1d/2d/3d from the eager flow, bit for bit; under x86, those PyTorch packs for FBGEMM
+    "conv_transpose_int8": lambda: write("conv_transpose_int8.json", conv_transpose_int8.conv_transpose_int8_cases()),
+    "conv_transpose_int8_x86": lambda: with_engine("x86", lambda: write(
+        "conv_transpose_int8_x86.json", conv_transpose_int8.conv_transpose_int8_cases("x86"))),
     # InstanceNorm / GroupNorm / LayerNorm in float models and PT2E float regions
     "norms": lambda: write("norms.json", norms.norms_cases()),
     "strides": lambda: write("strides.json", strides.stride_cases()),

@@ -147,7 +147,8 @@ ZOO = [
              Size(lambda: _monai("UNet")(3, 1, 2, (16, 32, 64, 128, 256), (2, 2, 2, 2), num_res_units=2),
                   (1, 1, 96, 96, 96))),
     ZooModel("monai_basicunet", SEG, "MONAI BasicUNet (instance norm, LeakyReLU, transposed convs, pad)",
-             Size(lambda: _monai("BasicUNet")(3, 1, 3, features=(8, 8, 16, 16, 32, 8)), (1, 1, 16, 16, 16)),
+             # 32: four halvings of 16 leave one voxel, which an instance norm refuses (as PyTorch does)
+             Size(lambda: _monai("BasicUNet")(3, 1, 3, features=(8, 8, 16, 16, 32, 8)), (1, 1, 32, 32, 32)),
              Size(lambda: _monai("BasicUNet")(3, 1, 2), (1, 1, 96, 96, 96))),
     ZooModel("monai_dynunet", SEG, "MONAI DynUNet, nnU-Net's architecture (instance norm, LeakyReLU)",
              Size(lambda: _monai("DynUNet")(3, 1, 3, [3, 3, 3], [1, 2, 2], [2, 2], filters=[8, 16, 32]),

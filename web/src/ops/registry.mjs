@@ -18,6 +18,7 @@ import * as activations from './activations.mjs';
 import * as arithmetic from './arithmetic.mjs';
 import * as batchnorm from './batchnorm.mjs';
 import * as conv from './conv.mjs';
+import * as convTranspose from './conv-transpose.mjs';
 import * as linear from './linear.mjs';
 import * as normalization from './normalization.mjs';
 import * as pooling from './pooling.mjs';
@@ -32,6 +33,7 @@ const TABLES = opTables({
   arithmetic,
   batchnorm,
   conv,
+  convTranspose,
   linear,
   normalization,
   pooling,
