@@ -12,8 +12,9 @@
   InstanceNorm3d -> ReLU, as MONAI's UNet, BasicUNet and DynUNet build theirs
   with monai.networks.blocks.Convolution), MONAI's SegResNet encoder
   (GroupNorm -> ReLU -> Conv3d residual blocks; its decoder needs trilinear
-  upsampling, another family), a LayerNorm over the last dimension, and
-  instance_norm on running statistics;
+  upsampling, another family), a LayerNorm over the last dimension,
+  instance_norm on running statistics, and MONAI's whole UNet (with ReLU for
+  its PReLU, another family; its decoder's ConvTranspose3d from main);
 - eager-quantized models (prepare / convert under fbgemm): PyTorch's
   quantized modules nnq.InstanceNorm1d/2d/3d, nnq.GroupNorm, nnq.LayerNorm on
   quint8, and a GroupNorm whose biases sit on ties of its output scale.
@@ -137,6 +138,19 @@ class _RunningStats(nn.Module):
         return self.lnorm(self.gnorm(torch.relu(self.inorm(self.conv(x)))))
 
 
+class _MonaiUNet(nn.Module):
+    """MONAI's UNet (Conv3d -> InstanceNorm3d -> ReLU down, ConvTranspose3d up, skip connections by cat)
+    with ReLU for its default PReLU, which another family adds."""
+
+    def __init__(self):
+        super().__init__()
+        from monai.networks.nets import UNet
+        self.net = UNet(3, 1, 2, (8, 16, 32), (2, 2), act="RELU")
+
+    def forward(self, x):
+        return self.net(x)
+
+
 class _TokenMixer(nn.Module):
     """A LayerNorm over the last dimension between two linears (a transformer block's shape)."""
 
@@ -159,6 +173,7 @@ def _pt2e_cases(export, rng):
         ("LayerNorm between linears", _TokenMixer, (4, 24)),
         ("InstanceNorm2d on running statistics, GroupNorm without affine, LayerNorm without bias",
          _RunningStats, (1, 3, 7, 9)),
+        ("MONAI UNet (ReLU; InstanceNorm3d, ConvTranspose3d, cat)", _MonaiUNet, (1, 1, 16, 16, 16)),
     ]
     cases = []
     for i, (name, build, shape) in enumerate(specs):

@@ -4,7 +4,7 @@
 // rows long enough for Welford's cascade), and PT2E graphs whose convs and
 // linears run in int8 with each norm in a float region (a U-Net encoder of
 // MONAI Convolution blocks, MONAI's SegResNet encoder, a LayerNorm between
-// linears); and eager-quantized models whose norms are PyTorch's quantized
+// linears, MONAI's whole UNet with ReLU); and eager-quantized models whose norms are PyTorch's quantized
 // modules (nnq.InstanceNorm3d / 2d / 1d, nnq.GroupNorm, nnq.LayerNorm, on
 // quint8). Every element is PyTorch's to the bit, with both ISAs.
 import { readFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ afterEach(() => qwasm.setKernelIsa('auto'));
 test('the golden file has the float, the PT2E and the eager cases', () => {
   const kinds = golden.cases.map((c) => c.name.split(':')[0]);
   expect(kinds.filter((k) => k === 'float').length).toBe(6);
-  expect(kinds.filter((k) => k === 'pt2e').length).toBe(4);
+  expect(kinds.filter((k) => k === 'pt2e').length).toBe(5);
   expect(kinds.filter((k) => k === 'eager').length).toBe(3);
 });
 
