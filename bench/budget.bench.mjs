@@ -63,7 +63,31 @@ const bn = {
   running_mean: 'm',
   running_var: 'v',
 };
+// The normalisations: over the channels' spatial rows, groups of 4 channels, and the last dimension.
+const norms = (quantized) => {
+  const out = quantized ? { scale: 0.05, zero_point: 128 } : {};
+  const prefix = quantized ? 'Quantized' : '';
+  const running = quantized ? {} : { running_mean: null, running_var: null };
+  return {
+    in: {
+      type: `${prefix}InstanceNorm`,
+      dims: 3,
+      num_features: C,
+      eps: 1e-5,
+      weight: 'g',
+      bias: 'b',
+      ...running,
+      ...out,
+    },
+    gn: { type: `${prefix}GroupNorm`, num_groups: C / 4, num_channels: C, eps: 1e-5, weight: 'gg', bias: 'gb', ...out },
+    ln: { type: `${prefix}LayerNorm`, normalized_shape: [X[4]], eps: 1e-5, weight: 'lg', bias: 'lb', ...out },
+  };
+};
 const tensors = {
+  lg: { dtype: 'F32', shape: [X[4]], data: floats(X[4]) },
+  gg: { dtype: 'F32', shape: [C], data: floats(C) },
+  gb: { dtype: 'F32', shape: [C], data: floats(C) },
+  lb: { dtype: 'F32', shape: [X[4]], data: floats(X[4]) },
   cw: { dtype: 'I8', shape: [C, C, 3, 3, 3], data: floats(C * C * 27, 60).map(Math.round) },
   fw: { dtype: 'F32', shape: [C, C, 3, 3, 3], data: floats(C * C * 27, 0.1) },
   lw: { dtype: 'I8', shape: [512, 512], data: floats(512 * 512, 60).map(Math.round) },
@@ -217,6 +241,11 @@ const CASES = [
       body: [callModule('r'), callModule('r6'), callFn('relu'), callMethod('relu'), callModule('bn')],
     },
   ],
+  ...[false, true].map((quantized) => [
+    `${quantized ? 'quantized' : 'float'} InstanceNorm, GroupNorm, LayerNorm`,
+    X,
+    { quantized, modules: norms(quantized), body: [callModule('in'), callModule('gn'), callModule('ln')] },
+  ]),
   [
     'float activations (LeakyReLU, Hardswish, Sigmoid, Tanh, SiLU, ELU, GELU, Softplus, Mish)',
     X,

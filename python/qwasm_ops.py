@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Union
 
 import qwasm_ops_activations as _activations
+import qwasm_ops_norms as _norms
 from qwasm_format import OPS_DOC, ExportError, check_finite, check_scale, check_zero_point, float32_scalar, ints
 
 try:
@@ -1266,6 +1267,46 @@ _module("Upsample", _INTERPOLATE_OPTIONS,
 _function("interpolate", 6, _INTERPOLATE_OPTIONS, traced=lambda: (F.interpolate,), eager_args=_interpolate_args,
           pt2e=ValueLowering(ops=_aten_nearest, write=_interpolate_from_aten, on_integers=True),
           numerics=_RESAMPLE_NUMERICS)
+
+
+# -- normalisation ----------------------------------------------------------------------------------------------------
+# Float only (qwasm_ops_norms.py writes them): in a PT2E graph each runs in a float region
+# (dequantize -> norm -> quantize), with PyTorch's float32 arithmetic.
+_NORM_FLOAT = {"float": "bit for bit: PyTorch's float32 steps in its CPU kernel's order (Welford's cascade, "
+                        "fused multiply-adds; docs/numerics.md)"}
+_NORM_INT8 = {"int8": "exact: PyTorch's quantized kernel (integer sums, its float32 steps, the output's "
+                      "quantize; docs/numerics.md)"}
+
+_module("InstanceNorm", ["dims", "num_features", "eps", "weight", "bias", "running_mean", "running_var"],
+        eager=lambda: {nn.InstanceNorm1d: 1, nn.InstanceNorm2d: 2, nn.InstanceNorm3d: 3},
+        from_module=_norms.instance_norm_from_module,
+        pt2e=ValueLowering(ops=lambda: {aten.instance_norm.default: None},
+                           write=_norms.instance_norm_from_aten, on_integers=False),
+        check=_norms.check_eps, numerics=_NORM_FLOAT)
+_module("GroupNorm", ["num_groups", "num_channels", "eps", "weight", "bias"],
+        eager=lambda: {nn.GroupNorm: None}, from_module=_norms.group_norm_from_module,
+        pt2e=ValueLowering(ops=lambda: {aten.group_norm.default: None, aten.native_group_norm.default: None},
+                           write=_norms.group_norm_from_aten, on_integers=False),
+        check=_norms.check_eps, numerics=_NORM_FLOAT)
+_module("LayerNorm", ["normalized_shape", "eps", "weight", "bias"],
+        eager=lambda: {nn.LayerNorm: None}, from_module=_norms.layer_norm_from_module,
+        pt2e=ValueLowering(ops=lambda: {aten.layer_norm.default: None, aten.native_layer_norm.default: None},
+                           write=_norms.layer_norm_from_aten, on_integers=False),
+        check=_norms.check_eps, numerics=_NORM_FLOAT)
+
+
+# The eager flow's quantized modules (quantized::instance_norm, group_norm, layer_norm on quint8).
+_check_quantized_norm = _norms.check_quantized_norm(check_scale, check_zero_point)
+_module("QuantizedInstanceNorm", ["dims", "num_features", "eps", "weight", "bias", "scale", "zero_point"],
+        eager=lambda: {nnq.InstanceNorm1d: 1, nnq.InstanceNorm2d: 2, nnq.InstanceNorm3d: 3},
+        from_module=_norms.quantized_instance_norm_from_module, check=_check_quantized_norm,
+        numerics=_NORM_INT8)
+_module("QuantizedGroupNorm", ["num_groups", "num_channels", "eps", "weight", "bias", "scale", "zero_point"],
+        eager=lambda: {nnq.GroupNorm: None}, from_module=_norms.quantized_group_norm_from_module,
+        check=_check_quantized_norm, numerics=_NORM_INT8)
+_module("QuantizedLayerNorm", ["normalized_shape", "eps", "weight", "bias", "scale", "zero_point"],
+        eager=lambda: {nnq.LayerNorm: None}, from_module=_norms.quantized_layer_norm_from_module,
+        check=_check_quantized_norm, numerics=_NORM_INT8)
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------

@@ -14,9 +14,9 @@ import argparse
 
 from generators import (activations, bias_rounding, conv3d, conv_transpose, conv_transpose_int8,
                         depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer,
-                        io_fixtures, memory_formats, models, numeric_suite, observers, pools, pt2e, qops, quantize,
-                        reductions, requant_engines, resample, strides, video_clip, video_resnets, video_transforms,
-                        zero_size, zoo3d)
+                        io_fixtures, memory_formats, models, norms, numeric_suite, observers, pools, pt2e, qops,
+                        quantize, reductions, requant_engines, resample, strides, video_clip, video_resnets,
+                        video_transforms, zero_size, zoo3d)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -64,6 +64,8 @@ FAMILIES = {
         "conv_transpose_int8_x86.json", conv_transpose_int8.conv_transpose_int8_cases("x86"))),
     # the element-wise activations: float, and int8 by table in PT2E graphs (needs torchao)
     "activations": lambda: write("activations.json", *activations.activations_cases()),
+    # InstanceNorm / GroupNorm / LayerNorm in float models and PT2E float regions
+    "norms": lambda: write("norms.json", norms.norms_cases()),
     "strides": lambda: write("strides.json", strides.stride_cases()),
     # PyTorch's numeric suite on the video ResNets (after video_resnets: it checks their exported files)
     "numeric_suite": lambda: write("numeric_suite.json", numeric_suite.numeric_suite_cases()),

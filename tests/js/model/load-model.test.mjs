@@ -403,6 +403,17 @@ test.each(['pt2e_small_cnn_xnnpack', 'pt2e_small_cnn_x86_inductor'])(
   },
 );
 
+// The normalisations (norms.json): float norms, the eager flow's quantized ones, a PT2E graph of both.
+test.each([
+  ['norms_float_0', [2, 4, 3, 5, 6]],
+  ['norms_eager_0', [2, 2, 4, 6, 70]],
+  ['norms_pt2e_3', [2, 3, 7, 9]],
+])('fuzz: 100 corrupted %s files load or fail with an Error; none crashes, hangs or leaks', (name, shape) => {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const x = { data: Float32Array.from({ length: n }, (_, i) => Math.sin(i)), shape };
+  fuzz(name, fileOf(`exported/${name}.qwasm.safetensors`), x, 100);
+});
+
 test('profile(x) times every node and bounds the heap of one forward', () => {
   const c = golden.cases[0];
   const model = qwasm.io.loadModel(fileOf(c.file));

@@ -21,6 +21,7 @@ import * as conv from './conv.mjs';
 import * as convTranspose from './conv-transpose.mjs';
 import * as elementwise from './elementwise.mjs';
 import * as linear from './linear.mjs';
+import * as normalization from './normalization.mjs';
 import * as pooling from './pooling.mjs';
 import * as quantize from './quantize.mjs';
 import * as reductions from './reductions.mjs';
@@ -38,6 +39,7 @@ const TABLES = opTables({
   convTranspose,
   elementwise,
   linear,
+  normalization,
   pooling,
   quantize,
   reductions,

@@ -29,6 +29,11 @@ export const WORK_PER_ELEMENT = Object.freeze({
   floatActivationElement: 4096,
   /** Quantized max and average pools: per window element read. */
   poolWindowElement: 48,
+  /**
+   * InstanceNorm, GroupNorm and LayerNorm, float and quantized (in JS, a fused multiply-add emulated per
+   * element and per Welford step): per element. Measured (bench/budget.bench.mjs): 40-90 ns per element.
+   */
+  normElement: 2048,
   /** Float max and average pools: per window element read. */
   floatPoolWindowElement: 200,
   /** Adaptive average pools: per window element read (an upsampling pool reads one or two per output). */

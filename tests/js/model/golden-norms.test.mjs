@@ -1,0 +1,134 @@
+// InstanceNorm1d/2d/3d, GroupNorm and LayerNorm in exported models
+// (tests/golden/norms.json, from PyTorch 2.15): float models of norms only
+// (affine or not, running statistics, a constant instance, -0, NaN and +-Inf,
+// rows long enough for Welford's cascade), and PT2E graphs whose convs and
+// linears run in int8 with each norm in a float region (a U-Net encoder of
+// MONAI Convolution blocks, MONAI's SegResNet encoder, a LayerNorm between
+// linears, MONAI's whole UNet with ReLU); and eager-quantized models whose norms are PyTorch's quantized
+// modules (nnq.InstanceNorm3d / 2d / 1d, nnq.GroupNorm, nnq.LayerNorm, on
+// quint8). Every element is PyTorch's to the bit, with both ISAs.
+import { readFileSync } from 'node:fs';
+import * as qwasm from '../../../web/src/index.node.mjs';
+import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
+
+const golden = loadGolden('norms.json');
+const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../../golden/${name}`, import.meta.url)));
+const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
+
+beforeAll(() => initGolden(qwasm, golden));
+afterEach(() => qwasm.setKernelIsa('auto'));
+
+test('the golden file has the float, the PT2E and the eager cases', () => {
+  const kinds = golden.cases.map((c) => c.name.split(':')[0]);
+  expect(kinds.filter((k) => k === 'float').length).toBe(6);
+  expect(kinds.filter((k) => k === 'pt2e').length).toBe(5);
+  expect(kinds.filter((k) => k === 'eager').length).toBe(3);
+});
+
+describe.each(['wasmsimd', 'scalar'])('%s kernels', (isa) => {
+  test.each(golden.cases.map((c) => [c.name, c]))('%s', (_, c) => {
+    qwasm.setKernelIsa(isa);
+    const heap = qwasm.heapInUse();
+    const model = qwasm.io.loadModel(fileOf(c.file));
+    const y = model.forward(tensorOf(c.x));
+    model.dispose();
+    expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y), { anyNaN: true }) }).toEqual({
+      shape: c.y.shape,
+      firstBitDifference: -1,
+    });
+    expect(qwasm.heapInUse()).toBe(heap);
+  });
+});
+
+/** The file with its graph's module `name` edited by `edit(entry)`. */
+function withModule(file, name, edit) {
+  const bytes = fileOf(file);
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  const graph = JSON.parse(header.__metadata__.graph);
+  edit(graph.modules[name]);
+  header.__metadata__.graph = JSON.stringify(graph);
+  const text = new TextEncoder().encode(JSON.stringify(header).padEnd(n, ' '));
+  if (text.length !== n) throw new Error('the edit must not lengthen the header');
+  const edited = new Uint8Array(bytes);
+  edited.set(text, 8);
+  return edited;
+}
+
+const moduleNames = (file) => {
+  const bytes = fileOf(file);
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  return Object.entries(JSON.parse(header.__metadata__.graph).modules).map(([k, v]) => [k, v.type]);
+};
+
+test('the files hold each norm type, and the PT2E graphs their int8 layers', () => {
+  const types = new Set(golden.cases.flatMap((c) => moduleNames(c.file).map(([, t]) => t)));
+  const all = ['InstanceNorm', 'GroupNorm', 'LayerNorm', 'QuantizedConv', 'QuantizedLinear'];
+  for (const t of [...all, 'QuantizedInstanceNorm', 'QuantizedGroupNorm', 'QuantizedLayerNorm']) {
+    expect(types.has(t)).toBe(true);
+  }
+});
+
+describe('hostile entries are refused at load, naming the module', () => {
+  const file = 'exported/norms_float_0.qwasm.safetensors';
+  const names = Object.fromEntries(moduleNames(file).map(([k, t]) => [t, k]));
+  test.each([
+    ['a negative eps', 'InstanceNorm', (m) => (m.eps = -1), /eps must be >= 0, got -1/],
+    ['groups that do not divide the channels', 'GroupNorm', (m) => (m.num_groups = 3), /divisible by num_groups 3/],
+    ['zero groups', 'GroupNorm', (m) => (m.num_groups = 0), /num_groups must be an integer in 1\.\./],
+    ['an empty normalized_shape', 'LayerNorm', (m) => (m.normalized_shape = []), /normalized_shape must be a list/],
+    ['a weight of the wrong shape', 'LayerNorm', (m) => (m.normalized_shape = [3, 5, 7]), /weight/],
+    ['dims 4', 'InstanceNorm', (m) => (m.dims = 4), /dims must be an integer in 1\.\.3/],
+    ['running_mean without running_var', 'InstanceNorm', (m) => (m.running_mean = m.weight), /both be tensors/],
+  ])('%s', (_, type, edit, message) => {
+    expect(() => qwasm.io.loadModel(withModule(file, names[type], edit))).toThrow(message);
+  });
+});
+
+describe('hostile quantized entries are refused at load, naming the module', () => {
+  const file = 'exported/norms_eager_0.qwasm.safetensors';
+  const names = Object.fromEntries(moduleNames(file).map(([k, t]) => [t, k]));
+  test.each([
+    ['a scale of 0', 'QuantizedGroupNorm', (m) => (m.scale = 0), /scale 0 is not a positive finite number/],
+    ['a scale that is 0 in float32', 'QuantizedLayerNorm', (m) => (m.scale = 1e-50), /not a positive finite/],
+    [
+      'a zero point of 256',
+      'QuantizedInstanceNorm',
+      (m) => (m.zero_point = 256),
+      /zero_point must be an integer in 0\.\.255/,
+    ],
+    ['a negative eps', 'QuantizedLayerNorm', (m) => (m.eps = -0.5), /eps must be >= 0/],
+  ])('%s', (_, type, edit, message) => {
+    expect(() => qwasm.io.loadModel(withModule(file, names[type], edit))).toThrow(message);
+  });
+});
+
+test("a loaded norm's forward checks its input: its kind, and data as long as its shape", () => {
+  const model = qwasm.io.loadModel(fileOf('exported/norms_float_2.qwasm.safetensors'));
+  const quantized = qwasm.io.loadModel(fileOf('exported/norms_eager_1.qwasm.safetensors'));
+  try {
+    const norm = model.layers[0];
+    expect(() => norm.forward({ data: new Float32Array(7), shape: [1, 5, 37] })).toThrow(/holds 7 elements/);
+    expect(() => norm.forward({ data: new Float32Array(2 * 4 * 37), shape: [2, 4, 37] })).toThrow(/5 channels/);
+    expect(() => quantized.gnorm.forward({ data: new Float32Array(6), shape: [1, 6] })).toThrow(/quint8 QTensor/);
+  } finally {
+    model.dispose();
+    quantized.dispose();
+  }
+});
+
+test('an input whose channels or last dimensions do not fit is refused by the planner, before anything runs', () => {
+  const c = golden.cases[0];
+  const model = qwasm.io.loadModel(fileOf(c.file));
+  try {
+    expect(() => model.forward({ data: new Float32Array(2 * 4 * 3 * 5 * 7), shape: [2, 4, 3, 5, 7] })).toThrow(
+      /LayerNorm|\[3, 5, 6\]/,
+    );
+    expect(() => model.forward({ data: new Float32Array(2 * 3 * 3 * 5 * 6), shape: [2, 3, 3, 5, 6] })).toThrow(
+      /channels/,
+    );
+  } finally {
+    model.dispose();
+  }
+});

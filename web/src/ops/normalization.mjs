@@ -1,0 +1,374 @@
+// InstanceNorm1d / 2d / 3d, GroupNorm and LayerNorm on float tensors: the
+// module types of a float model's file, and the float regions of a PT2E
+// graph (aten.instance_norm, group_norm, layer_norm); and their quantized
+// twins on quint8 QTensors (the eager flow's nnq.InstanceNorm1d/2d/3d,
+// nnq.GroupNorm, nnq.LayerNorm). PyTorch's arithmetic to the bit
+// (nn/norm-float.mjs; docs/numerics.md, "Normalisation").
+
+import { Module } from '../nn/module.mjs';
+import { groupNormFloats, instanceNormFloats, layerNormFloats, quantizedNormInts } from '../nn/norm-float.mjs';
+import { readFloatTensor } from '../runtime/args.mjs';
+import { isQTensorInstance } from '../tensors/qtensor.mjs';
+import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
+import { numel } from './abstract-values.mjs';
+import { fail, readDims, readFloat, readInt } from './format-readers.mjs';
+import { floatOutput, quantizedOutput } from './module-costs.mjs';
+import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
+
+const MAX_FEATURES = 2 ** 24;
+const shapeText = (shape) => `[${shape.join(', ')}]`;
+
+/** eps: finite and >= 0 (a negative one would take the square root of a negative variance). */
+function readEps(m, what) {
+  const eps = readFloat(m.eps, `${what}.eps`);
+  if (eps < 0) fail(`${what}.eps must be >= 0, got ${eps}`);
+  return eps;
+}
+
+/** weight and bias: each a tensor of `shape` or null (1 and 0, as PyTorch's kernels take a missing one). */
+function readAffine(m, read, what, shape) {
+  const tensor = (key) => (m[key] === null ? null : read.float32(m[key], shape, `${what}.${key}`));
+  return { weight: tensor('weight'), bias: tensor('bias') };
+}
+
+/** A float tensor's data and shape, for a loaded norm's forward (its data as long as its shape says). */
+function floatInput(x, ctx) {
+  const t = readFloatTensor(x, ctx);
+  if (t.data.length !== t.numel) {
+    throw new RangeError(`${ctx}: x.data holds ${t.data.length} elements, its shape ${shapeText(t.shape)} ${t.numel}`);
+  }
+  return { data: t.data, shape: t.shape };
+}
+
+/** Charged per element at the normalisations' rate (work-rates.mjs normElement). */
+const normCost = (x, shape) => ({ shape, work: numel(shape) * RATE.normElement, scratchBytes: 0 });
+
+// -- InstanceNorm ------------------------------------------------------------------------------------------------
+
+/** Why an InstanceNorm cannot take an input of `shape`, or null. */
+function instanceNormRefusal(info, shape) {
+  const { dims, numFeatures, checksChannels } = info;
+  if (shape.length !== dims + 2 && shape.length !== dims + 1) {
+    return `expected a ${dims + 1}-D or ${dims + 2}-D input, got shape ${shapeText(shape)}`;
+  }
+  const channels = shape[shape.length - dims - 1];
+  if (checksChannels && channels !== numFeatures) {
+    return `expected ${numFeatures} channels, got shape ${shapeText(shape)}`;
+  }
+  if (numel(shape.slice(-dims)) === 0) return `the spatial size of ${shapeText(shape)} is 0: nothing to normalise`;
+  return null;
+}
+
+class LoadedInstanceNorm extends Module {
+  #info;
+  #stats;
+  constructor(info, stats) {
+    super();
+    this.#info = info;
+    this.#stats = stats;
+  }
+  forward(x) {
+    const ctx = `InstanceNorm${this.#info.dims}d.forward(x)`;
+    const t = floatInput(x, ctx);
+    const why = instanceNormRefusal(this.#info, t.shape);
+    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
+    const dims = this.#info.dims;
+    const channels = t.shape[t.shape.length - dims - 1];
+    const inner = numel(t.shape.slice(-dims));
+    const rows = numel(t.shape) / inner; // N * C, or C unbatched
+    return { data: instanceNormFloats(t.data, rows, channels, inner, this.#stats), shape: t.shape };
+  }
+  dispose() {}
+}
+
+/** nn.InstanceNorm1d / 2d / 3d (running_mean / running_var null: the input's own statistics). */
+export const instanceNorm = {
+  modules: {
+    InstanceNorm: {
+      fields: ['dims', 'num_features', 'eps', 'weight', 'bias', 'running_mean', 'running_var'],
+      build(m, { read, what }) {
+        const info = instanceNormInfo(m, what);
+        const n = info.numFeatures;
+        const eps = readEps(m, what);
+        const { weight, bias } = readAffine(m, read, what, [n]);
+        if ((m.running_mean === null) !== (m.running_var === null)) {
+          fail(`${what}: running_mean and running_var must both be tensors or both null`);
+        }
+        const running = m.running_mean !== null;
+        const runningMean = running ? read.float32(m.running_mean, [n], `${what}.running_mean`) : null;
+        const runningVar = running ? read.float32(m.running_var, [n], `${what}.running_var`) : null;
+        return new LoadedInstanceNorm(info, { weight, bias, runningMean, runningVar, eps }).eval();
+      },
+      info: (m) => instanceNormInfo(m, 'InstanceNorm'),
+      cost: (info, x) =>
+        x.kind !== 'float' || instanceNormRefusal(info, x.shape) !== null ? null : normCost(x, x.shape),
+      output: floatOutput,
+    },
+  },
+};
+
+function instanceNormInfo(m, what) {
+  const dims = readDims(m, what);
+  const numFeatures = readInt(m.num_features, `${what}.num_features`, 1, MAX_FEATURES);
+  // PyTorch checks the channels only where a per-channel tensor needs them (_InstanceNorm.forward).
+  return { dims, numFeatures, checksChannels: m.weight !== null || m.bias !== null || m.running_mean !== null };
+}
+
+// -- GroupNorm ---------------------------------------------------------------------------------------------------
+
+function groupNormRefusal(info, shape) {
+  if (shape.length < 2) return `expected an input of at least 2 dimensions [N, C, *], got shape ${shapeText(shape)}`;
+  if (shape[1] !== info.numChannels) return `expected ${info.numChannels} channels, got shape ${shapeText(shape)}`;
+  if (numel(shape) === 0) return `the input ${shapeText(shape)} is empty: nothing to normalise`;
+  return null;
+}
+
+class LoadedGroupNorm extends Module {
+  #info;
+  #params;
+  constructor(info, params) {
+    super();
+    this.#info = info;
+    this.#params = params;
+  }
+  forward(x) {
+    const ctx = 'GroupNorm.forward(x)';
+    const t = floatInput(x, ctx);
+    const why = groupNormRefusal(this.#info, t.shape);
+    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
+    const [batch, channels] = t.shape;
+    const data = groupNormFloats(t.data, batch, channels, numel(t.shape.slice(2)), this.#info.numGroups, this.#params);
+    return { data, shape: t.shape };
+  }
+  dispose() {}
+}
+
+function groupNormInfo(m, what) {
+  const numGroups = readInt(m.num_groups, `${what}.num_groups`, 1, MAX_FEATURES);
+  const numChannels = readInt(m.num_channels, `${what}.num_channels`, 1, MAX_FEATURES);
+  if (numChannels % numGroups !== 0) {
+    fail(`${what}: num_channels ${numChannels} must be divisible by num_groups ${numGroups}`);
+  }
+  return { numGroups, numChannels };
+}
+
+/** nn.GroupNorm. */
+export const groupNorm = {
+  modules: {
+    GroupNorm: {
+      fields: ['num_groups', 'num_channels', 'eps', 'weight', 'bias'],
+      build(m, { read, what }) {
+        const info = groupNormInfo(m, what);
+        const eps = readEps(m, what);
+        const { weight, bias } = readAffine(m, read, what, [info.numChannels]);
+        return new LoadedGroupNorm(info, { weight, bias, eps }).eval();
+      },
+      info: (m) => groupNormInfo(m, 'GroupNorm'),
+      cost: (info, x) => (x.kind !== 'float' || groupNormRefusal(info, x.shape) !== null ? null : normCost(x, x.shape)),
+      output: floatOutput,
+    },
+  },
+};
+
+// -- LayerNorm ---------------------------------------------------------------------------------------------------
+
+function layerNormRefusal(info, shape) {
+  const k = info.normalizedShape;
+  const tail = shape.slice(shape.length - k.length);
+  if (shape.length < k.length || tail.some((s, i) => s !== k[i])) {
+    return `expected an input whose last dimensions are ${shapeText(k)}, got shape ${shapeText(shape)}`;
+  }
+  return null;
+}
+
+class LoadedLayerNorm extends Module {
+  #info;
+  #params;
+  constructor(info, params) {
+    super();
+    this.#info = info;
+    this.#params = params;
+  }
+  forward(x) {
+    const ctx = 'LayerNorm.forward(x)';
+    const t = floatInput(x, ctx);
+    const why = layerNormRefusal(this.#info, t.shape);
+    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
+    const inner = numel(this.#info.normalizedShape);
+    const rows = numel(t.shape) / inner;
+    return { data: layerNormFloats(t.data, rows, inner, this.#params), shape: t.shape };
+  }
+  dispose() {}
+}
+
+// At most 8 normalised dimensions, each >= 1 (PyTorch refuses an empty normalized_shape's elements:
+// a row of 0 elements has no mean).
+function layerNormInfo(m, what) {
+  const k = m.normalized_shape;
+  if (!Array.isArray(k) || k.length < 1 || k.length > 8) {
+    fail(`${what}.normalized_shape must be a list of 1 to 8 sizes`);
+  }
+  const normalizedShape = k.map((s, i) => readInt(s, `${what}.normalized_shape[${i}]`, 1, 2 ** 31 - 1));
+  if (numel(normalizedShape) > 2 ** 31 - 1) fail(`${what}.normalized_shape holds more than 2^31 - 1 elements`);
+  return { normalizedShape };
+}
+
+/** nn.LayerNorm (elementwise_affine with or without bias: weight and bias both or neither). */
+export const layerNorm = {
+  modules: {
+    LayerNorm: {
+      fields: ['normalized_shape', 'eps', 'weight', 'bias'],
+      build(m, { read, what }) {
+        const info = layerNormInfo(m, what);
+        const eps = readEps(m, what);
+        const { weight, bias } = readAffine(m, read, what, info.normalizedShape);
+        return new LoadedLayerNorm(info, { weight, bias, eps }).eval();
+      },
+      info: (m) => layerNormInfo(m, 'LayerNorm'),
+      cost: (info, x) => (x.kind !== 'float' || layerNormRefusal(info, x.shape) !== null ? null : normCost(x, x.shape)),
+      output: floatOutput,
+    },
+  },
+};
+
+// -- The quantized twins (quantized::instance_norm, group_norm, layer_norm) -------------------------------------------
+
+/** The quantized kernel's input: a per-tensor quint8 QTensor, its integers in contiguous order. */
+function quantizedInput(x, ctx) {
+  if (!isQTensorInstance(x) || x.dtype !== 'quint8' || x.qscheme() !== 'per_tensor_affine') {
+    throw new TypeError(`${ctx}: x must be a per-tensor quint8 QTensor`);
+  }
+  const c = x.contiguous(); // PyTorch's kernel reads qx.contiguous()
+  try {
+    return { ints: c.intRepr(), shape: [...x.shape], scale: x.qScale(), zeroPoint: x.qZeroPoint() };
+  } finally {
+    if (c !== x) c.dispose();
+  }
+}
+
+/**
+ * A loaded quantized norm: `refusal(shape)` says why it cannot take an input,
+ * `layout(shape)` gives [rows, inner, perChannel, channels, groups] for
+ * quantizedNormInts; p holds its weight, bias, eps and output qparams.
+ */
+class LoadedQuantizedNorm extends Module {
+  #name;
+  #refusal;
+  #layout;
+  #p;
+  constructor(name, refusal, layout, p) {
+    super();
+    this.#name = name;
+    this.#refusal = refusal;
+    this.#layout = layout;
+    this.#p = p;
+  }
+  forward(x) {
+    const ctx = `${this.#name}.forward(x)`;
+    const t = quantizedInput(x, ctx);
+    const why = this.#refusal(t.shape);
+    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
+    const [rows, inner, perChannel, channels, groups] = this.#layout(t.shape);
+    const p = { ...this.#p, inputScale: t.scale, inputZeroPoint: t.zeroPoint };
+    const ints = quantizedNormInts(t.ints, rows, inner, perChannel, channels, groups, p);
+    return makePerTensorQuantizedTensor({ data: ints, shape: t.shape }, p.scale, p.zeroPoint, 'quint8');
+  }
+  dispose() {}
+}
+
+const quantizedCost = (refusal) => (info, x) =>
+  x.kind !== 'quantized' || refusal(info, x.shape) !== null ? null : normCost(x, x.shape);
+
+/** The output qparams of a quantized norm's entry (a scale positive and finite in float32, as Quantize's), with info. */
+function withOutputQParams(m, what, info) {
+  const scale = readFloat(m.scale, `${what}.scale`);
+  if (!(Math.fround(scale) > 0 && Number.isFinite(Math.fround(scale)))) {
+    fail(`${what}.scale ${scale} is not a positive finite number in float32`);
+  }
+  return { ...info, scale, zeroPoint: readInt(m.zero_point, `${what}.zero_point`, 0, 255) };
+}
+
+// quantized::instance_norm is quantized::group_norm with one group per channel, batched only (rank >= 3).
+function quantizedInstanceNormRefusal(info, shape) {
+  if (shape.length !== info.dims + 2) return `expected a ${info.dims + 2}-D input, got shape ${shapeText(shape)}`;
+  return instanceNormRefusal(info, shape);
+}
+
+/** nnq.InstanceNorm1d / 2d / 3d (always the input's own statistics). */
+export const quantizedInstanceNorm = {
+  modules: {
+    QuantizedInstanceNorm: {
+      fields: ['dims', 'num_features', 'eps', 'weight', 'bias', 'scale', 'zero_point'],
+      build(m, { read, what }) {
+        const info = withOutputQParams(m, what, { ...instanceNormInfo(m, what), checksChannels: true });
+        const { weight, bias } = readAffine(m, read, what, [info.numFeatures]);
+        const p = { weight, bias, eps: readEps(m, what), scale: info.scale, zeroPoint: info.zeroPoint };
+        const refusal = (shape) => quantizedInstanceNormRefusal(info, shape);
+        const layout = (shape) => {
+          const [batch, channels] = shape;
+          return [batch * channels, numel(shape.slice(2)), true, channels, channels];
+        };
+        return new LoadedQuantizedNorm(`QuantizedInstanceNorm${info.dims}d`, refusal, layout, p).eval();
+      },
+      info: (m) =>
+        withOutputQParams(m, 'QuantizedInstanceNorm', {
+          ...instanceNormInfo(m, 'QuantizedInstanceNorm'),
+          checksChannels: true,
+        }),
+      cost: quantizedCost(quantizedInstanceNormRefusal),
+      output: quantizedOutput,
+    },
+  },
+};
+
+/** nnq.GroupNorm. */
+export const quantizedGroupNorm = {
+  modules: {
+    QuantizedGroupNorm: {
+      fields: ['num_groups', 'num_channels', 'eps', 'weight', 'bias', 'scale', 'zero_point'],
+      build(m, { read, what }) {
+        const info = withOutputQParams(m, what, groupNormInfo(m, what));
+        const { weight, bias } = readAffine(m, read, what, [info.numChannels]);
+        const p = { weight, bias, eps: readEps(m, what), scale: info.scale, zeroPoint: info.zeroPoint };
+        const layout = (shape) => {
+          const [batch, channels] = shape;
+          return [batch * info.numGroups, numel(shape.slice(1)) / info.numGroups, true, channels, info.numGroups];
+        };
+        return new LoadedQuantizedNorm(
+          'QuantizedGroupNorm',
+          (shape) => groupNormRefusal(info, shape),
+          layout,
+          p,
+        ).eval();
+      },
+      info: (m) => withOutputQParams(m, 'QuantizedGroupNorm', groupNormInfo(m, 'QuantizedGroupNorm')),
+      cost: quantizedCost(groupNormRefusal),
+      output: quantizedOutput,
+    },
+  },
+};
+
+/** nnq.LayerNorm. */
+export const quantizedLayerNorm = {
+  modules: {
+    QuantizedLayerNorm: {
+      fields: ['normalized_shape', 'eps', 'weight', 'bias', 'scale', 'zero_point'],
+      build(m, { read, what }) {
+        const info = withOutputQParams(m, what, layerNormInfo(m, what));
+        const { weight, bias } = readAffine(m, read, what, info.normalizedShape);
+        const p = { weight, bias, eps: readEps(m, what), scale: info.scale, zeroPoint: info.zeroPoint };
+        const inner = numel(info.normalizedShape);
+        const layout = (shape) => [numel(shape) / inner, inner, false, 1, 1];
+        return new LoadedQuantizedNorm(
+          'QuantizedLayerNorm',
+          (shape) => layerNormRefusal(info, shape),
+          layout,
+          p,
+        ).eval();
+      },
+      info: (m) => withOutputQParams(m, 'QuantizedLayerNorm', layerNormInfo(m, 'QuantizedLayerNorm')),
+      cost: quantizedCost(layerNormRefusal),
+      output: quantizedOutput,
+    },
+  },
+};
