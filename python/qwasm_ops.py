@@ -741,6 +741,98 @@ _method("dequantize", 1, traced=("dequantize",),
 _method("contiguous", 1, traced=("contiguous",), numerics=_MOVES)
 
 
+# -- layout: permute, transpose, pad ---------------------------------------------------------------------------------
+# Each moves values (or fills new places with a constant): on a quantized value the integers move and the qparams
+# stay, which is dequantize -> op -> quantize with the input's qparams (a constant pad's fill is the value quantized).
+
+def _layout_ints(values, where, what):
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, int) for v in values):
+        raise ExportError(f"{where}: {what} known only at run time ({values}) is not supported; export with a "
+                          "static shape")
+    return [int(v) for v in values]
+
+
+def _permute_from_aten(lowering, n, where, x, _):
+    dims = _layout_ints(lowering.bind(n)["dims"], where, "a permutation")
+    lowering.emit(n.name, "call_function", "permute", [x, dims])
+
+
+_function("permute", 2, ["dims"], traced=lambda: (torch.permute,),
+          pt2e=ValueLowering(ops=lambda: {aten.permute.default: None}, write=_permute_from_aten, on_integers=True),
+          numerics=_MOVES)
+_method("permute", 65, traced=("permute",), numerics=_MOVES)  # x and at most 64 dims (qwasm's tensor rank)
+
+
+def _transpose_from_aten(lowering, n, where, x, _):
+    b = lowering.bind(n)
+    lowering.emit(n.name, "call_function", "transpose", [x, int(b["dim0"]), int(b["dim1"])])
+
+
+_function("transpose", 3, ["dim0", "dim1"], traced=lambda: (torch.transpose,),
+          pt2e=ValueLowering(ops=lambda: {aten.transpose.int: None}, write=_transpose_from_aten, on_integers=True),
+          numerics=_MOVES)
+_method("transpose", 3, ["dim0", "dim1"], traced=("transpose",), numerics=_MOVES)
+
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _pad_value(value, where):
+    if value is None:
+        return None
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise ExportError(f"{where}: a pad value {value!r} is not supported (a number)")
+    f = float(torch.tensor(float(value), dtype=torch.float64).to(torch.float32))
+    if not math.isfinite(f):
+        raise ExportError(f"{where}: pads with {value!r}, which is {f} as float32: the model file's JSON cannot "
+                          "hold a non-finite number")
+    return f
+
+
+def _pad_from_aten(lowering, n, where, x, variant):
+    b = lowering.bind(n)
+    if variant == "constant_pad_nd":
+        mode, value = "constant", b.get("value", 0)
+    elif variant is None:
+        mode, value = b.get("mode", "constant"), b.get("value")
+    else:
+        mode, value = variant, None
+    pad = _layout_ints(b["pad"] if "pad" in b else b["padding"], where, "a padding")
+    if mode not in _PAD_MODES:
+        raise ExportError(f"{where}: pad mode {mode!r} is not supported ({', '.join(_PAD_MODES)})")
+    lowering.emit(n.name, "call_function", "pad", [x, pad, mode, _pad_value(value, where)])
+
+
+def _check_pad(where, node):
+    args, kwargs = node["args"], node["kwargs"]
+    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+    if mode not in _PAD_MODES:
+        raise ExportError(f"{where}: pad mode {mode!r} is not supported ({', '.join(_PAD_MODES)})")
+
+
+def _pad_eager_args(node, kwargs, where):
+    args = list(node.args)
+    if len(args) > 3 or "value" in kwargs:
+        value = args.pop(3) if len(args) > 3 else kwargs.pop("value")
+        kwargs["value"] = _pad_value(value, where)
+    return args
+
+
+# PT2E: the pad on the integers needs QwasmQuantizer's shared qparams; a fill value then takes the integer
+# PyTorch's quantize gives it (qwasm's Quantize arithmetic), so the result is exactly the reference's.
+_function("pad", 4, ["pad", "mode", "value"], traced=lambda: (F.pad,), eager_args=_pad_eager_args,
+          pt2e=ValueLowering(ops=lambda: {aten.pad.default: None, aten.constant_pad_nd.default: "constant_pad_nd",
+                                          aten.reflection_pad1d.default: "reflect",
+                                          aten.reflection_pad2d.default: "reflect",
+                                          aten.reflection_pad3d.default: "reflect",
+                                          aten.replication_pad1d.default: "replicate",
+                                          aten.replication_pad2d.default: "replicate",
+                                          aten.replication_pad3d.default: "replicate"},
+                             write=_pad_from_aten, on_integers=True),
+          check=_check_pad,
+          numerics={"int8": "exact: moves the integers, qparams kept; a constant fill is the value quantized",
+                    "float": "bit for bit: moves the values; a constant fill is the value as float32"})
+
+
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------
 
 MODULE_FIELDS = {t: list(op.fields) for t, op in MODULE_OPS.items()}

@@ -19,9 +19,9 @@ conv3d, so a video model quantized with them keeps its Conv3d layers in float):
 - add of two tensors, with a following ReLU fused;
 - cat (every input shares the first one's qparams, as PyTorch's quantized cat
   needs for an exact result);
-- max / avg / adaptive-avg pools, flatten, view / reshape, dropout and a
-  lone ReLU: the output shares the input's qparams, as PyTorch's quantized
-  versions of those ops have it (the exporter runs each on the integers
+- max / avg / adaptive-avg pools, flatten, view / reshape, permute /
+  transpose, pad, dropout and a lone ReLU: the output shares the input's
+  qparams, as PyTorch's quantized versions of those ops have it (the exporter runs each on the integers
   where that is exact, and average pools as dequantize, float pool, quantize).
 
 Its qconfig is PyTorch's x86 default, as X86InductorQuantizer copies it:
@@ -87,6 +87,9 @@ _SHARED = {
     aten.adaptive_avg_pool1d.default, aten.adaptive_avg_pool2d.default, aten.adaptive_avg_pool3d.default,
     aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.dropout.default,
     aten.relu.default, aten.relu_.default, aten.clone.default, aten.contiguous.default,
+    aten.permute.default, aten.transpose.int, aten.pad.default,
+    # the conversions torch.export keeps that change nothing (qwasm_pt2e refuses any other)
+    aten.to.device, aten.to.dtype, aten.to.dtype_layout, aten._to_copy.default, aten.type_as.default,
 }
 
 

@@ -12,7 +12,7 @@ some set torch's thread count, which later ones inherit.
 """
 import argparse
 
-from generators import (bias_rounding, conv3d, depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer, io_fixtures, memory_formats,
+from generators import (bias_rounding, conv3d, depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer, io_fixtures, layout, memory_formats,
                         models, numeric_suite, observers, pools, pt2e, qops, quantize, requant_engines, strides, video_clip,
                         video_resnets, video_transforms, zero_size)
 from generators.common import set_output_dir, with_engine, write
@@ -54,6 +54,8 @@ FAMILIES = {
                                                  + export_zoo.float_add_cases()),
     # nn.Hardtanh in exported models: the op that shows adding one (docs/adding-an-op.md)
     "hardtanh": lambda: write("hardtanh.json", hardtanh.hardtanh_cases()),
+    # permute, transpose, pad and the no-op conversions, float and on the integers (PT2E, eager), and CSN
+    "layout": lambda: write("layout.json", *layout.layout_cases()),
     "strides": lambda: write("strides.json", strides.stride_cases()),
     # PyTorch's numeric suite on the video ResNets (after video_resnets: it checks their exported files)
     "numeric_suite": lambda: write("numeric_suite.json", numeric_suite.numeric_suite_cases()),

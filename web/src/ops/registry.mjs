@@ -18,6 +18,7 @@ import * as activations from './activations.mjs';
 import * as arithmetic from './arithmetic.mjs';
 import * as batchnorm from './batchnorm.mjs';
 import * as conv from './conv.mjs';
+import * as layout from './layout.mjs';
 import * as linear from './linear.mjs';
 import * as pooling from './pooling.mjs';
 import * as quantize from './quantize.mjs';
@@ -26,7 +27,7 @@ import { opTables } from './tables.mjs';
 
 export { hasTensorInput } from './tables.mjs';
 
-const TABLES = opTables({ activations, arithmetic, batchnorm, conv, linear, pooling, quantize, shapeOps });
+const TABLES = opTables({ activations, arithmetic, batchnorm, conv, layout, linear, pooling, quantize, shapeOps });
 
 /** Every descriptor: [name ('conv.conv'), descriptor]. */
 export const DESCRIPTORS = TABLES.descriptors;
