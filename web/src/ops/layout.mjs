@@ -7,7 +7,7 @@
 import { describe, MAX_RANK } from '../runtime/args.mjs';
 import { numel, reshapeDims, sameKind } from './abstract-values.mjs';
 import { arg, costOf, elementWork, NodeError, onTensor, param, shapeOf, wantInt } from './graph-calls.mjs';
-import { moveValues, padData, padPlan, permutation, permuteData, transposition } from './moves.mjs';
+import { moveValues, PAD_MODES, padData, padPlan, permutation, permuteData, transposition } from './moves.mjs';
 
 const moved = (x, shape) => costOf(sameKind(x, shape), elementWork(x, numel(shape)));
 
@@ -116,7 +116,9 @@ function checkPadConstants(args) {
   ) {
     return `pad's pad must be a list of at most ${2 * MAX_RANK} integers, got ${describe(pad)}`;
   }
-  if (mode !== undefined && typeof mode !== 'string') return `pad's mode must be a string, got ${describe(mode)}`;
+  if (mode !== undefined && !PAD_MODES.includes(mode)) {
+    return `pad's mode must be one of ${PAD_MODES.join(', ')}, got ${describe(mode)}`;
+  }
   if (value !== undefined && value !== null && typeof value !== 'number') {
     return `pad's value must be a number, got ${describe(value)}`;
   }

@@ -20,6 +20,9 @@ const stridesOf = (shape) => {
   return s;
 };
 
+// An argument in a message: an integer as written, anything else described.
+const show = (v) => (Number.isSafeInteger(v) ? String(v) : describe(v));
+
 /** A dim in [-rank, rank) as an index (a scalar counts as rank 1, as PyTorch's maybe_wrap_dim), or null. */
 export function wrapDim(dim, rank) {
   const r = Math.max(rank, 1);
@@ -35,7 +38,7 @@ export function permutation(dims, rank) {
   const out = [];
   for (const [i, d] of dims.entries()) {
     const w = wrapDim(d, rank);
-    if (w === null) return `permute: dims[${i}] = ${describe(d)} is out of range for rank ${rank}`;
+    if (w === null) return `permute: dims[${i}] = ${show(d)} is out of range for rank ${rank}`;
     if (out.includes(w)) return `permute: dim ${w} repeated in dims [${dims.join(', ')}]`;
     out.push(w);
   }
@@ -47,7 +50,7 @@ export function transposition(dim0, dim1, rank) {
   const a = wrapDim(dim0, rank);
   const b = wrapDim(dim1, rank);
   if (a === null || b === null) {
-    return `transpose: dims ${describe(dim0)}, ${describe(dim1)} out of range for rank ${rank}`;
+    return `transpose: dims ${show(dim0)}, ${show(dim1)} out of range for rank ${rank}`;
   }
   const perm = Array.from({ length: rank }, (_, i) => i);
   if (rank > 0) [perm[a], perm[b]] = [perm[b], perm[a]];
@@ -96,7 +99,8 @@ function stridedCopy(data, outShape, strides) {
   return out;
 }
 
-const PAD_MODES = ['constant', 'reflect', 'replicate', 'circular'];
+/** F.pad's modes. */
+export const PAD_MODES = ['constant', 'reflect', 'replicate', 'circular'];
 
 /**
  * F.pad's output shape and, per padded dim, the input index of each output
