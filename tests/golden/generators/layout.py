@@ -13,6 +13,8 @@ torch.export leaves) in exported models (exported/layout_*.qwasm.safetensors).
 - "eager int8" / "eager float": torch.fx's x.permute / torch.permute /
   x.transpose / torch.transpose / F.pad on QTensors of an eager-quantized model,
   and on floats: bit for bit.
+- MONAI's HighResNet (pad of the channels, x.to(device)) through PT2E: the
+  per-voxel argmax and the logits within 2 steps.
 - "csn": pytorchvideo's CSN (create_csn, model_depth 50, stem width 8, 8x64x64
   clips) through PT2E with QwasmQuantizer: its head permutes the pooled
   features to channels-last, runs the linear, and permutes back.
@@ -250,5 +252,29 @@ def layout_cases():
             clips.append({"input": {"lcg": seed, "shape": list(shape)}, "y": arr(m(lcg_clip(seed, shape)).numpy())})
     cases.append({"name": "pytorchvideo CSN (depth 50, stem width 8) through PT2E", "kind": "quantized model",
                   "file": fname, "clips": clips, "output_qparams": _output_qparams(m), "layers": []})
+
+    # MONAI's HighResNet (at half its default widths), through PT2E: its ChannelPad pads the channels
+    # (aten.pad), and each block converts with x.to(device) (aten.to.device, a no-op).
+    from monai.networks.nets import HighResNet
+    torch.manual_seed(SEED % 1000 + 92)
+    layers = ({"name": "conv_0", "n_features": 8, "kernel_size": 3},
+              {"name": "res_1", "n_features": 8, "kernels": (3, 3), "repeat": 3},
+              {"name": "res_2", "n_features": 16, "kernels": (3, 3), "repeat": 3},
+              {"name": "res_3", "n_features": 32, "kernels": (3, 3), "repeat": 3},
+              {"name": "conv_1", "n_features": 40, "kernel_size": 1},
+              {"name": "conv_2", "kernel_size": 1})
+    net = HighResNet(3, 1, 2, layer_params=layers).eval()
+    shape = (1, 1, 16, 16, 16)
+    calibration = [lcg_clip(9600 + i, shape) for i in range(2)]
+    m = _pt2e(net, calibration, calibration[0])
+    assert _on_integers(m, {aten.pad.default}) == 2
+    fname = "exported/layout_highresnet.qwasm.safetensors"
+    export(m, calibration[0], output_path(fname))
+    clips = []
+    for seed in (9700, 9701):
+        with torch.no_grad():
+            clips.append({"input": {"lcg": seed, "shape": list(shape)}, "y": arr(m(lcg_clip(seed, shape)).numpy())})
+    cases.append({"name": "MONAI HighResNet (half widths) through PT2E", "kind": "segmentation", "file": fname,
+                  "clips": clips, "output_qparams": _output_qparams(m), "layers": []})
 
     return cases, {"refused_dtype_change": _refuses_dtype_change()}

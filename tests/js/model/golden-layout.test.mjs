@@ -8,6 +8,17 @@
 //   and pytorchvideo's CSN: per layer at most 1 step on at most 1% of the
 //   elements, end to end the top-1 class equal and every output within 2 steps
 //   (the pt2e family's bounds, docs/numerics.md); the ops themselves are exact.
+// - "segmentation": MONAI's HighResNet through PT2E, which needs the pads and
+//   the x.to(device) conversions: it loads, its pads run on the integers, and
+//   the per-voxel argmax is PyTorch's on most voxels. It misses issue 32's
+//   bounds (argmax equal on >= 99.9% of voxels, every logit within 2 steps),
+//   and not through these ops: each of its 21 quantized convs agrees with
+//   PyTorch's reference within the pt2e family's per-layer bound (0 or 1
+//   element 1 step off per layer, measured on both clips), but through its
+//   dilated residual blocks those single steps spread (clip 1: 1 element off
+//   after the third conv, 23% of the elements of the last block, 27% of the
+//   logits, up to 8 steps; 32 of 4096 labels differ). That test is marked
+//   failing (test.failing): it tells when the conv numerics close the gap.
 import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
 import { decode, firstBitDifference, initGolden, lcgBytes, loadGolden } from '../util.mjs';
@@ -35,6 +46,7 @@ const runsOf = (c) =>
 const argmax = (a) => a.reduce((best, v, i) => (v > a[best] ? i : best), 0);
 const exact = golden.cases.filter((c) => c.kind === 'exact');
 const quantizedModels = golden.cases.filter((c) => c.kind === 'quantized model');
+const segmentation = golden.cases.filter((c) => c.kind === 'segmentation');
 
 test('the golden file covers PT2E on the integers, PT2E float, eager float and int8, convs and CSN', () => {
   expect(golden.cases.map((c) => c.name.split(':')[0].split(' (')[0])).toEqual([
@@ -44,6 +56,7 @@ test('the golden file covers PT2E on the integers, PT2E float, eager float and i
     'eager float',
     'eager int8',
     'pytorchvideo CSN',
+    'MONAI HighResNet',
   ]);
 });
 
@@ -97,6 +110,81 @@ describe.each(['wasmsimd', 'scalar'])('%s kernels', (isa) => {
   });
 });
 
+// Per voxel (batch b, spatial index v) of an [N, C, ...] output: the class with the largest logit.
+function voxelArgmax(a, shape) {
+  const [n, classes] = shape;
+  const voxels = a.length / (n * classes);
+  const out = new Int32Array(n * voxels);
+  for (let b = 0; b < n; b++) {
+    for (let v = 0; v < voxels; v++) {
+      let best = 0;
+      for (let k = 1; k < classes; k++) {
+        if (a[(b * classes + k) * voxels + v] > a[(b * classes + best) * voxels + v]) best = k;
+      }
+      out[b * voxels + v] = best;
+    }
+  }
+  return out;
+}
+
+// The agreement of a segmentation output with PyTorch's: logits off (in output steps) and voxel labels that differ.
+function segmentationAgreement(c, isa) {
+  qwasm.setKernelIsa(isa);
+  const model = load(c);
+  try {
+    return runsOf(c).map(([x, wantArray]) => {
+      const y = model.forward(x);
+      const want = decode(wantArray);
+      const step = c.output_qparams.scale;
+      let steps = 0;
+      let off = 0;
+      for (let j = 0; j < want.length; j++) {
+        const d = Math.abs(Math.round(y.data[j] / step) - Math.round(want[j] / step));
+        if (d > 0) off++;
+        steps = Math.max(steps, d);
+      }
+      const got = voxelArgmax(y.data, y.shape);
+      const expected = voxelArgmax(want, wantArray.shape);
+      const differ = got.filter((v, k) => v !== expected[k]).length;
+      return { shape: y.shape, want: wantArray.shape, steps, off, logits: want.length, differ, voxels: got.length };
+    });
+  } finally {
+    model.dispose();
+  }
+}
+
+describe.each(segmentation.map((c) => [c.name, c]))('%s', (name, c) => {
+  test('loads: its pads run on the integers, its x.to(device) conversions are no nodes', () => {
+    const model = load(c);
+    try {
+      const pads = model.nodes.filter((n) => n.target === 'pad');
+      expect(pads.map((n) => n.output.dtype)).toEqual(['quint8', 'quint8']);
+      expect(model.nodes.filter((n) => /^to(_\d+)?$/.test(n.name))).toEqual([]);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  test.each(['wasmsimd', 'scalar'])("the output has PyTorch's shape; the two ISAs agree (%s)", (isa) => {
+    const runs = segmentationAgreement(c, isa);
+    for (const [i, r] of runs.entries()) {
+      console.log(
+        `${name} (${isa}) clip ${i}: ${r.off} of ${r.logits} logits off (at most ${r.steps} steps), ` +
+          `${r.differ} of ${r.voxels} voxel labels differ`,
+      );
+      expect(r.shape).toEqual(r.want);
+    }
+    if (isa === 'scalar') expect(runs).toEqual(segmentationAgreement(c, 'wasmsimd'));
+  });
+
+  // Issue 32's bounds, missed by the conv chain's spread (the header comment): passes while they are missed.
+  test.failing("issue 32's bounds: the per-voxel argmax on >= 99.9% of voxels, every logit within 2 steps", () => {
+    for (const r of segmentationAgreement(c, 'wasmsimd')) {
+      expect({ labels: r.differ <= r.voxels / 1000, logits: r.steps <= 2 }).toEqual({ labels: true, logits: true });
+    }
+  });
+});
+
 test.each(quantizedModels.filter((c) => c.layers.length > 0).map((c) => [c.name, c]))(
   '%s: per layer on PyTorch quantized input, same qparams, at most 1 step on at most 1%%',
   (_, c) => {
@@ -139,7 +227,7 @@ test.each(quantizedModels.filter((c) => c.layers.length > 0).map((c) => [c.name,
 );
 
 test('the layout ops of the PT2E graphs run on the integers: no dequantize before them', () => {
-  for (const c of golden.cases.filter((k) => k.name.startsWith('pt2e int8') || k.name.startsWith('pytorchvideo'))) {
+  for (const c of golden.cases.filter((k) => k.kind !== 'exact' || k.name.startsWith('pt2e int8'))) {
     const model = load(c);
     try {
       const nodes = model.nodes;
