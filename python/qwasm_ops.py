@@ -833,6 +833,129 @@ _function("pad", 4, ["pad", "mode", "value"], traced=lambda: (F.pad,), eager_arg
                     "float": "bit for bit: moves the values; a constant fill is the value as float32"})
 
 
+# Squeeze and unsqueeze change the shape only; slice / select / narrow, expand, repeat and flip copy selected
+# values; split / chunk are written as one slice per item read (their getitem nodes); stack of float values (or
+# of quantized values sharing their qparams, in the eager flow).
+
+def _squeeze_from_aten(lowering, n, where, x, variant):
+    b = lowering.bind(n)
+    dims = [] if variant == "all" else [int(b["dim"])] if variant == "dim" else [[int(d) for d in b["dim"]]]
+    lowering.emit(n.name, "call_function", "squeeze", [x, *dims])
+
+
+_function("squeeze", 2, ["dim"], traced=lambda: (torch.squeeze,),
+          pt2e=ValueLowering(ops=lambda: {aten.squeeze.default: "all", aten.squeeze.dim: "dim",
+                                          aten.squeeze.dims: "dims"},
+                             write=_squeeze_from_aten, on_integers=True),
+          numerics=_MOVES)
+_method("squeeze", 2, ["dim"], traced=("squeeze",), numerics=_MOVES)
+
+
+def _unsqueeze_from_aten(lowering, n, where, x, _):
+    lowering.emit(n.name, "call_function", "unsqueeze", [x, int(lowering.bind(n)["dim"])])
+
+
+_function("unsqueeze", 2, ["dim"], traced=lambda: (torch.unsqueeze,),
+          pt2e=ValueLowering(ops=lambda: {aten.unsqueeze.default: None}, write=_unsqueeze_from_aten,
+                             on_integers=True),
+          numerics=_MOVES)
+_method("unsqueeze", 2, ["dim"], traced=("unsqueeze",), numerics=_MOVES)
+
+_SAFE = 2**53 - 1  # JSON numbers past this lose digits; a slice bound clamps to the size anyway
+
+
+def _slice_bound(v, where):
+    if v is None:
+        return None
+    if not isinstance(v, int):
+        raise ExportError(f"{where}: a slice bound known only at run time ({v}) is not supported")
+    return max(-_SAFE, min(_SAFE, int(v)))
+
+
+def _dim_size(lowering, n, dim, where):
+    value = lowering.recorded_value(n.args[0])
+    if value is None or not isinstance(value.shape[dim], int):
+        raise ExportError(f"{where}: the size of dimension {dim}, which torch.export did not record as a number")
+    return int(value.shape[dim])
+
+
+def _slice_from_aten(lowering, n, where, x, variant):
+    b = lowering.bind(n)
+    dim = int(b.get("dim", 0))
+    if variant == "narrow":
+        start, length = int(b["start"]), int(b["length"])
+        start = start + _dim_size(lowering, n, dim, where) if start < 0 else start
+        args = [x, dim, start, start + length, 1]
+    elif variant == "slice":
+        args = [x, dim, _slice_bound(b.get("start"), where), _slice_bound(b.get("end"), where), int(b.get("step", 1))]
+    else:  # split / chunk: each item read (operator.getitem) becomes a slice of x
+        items = n.meta.get("val")
+        if not isinstance(items, (list, tuple)) or not all(isinstance(t, torch.Tensor) for t in items):
+            raise ExportError(f"{where}: a split whose pieces torch.export did not record")
+        sizes = [t.shape[dim] for t in items]
+        if not all(isinstance(v, int) for v in sizes):
+            raise ExportError(f"{where}: a split into pieces of sizes known only at run time ({sizes})")
+        ends = [sum(sizes[:i + 1]) for i in range(len(sizes))]
+        lowering.values[n] = ("split", x, dim, [(e - v, e) for v, e in zip(sizes, ends)])
+        return
+    lowering.emit(n.name, "call_function", "slice", args)
+
+
+_function("slice", 5, pt2e=ValueLowering(
+    ops=lambda: {aten.slice.Tensor: "slice", aten.narrow.default: "narrow", aten.split.Tensor: "split",
+                 aten.split_with_sizes.default: "split", aten.chunk.default: "split"},
+    write=_slice_from_aten, on_integers=True), numerics=_MOVES)
+
+
+def _select_from_aten(lowering, n, where, x, _):
+    b = lowering.bind(n)
+    lowering.emit(n.name, "call_function", "select", [x, int(b["dim"]), int(b["index"])])
+
+
+_function("select", 3, pt2e=ValueLowering(ops=lambda: {aten.select.int: None}, write=_select_from_aten,
+                                          on_integers=True), numerics=_MOVES)
+_method("narrow", 4, traced=("narrow",), numerics=_MOVES)
+
+
+def _int_list_method(name, key):
+    def write(lowering, n, where, x, _):
+        values = _layout_ints(lowering.bind(n)[key], where, f"a {name} size")
+        lowering.emit(n.name, "call_method", name, [x, values])
+    return write
+
+
+_method("expand", 65, traced=("expand",),
+        pt2e=ValueLowering(ops=lambda: {aten.expand.default: None}, write=_int_list_method("expand", "size"),
+                           on_integers=True), numerics=_MOVES)
+_method("repeat", 65, traced=("repeat",),
+        pt2e=ValueLowering(ops=lambda: {aten.repeat.default: None}, write=_int_list_method("repeat", "repeats"),
+                           on_integers=True), numerics=_MOVES)
+
+
+def _flip_from_aten(lowering, n, where, x, _):
+    lowering.emit(n.name, "call_function", "flip", [x, _layout_ints(lowering.bind(n)["dims"], where, "flip dims")])
+
+
+_function("flip", 2, ["dims"], traced=lambda: (torch.flip,),
+          pt2e=ValueLowering(ops=lambda: {aten.flip.default: None}, write=_flip_from_aten, on_integers=True),
+          numerics=_MOVES)
+_method("flip", 65, traced=("flip",), numerics=_MOVES)
+
+
+def _stack_from_aten(lowering, n, where, _):
+    b = lowering.bind(n)
+    lowering.values[n] = ("float", n.name)
+    lowering.emit(n.name, "call_function", "stack", [[lowering.float_ref(x, where) for x in b["tensors"]],
+                                                     int(b.get("dim", 0))])
+
+
+# PT2E: of float values (a stack of dequantized values, quantized after, is what the reference computes).
+_function("stack", 2, ["dim"], traced=lambda: (torch.stack,),
+          pt2e=Lowering(ops=lambda: {aten.stack.default: None}, write=_stack_from_aten),
+          numerics={"int8": "exact: moves the integers of inputs sharing one scale and zero point",
+                    "float": "bit for bit: moves the values"})
+
+
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------
 
 MODULE_FIELDS = {t: list(op.fields) for t, op in MODULE_OPS.items()}

@@ -396,6 +396,14 @@ class _Lowering:
     def lower_float(self, n, where):
         if n.target == operator.getitem:
             src = n.args[0]
+            split = self.values.get(src)
+            if split is not None and split[0] == "split":
+                # An item of a split / chunk (qwasm_ops: slice): that slice of the split's input.
+                _, x, dim, bounds = split
+                start, end = bounds[n.args[1]]
+                self.values[n] = ("float", n.name)
+                self.emit(n.name, "call_function", "slice", [x, dim, start, end, 1])
+                return
             if src not in self.values or n.args[1] != 0:
                 raise ExportError(f"{where}: item {n.args[1]} of '{src.name}' is not supported")
             self.values[n] = self.values[src]
@@ -425,7 +433,7 @@ class _Lowering:
             return
         lowering, variant = ops.pt2e_lowerings()[n.target]
         lowering.write(self, n, where, x, variant)
-        self.values[n] = ("float", n.name)
+        self.values.setdefault(n, ("float", n.name))  # (a split records its pieces instead)
 
     def alias(self, n, x):
         self.values[n] = ("float", x["node"])

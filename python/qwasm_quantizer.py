@@ -20,7 +20,8 @@ conv3d, so a video model quantized with them keeps its Conv3d layers in float):
 - cat (every input shares the first one's qparams, as PyTorch's quantized cat
   needs for an exact result);
 - max / avg / adaptive-avg pools, flatten, view / reshape, permute /
-  transpose, pad, dropout and a lone ReLU: the output shares the input's
+  transpose, pad, squeeze / unsqueeze, slice / select / narrow, expand,
+  repeat, flip, dropout and a lone ReLU: the output shares the input's
   qparams, as PyTorch's quantized versions of those ops have it (the exporter runs each on the integers
   where that is exact, and average pools as dequantize, float pool, quantize).
 
@@ -86,8 +87,11 @@ _SHARED = {
     aten.avg_pool1d.default, aten.avg_pool2d.default, aten.avg_pool3d.default,
     aten.adaptive_avg_pool1d.default, aten.adaptive_avg_pool2d.default, aten.adaptive_avg_pool3d.default,
     aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.dropout.default,
+    aten.feature_dropout.default,
     aten.relu.default, aten.relu_.default, aten.clone.default, aten.contiguous.default,
-    aten.permute.default, aten.transpose.int, aten.pad.default,
+    aten.permute.default, aten.transpose.int, aten.pad.default, aten.squeeze.default, aten.squeeze.dim,
+    aten.squeeze.dims, aten.unsqueeze.default, aten.slice.Tensor, aten.select.int, aten.narrow.default,
+    aten.expand.default, aten.repeat.default, aten.flip.default,
     # the conversions torch.export keeps that change nothing (qwasm_pt2e refuses any other)
     aten.to.device, aten.to.dtype, aten.to.dtype_layout, aten._to_copy.default, aten.type_as.default,
 }

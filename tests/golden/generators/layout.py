@@ -21,6 +21,8 @@ torch.export leaves) in exported models (exported/layout_*.qwasm.safetensors).
 
 The export also refuses a real dtype change (x.to(torch.float64)), checked here.
 """
+import operator
+
 import numpy as np
 import torch
 
@@ -117,6 +119,66 @@ class _EagerFloat(nn.Module):
         return F.pad(y, (0, 1, 1, 1), value=-2.5)
 
 
+class _SelectOps(nn.Module):
+    """A max pool (quantized by QwasmQuantizer), then squeeze / unsqueeze, slices, select, narrow, expand,
+    repeat, flip, Dropout3d on the integers; then a split and a chunk (written as slices) and a stack."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout3d(0.5)
+
+    def forward(self, x):                                  # [1, 3, 4, 5, 6]
+        y = self.drop(F.max_pool3d(x, 1))
+        y = y.unsqueeze(2).squeeze(0)                      # [3, 1, 4, 5, 6]
+        y = torch.squeeze(y, 1).unsqueeze(-1)              # [3, 4, 5, 6, 1]
+        y = y[:, 1:, :, ::2].squeeze((4,))                 # [3, 3, 5, 3]
+        y = y[:, :, -4:-1, 1]                              # select: [3, 3, 3]
+        y = y.narrow(0, -2, 2).unsqueeze(1)                # [2, 1, 3, 3]
+        y = y.expand(2, 3, 3, 3)
+        y = y.repeat(1, 2, 1, 2)                           # [2, 6, 3, 6]
+        y = torch.flip(y, (1, -1))
+        a, b, c = torch.split(y, [1, 3, 2], dim=1)
+        d, e = torch.chunk(y, 2, dim=1)
+        return torch.stack([a.squeeze(1), c[:, 1], d[:, 0], e[:, 2]], dim=1) + 0.0
+
+
+class _SelectFloat(nn.Module):
+    """The same ops in float (torch.fx records them as methods and functions)."""
+
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout3d(0.5)
+
+    def forward(self, x):                                  # [2, 3, 4, 5]
+        y = self.drop(x.unsqueeze(2)).squeeze(2)
+        y = torch.unsqueeze(torch.squeeze(y.unsqueeze(0)), 1)  # [2, 1, 3, 4, 5]
+        y = y.narrow(3, 1, 3).narrow(-1, -3, 2).squeeze(1)     # [2, 3, 3, 2]
+        y = y.narrow(1, 0, 1).expand(4, 2, 3, 3, 2)
+        y = y.repeat(1, 1, 2, 1, 3).flip(0, 3)
+        y = torch.flip(y, [-1])
+        return torch.stack([y, torch.relu(y)], 2)              # [4, 2, 2, 6, 3, 6]
+
+
+class _SelectEagerQuantized(nn.Module):
+    def __init__(self):
+        super().__init__()
+        from torch.ao.quantization import DeQuantStub, QuantStub
+        self.quant = QuantStub()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.drop = nn.Dropout3d(0.5)
+        self.dequant = DeQuantStub()
+
+    def forward(self, x):                                  # [2, 3, 5, 6]
+        y = self.conv(self.quant(x))
+        y = self.drop(y.unsqueeze(2)).squeeze(2)
+        y = torch.unsqueeze(torch.squeeze(y.unsqueeze(0)), 1)
+        y = y.narrow(3, 1, 3).narrow(-1, -4, 3).squeeze(1)     # [2, 4, 3, 3]
+        y = y.narrow(1, 2, 1).expand(3, 2, 2, 3, 3)
+        y = y.repeat(1, 1, 2, 1, 2).flip(0, 3)
+        y = torch.flip(y, [-1])
+        return self.dequant(torch.stack([y, y], 2))
+
+
 def _special_floats(x):
     flat = x.reshape(-1)
     for i, v in enumerate([-0.0, np.nan, np.inf, -np.inf, 1e-45, -3e38]):
@@ -139,7 +201,9 @@ def _on_integers(m, ops):
     """Each of `ops` reads a dequantize and feeds a quantize of the same qparams: the integer form runs."""
     dq = torch.ops.quantized_decomposed.dequantize_per_tensor.default
     q = torch.ops.quantized_decomposed.quantize_per_tensor.default
-    found = [n for n in m.graph.nodes if n.op == "call_function" and n.target in ops]
+    # (an item of a split is a float value: what reads it stays float)
+    found = [n for n in m.graph.nodes if n.op == "call_function" and n.target in ops
+             and getattr(n.args[0], "target", None) is not operator.getitem]
     assert found, f"no {ops} in the graph"
     for n in found:
         users = list(n.users)
@@ -193,6 +257,23 @@ def layout_cases():
     cases.append({"name": "pt2e int8 ops: permute, transpose, pad on the integers", "kind": "exact", "file": fname,
                   "clips": clips})
 
+    # PT2E, the selection ops on the integers (split / chunk / stack in float): bit for bit.
+    shape = (1, 3, 4, 5, 6)
+    calibration = [lcg_clip(9800 + i, shape) for i in range(2)]
+    m = _pt2e(_SelectOps(), calibration, calibration[0])
+    counted = _on_integers(m, {aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default, aten.slice.Tensor,
+                               aten.select.int, aten.narrow.default, aten.expand.default, aten.repeat.default,
+                               aten.flip.default})
+    assert counted >= 12, counted
+    fname = "exported/layout_pt2e_select.qwasm.safetensors"
+    export(m, calibration[0], output_path(fname))
+    clips = []
+    for seed in (9900, 9901):
+        with torch.no_grad():
+            clips.append({"input": {"lcg": seed, "shape": list(shape)}, "y": arr(m(lcg_clip(seed, shape)).numpy())})
+    cases.append({"name": "pt2e int8 selection: squeeze, unsqueeze, slice, select, narrow, expand, repeat, flip, "
+                          "Dropout3d; split, chunk, stack", "kind": "exact", "file": fname, "clips": clips})
+
     # PT2E, convs with the ops between them: the pt2e family's bounds; the ops exact.
     shape = (1, 3, 4, 8, 8)
     calibration = [lcg_clip(9200 + i, shape) for i in range(3)]
@@ -222,6 +303,32 @@ def layout_cases():
     with torch.no_grad():
         cases.append({"name": "eager float: x.permute, torch.permute, transpose, F.pad", "kind": "exact",
                       "file": fname, "x": arr(xf.numpy()), "y": arr(_EagerFloat()(xf).numpy())})
+
+    xs = _special_floats(torch.from_numpy(rng.uniform(-3, 3, (2, 3, 4, 5)).astype(np.float32)))
+    gm = torch.export.export(_SelectFloat().eval(), (xs,)).module()
+    fname = "exported/layout_pt2e_select_float.qwasm.safetensors"
+    export(gm, xs, output_path(fname))
+    with torch.no_grad():
+        cases.append({"name": "pt2e float selection: squeeze, unsqueeze, narrow, expand, repeat, flip, stack",
+                      "kind": "exact", "file": fname, "x": arr(xs.numpy()), "y": arr(gm(xs).numpy())})
+    fname = "exported/layout_eager_select_float.qwasm.safetensors"
+    export(_SelectFloat().eval(), xs, output_path(fname))
+    with torch.no_grad():
+        cases.append({"name": "eager float selection: squeeze, unsqueeze, narrow, expand, repeat, flip, stack",
+                      "kind": "exact", "file": fname, "x": arr(xs.numpy()), "y": arr(_SelectFloat().eval()(xs).numpy())})
+
+    q = _SelectEagerQuantized().eval()
+    q.qconfig = get_default_qconfig("fbgemm")
+    prepare(q, inplace=True)
+    for _ in range(3):
+        q(torch.from_numpy(rng.uniform(-2, 2, (2, 3, 5, 6)).astype(np.float32)))
+    convert(q, inplace=True)
+    xq = torch.from_numpy(rng.uniform(-2, 2, (2, 3, 5, 6)).astype(np.float32))
+    fname = "exported/layout_eager_select_quantized.qwasm.safetensors"
+    export(q, xq, output_path(fname))
+    with torch.no_grad():
+        cases.append({"name": "eager int8 selection: squeeze, unsqueeze, narrow, expand, repeat, flip, stack on "
+                              "QTensors", "kind": "exact", "file": fname, "x": arr(xq.numpy()), "y": arr(q(xq).numpy())})
 
     q = _EagerQuantized().eval()
     q.qconfig = get_default_qconfig("fbgemm")

@@ -1,6 +1,8 @@
 // The layout ops in exported models (tests/golden/layout.json, from PyTorch
 // 2.15): permute, transpose, pad (constant, reflect, replicate, circular;
-// negative pads) and the no-op conversions torch.export keeps (to, type_as).
+// negative pads), the no-op conversions torch.export keeps (to, type_as),
+// squeeze / unsqueeze, slice / select / narrow, split / chunk (written as
+// slices), expand, repeat, flip, stack and Dropout3d (eval).
 // - "exact" cases: the ops alone, on floats (-0, NaN, +-Inf) and on the
 //   integers of a quantized value (PT2E's dequantize -> op -> quantize with
 //   shared qparams; the eager flow's QTensors): bit for bit with both ISAs.
@@ -51,9 +53,13 @@ const segmentation = golden.cases.filter((c) => c.kind === 'segmentation');
 test('the golden file covers PT2E on the integers, PT2E float, eager float and int8, convs and CSN', () => {
   expect(golden.cases.map((c) => c.name.split(':')[0].split(' (')[0])).toEqual([
     'pt2e int8 ops',
+    'pt2e int8 selection',
     'pt2e int8 convs with permute, transpose, pad, to, type_as between them',
     'pt2e float',
     'eager float',
+    'pt2e float selection',
+    'eager float selection',
+    'eager int8 selection',
     'eager int8',
     'pytorchvideo CSN',
     'MONAI HighResNet',
@@ -231,7 +237,23 @@ test('the layout ops of the PT2E graphs run on the integers: no dequantize befor
     const model = load(c);
     try {
       const nodes = model.nodes;
-      const layoutNodes = nodes.filter((n) => ['permute', 'transpose', 'pad'].includes(n.target));
+      // (an item of a split is a float slice of the dequantized value: what reads it stays float)
+      const layoutNodes = nodes
+        .filter((n) => !/^getitem/.test(n.args[0]?.node ?? ''))
+        .filter((n) =>
+          [
+            'permute',
+            'transpose',
+            'pad',
+            'squeeze',
+            'unsqueeze',
+            'select',
+            'narrow',
+            'expand',
+            'repeat',
+            'flip',
+          ].includes(n.target),
+        );
       expect(layoutNodes.length).toBeGreaterThan(0);
       for (const n of layoutNodes)
         expect({ node: n.name, output: n.output?.dtype }).toEqual({ node: n.name, output: 'quint8' });

@@ -8,6 +8,7 @@ import { graphModel, loadError as loadErrorOf, node, output, quantize, ref } fro
 const { io } = qwasm;
 beforeAll(() => qwasm.init());
 const loadError = (bytes, options) => loadErrorOf(io, bytes, options);
+const UNLIMITED = { maxActivationBytes: Infinity, maxLiveBytes: Infinity, maxWork: Infinity };
 
 // x -> target(x, ...rest) -> output, on a float input, or quantized first.
 const oneNode = (shape, op, target, rest, { quantized = false, kwargs = {} } = {}) =>
@@ -65,12 +66,14 @@ describe('refused at load: constants the op never takes', () => {
     );
   });
 
-  test('a quantized pad of 2^40: refused in forward before any allocation', () => {
-    const model = io.loadModel(oneNode([1, 2, 3], 'call_function', 'pad', [[2 ** 40, 0]], { quantized: true }));
+  test('a quantized pad of 2^40: over budget at load; with no budget, refused in forward before any allocation', () => {
+    const bytes = oneNode([1, 2, 3], 'call_function', 'pad', [[2 ** 40, 0]], { quantized: true });
+    expect(loadError(bytes)?.message).toMatch(/node 'n' would need 2199023255558 bytes .*over maxActivationBytes/);
+    const model = io.loadModel(bytes, UNLIMITED);
     const heap = qwasm.heapInUse();
     try {
       expect(() => model.forward(input([1, 2, 3]))).toThrow(
-        /node 'n' \(call_function pad\): pad: dimension 2 would have 1099511627779 elements/,
+        /node 'n' \(call_function pad\): pad: the output \[1, 2, 1099511627779\] would have 2199023255558 elements, over 2147483647/,
       );
       expect(qwasm.heapInUse()).toBe(heap);
     } finally {
@@ -154,10 +157,88 @@ describe('refused in forward, naming the node: dims and pads that do not fit the
       [[1, 1], 'reflect', 2],
       /a value \(2\) is only for constant padding, not reflect/,
     ],
+    ['squeeze: a dim out of range', 'call_method', 'squeeze', [3], /squeeze: dim 3 out of range for rank 3/],
+    ['unsqueeze: a dim out of range', 'call_function', 'unsqueeze', [-5], /unsqueeze: dim -5 out of range for rank 4/],
+    ['slice: a zero step', 'call_function', 'slice', [2, 0, 3, 0], /slice: step must be a positive integer, got 0/],
+    [
+      'slice: a negative step',
+      'call_function',
+      'slice',
+      [2, null, null, -1],
+      /step must be a positive integer, got -1/,
+    ],
+    ['slice: a dim out of range', 'call_function', 'slice', [5, 0, 1, 1], /slice: dim 5 out of range for rank 3/],
+    [
+      'select: an index out of range',
+      'call_function',
+      'select',
+      [2, 3],
+      /select: index 3 out of range for dimension 2 of size 3/,
+    ],
+    [
+      'select: a negative index out of range',
+      'call_function',
+      'select',
+      [1, -3],
+      /index -3 out of range for dimension 1 of size 2/,
+    ],
+    [
+      'narrow: past the end',
+      'call_method',
+      'narrow',
+      [2, 1, 3],
+      /narrow: start 1 \+ length 3 exceeds dimension 2 of size 3/,
+    ],
+    ['narrow: a negative length', 'call_method', 'narrow', [2, 0, -1], /start 0 \+ length -1 exceeds/],
+    [
+      'expand: a size that does not match',
+      'call_method',
+      'expand',
+      [1, 3, 3],
+      /expand: the size 3 of dimension 1 must match the existing size 2/,
+    ],
+    [
+      'expand: fewer sizes than dims',
+      'call_method',
+      'expand',
+      [[2, 3]],
+      /the number of sizes \(2\) must be at least the input's 3/,
+    ],
+    [
+      'expand: a negative new dim',
+      'call_method',
+      'expand',
+      [-1, 1, 2, 3],
+      /size -1 for the new leading dimension 0 must be >= 0/,
+    ],
+    [
+      'expand: 2^31 elements',
+      'call_method',
+      'expand',
+      [2 ** 31, 1, 2, 3],
+      /expand: the output \[2147483648, 1, 2, 3\] would have 12884901888 elements/,
+    ],
+    ['repeat: a negative repeat', 'call_method', 'repeat', [1, -2, 1], /repeat: repeats must be >= 0, got -2/],
+    [
+      'repeat: 2^40 times',
+      'call_method',
+      'repeat',
+      [2 ** 40, 1, 1],
+      /repeat: the output \[1099511627776, 2, 3\] would have/,
+    ],
+    [
+      'flip: a repeated dim',
+      'call_function',
+      'flip',
+      [[0, -3]],
+      /flip: dim 0 appears multiple times in dims \[0, -3\]/,
+    ],
+    ['flip: a dim out of range', 'call_method', 'flip', [3], /flip: dim 3 out of range for rank 3/],
   ];
   describe.each([false, true])('quantized: %s', (quantized) => {
     test.each(cases)('%s', (_, op, target, rest, message) => {
-      const model = io.loadModel(oneNode([1, 2, 3], op, target, rest, { quantized }));
+      // (no budget: the outputs too large for any tensor are refused by the run itself)
+      const model = io.loadModel(oneNode([1, 2, 3], op, target, rest, { quantized }), UNLIMITED);
       const heap = qwasm.heapInUse();
       try {
         expect(() => model.forward(input([1, 2, 3]))).toThrow(message);
@@ -170,6 +251,44 @@ describe('refused in forward, naming the node: dims and pads that do not fit the
   });
 });
 
+test('repeat and expand to 16 GB: over maxActivationBytes at load, before anything is allocated', () => {
+  for (const [target, rest] of [
+    ['repeat', [100000, 100000, 1]],
+    ['expand', [100000, 100000, 1]],
+  ]) {
+    const bytes = graphModel([1, 1, 1], {}, [node('n', 'call_method', target, [ref('x'), ...rest]), output('n')]);
+    expect(loadError(bytes)?.message).toMatch(/node 'n' would need 40000000000 bytes .*over maxActivationBytes/);
+  }
+});
+
+test('stack: tensors of different shapes or qparams, or a bad dim, are refused naming the node', () => {
+  const cases = [
+    [[ref('x'), ref('y')], 0, /stack: every tensor must have the same shape, got \[1, 2, 3\] and \[1, 2, 1\] at 1/],
+    [[ref('x'), ref('x')], 4, /stack: dim 4 out of range for rank 4/],
+    [[ref('q'), ref('r')], 0, /quantized tensors must share one per-tensor scale and zero point \(tensor 1 differs\)/],
+    [[ref('q'), ref('x')], 0, /the tensors must be all float or all quantized/],
+  ];
+  for (const [tensors, dim, message] of cases) {
+    const bytes = graphModel([1, 2, 3], { q: quantize(), r: quantize(0.5, 3) }, [
+      node('q', 'call_module', 'q', [ref('x')]),
+      node('r', 'call_module', 'r', [ref('x')]),
+      node('y', 'call_function', 'slice', [ref('x'), 2, 0, 1, 1]),
+      node('n', 'call_function', 'stack', [tensors, dim]),
+      output('n'),
+    ]);
+    const model = io.loadModel(bytes);
+    const heap = qwasm.heapInUse();
+    try {
+      expect(() => model.forward(input([1, 2, 3]))).toThrow(message);
+      expect(qwasm.heapInUse()).toBe(heap);
+    } finally {
+      model.dispose();
+    }
+  }
+  const constant = graphModel([1, 2, 3], {}, [node('n', 'call_function', 'stack', [[1, 2], 0]), output('n')]);
+  expect(loadError(constant)?.message).toMatch(/node 'n' takes a tensor, and its input is a constant/);
+});
+
 test('the planner gives the output shape and kind of each op, as a run does', () => {
   const model = io.loadModel(
     graphModel([2, 3, 4, 5], { q: quantize() }, [
@@ -178,14 +297,38 @@ test('the planner gives the output shape and kind of each op, as a run does', ()
       node('t', 'call_function', 'transpose', [ref('p'), 1, -1]),
       node('c', 'call_function', 'pad', [ref('t'), [1, -1, 2, 0], 'constant', 0.25]),
       node('r', 'call_function', 'pad', [ref('c'), [1, 1, 1, 1], 'reflect']),
-      output('r'),
+      node('u', 'call_method', 'unsqueeze', [ref('r'), 0]),
+      node('s', 'call_function', 'squeeze', [ref('u')]),
+      node('l', 'call_function', 'slice', [ref('s'), -1, 1, null, 3]),
+      node('e', 'call_function', 'select', [ref('l'), 1, -1]),
+      node('n', 'call_method', 'narrow', [ref('e'), 1, 2, 4]),
+      node('x2', 'call_method', 'expand', [ref('n'), 3, -1, -1, -1]),
+      node('rp', 'call_method', 'repeat', [ref('x2'), 1, 2, 1, 1, 2]),
+      node('f', 'call_function', 'flip', [ref('rp'), [0, -1]]),
+      node('st', 'call_function', 'stack', [[ref('f'), ref('f')], -2]),
+      output('st'),
     ]),
   );
   try {
     const planned = Object.fromEntries(model.nodes.map((n) => [n.name, n.output?.shape]));
-    expect(planned).toMatchObject({ p: [2, 5, 3, 4], t: [2, 4, 3, 5], c: [2, 4, 5, 5], r: [2, 4, 7, 7] });
+    expect(planned).toMatchObject({
+      p: [2, 5, 3, 4],
+      t: [2, 4, 3, 5],
+      c: [2, 4, 5, 5],
+      r: [2, 4, 7, 7],
+      u: [1, 2, 4, 7, 7],
+      s: [2, 4, 7, 7],
+      l: [2, 4, 7, 2],
+      e: [2, 7, 2],
+      n: [2, 4, 2],
+      x2: [3, 2, 4, 2],
+      rp: [1, 6, 2, 4, 4],
+      f: [1, 6, 2, 4, 4],
+      st: [1, 6, 2, 4, 2, 4],
+    });
+    expect(model.nodes.find((n) => n.name === 'st').output.dtype).toBe('quint8');
     const y = model.forward(input([2, 3, 4, 5]));
-    expect(y.shape).toEqual([2, 4, 7, 7]);
+    expect(y.shape).toEqual([1, 6, 2, 4, 2, 4]);
   } finally {
     model.dispose();
   }

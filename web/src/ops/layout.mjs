@@ -1,13 +1,48 @@
 // The ops that move values to new places: torch.permute / x.permute(),
-// torch.transpose / x.transpose(), F.pad. On a float tensor they copy the
+// torch.transpose / x.transpose(), F.pad, squeeze / unsqueeze, slice /
+// select / narrow (and split / chunk, which the exporter writes as slices),
+// expand, repeat, flip and stack. On a float tensor they copy the
 // float32s; on a QTensor they move its integers and keep its qparams
 // (moves.mjs), which is what PyTorch's dequantize -> op -> quantize with the
 // input's qparams gives, exactly.
 
 import { describe, MAX_RANK } from '../runtime/args.mjs';
-import { numel, reshapeDims, sameKind } from './abstract-values.mjs';
-import { arg, costOf, elementWork, NodeError, onTensor, param, shapeOf, wantInt } from './graph-calls.mjs';
-import { moveValues, PAD_MODES, padData, padPlan, permutation, permuteData, transposition } from './moves.mjs';
+import { isTensor, numel, reshapeDims, sameKind } from './abstract-values.mjs';
+import {
+  arg,
+  costOf,
+  elementWork,
+  isFloatTensor,
+  isQ,
+  NodeError,
+  onTensor,
+  param,
+  shapeOf,
+  wantInt,
+  withShape,
+} from './graph-calls.mjs';
+import {
+  expandView,
+  fits,
+  flipView,
+  moveValues,
+  narrowView,
+  PAD_MODES,
+  padData,
+  padPlan,
+  permutation,
+  permuteData,
+  qtensorOf,
+  repeatView,
+  selectView,
+  sliceView,
+  squeezeShape,
+  stackShape,
+  stackValues,
+  transposition,
+  unsqueezeShape,
+  viewData,
+} from './moves.mjs';
 
 const moved = (x, shape) => costOf(sameKind(x, shape), elementWork(x, numel(shape)));
 
@@ -99,8 +134,7 @@ function padValue(value) {
 
 function padOf(x, pad, mode, value) {
   const shape = shapeOf(x, 'pad: x');
-  const plan = padPlan(shape, pad, mode);
-  if (typeof plan === 'string') throw new NodeError(plan);
+  const plan = checked(fits('pad', padPlan(shape, pad, mode)));
   const fill = padValue(value);
   if (mode !== 'constant' && fill !== 0) {
     throw new NodeError(`pad: a value (${fill}) is only for constant padding, not ${mode}`);
@@ -143,6 +177,209 @@ export const pad = {
         const plan = padPlan(x.shape, arg(args, kwargs, 1, 'pad'), arg(args, kwargs, 2, 'mode') ?? 'constant');
         return typeof plan === 'string' ? null : moved(x, plan.shape);
       }),
+    },
+  },
+};
+
+// A planned result: a message (the op cannot run on these inputs: the run reports it) or an output shape.
+const planned = (x, result, work = true) => {
+  if (typeof result === 'string') return null;
+  const shape = Array.isArray(result) ? result : result.shape;
+  return work ? moved(x, shape) : costOf(sameKind(x, shape), 0);
+};
+
+function checked(result) {
+  if (typeof result === 'string') throw new NodeError(result);
+  return result;
+}
+
+// dim of squeeze: an int, a list of ints, or absent / null (every dim of size 1).
+const squeezeDim = (v) => (v === undefined ? null : v);
+
+const squeezeCall = (self) => ({
+  args: 2,
+  kwargs: ['dim'],
+  run: (args, kwargs) => {
+    const x = param(args, kwargs, 0, self);
+    return withShape(x, checked(squeezeShape(shapeOf(x, 'squeeze: x'), squeezeDim(arg(args, kwargs, 1, 'dim')))));
+  },
+  cost: onTensor((x, args, kwargs) =>
+    planned(x, squeezeShape(x.shape, squeezeDim(arg(args, kwargs, 1, 'dim'))), false),
+  ),
+});
+
+/** torch.squeeze(input, dim=None) and x.squeeze(dim=None): dim an int or a list of ints. */
+export const squeeze = {
+  functions: { squeeze: squeezeCall('input') },
+  methods: { squeeze: squeezeCall('self') },
+};
+
+const unsqueezeCall = (self) => ({
+  args: 2,
+  kwargs: ['dim'],
+  run: (args, kwargs) => {
+    const x = param(args, kwargs, 0, self);
+    return withShape(x, checked(unsqueezeShape(shapeOf(x, 'unsqueeze: x'), param(args, kwargs, 1, 'dim'))));
+  },
+  cost: onTensor((x, args, kwargs) => planned(x, unsqueezeShape(x.shape, arg(args, kwargs, 1, 'dim')), false)),
+});
+
+/** torch.unsqueeze(input, dim) and x.unsqueeze(dim). */
+export const unsqueeze = {
+  functions: { unsqueeze: unsqueezeCall('input') },
+  methods: { unsqueeze: unsqueezeCall('self') },
+};
+
+// A selection of x's values (a view of its contiguous layout), copied: float32s, or a QTensor's integers.
+const viewed = (x, what, view) => moveValues(x, what, (data) => viewData(data, view));
+
+/** x[..., start:end:step, ...] on one dim (aten.slice.Tensor; split and chunk are written as slices). */
+export const slice = {
+  functions: {
+    slice: {
+      args: 5,
+      kwargs: [],
+      run: (args) => {
+        const [x, dim, start = null, end = null, step = 1] = args;
+        return viewed(x, 'slice: x', checked(sliceView(shapeOf(x, 'slice: x'), dim, start, end, step)));
+      },
+      cost: onTensor((x, args) =>
+        planned(x, sliceView(x.shape, args[1], args[2] ?? null, args[3] ?? null, args[4] ?? 1)),
+      ),
+    },
+  },
+};
+
+/** x.select(dim, index), x[..., index, ...]. */
+export const select = {
+  functions: {
+    select: {
+      args: 3,
+      kwargs: [],
+      run: ([x, dim, index]) => viewed(x, 'select: x', checked(selectView(shapeOf(x, 'select: x'), dim, index))),
+      cost: onTensor((x, args) => planned(x, selectView(x.shape, args[1], args[2]))),
+    },
+  },
+};
+
+/** x.narrow(dim, start, length) (the PT2E exporter writes it as a slice). */
+export const narrow = {
+  methods: {
+    narrow: {
+      args: 4,
+      kwargs: [],
+      run: ([x, dim, start, length]) =>
+        viewed(x, 'narrow: x', checked(narrowView(shapeOf(x, 'narrow: x'), dim, start, length))),
+      cost: onTensor((x, args) => planned(x, narrowView(x.shape, args[1], args[2], args[3]))),
+    },
+  },
+};
+
+// A list-of-ints constant of x.expand / x.repeat / x.flip: given as a list or one by one.
+function checkIntList(name) {
+  return (args) => {
+    const values = reshapeDims(args);
+    if (values.length > MAX_RANK) return `${name}: at most ${MAX_RANK} values, got ${values.length}`;
+    const bad = values.find((v) => !Number.isSafeInteger(v));
+    return bad === undefined ? null : `${name}'s values must be integers, got ${describe(bad)}`;
+  };
+}
+
+/** x.expand(*sizes): a dim of size 1 repeated (-1 keeps a dim). */
+export const expand = {
+  methods: {
+    expand: {
+      args: 1 + MAX_RANK,
+      kwargs: [],
+      checkConstants: checkIntList('expand'),
+      run: (args) =>
+        viewed(
+          args[0],
+          'expand: x',
+          checked(fits('expand', expandView(shapeOf(args[0], 'expand: x'), reshapeDims(args)))),
+        ),
+      cost: onTensor((x, args) => planned(x, expandView(x.shape, reshapeDims(args)))),
+    },
+  },
+};
+
+/** x.repeat(*repeats): the tensor tiled. */
+export const repeat = {
+  methods: {
+    repeat: {
+      args: 1 + MAX_RANK,
+      kwargs: [],
+      checkConstants: checkIntList('repeat'),
+      run: (args) => {
+        const plan = checked(fits('repeat', repeatView(shapeOf(args[0], 'repeat: x'), reshapeDims(args))));
+        return moveValues(args[0], 'repeat: x', (data) => ({
+          data: viewData(data, plan.gather).data,
+          shape: plan.shape,
+        }));
+      },
+      cost: onTensor((x, args) => planned(x, repeatView(x.shape, reshapeDims(args)))),
+    },
+  },
+};
+
+const flipRun = (x, dims) => viewed(x, 'flip: x', checked(flipView(shapeOf(x, 'flip: x'), dims)));
+
+/** torch.flip(input, dims) and x.flip(*dims). */
+export const flip = {
+  functions: {
+    flip: {
+      args: 2,
+      kwargs: ['dims'],
+      run: (args, kwargs) => flipRun(param(args, kwargs, 0, 'input'), param(args, kwargs, 1, 'dims')),
+      cost: onTensor((x, args, kwargs) => planned(x, flipView(x.shape, arg(args, kwargs, 1, 'dims')))),
+    },
+  },
+  methods: {
+    flip: {
+      args: 1 + MAX_RANK,
+      kwargs: [],
+      checkConstants: checkIntList('flip'),
+      run: (args) => flipRun(args[0], reshapeDims(args)),
+      cost: onTensor((x, args) => planned(x, flipView(x.shape, reshapeDims(args)))),
+    },
+  },
+};
+
+function stackOf(tensors, dim) {
+  if (!Array.isArray(tensors) || tensors.length === 0 || !tensors.every((t) => isQ(t) || isFloatTensor(t))) {
+    throw new NodeError(`stack: tensors must be a non-empty list of tensors, got ${describe(tensors)}`);
+  }
+  const shapes = tensors.map((t, i) => shapeOf(t, `stack: tensors[${i}]`));
+  const shape = checked(fits('stack', stackShape(shapes, dim)));
+  const d = dim < 0 ? dim + shapes[0].length + 1 : dim;
+  const out = stackValues(tensors, shapes[0], d);
+  return out.ints ? qtensorOf(out.ints, shape, out.scale, out.zeroPoint, out.dtype) : { data: out.data, shape };
+}
+
+/** torch.stack(tensors, dim=0): float tensors, or quantized ones sharing their qparams. */
+export const stack = {
+  functions: {
+    stack: {
+      args: 2,
+      kwargs: ['dim'],
+      tensorInput: (args) => Array.isArray(args[0]) && args[0].length > 0 && args[0].every(isTensor),
+      run: (args, kwargs) =>
+        stackOf(param(args, kwargs, 0, 'tensors'), wantInt(param(args, kwargs, 1, 'dim', 0), 'stack: dim')),
+      cost: (args, kwargs) => {
+        const xs = args[0];
+        if (!Array.isArray(xs) || xs.length === 0 || !xs.every(isTensor)) return null;
+        const x = xs[0];
+        if (xs.some((t) => t.shape === null)) return costOf(sameKind(x, null), 0);
+        const kinds = new Set(xs.map((t) => t.kind));
+        if (kinds.size !== 1) return null;
+        return planned(
+          x,
+          stackShape(
+            xs.map((t) => t.shape),
+            arg(args, kwargs, 1, 'dim') ?? 0,
+          ),
+        );
+      },
     },
   },
 };

@@ -71,20 +71,20 @@ export function permuteData(data, shape, perm) {
   };
 }
 
-// out[i0, ..., ik] = data[sum(i_d * strides[d])], with the last dim in the inner loop.
-function stridedCopy(data, outShape, strides) {
+// out[i0, ..., ik] = data[offset + sum(i_d * strides[d])], with the last dim in the inner loop.
+function stridedCopy(data, outShape, strides, offset = 0) {
   const n = numel(outShape);
   const out = new /** @type {any} */ (data.constructor)(n);
   const rank = outShape.length;
   if (n === 0) return out;
   if (rank === 0) {
-    out[0] = data[0];
+    out[0] = data[offset];
     return out;
   }
   const inner = outShape[rank - 1];
   const innerStride = strides[rank - 1];
   const index = new Array(rank).fill(0);
-  let base = 0;
+  let base = offset;
   for (let o = 0; o < n; o += inner) {
     for (let j = 0, i = base; j < inner; j++, i += innerStride) out[o + j] = data[i];
     // The odometer over the outer dims.
@@ -94,6 +94,204 @@ function stridedCopy(data, outShape, strides) {
       if (index[d] < outShape[d]) break;
       base -= strides[d] * outShape[d];
       index[d] = 0;
+    }
+  }
+  return out;
+}
+
+// A view of a contiguous input of `shape` (output shape, strides per output dim, offset), copied.
+export const viewData = (data, view) => ({
+  data: stridedCopy(data, view.shape, view.strides, view.offset),
+  shape: view.shape,
+});
+
+/**
+ * A planned output (a shape, or an object with one) that no tensor can hold
+ * is a message: the planner prices the shape (the load budget refuses it
+ * first), a run refuses it here, before allocating.
+ */
+export function fits(op, planned) {
+  if (typeof planned === 'string') return planned;
+  const shape = Array.isArray(planned) ? planned : planned.shape;
+  const n = shape.reduce((a, b) => a * b, 1);
+  return n > MAX_NUMEL
+    ? `${op}: the output [${shape.join(', ')}] would have ${n} elements, over ${MAX_NUMEL}`
+    : planned;
+}
+
+const isIntList = (v) => Array.isArray(v) && v.every((d) => Number.isSafeInteger(d));
+
+/** x[..., start:end:step, ...] on dim (aten.slice.Tensor; null start / end: the ends): the view, or a message. */
+export function sliceView(shape, dim, start, end, step) {
+  const d = wrapDim(dim, shape.length);
+  if (d === null || shape.length === 0) return `slice: dim ${show(dim)} out of range for rank ${shape.length}`;
+  for (const [name, v] of [
+    ['start', start],
+    ['end', end],
+  ]) {
+    if (v !== null && !Number.isSafeInteger(v)) return `slice: ${name} must be an integer or None, got ${describe(v)}`;
+  }
+  if (!Number.isSafeInteger(step) || step <= 0) return `slice: step must be a positive integer, got ${show(step)}`;
+  const size = shape[d];
+  // PyTorch's slice: negative bounds count from the end, then both are clamped to [0, size].
+  const clamp = (v, fallback) => {
+    if (v === null) return fallback;
+    const w = v < 0 ? v + size : v;
+    return Math.min(Math.max(w, 0), size);
+  };
+  const s = clamp(start, 0);
+  const e = Math.max(clamp(end, size), s);
+  const strides = stridesOf(shape);
+  const out = shape.slice();
+  out[d] = Math.ceil((e - s) / step);
+  const st = strides.slice();
+  st[d] = strides[d] * step;
+  return { shape: out, strides: st, offset: s * strides[d] };
+}
+
+/** x.select(dim, index) / x[..., index]: the view, or a message. */
+export function selectView(shape, dim, index) {
+  const d = wrapDim(dim, shape.length);
+  if (d === null || shape.length === 0) return `select: dim ${show(dim)} out of range for rank ${shape.length}`;
+  const size = shape[d];
+  if (!Number.isSafeInteger(index) || index < -size || index >= size) {
+    return `select: index ${show(index)} out of range for dimension ${d} of size ${size}`;
+  }
+  const strides = stridesOf(shape);
+  const i = index < 0 ? index + size : index;
+  return {
+    shape: shape.filter((_, k) => k !== d),
+    strides: strides.filter((_, k) => k !== d),
+    offset: i * strides[d],
+  };
+}
+
+/** x.narrow(dim, start, length): the view, or a message. */
+export function narrowView(shape, dim, start, length) {
+  const d = wrapDim(dim, shape.length);
+  if (d === null || shape.length === 0) return `narrow: dim ${show(dim)} out of range for rank ${shape.length}`;
+  const size = shape[d];
+  if (!Number.isSafeInteger(start) || start < -size || start > size) {
+    return `narrow: start ${show(start)} out of range for dimension ${d} of size ${size}`;
+  }
+  const s = start < 0 ? start + size : start;
+  if (!Number.isSafeInteger(length) || length < 0 || s + length > size) {
+    return `narrow: start ${s} + length ${show(length)} exceeds dimension ${d} of size ${size}`;
+  }
+  return sliceView(shape, d, s, s + length, 1);
+}
+
+/** x.expand(*sizes): the view (stride 0 where a dim of 1 is broadcast), or a message. */
+export function expandView(shape, sizes) {
+  if (!isIntList(sizes)) return `expand: sizes must be a list of integers, got ${describe(sizes)}`;
+  if (sizes.length < shape.length) {
+    return `expand: the number of sizes (${sizes.length}) must be at least the input's ${shape.length} dimensions`;
+  }
+  const lead = sizes.length - shape.length;
+  const strides = stridesOf(shape);
+  const out = [];
+  const st = [];
+  for (const [i, size] of sizes.entries()) {
+    if (i < lead) {
+      if (size < 0) return `expand: size ${size} for the new leading dimension ${i} must be >= 0`;
+      out.push(size);
+      st.push(0);
+      continue;
+    }
+    const have = shape[i - lead];
+    if (size === -1 || size === have) {
+      out.push(have);
+      st.push(strides[i - lead]);
+    } else if (have === 1 && size >= 0) {
+      out.push(size);
+      st.push(0);
+    } else {
+      return `expand: the size ${size} of dimension ${i} must match the existing size ${have} (or the input's size be 1)`;
+    }
+  }
+  return { shape: out, strides: st, offset: 0 };
+}
+
+/** x.repeat(*repeats): the output as a view of [r0, s0, r1, s1, ...] (stride 0 over each r), or a message. */
+export function repeatView(shape, repeats) {
+  if (!isIntList(repeats)) return `repeat: repeats must be a list of integers, got ${describe(repeats)}`;
+  if (repeats.length < shape.length) {
+    return `repeat: the number of repeats (${repeats.length}) must be at least the input's ${shape.length} dimensions`;
+  }
+  const bad = repeats.find((r) => r < 0);
+  if (bad !== undefined) return `repeat: repeats must be >= 0, got ${bad}`;
+  const padded = [...new Array(repeats.length - shape.length).fill(1), ...shape];
+  const out = padded.map((s, i) => s * repeats[i]);
+  const strides = stridesOf(padded);
+  return {
+    shape: out,
+    gather: { shape: padded.flatMap((s, i) => [repeats[i], s]), strides: strides.flatMap((t) => [0, t]), offset: 0 },
+  };
+}
+
+/** torch.flip(x, dims): the view (negative strides), or a message. */
+export function flipView(shape, dims) {
+  if (!isIntList(dims)) return `flip: dims must be a list of integers, got ${describe(dims)}`;
+  const strides = stridesOf(shape);
+  const st = strides.slice();
+  let offset = 0;
+  const seen = [];
+  for (const dim of dims) {
+    const d = wrapDim(dim, shape.length);
+    if (d === null) return `flip: dim ${dim} out of range for rank ${shape.length}`;
+    if (seen.includes(d)) return `flip: dim ${d} appears multiple times in dims [${dims.join(', ')}]`;
+    seen.push(d);
+    if (shape.length === 0) continue;
+    st[d] = -strides[d];
+    offset += (shape[d] - 1) * strides[d];
+  }
+  return { shape: shape.slice(), strides: st, offset: shape.some((s) => s === 0) ? 0 : offset };
+}
+
+/** x.squeeze(dim) (an int, a list, or null: every dim of size 1): the output shape, or a message. */
+export function squeezeShape(shape, dim) {
+  const dims = dim === null ? null : Array.isArray(dim) ? dim : [dim];
+  if (dims === null) return shape.filter((s) => s !== 1);
+  const drop = [];
+  for (const d of dims) {
+    const w = wrapDim(d, shape.length);
+    if (w === null) return `squeeze: dim ${show(d)} out of range for rank ${shape.length}`;
+    drop.push(w);
+  }
+  return shape.filter((s, i) => !(s === 1 && drop.includes(i)));
+}
+
+/** x.unsqueeze(dim): the output shape, or a message. */
+export function unsqueezeShape(shape, dim) {
+  const d = wrapDim(dim, shape.length + 1);
+  if (d === null) return `unsqueeze: dim ${show(dim)} out of range for rank ${shape.length + 1}`;
+  if (shape.length + 1 > 64) return `unsqueeze: the output would have ${shape.length + 1} dimensions, at most 64`;
+  return [...shape.slice(0, d), 1, ...shape.slice(d)];
+}
+
+/** torch.stack(tensors, dim): the output shape, or a message (every input of `shape`). */
+export function stackShape(shapes, dim) {
+  if (shapes.length === 0) return 'stack: expects a non-empty list of tensors';
+  const shape = shapes[0];
+  const k = shapes.findIndex((s) => s.length !== shape.length || s.some((v, i) => v !== shape[i]));
+  if (k !== -1) {
+    return `stack: every tensor must have the same shape, got [${shape.join(', ')}] and [${shapes[k].join(', ')}] at ${k}`;
+  }
+  const d = wrapDim(dim, shape.length + 1);
+  if (d === null) return `stack: dim ${show(dim)} out of range for rank ${shape.length + 1}`;
+  return [...shape.slice(0, d), shapes.length, ...shape.slice(d)];
+}
+
+/** The values of equal-shaped contiguous inputs stacked along a new dim d. */
+export function stackData(datas, shape, d) {
+  const inner = shape.slice(d).reduce((a, b) => a * b, 1);
+  const outer = shape.slice(0, d).reduce((a, b) => a * b, 1);
+  const out = new /** @type {any} */ (datas[0].constructor)(inner * outer * datas.length);
+  let o = 0;
+  for (let i = 0; i < outer; i++) {
+    for (const data of datas) {
+      out.set(data.subarray(i * inner, (i + 1) * inner), o);
+      o += inner;
     }
   }
   return out;
@@ -147,7 +345,6 @@ export function padPlan(shape, pad, mode) {
     if (mode === 'circular' && (left > size || right > size)) {
       return `pad: circular padding (${left}, ${right}) would wrap around dimension ${d} of size ${size} more than once`;
     }
-    if (out > MAX_NUMEL) return `pad: dimension ${d} would have ${out} elements`;
     outShape[d] = out;
     maps[d] = { left, right, size, out };
   }
@@ -255,3 +452,43 @@ function quantizedFill(value, scale, zeroPoint, dtype) {
     q.dispose();
   }
 }
+
+/**
+ * torch.stack(xs, d) of float tensors, or of per-tensor QTensors with the same
+ * qparams (their integers stacked, the qparams kept: PyTorch's
+ * dequantize -> stack -> quantize with those qparams gives them).
+ */
+export function stackValues(xs, shape, d) {
+  if (xs.every(isFloatTensor))
+    return {
+      data: stackData(
+        xs.map((x) => x.data),
+        shape,
+        d,
+      ),
+      shape: null,
+    };
+  if (!xs.every(isQ)) throw new NodeError('stack: the tensors must be all float or all quantized');
+  const [first] = xs;
+  const key = (q) =>
+    `${q.qscheme()} ${q.dtype} ${q.qscheme() === 'per_tensor_affine' ? `${q.qScale()} ${q.qZeroPoint()}` : ''}`;
+  const k = xs.findIndex((q) => key(q) !== key(first) || q.qscheme() !== 'per_tensor_affine');
+  if (k !== -1) {
+    throw new NodeError(
+      `stack: quantized tensors must share one per-tensor scale and zero point (tensor ${k} differs)`,
+    );
+  }
+  const ints = xs.map((q) => {
+    const c = q.contiguous();
+    try {
+      return c.intRepr();
+    } finally {
+      c.dispose();
+    }
+  });
+  return { ints: stackData(ints, shape, d), scale: first.qScale(), zeroPoint: first.qZeroPoint(), dtype: first.dtype };
+}
+
+/** A QTensor of `ints` with these qparams (the output of a move of integers). */
+export const qtensorOf = (ints, shape, scale, zeroPoint, dtype) =>
+  makePerTensorQuantizedTensor({ data: ints, shape }, scale, zeroPoint, dtype);
