@@ -952,7 +952,8 @@ def _stack_from_aten(lowering, n, where, _):
 # PT2E: of float values (a stack of dequantized values, quantized after, is what the reference computes).
 _function("stack", 2, ["dim"], traced=lambda: (torch.stack,),
           pt2e=Lowering(ops=lambda: {aten.stack.default: None}, write=_stack_from_aten),
-          numerics={"int8": "exact: moves the integers of inputs sharing one scale and zero point",
+          numerics={"int8": "exact: moves the integers (inputs in other qparams than the first's requantized as "
+                            "PyTorch's quantized cat)",
                     "float": "bit for bit: moves the values"})
 
 

@@ -165,15 +165,18 @@ class _SelectEagerQuantized(nn.Module):
         from torch.ao.quantization import DeQuantStub, QuantStub
         self.quant = QuantStub()
         self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.conv2 = nn.Conv2d(3, 4, 1)
         self.drop = nn.Dropout3d(0.5)
         self.dequant = DeQuantStub()
 
     def forward(self, x):                                  # [2, 3, 5, 6]
-        y = self.conv(self.quant(x))
+        q = self.quant(x)
+        # two QTensors in other qparams: PyTorch requantizes the second to the first's
+        y = torch.stack([self.conv(q), self.conv2(q)], 1).flatten(1, 2)  # [2, 8, 5, 6]
         y = self.drop(y.unsqueeze(2)).squeeze(2)
         y = torch.unsqueeze(torch.squeeze(y.unsqueeze(0)), 1)
-        y = y.narrow(3, 1, 3).narrow(-1, -4, 3).squeeze(1)     # [2, 4, 3, 3]
-        y = y.narrow(1, 2, 1).expand(3, 2, 2, 3, 3)
+        y = y.narrow(3, 1, 3).narrow(-1, -4, 3).squeeze(1)     # [2, 8, 3, 3]
+        y = y.narrow(1, 5, 1).expand(3, 2, 2, 3, 3)
         y = y.repeat(1, 1, 2, 1, 2).flip(0, 3)
         y = torch.flip(y, [-1])
         return self.dequant(torch.stack([y, y], 2))

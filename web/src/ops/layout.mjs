@@ -6,6 +6,7 @@
 // (moves.mjs), which is what PyTorch's dequantize -> op -> quantize with the
 // input's qparams gives, exactly.
 
+import { nn } from '../nn/index.mjs';
 import { describe, MAX_RANK } from '../runtime/args.mjs';
 import { isTensor, numel, reshapeDims, sameKind } from './abstract-values.mjs';
 import {
@@ -353,10 +354,20 @@ function stackOf(tensors, dim) {
   const shape = checked(fits('stack', stackShape(shapes, dim)));
   const d = dim < 0 ? dim + shapes[0].length + 1 : dim;
   const out = stackValues(tensors, shapes[0], d);
+  if (out === null) {
+    // PyTorch's stack of QTensors is a quantized cat of them unsqueezed, in the first one's qparams.
+    const [first] = tensors;
+    const views = tensors.map((q) => q.view(unsqueezeShape(shapes[0], d)));
+    try {
+      return nn.quantized.functional.cat(views, d, first.qScale(), first.qZeroPoint());
+    } finally {
+      for (const v of views) v.dispose();
+    }
+  }
   return out.ints ? qtensorOf(out.ints, shape, out.scale, out.zeroPoint, out.dtype) : { data: out.data, shape };
 }
 
-/** torch.stack(tensors, dim=0): float tensors, or quantized ones sharing their qparams. */
+/** torch.stack(tensors, dim=0): float tensors, or quantized ones (in the first one's qparams, as PyTorch). */
 export const stack = {
   functions: {
     stack: {

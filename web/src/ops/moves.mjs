@@ -456,7 +456,8 @@ function quantizedFill(value, scale, zeroPoint, dtype) {
 /**
  * torch.stack(xs, d) of float tensors, or of per-tensor QTensors with the same
  * qparams (their integers stacked, the qparams kept: PyTorch's
- * dequantize -> stack -> quantize with those qparams gives them).
+ * dequantize -> stack -> quantize with those qparams gives them); null for
+ * QTensors whose qparams differ.
  */
 export function stackValues(xs, shape, d) {
   if (xs.every(isFloatTensor))
@@ -470,14 +471,10 @@ export function stackValues(xs, shape, d) {
     };
   if (!xs.every(isQ)) throw new NodeError('stack: the tensors must be all float or all quantized');
   const [first] = xs;
-  const key = (q) =>
-    `${q.qscheme()} ${q.dtype} ${q.qscheme() === 'per_tensor_affine' ? `${q.qScale()} ${q.qZeroPoint()}` : ''}`;
-  const k = xs.findIndex((q) => key(q) !== key(first) || q.qscheme() !== 'per_tensor_affine');
-  if (k !== -1) {
-    throw new NodeError(
-      `stack: quantized tensors must share one per-tensor scale and zero point (tensor ${k} differs)`,
-    );
-  }
+  const k = xs.findIndex((q) => q.qscheme() !== 'per_tensor_affine' || q.dtype !== first.dtype);
+  if (k !== -1) throw new NodeError(`stack: tensor ${k} is not quantized per tensor as tensor 0 is`);
+  // Other qparams than the first's: PyTorch's quantized cat requantizes to them (the caller does).
+  if (xs.some((q) => q.qScale() !== first.qScale() || q.qZeroPoint() !== first.qZeroPoint())) return null;
   const ints = xs.map((q) => {
     const c = q.contiguous();
     try {
