@@ -809,6 +809,27 @@ def _check_pad(where, node):
         raise ExportError(f"{where}: pad mode {mode!r} is not supported ({', '.join(_PAD_MODES)})")
 
 
+def _pad_from_module(path, m, w, mode):
+    value = _pad_value(getattr(m, "value", 0.0), path)
+    return {"type": "Pad", "padding": [int(p) for p in m.padding], "mode": mode,
+            "value": 0.0 if value is None else value}
+
+
+def _pad_modules():
+    table = {}
+    for dims in (1, 2, 3):
+        for name, mode in (("ConstantPad", "constant"), ("ZeroPad", "constant"), ("ReflectionPad", "reflect"),
+                           ("ReplicationPad", "replicate"), ("CircularPad", "circular")):
+            table[getattr(nn, f"{name}{dims}d")] = mode
+    return table
+
+
+# The eager flow's nn.*Pad modules (in PT2E they are aten.pad, the pad function below).
+_module("Pad", ["padding", "mode", "value"], eager=_pad_modules, from_module=_pad_from_module,
+        numerics={"int8": "exact: moves the integers, qparams kept; a constant fill is the value quantized",
+                  "float": "bit for bit: moves the values; a constant fill is the value as float32"})
+
+
 def _pad_eager_args(node, kwargs, where):
     args = list(node.args)
     if len(args) > 3 or "value" in kwargs:

@@ -11,8 +11,8 @@ torch.export leaves) in exported models (exported/layout_*.qwasm.safetensors).
   integers exactly. Per layer and end to end.
 - "pt2e float": the same ops in a float torch.export graph, on -0, NaN, +-Inf: bit for bit.
 - "eager int8" / "eager float": torch.fx's x.permute / torch.permute /
-  x.transpose / torch.transpose / F.pad on QTensors of an eager-quantized model,
-  and on floats: bit for bit.
+  x.transpose / torch.transpose / F.pad and the nn.*Pad modules on QTensors of
+  an eager-quantized model, and on floats: bit for bit.
 - MONAI's HighResNet (pad of the channels, x.to(device)) through PT2E: the
   per-voxel argmax and the logits within 2 steps.
 - "csn": pytorchvideo's CSN (create_csn, model_depth 50, stem width 8, 8x64x64
@@ -93,6 +93,8 @@ class _EagerQuantized(nn.Module):
         from torch.ao.quantization import DeQuantStub, QuantStub
         self.quant = QuantStub()
         self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.pads = nn.Sequential(nn.ConstantPad2d((1, 0, 2, 1), 0.61), nn.ZeroPad2d((0, 1, 1, 0)),
+                                  nn.ReflectionPad2d(1))  # (PyTorch has no quantized replication pad)
         self.dequant = DeQuantStub()
 
     def forward(self, x):
@@ -104,10 +106,16 @@ class _EagerQuantized(nn.Module):
         y = F.pad(y, (1, 2, 2, 0))
         y = F.pad(y, (0, 1, 1, 1), value=0.37)
         y = F.pad(y, (-1, 1, 1, -1), mode="constant", value=0.0)
-        return self.dequant(y)
+        return self.dequant(self.pads(y))
 
 
 class _EagerFloat(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pads = nn.Sequential(nn.ConstantPad2d((1, 0, 2, 1), -0.0), nn.ReflectionPad2d(1),
+                                  nn.ReplicationPad2d((1, 2, 0, 1)), nn.CircularPad2d(1), nn.ZeroPad2d((0, 1, 1, 0)),
+                                  nn.ConstantPad3d((1, 0, 0, 1, 1, 0), 2.5))
+
     def forward(self, x):
         y = x.permute(0, 2, 1, 3)
         y = torch.permute(y, (0, 2, 3, 1)).transpose(1, 3)
@@ -116,7 +124,7 @@ class _EagerFloat(nn.Module):
         y = F.pad(y, (2, 1, 1, 1), mode="reflect")
         y = F.pad(y, (1, 1, 0, 2), mode="replicate")
         y = F.pad(y, (1, 3, 1, 1), mode="circular")
-        return F.pad(y, (0, 1, 1, 1), value=-2.5)
+        return self.pads(F.pad(y, (0, 1, 1, 1), value=-2.5))
 
 
 class _SelectOps(nn.Module):

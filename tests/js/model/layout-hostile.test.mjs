@@ -332,3 +332,40 @@ test('the planner gives the output shape and kind of each op, as a run does', ()
     model.dispose();
   }
 });
+
+describe('a Pad module entry the loader refuses', () => {
+  const padModule = (fields) =>
+    graphModel([1, 2, 3], { p: { type: 'Pad', ...fields } }, [node('n', 'call_module', 'p', [ref('x')]), output('n')]);
+  test.each([
+    [
+      'padding of 3 values',
+      { padding: [1, 1, 1], mode: 'constant', value: 0 },
+      /p'\.padding must be a list of 2, 4 or 6 integers/,
+    ],
+    ['a fractional padding', { padding: [1, 0.5], mode: 'constant', value: 0 }, /p'\.padding\[1\]/],
+    [
+      'an unknown mode',
+      { padding: [1, 1], mode: 'wrap', value: 0 },
+      /p'\.mode must be one of constant, reflect, replicate, circular/,
+    ],
+    [
+      'a value with reflect',
+      { padding: [1, 1], mode: 'reflect', value: 1 },
+      /p'\.value 1 is only for constant padding/,
+    ],
+    ['a value that is text', { padding: [1, 1], mode: 'constant', value: 'a' }, /p'\.value/],
+  ])('%s', (_, fields, message) => {
+    expect(loadError(padModule(fields))?.message).toMatch(message);
+  });
+
+  test('a reflect pad as wide as the input: refused in forward, naming the node', () => {
+    const model = io.loadModel(padModule({ padding: [3, 0], mode: 'reflect', value: 0 }));
+    try {
+      expect(() => model.forward(input([1, 2, 3]))).toThrow(
+        /node 'n'.*reflect padding \(3, 0\) must be less than the size 3/,
+      );
+    } finally {
+      model.dispose();
+    }
+  });
+});

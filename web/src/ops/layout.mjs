@@ -7,6 +7,7 @@
 // input's qparams gives, exactly.
 
 import { nn } from '../nn/index.mjs';
+import { Module } from '../nn/module.mjs';
 import { describe, MAX_RANK } from '../runtime/args.mjs';
 import { isTensor, numel, reshapeDims, sameKind } from './abstract-values.mjs';
 import {
@@ -22,6 +23,8 @@ import {
   wantInt,
   withShape,
 } from './graph-calls.mjs';
+import { fail, readFloat, readInt } from './format-readers.mjs';
+import { sameKindOutput } from './module-costs.mjs';
 import {
   expandView,
   fits,
@@ -160,8 +163,59 @@ function checkPadConstants(args) {
   return null;
 }
 
-/** F.pad(input, pad, mode='constant', value=None): constant, reflect, replicate and circular. */
+// A loaded model's nn.ConstantPad / ZeroPad / ReflectionPad / ReplicationPad / CircularPad (1d, 2d, 3d): F.pad
+// with the module's padding, mode and value (PyTorch's modules call F.pad so).
+class Pad extends Module {
+  #padding;
+  #mode;
+  #value;
+
+  constructor(padding, mode, value) {
+    super();
+    this.#padding = padding;
+    this.#mode = mode;
+    this.#value = value;
+  }
+
+  forward(x) {
+    return padOf(x, this.#padding, this.#mode, this.#value);
+  }
+
+  toString() {
+    return `Pad(padding=[${this.#padding.join(', ')}], mode='${this.#mode}', value=${this.#value})`;
+  }
+}
+
+function readPad(m, what) {
+  if (!Array.isArray(m.padding) || ![2, 4, 6].includes(m.padding.length)) {
+    fail(`${what}.padding must be a list of 2, 4 or 6 integers, got ${describe(m.padding)}`);
+  }
+  const padding = m.padding.map((v, i) => readInt(v, `${what}.padding[${i}]`, -(2 ** 31), 2 ** 31 - 1));
+  if (!PAD_MODES.includes(m.mode)) fail(`${what}.mode must be one of ${PAD_MODES.join(', ')}, got ${describe(m.mode)}`);
+  const value = readFloat(m.value, `${what}.value`);
+  if (m.mode !== 'constant' && value !== 0) fail(`${what}.value ${value} is only for constant padding`);
+  return { padding, mode: m.mode, value };
+}
+
+/** F.pad(input, pad, mode='constant', value=None): constant, reflect, replicate and circular; and the pad modules. */
 export const pad = {
+  modules: {
+    Pad: {
+      fields: ['padding', 'mode', 'value'],
+      build: (m, { what }) => {
+        const { padding, mode, value } = readPad(m, what);
+        return new Pad(padding, mode, value);
+      },
+      info: (m) => ({ padding: m.padding, mode: m.mode }),
+      cost(info, x) {
+        const plan = padPlan(x.shape, info.padding, info.mode);
+        return typeof plan === 'string'
+          ? null
+          : { shape: plan.shape, work: elementWork(x, numel(plan.shape)), scratchBytes: 0 };
+      },
+      output: sameKindOutput,
+    },
+  },
   functions: {
     pad: {
       args: 4,
