@@ -10,6 +10,7 @@ import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
 import { describe, MAX_RANK } from '../runtime/args.mjs';
 import { isTensor, numel, reshapeDims, sameKind } from './abstract-values.mjs';
+import { fail, readFloat, readInt } from './format-readers.mjs';
 import {
   arg,
   costOf,
@@ -23,7 +24,6 @@ import {
   wantInt,
   withShape,
 } from './graph-calls.mjs';
-import { fail, readFloat, readInt } from './format-readers.mjs';
 import { sameKindOutput } from './module-costs.mjs';
 import {
   expandView,
