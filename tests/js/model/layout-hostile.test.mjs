@@ -157,6 +157,13 @@ describe('refused in forward, naming the node: dims and pads that do not fit the
       [[1, 1], 'reflect', 2],
       /a value \(2\) is only for constant padding, not reflect/,
     ],
+    [
+      'pad: circular that crops all and wraps (PyTorch reads uninitialized memory)',
+      'call_function',
+      'pad',
+      [[-3, 1], 'circular'],
+      /circular padding \(-3, 1\) crops all of dimension 2 of size 3 and wraps what is left/,
+    ],
     ['squeeze: a dim out of range', 'call_method', 'squeeze', [3], /squeeze: dim 3 out of range for rank 3/],
     ['unsqueeze: a dim out of range', 'call_function', 'unsqueeze', [-5], /unsqueeze: dim -5 out of range for rank 4/],
     ['slice: a zero step', 'call_function', 'slice', [2, 0, 3, 0], /slice: step must be a positive integer, got 0/],

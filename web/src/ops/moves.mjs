@@ -345,6 +345,10 @@ export function padPlan(shape, pad, mode) {
     if (mode === 'circular' && (left > size || right > size)) {
       return `pad: circular padding (${left}, ${right}) would wrap around dimension ${d} of size ${size} more than once`;
     }
+    if (mode === 'circular' && out > 0 && size + Math.min(left, 0) + Math.min(right, 0) <= 0) {
+      // PyTorch reads memory it never wrote there (measured on 2.15: arbitrary floats).
+      return `pad: circular padding (${left}, ${right}) crops all of dimension ${d} of size ${size} and wraps what is left`;
+    }
     outShape[d] = out;
     maps[d] = { left, right, size, out };
   }
