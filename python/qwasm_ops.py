@@ -745,102 +745,45 @@ _method("contiguous", 1, traced=("contiguous",), numerics=_MOVES)
 # Each moves values (or fills new places with a constant): on a quantized value the integers move and the qparams
 # stay, which is dequantize -> op -> quantize with the input's qparams (a constant pad's fill is the value quantized).
 
-def _layout_ints(values, where, what):
-    if not isinstance(values, (list, tuple)) or not all(isinstance(v, int) for v in values):
-        raise ExportError(f"{where}: {what} known only at run time ({values}) is not supported; export with a "
-                          "static shape")
-    return [int(v) for v in values]
-
-
-def _permute_from_aten(lowering, n, where, x, _):
-    dims = _layout_ints(lowering.bind(n)["dims"], where, "a permutation")
-    lowering.emit(n.name, "call_function", "permute", [x, dims])
+from qwasm_ops_layout import (  # noqa: E402 - this section's writers
+    check_pad,
+    flip_from_aten,
+    int_list_method,
+    pad_eager_args,
+    pad_from_aten,
+    pad_from_module,
+    pad_modules,
+    permute_from_aten,
+    select_from_aten,
+    slice_from_aten,
+    squeeze_from_aten,
+    stack_from_aten,
+    transpose_from_aten,
+    unsqueeze_from_aten,
+)
 
 
 _function("permute", 2, ["dims"], traced=lambda: (torch.permute,),
-          pt2e=ValueLowering(ops=lambda: {aten.permute.default: None}, write=_permute_from_aten, on_integers=True),
+          pt2e=ValueLowering(ops=lambda: {aten.permute.default: None}, write=permute_from_aten, on_integers=True),
           numerics=_MOVES)
 _method("permute", 65, traced=("permute",), numerics=_MOVES)  # x and at most 64 dims (qwasm's tensor rank)
 
 
-def _transpose_from_aten(lowering, n, where, x, _):
-    b = lowering.bind(n)
-    lowering.emit(n.name, "call_function", "transpose", [x, int(b["dim0"]), int(b["dim1"])])
-
-
 _function("transpose", 3, ["dim0", "dim1"], traced=lambda: (torch.transpose,),
-          pt2e=ValueLowering(ops=lambda: {aten.transpose.int: None}, write=_transpose_from_aten, on_integers=True),
+          pt2e=ValueLowering(ops=lambda: {aten.transpose.int: None}, write=transpose_from_aten, on_integers=True),
           numerics=_MOVES)
 _method("transpose", 3, ["dim0", "dim1"], traced=("transpose",), numerics=_MOVES)
 
-_PAD_MODES = ("constant", "reflect", "replicate", "circular")
-
-
-def _pad_value(value, where):
-    if value is None:
-        return None
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise ExportError(f"{where}: a pad value {value!r} is not supported (a number)")
-    f = float(torch.tensor(float(value), dtype=torch.float64).to(torch.float32))
-    if not math.isfinite(f):
-        raise ExportError(f"{where}: pads with {value!r}, which is {f} as float32: the model file's JSON cannot "
-                          "hold a non-finite number")
-    return f
-
-
-def _pad_from_aten(lowering, n, where, x, variant):
-    b = lowering.bind(n)
-    if variant == "constant_pad_nd":
-        mode, value = "constant", b.get("value", 0)
-    elif variant is None:
-        mode, value = b.get("mode", "constant"), b.get("value")
-    else:
-        mode, value = variant, None
-    pad = _layout_ints(b["pad"] if "pad" in b else b["padding"], where, "a padding")
-    if mode not in _PAD_MODES:
-        raise ExportError(f"{where}: pad mode {mode!r} is not supported ({', '.join(_PAD_MODES)})")
-    lowering.emit(n.name, "call_function", "pad", [x, pad, mode, _pad_value(value, where)])
-
-
-def _check_pad(where, node):
-    args, kwargs = node["args"], node["kwargs"]
-    mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
-    if mode not in _PAD_MODES:
-        raise ExportError(f"{where}: pad mode {mode!r} is not supported ({', '.join(_PAD_MODES)})")
-
-
-def _pad_from_module(path, m, w, mode):
-    value = _pad_value(getattr(m, "value", 0.0), path)
-    return {"type": "Pad", "padding": [int(p) for p in m.padding], "mode": mode,
-            "value": 0.0 if value is None else value}
-
-
-def _pad_modules():
-    table = {}
-    for dims in (1, 2, 3):
-        for name, mode in (("ConstantPad", "constant"), ("ZeroPad", "constant"), ("ReflectionPad", "reflect"),
-                           ("ReplicationPad", "replicate"), ("CircularPad", "circular")):
-            table[getattr(nn, f"{name}{dims}d")] = mode
-    return table
-
 
 # The eager flow's nn.*Pad modules (in PT2E they are aten.pad, the pad function below).
-_module("Pad", ["padding", "mode", "value"], eager=_pad_modules, from_module=_pad_from_module,
+_module("Pad", ["padding", "mode", "value"], eager=pad_modules, from_module=pad_from_module,
         numerics={"int8": "exact: moves the integers, qparams kept; a constant fill is the value quantized",
                   "float": "bit for bit: moves the values; a constant fill is the value as float32"})
 
 
-def _pad_eager_args(node, kwargs, where):
-    args = list(node.args)
-    if len(args) > 3 or "value" in kwargs:
-        value = args.pop(3) if len(args) > 3 else kwargs.pop("value")
-        kwargs["value"] = _pad_value(value, where)
-    return args
-
-
 # PT2E: the pad on the integers needs QwasmQuantizer's shared qparams; a fill value then takes the integer
 # PyTorch's quantize gives it (qwasm's Quantize arithmetic), so the result is exactly the reference's.
-_function("pad", 4, ["pad", "mode", "value"], traced=lambda: (F.pad,), eager_args=_pad_eager_args,
+_function("pad", 4, ["pad", "mode", "value"], traced=lambda: (F.pad,), eager_args=pad_eager_args,
           pt2e=ValueLowering(ops=lambda: {aten.pad.default: None, aten.constant_pad_nd.default: "constant_pad_nd",
                                           aten.reflection_pad1d.default: "reflect",
                                           aten.reflection_pad2d.default: "reflect",
@@ -848,131 +791,56 @@ _function("pad", 4, ["pad", "mode", "value"], traced=lambda: (F.pad,), eager_arg
                                           aten.replication_pad1d.default: "replicate",
                                           aten.replication_pad2d.default: "replicate",
                                           aten.replication_pad3d.default: "replicate"},
-                             write=_pad_from_aten, on_integers=True),
-          check=_check_pad,
+                             write=pad_from_aten, on_integers=True),
+          check=check_pad,
           numerics={"int8": "exact: moves the integers, qparams kept; a constant fill is the value quantized",
                     "float": "bit for bit: moves the values; a constant fill is the value as float32"})
 
 
 # Squeeze and unsqueeze change the shape only; slice / select / narrow, expand, repeat and flip copy selected
 # values; split / chunk are written as one slice per item read (their getitem nodes); stack of float values (or
-# of quantized values sharing their qparams, in the eager flow).
-
-def _squeeze_from_aten(lowering, n, where, x, variant):
-    b = lowering.bind(n)
-    dims = [] if variant == "all" else [int(b["dim"])] if variant == "dim" else [[int(d) for d in b["dim"]]]
-    lowering.emit(n.name, "call_function", "squeeze", [x, *dims])
-
-
+# of quantized values, in the eager flow).
 _function("squeeze", 2, ["dim"], traced=lambda: (torch.squeeze,),
           pt2e=ValueLowering(ops=lambda: {aten.squeeze.default: "all", aten.squeeze.dim: "dim",
                                           aten.squeeze.dims: "dims"},
-                             write=_squeeze_from_aten, on_integers=True),
+                             write=squeeze_from_aten, on_integers=True),
           numerics=_MOVES)
 _method("squeeze", 2, ["dim"], traced=("squeeze",), numerics=_MOVES)
 
 
-def _unsqueeze_from_aten(lowering, n, where, x, _):
-    lowering.emit(n.name, "call_function", "unsqueeze", [x, int(lowering.bind(n)["dim"])])
-
-
 _function("unsqueeze", 2, ["dim"], traced=lambda: (torch.unsqueeze,),
-          pt2e=ValueLowering(ops=lambda: {aten.unsqueeze.default: None}, write=_unsqueeze_from_aten,
+          pt2e=ValueLowering(ops=lambda: {aten.unsqueeze.default: None}, write=unsqueeze_from_aten,
                              on_integers=True),
           numerics=_MOVES)
 _method("unsqueeze", 2, ["dim"], traced=("unsqueeze",), numerics=_MOVES)
-
-_SAFE = 2**53 - 1  # JSON numbers past this lose digits; a slice bound clamps to the size anyway
-
-
-def _slice_bound(v, where):
-    if v is None:
-        return None
-    if not isinstance(v, int):
-        raise ExportError(f"{where}: a slice bound known only at run time ({v}) is not supported")
-    return max(-_SAFE, min(_SAFE, int(v)))
-
-
-def _dim_size(lowering, n, dim, where):
-    value = lowering.recorded_value(n.args[0])
-    if value is None or not isinstance(value.shape[dim], int):
-        raise ExportError(f"{where}: the size of dimension {dim}, which torch.export did not record as a number")
-    return int(value.shape[dim])
-
-
-def _slice_from_aten(lowering, n, where, x, variant):
-    b = lowering.bind(n)
-    dim = int(b.get("dim", 0))
-    if variant == "narrow":
-        start, length = int(b["start"]), int(b["length"])
-        start = start + _dim_size(lowering, n, dim, where) if start < 0 else start
-        args = [x, dim, start, start + length, 1]
-    elif variant == "slice":
-        args = [x, dim, _slice_bound(b.get("start"), where), _slice_bound(b.get("end"), where), int(b.get("step", 1))]
-    else:  # split / chunk: each item read (operator.getitem) becomes a slice of x
-        items = n.meta.get("val")
-        if not isinstance(items, (list, tuple)) or not all(isinstance(t, torch.Tensor) for t in items):
-            raise ExportError(f"{where}: a split whose pieces torch.export did not record")
-        sizes = [t.shape[dim] for t in items]
-        if not all(isinstance(v, int) for v in sizes):
-            raise ExportError(f"{where}: a split into pieces of sizes known only at run time ({sizes})")
-        ends = [sum(sizes[:i + 1]) for i in range(len(sizes))]
-        lowering.values[n] = ("split", x, dim, [(e - v, e) for v, e in zip(sizes, ends)])
-        return
-    lowering.emit(n.name, "call_function", "slice", args)
 
 
 _function("slice", 5, pt2e=ValueLowering(
     ops=lambda: {aten.slice.Tensor: "slice", aten.narrow.default: "narrow", aten.split.Tensor: "split",
                  aten.split_with_sizes.default: "split", aten.chunk.default: "split"},
-    write=_slice_from_aten, on_integers=True), numerics=_MOVES)
+    write=slice_from_aten, on_integers=True), numerics=_MOVES)
 
 
-def _select_from_aten(lowering, n, where, x, _):
-    b = lowering.bind(n)
-    lowering.emit(n.name, "call_function", "select", [x, int(b["dim"]), int(b["index"])])
-
-
-_function("select", 3, pt2e=ValueLowering(ops=lambda: {aten.select.int: None}, write=_select_from_aten,
+_function("select", 3, pt2e=ValueLowering(ops=lambda: {aten.select.int: None}, write=select_from_aten,
                                           on_integers=True), numerics=_MOVES)
 _method("narrow", 4, traced=("narrow",), numerics=_MOVES)
-
-
-def _int_list_method(name, key):
-    def write(lowering, n, where, x, _):
-        values = _layout_ints(lowering.bind(n)[key], where, f"a {name} size")
-        lowering.emit(n.name, "call_method", name, [x, values])
-    return write
-
-
 _method("expand", 65, traced=("expand",),
-        pt2e=ValueLowering(ops=lambda: {aten.expand.default: None}, write=_int_list_method("expand", "size"),
+        pt2e=ValueLowering(ops=lambda: {aten.expand.default: None}, write=int_list_method("expand", "size"),
                            on_integers=True), numerics=_MOVES)
 _method("repeat", 65, traced=("repeat",),
-        pt2e=ValueLowering(ops=lambda: {aten.repeat.default: None}, write=_int_list_method("repeat", "repeats"),
+        pt2e=ValueLowering(ops=lambda: {aten.repeat.default: None}, write=int_list_method("repeat", "repeats"),
                            on_integers=True), numerics=_MOVES)
-
-
-def _flip_from_aten(lowering, n, where, x, _):
-    lowering.emit(n.name, "call_function", "flip", [x, _layout_ints(lowering.bind(n)["dims"], where, "flip dims")])
 
 
 _function("flip", 2, ["dims"], traced=lambda: (torch.flip,),
-          pt2e=ValueLowering(ops=lambda: {aten.flip.default: None}, write=_flip_from_aten, on_integers=True),
+          pt2e=ValueLowering(ops=lambda: {aten.flip.default: None}, write=flip_from_aten, on_integers=True),
           numerics=_MOVES)
 _method("flip", 65, traced=("flip",), numerics=_MOVES)
 
 
-def _stack_from_aten(lowering, n, where, _):
-    b = lowering.bind(n)
-    lowering.values[n] = ("float", n.name)
-    lowering.emit(n.name, "call_function", "stack", [[lowering.float_ref(x, where) for x in b["tensors"]],
-                                                     int(b.get("dim", 0))])
-
-
 # PT2E: of float values (a stack of dequantized values, quantized after, is what the reference computes).
 _function("stack", 2, ["dim"], traced=lambda: (torch.stack,),
-          pt2e=Lowering(ops=lambda: {aten.stack.default: None}, write=_stack_from_aten),
+          pt2e=Lowering(ops=lambda: {aten.stack.default: None}, write=stack_from_aten),
           numerics={"int8": "exact: moves the integers (inputs in other qparams than the first's requantized as "
                             "PyTorch's quantized cat)",
                     "float": "bit for bit: moves the values"})

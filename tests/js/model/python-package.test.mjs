@@ -17,6 +17,7 @@ const PY_FILES = [
   'python/qwasm_export.py',
   'python/qwasm_format.py',
   'python/qwasm_ops.py',
+  'python/qwasm_ops_layout.py',
   'python/qwasm_pt2e.py',
   'python/qwasm_quantizer.py',
   'python/qwasm_video.py',
