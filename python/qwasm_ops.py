@@ -1307,6 +1307,109 @@ _module("QuantizedGroupNorm", ["num_groups", "num_channels", "eps", "weight", "b
 _module("QuantizedLayerNorm", ["normalized_shape", "eps", "weight", "bias", "scale", "zero_point"],
         eager=lambda: {nnq.LayerNorm: None}, from_module=_norms.quantized_layer_norm_from_module,
         check=_check_quantized_norm, numerics=_NORM_INT8)
+# -- layout: permute, transpose, pad ---------------------------------------------------------------------------------
+# Each moves values (or fills new places with a constant): on a quantized value the integers move and the qparams
+# stay, which is dequantize -> op -> quantize with the input's qparams (a constant pad's fill is the value quantized).
+
+from qwasm_ops_layout import (  # noqa: E402 - this section's writers
+    check_pad,
+    flip_from_aten,
+    int_list_method,
+    pad_eager_args,
+    pad_from_aten,
+    pad_from_module,
+    pad_modules,
+    permute_from_aten,
+    select_from_aten,
+    slice_from_aten,
+    squeeze_from_aten,
+    stack_from_aten,
+    transpose_from_aten,
+    unsqueeze_from_aten,
+)
+
+
+_function("permute", 2, ["dims"], traced=lambda: (torch.permute,),
+          pt2e=ValueLowering(ops=lambda: {aten.permute.default: None}, write=permute_from_aten, on_integers=True),
+          numerics=_MOVES)
+_method("permute", 65, traced=("permute",), numerics=_MOVES)  # x and at most 64 dims (qwasm's tensor rank)
+
+
+_function("transpose", 3, ["dim0", "dim1"], traced=lambda: (torch.transpose,),
+          pt2e=ValueLowering(ops=lambda: {aten.transpose.int: None}, write=transpose_from_aten, on_integers=True),
+          numerics=_MOVES)
+_method("transpose", 3, ["dim0", "dim1"], traced=("transpose",), numerics=_MOVES)
+
+
+# The eager flow's nn.*Pad modules (in PT2E they are aten.pad, the pad function below).
+_module("Pad", ["padding", "mode", "value"], eager=pad_modules, from_module=pad_from_module,
+        numerics={"int8": "exact: moves the integers, qparams kept; a constant fill is the value quantized",
+                  "float": "bit for bit: moves the values; a constant fill is the value as float32"})
+
+
+# PT2E: the pad on the integers needs QwasmQuantizer's shared qparams; a fill value then takes the integer
+# PyTorch's quantize gives it (qwasm's Quantize arithmetic), so the result is exactly the reference's.
+_function("pad", 4, ["pad", "mode", "value"], traced=lambda: (F.pad,), eager_args=pad_eager_args,
+          pt2e=ValueLowering(ops=lambda: {aten.pad.default: None, aten.constant_pad_nd.default: "constant_pad_nd",
+                                          aten.reflection_pad1d.default: "reflect",
+                                          aten.reflection_pad2d.default: "reflect",
+                                          aten.reflection_pad3d.default: "reflect",
+                                          aten.replication_pad1d.default: "replicate",
+                                          aten.replication_pad2d.default: "replicate",
+                                          aten.replication_pad3d.default: "replicate"},
+                             write=pad_from_aten, on_integers=True),
+          check=check_pad,
+          numerics={"int8": "exact: moves the integers, qparams kept; a constant fill is the value quantized",
+                    "float": "bit for bit: moves the values; a constant fill is the value as float32"})
+
+
+# Squeeze and unsqueeze change the shape only; slice / select / narrow, expand, repeat and flip copy selected
+# values; split / chunk are written as one slice per item read (their getitem nodes); stack of float values (or
+# of quantized values, in the eager flow).
+_function("squeeze", 2, ["dim"], traced=lambda: (torch.squeeze,),
+          pt2e=ValueLowering(ops=lambda: {aten.squeeze.default: "all", aten.squeeze.dim: "dim",
+                                          aten.squeeze.dims: "dims"},
+                             write=squeeze_from_aten, on_integers=True),
+          numerics=_MOVES)
+_method("squeeze", 2, ["dim"], traced=("squeeze",), numerics=_MOVES)
+
+
+_function("unsqueeze", 2, ["dim"], traced=lambda: (torch.unsqueeze,),
+          pt2e=ValueLowering(ops=lambda: {aten.unsqueeze.default: None}, write=unsqueeze_from_aten,
+                             on_integers=True),
+          numerics=_MOVES)
+_method("unsqueeze", 2, ["dim"], traced=("unsqueeze",), numerics=_MOVES)
+
+
+_function("slice", 5, pt2e=ValueLowering(
+    ops=lambda: {aten.slice.Tensor: "slice", aten.narrow.default: "narrow", aten.split.Tensor: "split",
+                 aten.split_with_sizes.default: "split", aten.chunk.default: "split"},
+    write=slice_from_aten, on_integers=True), numerics=_MOVES)
+
+
+_function("select", 3, pt2e=ValueLowering(ops=lambda: {aten.select.int: None}, write=select_from_aten,
+                                          on_integers=True), numerics=_MOVES)
+_method("narrow", 4, traced=("narrow",), numerics=_MOVES)
+_method("expand", 65, traced=("expand",),
+        pt2e=ValueLowering(ops=lambda: {aten.expand.default: None}, write=int_list_method("expand", "size"),
+                           on_integers=True), numerics=_MOVES)
+_method("repeat", 65, traced=("repeat",),
+        pt2e=ValueLowering(ops=lambda: {aten.repeat.default: None}, write=int_list_method("repeat", "repeats"),
+                           on_integers=True), numerics=_MOVES)
+
+
+_function("flip", 2, ["dims"], traced=lambda: (torch.flip,),
+          pt2e=ValueLowering(ops=lambda: {aten.flip.default: None}, write=flip_from_aten, on_integers=True),
+          numerics=_MOVES)
+_method("flip", 65, traced=("flip",), numerics=_MOVES)
+
+
+# PT2E: of float values (a stack of dequantized values, quantized after, is what the reference computes).
+_function("stack", 2, ["dim"], traced=lambda: (torch.stack,),
+          pt2e=Lowering(ops=lambda: {aten.stack.default: None}, write=stack_from_aten),
+          numerics={"int8": "exact: moves the integers (inputs in other qparams than the first's requantized as "
+                            "PyTorch's quantized cat)",
+                    "float": "bit for bit: moves the values"})
 
 
 # -- views: the vocabulary's tables, and lookups by what each flow meets --------------------------------------------

@@ -72,6 +72,9 @@ def _find_decomposed_ops():
 # on a float value or on a quantized value's integers.
 _PASS_THROUGH = {aten.dropout.default, aten.clone.default, aten.contiguous.default, aten.alias.default,
                  aten.detach.default, aten.feature_dropout.default}
+# x.to(...) and x.type_as(y): the same values where the dtype and device stay (checked: _check_same_value).
+_SAME_VALUE = {aten.to.device, aten.to.dtype, aten.to.dtype_layout, aten._to_copy.default, aten.type_as.default}
+_PASS_THROUGH |= _SAME_VALUE
 # What torch.export leaves that computes nothing (shape guards and asserts).
 _CHECKS = {aten._assert_tensor_metadata.default, aten._assert_scalar.default, aten.sym_size.int,
            aten.sym_constrain_range.default, aten.sym_constrain_range_for_size.default,
@@ -380,6 +383,7 @@ class _Lowering:
         if pattern is _ON_INTEGERS:
             x = self.q_input(core.args[0], where)
             if core.target in _PASS_THROUGH:
+                _check_pass_through(core, where)
                 name = x["node"]  # the same integers: no node
             else:
                 self.lower_value(core, where, x)
@@ -393,6 +397,14 @@ class _Lowering:
     def lower_float(self, n, where):
         if n.target == operator.getitem:
             src = n.args[0]
+            split = self.values.get(src)
+            if split is not None and split[0] == "split":
+                # An item of a split / chunk (qwasm_ops: slice): that slice of the split's input.
+                _, x, dim, bounds = split
+                start, end = bounds[n.args[1]]
+                self.values[n] = ("float", n.name)
+                self.emit(n.name, "call_function", "slice", [x, dim, start, end, 1])
+                return
             if src not in self.values or n.args[1] != 0:
                 raise ExportError(f"{where}: item {n.args[1]} of '{src.name}' is not supported")
             self.values[n] = self.values[src]
@@ -417,17 +429,33 @@ class _Lowering:
     def lower_value(self, n, where, x):
         """An op on one value, quantized or float (x is its input reference)."""
         if n.target in _PASS_THROUGH:
-            if n.target in (aten.dropout.default, aten.feature_dropout.default) and _bind(n).get("train"):
-                raise ExportError(f"{where}: dropout in training mode; export the model in eval mode "
-                                  "(torchao.quantization.pt2e.move_exported_model_to_eval)")
+            _check_pass_through(n, where)
             self.alias(n, x)
             return
         lowering, variant = ops.pt2e_lowerings()[n.target]
         lowering.write(self, n, where, x, variant)
-        self.values[n] = ("float", n.name)
+        self.values.setdefault(n, ("float", n.name))  # (a split records its pieces instead)
 
     def alias(self, n, x):
         self.values[n] = ("float", x["node"])
+
+
+def _check_pass_through(n, where):
+    """What a pass-through op must be to return its input's values: dropout in eval mode; a
+    `to` / `type_as` that keeps float32 on the same device."""
+    if n.target in (aten.dropout.default, aten.feature_dropout.default) and _bind(n).get("train"):
+        raise ExportError(f"{where}: dropout in training mode; export the model in eval mode "
+                          "(torchao.quantization.pt2e.move_exported_model_to_eval)")
+    if n.target in _SAME_VALUE:
+        out, x = _val(n), _val(n.args[0])
+        if out is None or x is None:
+            raise ExportError(f"{where}: a conversion whose dtype torch.export did not record")
+        if out.dtype != x.dtype or out.dtype != torch.float32:
+            raise ExportError(f"{where}: converts {x.dtype} to {out.dtype}: qwasm computes in float32 and would not "
+                              "give PyTorch's values; remove the conversion (or convert the model to float32)")
+        if out.device != x.device:
+            raise ExportError(f"{where}: moves a tensor from {x.device} to {out.device}; export the model on one "
+                              "device")
 
 
 def lower(gm, writer):

@@ -23,8 +23,10 @@ conv3d, so a video model quantized with them keeps its Conv3d layers in float):
   squeeze-excitation's scale);
 - cat (every input shares the first one's qparams, as PyTorch's quantized cat
   needs for an exact result);
-- max / avg / adaptive-avg pools, flatten, view / reshape, dropout, amax /
-  amin, a lone ReLU and nearest upsampling (2-D, 3-D): the output shares the
+- max / avg / adaptive-avg pools, flatten, view / reshape, permute /
+  transpose, pad, squeeze / unsqueeze, slice / select / narrow, expand,
+  repeat, flip, dropout, amax / amin, a lone ReLU and nearest upsampling
+  (2-D, 3-D): the output shares the
   input's qparams, as PyTorch's quantized versions of those ops have it (the
   exporter runs each on the integers where that is exact, and average pools
   as dequantize, float pool, quantize);
@@ -101,11 +103,17 @@ _SHARED = {
     aten.avg_pool1d.default, aten.avg_pool2d.default, aten.avg_pool3d.default,
     aten.adaptive_avg_pool1d.default, aten.adaptive_avg_pool2d.default, aten.adaptive_avg_pool3d.default,
     aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.dropout.default,
+    aten.feature_dropout.default,
     aten.relu.default, aten.relu_.default, aten.clone.default, aten.contiguous.default,
     aten.amax.default, aten.amin.default,
     # nearest upsampling of 4-D / 5-D values (qwasm runs it on the integers; linear modes stay float)
     aten.upsample_nearest2d.vec, aten.upsample_nearest3d.vec,
     aten._upsample_nearest_exact2d.vec, aten._upsample_nearest_exact3d.vec,
+    aten.permute.default, aten.transpose.int, aten.pad.default, aten.squeeze.default, aten.squeeze.dim,
+    aten.squeeze.dims, aten.unsqueeze.default, aten.slice.Tensor, aten.select.int, aten.narrow.default,
+    aten.expand.default, aten.repeat.default, aten.flip.default,
+    # the conversions torch.export keeps that change nothing (qwasm_pt2e refuses any other)
+    aten.to.device, aten.to.dtype, aten.to.dtype_layout, aten._to_copy.default, aten.type_as.default,
 }
 
 

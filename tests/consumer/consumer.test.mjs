@@ -267,6 +267,7 @@ test('the tarball: the wasm of each variant, their glues and worker scripts, the
     'python/qwasm_export.py',
     'python/qwasm_format.py',
     'python/qwasm_ops.py',
+    'python/qwasm_ops_layout.py',
     'python/qwasm_video.py',
     'python/qwasm_pt2e.py',
     'python/qwasm_quantizer.py',

@@ -14,8 +14,8 @@ import argparse
 
 from generators import (activations, bias_rounding, conv3d, conv_transpose, conv_transpose_int8,
                         depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer,
-                        io_fixtures, memory_formats, models, norms, numeric_suite, observers, pools, pt2e, qops,
-                        quantize, reductions, requant_engines, resample, strides, video_clip, video_resnets,
+                        io_fixtures, layout, memory_formats, models, norms, numeric_suite, observers, pools, pt2e,
+                        qops, quantize, reductions, requant_engines, resample, strides, video_clip, video_resnets,
                         video_transforms, zero_size, zoo3d)
 from generators.common import set_output_dir, with_engine, write
 
@@ -66,6 +66,8 @@ FAMILIES = {
     "activations": lambda: write("activations.json", *activations.activations_cases()),
     # InstanceNorm / GroupNorm / LayerNorm in float models and PT2E float regions
     "norms": lambda: write("norms.json", norms.norms_cases()),
+    # permute, transpose, pad and the no-op conversions, float and on the integers (PT2E, eager), and CSN
+    "layout": lambda: write("layout.json", *layout.layout_cases()),
     "strides": lambda: write("strides.json", strides.stride_cases()),
     # PyTorch's numeric suite on the video ResNets (after video_resnets: it checks their exported files)
     "numeric_suite": lambda: write("numeric_suite.json", numeric_suite.numeric_suite_cases()),

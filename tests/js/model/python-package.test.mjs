@@ -18,6 +18,7 @@ const PY_FILES = [
   'python/qwasm_format.py',
   'python/qwasm_ops.py',
   'python/qwasm_ops_activations.py',
+  'python/qwasm_ops_layout.py',
   'python/qwasm_ops_norms.py',
   'python/qwasm_ops_reductions.py',
   'python/qwasm_pt2e.py',

@@ -20,6 +20,7 @@ import * as batchnorm from './batchnorm.mjs';
 import * as conv from './conv.mjs';
 import * as convTranspose from './conv-transpose.mjs';
 import * as elementwise from './elementwise.mjs';
+import * as layout from './layout.mjs';
 import * as linear from './linear.mjs';
 import * as normalization from './normalization.mjs';
 import * as pooling from './pooling.mjs';
@@ -38,6 +39,7 @@ const TABLES = opTables({
   conv,
   convTranspose,
   elementwise,
+  layout,
   linear,
   normalization,
   pooling,
