@@ -82,9 +82,10 @@ struct QConvModule {
 
 // engine: torch.backends.quantized.engine when PyTorch would have packed
 // these weights (the core picks the backend as PyTorch does); winograd: the
-// option's mode. Both are codes (codes.h).
+// option's mode. Both are codes (codes.h). exact_sums: a PT2E graph's conv
+// (pack_qconv: no int16 pair saturation).
 val make_qconv(const ConvGeometryArgs& geometry, const QTensor& weight, uintptr_t bias, double bias_count,
-               bool has_bias, double engine, double winograd) {
+               bool has_bias, double engine, double winograd, bool exact_sums) {
   QWASM_BIND_ENTER();
   QConvModule m;
   qwasm::ConvGeometry g;
@@ -97,7 +98,7 @@ val make_qconv(const ConvGeometryArgs& geometry, const QTensor& weight, uintptr_
   if (s.ok()) s = read_code(kWinogradCodes, winograd, "winograd", &mode);
   if (s.ok()) {
     s = qwasm::pack_qconv(g, weight, has_bias ? at<float>(bias) : nullptr, static_cast<int64_t>(nb), &m.packed,
-                          qwasm::conv_backend_for(e, g, weight), mode);
+                          qwasm::conv_backend_for(e, g, weight), mode, exact_sums);
   }
   return s.ok() ? val(std::move(m)) : error_value(s);
 }

@@ -307,8 +307,10 @@ def _quantized_conv_from_pattern(lowering, q, core, relu, scale, zp, where, dims
              "zero_point": zp, "weight": weight, "bias": bias_name,
              # oneDNN's requantization (PyTorch's x86 engine) is the reference
              # representation's float steps; qwasm routes a conv there as
-             # PyTorch does, with symmetric weights and groups <= 100.
-             "backend": "onednn" if symmetric and groups <= 100 else "fbgemm"}
+             # PyTorch does, with symmetric weights and groups <= 100, else to
+             # FBGEMM's requantization of exact sums: the reference never
+             # saturates FBGEMM's depthwise int16 tap pairs.
+             "backend": "onednn" if symmetric and groups <= 100 else "fbgemm_exact"}
     return _write_quantized_layer(lowering, q, core, path, entry, x)
 
 

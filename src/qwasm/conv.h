@@ -118,8 +118,13 @@ struct PackedQConv {
 // finite floats, or nullptr. The oneDNN backend takes symmetric weights (every
 // zero point 0), as PyTorch routes only those to it.
 // `winograd` decides whether Winograd weights are packed beside the direct ones.
+// `exact_sums`: never FBGEMM's int16 pair saturation (sat16), even on its
+// depthwise fast path. A PT2E graph's reference (dequantize, float conv,
+// quantize) sums exactly, so a conv of such a graph that takes FBGEMM's
+// requantization (more than 100 groups, or asymmetric weights) keeps exact sums.
 Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count, PackedQConv* out,
-                  ConvBackend backend = ConvBackend::kFbgemm, WinogradMode winograd = WinogradMode::kAuto);
+                  ConvBackend backend = ConvBackend::kFbgemm, WinogradMode winograd = WinogradMode::kAuto,
+                  bool exact_sums = false);
 
 // Bytes of a layer's Winograd weights (0 when none are packed).
 inline size_t winograd_bytes(const PackedQConv& p) { return p.winograd.weights.size() * sizeof(int16_t); }

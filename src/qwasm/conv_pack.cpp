@@ -135,7 +135,7 @@ ConvBackend conv_backend_for(QEngine engine, const ConvGeometry& g, const QTenso
 }
 
 Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bias, int64_t bias_count, PackedQConv* out,
-                  ConvBackend backend, WinogradMode winograd) {
+                  ConvBackend backend, WinogradMode winograd, bool exact_sums) {
   QWASM_RETURN_IF_ERROR(validate_geometry(g));
   // The weight's shape is checked before any product of the geometry is
   // formed: a weight that exists bounds them all.
@@ -169,7 +169,7 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
   Buffer<int32_t> zps;
   QWASM_RETURN_IF_ERROR(zps.allocate(g.out_channels, "the weight zero points"));
   out->geometry = g;
-  out->sat16 = backend == ConvBackend::kFbgemm && fbgemm_depthwise_fast_path(g);
+  out->sat16 = !exact_sums && backend == ConvBackend::kFbgemm && fbgemm_depthwise_fast_path(g);
   out->depthwise = is_depthwise(g) || out->sat16;
   out->weight_sums = Buffer<int32_t>();
   out->weight_zero_points = Buffer<int32_t>();

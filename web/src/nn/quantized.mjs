@@ -157,8 +157,10 @@ class QuantizedConvBase extends Module {
    * @internal setWeightBias(weight, bias), packed for `engine` ('x86' or
    * 'fbgemm') rather than the engine in force: the model loader packs each
    * conv for the backend its file records, whatever this thread's engine is.
+   * exactSums: a PT2E graph's conv, whose reference sums exactly (never
+   * FBGEMM's int16 pair saturation; docs/numerics.md, "PT2E").
    */
-  _setWeightBias(weight, bias, engine) {
+  _setWeightBias(weight, bias, engine, exactSums = false) {
     this.#live('setWeightBias(weight, bias)');
     this.#setWeightBias(
       weight,
@@ -166,6 +168,7 @@ class QuantizedConvBase extends Module {
       `${this.#name}.setWeightBias(weight, bias)`,
       'setWeightBias(weight, bias)',
       engine,
+      exactSums,
     );
   }
 
@@ -173,7 +176,7 @@ class QuantizedConvBase extends Module {
   // arguments are read (a bias getter can dispose it); null from the
   // constructor. engineName: the engine the weights are packed for ('x86' or
   // 'fbgemm'), or undefined for the engine in force.
-  #setWeightBias(weight, bias, ctx, method = null, engineName = undefined) {
+  #setWeightBias(weight, bias, ctx, method = null, engineName = undefined, exactSums = false) {
     // Everything the caller can run code in (the bias's getters) is read
     // first; the weight's handle after, so that it cannot be disposed between.
     const b = readBias(bias, ctx);
@@ -188,9 +191,9 @@ class QuantizedConvBase extends Module {
     try {
       packed =
         b === null
-          ? checked(M._makeQConv(geometry, h, 0, 0, false, engine, winograd), ctx)
+          ? checked(M._makeQConv(geometry, h, 0, 0, false, engine, winograd, exactSums), ctx)
           : withHeapCopy(M, new Uint8Array(b.buffer), 'the bias', ctx, (address) =>
-              checked(M._makeQConv(geometry, h, address, b.length, true, engine, winograd), ctx),
+              checked(M._makeQConv(geometry, h, address, b.length, true, engine, winograd, exactSums), ctx),
             );
     } catch (e) {
       if (packed && !packed.isDeleted()) packed.delete();

@@ -100,10 +100,14 @@ export const conv = {
         // The backend PyTorch packed the weights for (version 1: fbgemm). The
         // weights are packed for the engine that gives it; qwasm's routing rule
         // must then agree, or the file asks for numbers qwasm would not give.
-        const backend = version === '1' ? 'fbgemm' : m.backend;
-        if (backend !== 'onednn' && backend !== 'fbgemm') {
-          fail(`${what}.backend must be 'onednn' or 'fbgemm', got ${describe(m.backend)}`);
+        // 'fbgemm_exact': a PT2E graph's conv with FBGEMM's requantization,
+        // whose reference sums exactly (no int16 pair saturation).
+        const written = version === '1' ? 'fbgemm' : m.backend;
+        if (written !== 'onednn' && written !== 'fbgemm' && written !== 'fbgemm_exact') {
+          fail(`${what}.backend must be 'onednn', 'fbgemm' or 'fbgemm_exact', got ${describe(m.backend)}`);
         }
+        const exactSums = written === 'fbgemm_exact';
+        const backend = exactSums ? 'fbgemm' : written;
         const Cls = relu ? QCONV_RELU[d] : QCONV[d];
         const mod = quantizedModule(
           m,
@@ -112,6 +116,7 @@ export const conv = {
           a.weightShape,
           () => new Cls(a.inChannels, a.outChannels, a.kernel, { ...a.options, winograd }),
           backend === 'onednn' ? 'x86' : 'fbgemm',
+          exactSums,
         );
         const ours = mod.backend;
         if (ours !== backend) {

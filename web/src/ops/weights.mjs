@@ -43,14 +43,14 @@ export function setOutputQParams(mod, m, what) {
  * geometry's size; then the module takes them, packed for `engine` ('x86' or
  * 'fbgemm'; the engine in force when undefined), and its output qparams.
  */
-export function quantizedModule(m, read, what, weightShape, make, engine = undefined) {
+export function quantizedModule(m, read, what, weightShape, make, engine = undefined, exactSums = false) {
   const bias = m.bias === null ? null : read.float32(m.bias, [weightShape[0]], `${what}.bias`);
   const w = quantizedWeight(m.weight, weightShape, read, `${what}.weight`);
   let mod = null;
   try {
     mod = make();
     if (engine === undefined) mod.setWeightBias(w, bias);
-    else mod._setWeightBias(w, bias, engine);
+    else mod._setWeightBias(w, bias, engine, exactSums);
     setOutputQParams(mod, m, what);
     return mod;
   } catch (e) {

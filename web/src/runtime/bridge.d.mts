@@ -310,6 +310,7 @@ export interface Core extends EmscriptenRuntime {
     hasBias: boolean,
     engine: EngineCode,
     winograd: WinogradCode,
+    exactSums: boolean,
   ): Result<QConvHandle>;
   _makeFConv(
     geometry: ConvGeometry,
