@@ -2,9 +2,11 @@
 // tier has run, then take the median of several runs. Results go to
 // bench/results/<name>.json and BENCHMARKS.md is rendered from all of them.
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import * as qwasm from '../web/src/node-entry.mjs';
 import { wasm } from '../web/src/runtime/runtime.mjs';
 import { qtensorHandle } from '../web/src/tensors/qtensor.mjs';
@@ -131,4 +133,26 @@ export function renderBenchmarksMd() {
       .join('\n\n');
     writeFileSync(readmeUrl, `${readme.slice(0, i + start.length)}\n${body}\n${readme.slice(j)}`);
   }
+}
+
+/**
+ * A benchmark run at several thread counts, each in a child process of its
+ * own (onnxruntime-web and qwasm's pool fix their threads when their wasm
+ * starts): `node <file>` runs every count and renders the tables,
+ * `node <file> --child t` is one count (child(t) prints its results as JSON
+ * on stdout), `node <file> --render` renders the saved results/<name>.json again.
+ */
+export async function perThreadCount({ file, threads, name, child, render }) {
+  if (process.argv[2] === '--child') return child(Number(process.argv[3]));
+  if (process.argv[2] === '--render') {
+    const saved = JSON.parse(readFileSync(new URL(`./results/${name}.json`, import.meta.url), 'utf8'));
+    return render(saved.byThreads, saved.date, saved.machine);
+  }
+  const self = fileURLToPath(file);
+  const byThreads = {};
+  for (const t of threads) {
+    process.stderr.write(`${t} thread(s)...\n`);
+    byThreads[t] = JSON.parse(execFileSync(process.execPath, [self, '--child', String(t)], { maxBuffer: 1 << 26 }));
+  }
+  return render(byThreads, new Date().toISOString().slice(0, 10), machine());
 }

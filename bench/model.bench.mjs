@@ -13,11 +13,9 @@
 //
 // Needs bench/output/models from `python3 bench/model_prep.py` (torch,
 // torchvision, onnx, onnxruntime); says so and exits when it is missing.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { interleave, machine, saveResult } from './harness.mjs';
+import { interleave, perThreadCount, saveResult } from './harness.mjs';
 
 const DIR = new URL('./output/models/', import.meta.url);
 const ARCHS = ['r3d_18', 'mc3_18', 'r2plus1d_18'];
@@ -190,17 +188,4 @@ ${results
   console.log(markdown);
 }
 
-if (process.argv[2] === '--child') {
-  await child(Number(process.argv[3]));
-} else if (process.argv[2] === '--render') {
-  const saved = JSON.parse(readFileSync(new URL('./results/5-models.json', import.meta.url), 'utf8'));
-  await render(saved.byThreads, saved.date, saved.machine);
-} else {
-  const self = fileURLToPath(import.meta.url);
-  const byThreads = {};
-  for (const t of THREADS) {
-    process.stderr.write(`${t} thread(s)...\n`);
-    byThreads[t] = JSON.parse(execFileSync(process.execPath, [self, '--child', String(t)], { maxBuffer: 1 << 26 }));
-  }
-  await render(byThreads, new Date().toISOString().slice(0, 10), machine());
-}
+await perThreadCount({ file: import.meta.url, threads: THREADS, name: '5-models', child, render });

@@ -66,3 +66,30 @@ export function expectWithinOneStep(r, layer) {
     offWithin1Percent: true,
   });
 }
+
+/**
+ * Every layer of a golden through a freshly loaded model (`load()`, disposed
+ * after), each held to expectWithinOneStep; returns the line a test prints:
+ * how many layers ran (of `total`, when the golden keeps only some) and
+ * which had an element off.
+ */
+export function checkLayers(load, layers, total = layers.length) {
+  const model = load();
+  const report = [];
+  try {
+    for (const layer of layers) {
+      const r = layerSteps(model, layer);
+      report.push(r);
+      expectWithinOneStep(r, layer);
+    }
+  } finally {
+    model.dispose();
+  }
+  expect(report.length).toBeGreaterThan(0);
+  const off = report.filter((r) => r.worst > 0);
+  const ran = total === report.length ? `${report.length} layers` : `${report.length} of ${total} layers checked`;
+  return (
+    `${ran}, ${off.length} with an element one step off` +
+    (off.length ? `: ${off.map((r) => `${r.path} ${((100 * r.off) / r.count).toFixed(3)}%`).join(', ')}` : '')
+  );
+}
