@@ -264,12 +264,12 @@ _CONV_FIELDS = ["in_channels", "out_channels", "kernel_size", "stride", "padding
 
 # -- module types ----------------------------------------------------------------------------------------------------
 
-def packed_backend(path, m, dims):
-    """'onednn' or 'fbgemm': whose kernel runs this quantized conv. The packed
-    weights do not say it in Python, but each backend's kernel refuses a qint8
-    activation with an error naming itself (qconv.cpp: "(ONEDNN)" for
-    PackedConvWeightsOnednn, "(FBGEMM)" for PackedConvWeight)."""
-    op = getattr(torch.ops.quantized, f"conv{dims}d")
+def _probe_backend(path, m, dims, op_name, reproduces):
+    """'onednn' or 'fbgemm': whose kernel runs quantized op `op_name` with m's packed weights. The packed
+    weights do not say it in Python, but each backend's kernel refuses a qint8 activation with an error
+    naming itself (qconv.cpp: "(ONEDNN)" for PackedConvWeightsOnednn, "(FBGEMM)" for PackedConvWeight).
+    `reproduces` names, for the error, the backends qwasm can take."""
+    op = getattr(torch.ops.quantized, op_name)
     x = torch.quantize_per_tensor(torch.zeros((1, m.in_channels) + (8,) * dims), 1.0, 0, torch.qint8)
     try:
         op(x, m._packed_params, 1.0, 0)
@@ -280,7 +280,12 @@ def packed_backend(path, m, dims):
         if "FBGEMM" in text:
             return "fbgemm"
     raise ExportError(f"{path}: cannot tell which backend ({torch.backends.quantized.engine} engine) packed "
-                      f"this {type(m).__name__}; qwasm reproduces 'fbgemm' and 'x86'")
+                      f"this {type(m).__name__}; qwasm reproduces {reproduces}")
+
+
+def packed_backend(path, m, dims):
+    """'onednn' or 'fbgemm': whose kernel runs this quantized conv (_probe_backend)."""
+    return _probe_backend(path, m, dims, f"conv{dims}d", "'fbgemm' and 'x86'")
 
 
 def _quantized_conv_from_module(path, m, w, variant):
@@ -839,20 +844,8 @@ _module(
 
 
 def packed_transpose_backend(path, m, dims):
-    """'onednn' or 'fbgemm': whose kernel runs this quantized transposed conv (as packed_backend: each
-    backend's kernel refuses a qint8 activation with an error naming itself)."""
-    op = getattr(torch.ops.quantized, f"conv_transpose{dims}d")
-    x = torch.quantize_per_tensor(torch.zeros((1, m.in_channels) + (8,) * dims), 1.0, 0, torch.qint8)
-    try:
-        op(x, m._packed_params, 1.0, 0)
-    except RuntimeError as e:
-        text = str(e)
-        if "ONEDNN" in text:
-            return "onednn"
-        if "FBGEMM" in text:
-            return "fbgemm"
-    raise ExportError(f"{path}: cannot tell which backend ({torch.backends.quantized.engine} engine) packed "
-                      f"this {type(m).__name__}; qwasm reproduces 'fbgemm'")
+    """'onednn' or 'fbgemm': whose kernel runs this quantized transposed conv (_probe_backend)."""
+    return _probe_backend(path, m, dims, f"conv_transpose{dims}d", "'fbgemm'")
 
 
 def _quantized_conv_transpose_from_module(path, m, w, dims):

@@ -69,6 +69,18 @@ def conv_backend(m, dims):
     return packed_backend("golden", m, dims)
 
 
+def eager_quantized(model, rng, shape, batches=3):
+    """model (in eval mode) quantized in place by the eager flow with fbgemm's default qconfig: prepare, then
+    `batches` calibration batches of uniform(-2, 2) float32 of `shape` drawn from rng, then convert."""
+    from torch.ao.quantization import convert, get_default_qconfig, prepare
+    model.qconfig = get_default_qconfig("fbgemm")
+    prepare(model, inplace=True)
+    for _ in range(batches):
+        model(torch.from_numpy(rng.uniform(-2, 2, shape).astype(np.float32)))
+    convert(model, inplace=True)
+    return model
+
+
 def arr(a):
     a = np.ascontiguousarray(a)
     return {"dtype": str(a.dtype), "shape": list(a.shape), "b64": base64.b64encode(a.tobytes()).decode()}

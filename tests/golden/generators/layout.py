@@ -26,7 +26,7 @@ import operator
 import numpy as np
 import torch
 
-from .common import SEED, add_to_path, arr, output_path
+from .common import SEED, add_to_path, arr, eager_quantized, output_path
 from .pt2e import _layers, _output_qparams
 
 nn, F = torch.nn, torch.nn.functional
@@ -245,7 +245,6 @@ def layout_cases():
     add_to_path("..", "models")
     add_to_path("..", "..", "python")
     from qwasm_export import export
-    from torch.ao.quantization import convert, get_default_qconfig, prepare
     from video_resnets import lcg_clip
     torch.set_num_threads(1)
     torch.manual_seed(SEED % 1000 + 90)
@@ -328,12 +327,7 @@ def layout_cases():
         cases.append({"name": "eager float selection: squeeze, unsqueeze, narrow, expand, repeat, flip, stack",
                       "kind": "exact", "file": fname, "x": arr(xs.numpy()), "y": arr(_SelectFloat().eval()(xs).numpy())})
 
-    q = _SelectEagerQuantized().eval()
-    q.qconfig = get_default_qconfig("fbgemm")
-    prepare(q, inplace=True)
-    for _ in range(3):
-        q(torch.from_numpy(rng.uniform(-2, 2, (2, 3, 5, 6)).astype(np.float32)))
-    convert(q, inplace=True)
+    q = eager_quantized(_SelectEagerQuantized().eval(), rng, (2, 3, 5, 6))
     xq = torch.from_numpy(rng.uniform(-2, 2, (2, 3, 5, 6)).astype(np.float32))
     fname = "exported/layout_eager_select_quantized.qwasm.safetensors"
     export(q, xq, output_path(fname))
@@ -341,12 +335,7 @@ def layout_cases():
         cases.append({"name": "eager int8 selection: squeeze, unsqueeze, narrow, expand, repeat, flip, stack on "
                               "QTensors", "kind": "exact", "file": fname, "x": arr(xq.numpy()), "y": arr(q(xq).numpy())})
 
-    q = _EagerQuantized().eval()
-    q.qconfig = get_default_qconfig("fbgemm")
-    prepare(q, inplace=True)
-    for _ in range(3):
-        q(torch.from_numpy(rng.uniform(-2, 2, (2, 3, 5, 6)).astype(np.float32)))
-    convert(q, inplace=True)
+    q = eager_quantized(_EagerQuantized().eval(), rng, (2, 3, 5, 6))
     xq = torch.from_numpy(rng.uniform(-2, 2, (2, 3, 5, 6)).astype(np.float32))
     fname = "exported/layout_eager_quantized.qwasm.safetensors"
     export(q, xq, output_path(fname))

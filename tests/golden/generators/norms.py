@@ -32,6 +32,14 @@ def _rand(rng, shape, lo=-3.0, hi=3.0):
     return torch.from_numpy(rng.uniform(lo, hi, shape).astype(np.float32))
 
 
+def _exported_case(export, model, x, fname, name):
+    """The case of `model` exported to `fname` and run on x (its output PyTorch's, without autograd)."""
+    export(model, x, output_path(fname))
+    with torch.no_grad():
+        y = model(x)
+    return {"name": name, "file": fname, "x": arr(x.numpy()), "y": arr(y.numpy())}
+
+
 def _randomize_affine(m, rng):
     with torch.no_grad():
         for name in ("weight", "bias", "running_mean"):
@@ -85,11 +93,7 @@ def _float_cases(export, rng):
             flat = x.view(-1)
             for j, v in enumerate([-0.0, 0.0, float("nan"), float("inf"), -float("inf"), 1e-45, -3e38]):
                 flat[j * 60 + 1] = v  # NaN / Inf spread through their own instances (1, 2, 3) only
-        fname = f"exported/norms_float_{i}.qwasm.safetensors"
-        export(model, x, output_path(fname))
-        with torch.no_grad():
-            y = model(x)
-        cases.append({"name": f"float: {name}", "file": fname, "x": arr(x.numpy()), "y": arr(y.numpy())})
+        cases.append(_exported_case(export, model, x, f"exported/norms_float_{i}.qwasm.safetensors", f"float: {name}"))
     return cases
 
 
@@ -191,11 +195,7 @@ def _pt2e_cases(export, rng):
                 gm(torch.cat([c, c]))
         gm = convert_pt2e(gm)
         x = torch.cat([_rand(rng, shape), _rand(rng, shape)])
-        fname = f"exported/norms_pt2e_{i}.qwasm.safetensors"
-        export(gm, x, output_path(fname))
-        with torch.no_grad():
-            y = gm(x)
-        cases.append({"name": f"pt2e: {name}", "file": fname, "x": arr(x.numpy()), "y": arr(y.numpy())})
+        cases.append(_exported_case(export, gm, x, f"exported/norms_pt2e_{i}.qwasm.safetensors", f"pt2e: {name}"))
     return cases
 
 
@@ -257,11 +257,7 @@ def _eager_cases(export, rng):
                 model(_rand(rng, shape))
         convert(model, inplace=True)
         x = _rand(rng, shape)
-        fname = f"exported/norms_eager_{i}.qwasm.safetensors"
-        export(model, x, output_path(fname))
-        with torch.no_grad():
-            y = model(x)
-        cases.append({"name": f"eager: {name}", "file": fname, "x": arr(x.numpy()), "y": arr(y.numpy())})
+        cases.append(_exported_case(export, model, x, f"exported/norms_eager_{i}.qwasm.safetensors", f"eager: {name}"))
     return cases
 
 
@@ -311,12 +307,8 @@ def _ties_case(export, rng):
         g.bias.copy_(_rand(rng, (64,), -1.0, 1.0))
         g.bias[::2] = torch.from_numpy(b)
     x = _rand(rng, shape)
-    fname = "exported/norms_eager_ties.qwasm.safetensors"
-    export(model, x, output_path(fname))
-    with torch.no_grad():
-        y = model(x)
-    return [{"name": "eager: quantized GroupNorm on ties of the output scale", "file": fname,
-             "x": arr(x.numpy()), "y": arr(y.numpy())}]
+    return [_exported_case(export, model, x, "exported/norms_eager_ties.qwasm.safetensors",
+                           "eager: quantized GroupNorm on ties of the output scale")]
 
 
 def _unbatched_case(export, rng):

@@ -5,26 +5,17 @@
 // (QuantizedLookup) in PT2E graphs and in an eager-quantized model (nnq
 // activations), and in MONAI's own blocks (UNet's PReLU units, BasicUNet's
 // and DynUNet's in-place LeakyReLU) through PT2E, bit for bit, with both ISAs.
-import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
+import { goldenFile, goldenTensor, headerOf, runGoldenModel, withGraph } from '../golden-models.mjs';
 import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('activations.json');
-const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../../golden/${name}`, import.meta.url)));
-const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
 const caseOf = (prefix) => golden.cases.find((c) => c.name.startsWith(`${prefix}:`));
 
 beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
-function run(c) {
-  const heap = qwasm.heapInUse();
-  const model = qwasm.io.loadModel(fileOf(c.file));
-  const y = model.forward(tensorOf(c.x));
-  model.dispose();
-  expect(qwasm.heapInUse()).toBe(heap);
-  return y;
-}
+const run = (c) => runGoldenModel(qwasm, c);
 
 // float32 values in the order of their bit patterns: the ulp distance is the difference.
 const ordered = (v) => {
@@ -151,26 +142,14 @@ test("PyTorch's scalar tail path gives the vectorized path's integers on every m
   }
 });
 
-// The file's graph, edited: a module entry changed by `edit`, as a hostile file could.
-function edited(file, edit) {
-  const bytes = fileOf(file);
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  const graph = JSON.parse(header.__metadata__.graph);
-  edit(graph.modules);
-  header.__metadata__.graph = JSON.stringify(graph);
-  const text = new TextEncoder().encode(JSON.stringify(header).padEnd(n, ' '));
-  expect(text.length).toBe(n);
-  const out = new Uint8Array(bytes);
-  out.set(text, 8);
-  return out;
-}
+// The file's graph, edited: its module entries changed by `edit`, as a hostile file could.
+const edited = (file, edit) => withGraph(goldenFile(file), (graph) => edit(graph.modules));
 
 const lookupName = (modules) => Object.keys(modules).find((k) => modules[k].type === 'QuantizedLookup');
 
 test('a traced sigmoid on a QTensor is refused at run time, naming the module form', async () => {
   const c = golden.cases.find((k) => k.name === 'fx: sigmoid');
-  const model = qwasm.io.loadModel(fileOf(c.file));
+  const model = qwasm.io.loadModel(goldenFile(c.file));
   const q = qwasm.quantizePerTensor({ data: new Float32Array(4), shape: [4] }, 0.1, 3, 'quint8');
   expect(() => model.forward(q)).toThrow(/sigmoid of a quantized tensor: qwasm runs it in int8 as a module/);
   q.dispose();
@@ -183,7 +162,7 @@ test('a lookup whose input qparams are not its input tensor’s is refused at ru
     modules[lookupName(modules)].input_zero_point ^= 1;
   });
   const model = qwasm.io.loadModel(bytes);
-  expect(() => model.forward(tensorOf(c.x))).toThrow(/table was made for input qparams/);
+  expect(() => model.forward(goldenTensor(c.x))).toThrow(/table was made for input qparams/);
   model.dispose();
 });
 
@@ -219,9 +198,8 @@ test('a float GELU entry other than approximate="tanh" is refused at load', () =
 
 test('a PReLU whose slopes hold a NaN is refused at load; one fed the wrong channel count is refused at run', () => {
   const c = caseOf('float');
-  const bytes = fileOf(c.file);
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
+  const bytes = goldenFile(c.file);
+  const { n, header } = headerOf(bytes);
   const name = Object.keys(header).find((k) => k.endsWith('prelu.weight'));
   const [begin] = header[name].data_offsets;
   const poisoned = new Uint8Array(bytes);

@@ -5,12 +5,9 @@
 // weights), dilations, weight zero points; bit for bit with both ISAs, with
 // Winograd on and off. Under the x86 engine the ones PyTorch packs for oneDNN
 // are refused by the exporter (the file records which).
-import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
-
-const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../../golden/${name}`, import.meta.url)));
-const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
+import { expectGoldenModel, goldenFile, withGraph } from '../golden-models.mjs';
+import { initGolden, loadGolden } from '../util.mjs';
 
 afterEach(() => {
   qwasm.setKernelIsa('auto');
@@ -45,15 +42,7 @@ describe.each(['conv_transpose_int8.json', 'conv_transpose_int8_x86.json'])('%s'
     test.each(cases.map((c) => [c.name, c]))('%s', (_, c) => {
       qwasm.setKernelIsa(isa);
       qwasm.quantization.setWinograd(winograd);
-      const heap = qwasm.heapInUse();
-      const model = qwasm.io.loadModel(fileOf(c.file));
-      const y = model.forward(tensorOf(c.x));
-      model.dispose();
-      expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y)) }).toEqual({
-        shape: c.y.shape,
-        firstBitDifference: -1,
-      });
-      expect(qwasm.heapInUse()).toBe(heap);
+      expectGoldenModel(qwasm, c);
     });
   });
 });
@@ -63,36 +52,26 @@ describe('what the loader refuses', () => {
   const file = golden.cases.find((c) => c.name === '3d k2 s2 (U-Net upsampling)').file;
   beforeAll(() => initGolden(qwasm, golden));
 
-  function withGraph(bytes, edit) {
-    const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-    const graph = JSON.parse(header.__metadata__.graph);
-    edit(graph.modules['layers.0']);
-    header.__metadata__.graph = JSON.stringify(graph);
-    const text = new TextEncoder().encode(JSON.stringify(header).padEnd(n, ' '));
-    expect(text.length).toBe(n);
-    const edited = new Uint8Array(bytes);
-    edited.set(text, 8);
-    return edited;
-  }
+  // The file with its one layer's entry edited by `edit(entry)`.
+  const withLayer = (bytes, edit) => withGraph(bytes, (graph) => edit(graph.modules['layers.0']));
 
   test('the entry is a QuantizedConvTranspose', () => {
     let type;
-    withGraph(fileOf(file), (m) => {
+    withLayer(goldenFile(file), (m) => {
       type = m.type;
     });
     expect(type).toBe('QuantizedConvTranspose');
   });
 
   test('a backend other than fbgemm', () => {
-    const bytes = withGraph(fileOf(file), (m) => {
+    const bytes = withLayer(goldenFile(file), (m) => {
       m.backend = 'onednn';
     });
     expect(() => qwasm.io.loadModel(bytes)).toThrow(/'layers\.0'\.backend must be 'fbgemm'.*got the string 'onednn'/);
   });
 
   test('a weight qscheme the format does not have', () => {
-    const bytes = withGraph(fileOf(file), (m) => {
+    const bytes = withLayer(goldenFile(file), (m) => {
       m.weight.qscheme = 'per_channel_symmetric';
     });
     expect(() => qwasm.io.loadModel(bytes)).toThrow(
@@ -101,14 +80,14 @@ describe('what the loader refuses', () => {
   });
 
   test('an output padding not below the stride or the dilation', () => {
-    const bytes = withGraph(fileOf(file), (m) => {
+    const bytes = withLayer(goldenFile(file), (m) => {
       m.output_padding = [0, 2, 0];
     });
     expect(() => qwasm.io.loadModel(bytes)).toThrow(/output_padding\[1\] 2 must be smaller than the stride 2/);
   });
 
   test('a float input, at forward', () => {
-    const model = qwasm.io.loadModel(fileOf(file));
+    const model = qwasm.io.loadModel(goldenFile(file));
     try {
       // The model's QuantStub quantizes; the transposed conv itself takes only QTensors.
       const y = model.forward({ data: new Float32Array(4 * 60), shape: [1, 4, 3, 4, 5] });

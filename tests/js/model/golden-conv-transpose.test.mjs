@@ -11,13 +11,11 @@
 //   equal to its float32 rounding unless the two are 1 ulp apart;
 // - against PyTorch's float32: within terms * 2^-24 * sum|terms| (the
 //   classic bound of a float32 sum of `terms` terms, which PyTorch's obeys).
-import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
+import { goldenFile, headerOf, runGoldenModel, withGraph } from '../golden-models.mjs';
 import { decode, initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('conv_transpose.json');
-const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../../golden/${name}`, import.meta.url)));
-const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
 const layers = golden.cases.filter((c) => c.name.startsWith('layer: '));
 const decoders = golden.cases.filter((c) => c.name.startsWith('decoder: '));
 const pt2e = golden.cases.filter((c) => c.name.startsWith('pt2e: '));
@@ -46,31 +44,9 @@ function ulp32(v) {
 }
 
 function run(c) {
-  const heap = qwasm.heapInUse();
-  const model = qwasm.io.loadModel(fileOf(c.file));
-  const y = model.forward(tensorOf(c.x));
-  model.dispose();
-  expect(qwasm.heapInUse()).toBe(heap);
+  const y = runGoldenModel(qwasm, c);
   expect(y.shape).toEqual(c.y.shape);
   return y.data;
-}
-
-// A file's graph JSON, and the file rewritten with an edited one (same header length).
-function graphOf(bytes) {
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  return { n, header, graph: JSON.parse(header.__metadata__.graph) };
-}
-
-function withGraph(bytes, edit) {
-  const { n, header, graph } = graphOf(bytes);
-  edit(graph);
-  header.__metadata__.graph = JSON.stringify(graph);
-  const text = new TextEncoder().encode(JSON.stringify(header).padEnd(n, ' '));
-  expect(text.length).toBe(n);
-  const edited = new Uint8Array(bytes);
-  edited.set(text, 8);
-  return edited;
 }
 
 test('the golden file has the layers and the decoder blocks', () => {
@@ -140,7 +116,7 @@ describe('a U-Net decoder block of MONAI blocks', () => {
     (isa) => {
       qwasm.setKernelIsa(isa);
       const c = decoders[2];
-      const { graph } = graphOf(fileOf(c.file));
+      const { graph } = headerOf(goldenFile(c.file));
       expect(Object.values(graph.modules).filter((m) => m.type === 'QuantizedConvTranspose').length).toBe(2);
       const { off, worst } = stepsOff(run(c), decode(c.y), graph.modules.head.scale);
       // The int8 layers' exact sums against PT2E's float reference: at most one step, on at most 1% of the
@@ -155,7 +131,7 @@ describe('a U-Net decoder block of MONAI blocks', () => {
 // reference (dequantize, float conv_transpose, quantize).
 describe('PT2E: one transposed conv', () => {
   test.each(pt2e.map((c) => [c.name.slice('pt2e: '.length), c]))('%s', (_, c) => {
-    const { graph } = graphOf(fileOf(c.file));
+    const { graph } = headerOf(goldenFile(c.file));
     const types = Object.values(graph.modules).map((m) => m.type);
     expect(types).toContain(c.name.includes('float') ? 'ConvTranspose' : 'QuantizedConvTranspose');
     const want = decode(c.y);
@@ -170,21 +146,21 @@ describe('what the loader refuses', () => {
   const name = (graph) => Object.keys(graph.modules).find((k) => graph.modules[k].type === 'ConvTranspose');
 
   test('an output padding not below the stride or the dilation (PyTorch refuses it)', () => {
-    const bytes = withGraph(fileOf(layer.file), (g) => {
+    const bytes = withGraph(goldenFile(layer.file), (g) => {
       g.modules[name(g)].output_padding = [1, 2, 1];
     });
     expect(() => qwasm.io.loadModel(bytes)).toThrow(/output_padding\[1\] 2 must be smaller than the stride 2/);
   });
 
   test('a weight whose shape is not [in, out / groups, ...kernel]', () => {
-    const bytes = withGraph(fileOf(layer.file), (g) => {
+    const bytes = withGraph(goldenFile(layer.file), (g) => {
       g.modules[name(g)].groups = 2;
     });
     expect(() => qwasm.io.loadModel(bytes)).toThrow(/weight.*has shape \[4, 4, 3, 3, 3\], expected \[4, 2, 3, 3, 3\]/);
   });
 
   test('an input of another channel count, at forward, naming the node', () => {
-    const model = qwasm.io.loadModel(fileOf(layer.file));
+    const model = qwasm.io.loadModel(goldenFile(layer.file));
     try {
       expect(() => model.forward({ data: new Float32Array(3 * 8), shape: [1, 3, 2, 2, 2] })).toThrow(
         /node '_0'.*ConvTranspose3d.*expected 4 input channels, got 3/,
@@ -211,7 +187,7 @@ function labels(data, shape) {
 // voxels, logits within 2 output steps).
 describe("MONAI's UNet and DynUNet", () => {
   test.each(monai.map((c) => [c.name.slice('monai: '.length), c]))('%s', (_, c) => {
-    const { graph } = graphOf(fileOf(c.file));
+    const { graph } = headerOf(goldenFile(c.file));
     const types = Object.values(graph.modules).map((m) => m.type);
     const quantized = c.name.includes('PT2E');
     expect(types).toContain(quantized ? 'QuantizedConvTranspose' : 'ConvTranspose');

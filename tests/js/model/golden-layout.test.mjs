@@ -21,13 +21,12 @@
 //   after the third conv, 23% of the elements of the last block, 27% of the
 //   logits, up to 8 steps; 32 of 4096 labels differ). That test is marked
 //   failing (test.failing): it tells when the conv numerics close the gap.
-import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
+import { goldenFile } from '../golden-models.mjs';
 import { decode, firstBitDifference, initGolden, lcgBytes, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('layout.json');
-const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../../golden/${name}`, import.meta.url)));
-const load = (c) => qwasm.io.loadModel(fileOf(c.file));
+const load = (c) => qwasm.io.loadModel(goldenFile(c.file));
 
 beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
@@ -93,13 +92,7 @@ describe.each(['wasmsimd', 'scalar'])('%s kernels', (isa) => {
       for (const [i, [x, wantArray]] of runsOf(c).entries()) {
         const y = model.forward(x);
         const want = decode(wantArray);
-        let steps = 0;
-        let off = 0;
-        for (let j = 0; j < want.length; j++) {
-          const d = Math.abs(Math.round(y.data[j] / step) - Math.round(want[j] / step));
-          if (d > 0) off++;
-          steps = Math.max(steps, d);
-        }
+        const { steps, off } = stepsApart(y.data, want, step);
         console.log(`${name} (${isa}) clip ${i}: ${off} of ${want.length} outputs off, at most ${steps} steps`);
         const classes = wantArray.shape[1];
         const top1 = (a) =>
@@ -115,6 +108,19 @@ describe.each(['wasmsimd', 'scalar'])('%s kernels', (isa) => {
     }
   });
 });
+
+// How far a quantized model's dequantized output is from PyTorch's, in output steps of `step`: the most
+// (steps), and how many outputs differ at all (off).
+function stepsApart(got, want, step) {
+  let steps = 0;
+  let off = 0;
+  for (let j = 0; j < want.length; j++) {
+    const d = Math.abs(Math.round(got[j] / step) - Math.round(want[j] / step));
+    if (d > 0) off++;
+    steps = Math.max(steps, d);
+  }
+  return { steps, off };
+}
 
 // Per voxel (batch b, spatial index v) of an [N, C, ...] output: the class with the largest logit.
 function voxelArgmax(a, shape) {
@@ -142,13 +148,7 @@ function segmentationAgreement(c, isa) {
       const y = model.forward(x);
       const want = decode(wantArray);
       const step = c.output_qparams.scale;
-      let steps = 0;
-      let off = 0;
-      for (let j = 0; j < want.length; j++) {
-        const d = Math.abs(Math.round(y.data[j] / step) - Math.round(want[j] / step));
-        if (d > 0) off++;
-        steps = Math.max(steps, d);
-      }
+      const { steps, off } = stepsApart(y.data, want, step);
       const got = voxelArgmax(y.data, y.shape);
       const expected = voxelArgmax(want, wantArray.shape);
       const differ = got.filter((v, k) => v !== expected[k]).length;

@@ -7,13 +7,11 @@
 // linears, MONAI's whole UNet with ReLU); and eager-quantized models whose norms are PyTorch's quantized
 // modules (nnq.InstanceNorm3d / 2d / 1d, nnq.GroupNorm, nnq.LayerNorm, on
 // quint8). Every element is PyTorch's to the bit, with both ISAs.
-import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
+import { expectGoldenModel, goldenFile, headerOf, withGraph } from '../golden-models.mjs';
+import { initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('norms.json');
-const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../../golden/${name}`, import.meta.url)));
-const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
 
 beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
@@ -28,39 +26,14 @@ test('the golden file has the float, the PT2E and the eager cases', () => {
 describe.each(['wasmsimd', 'scalar'])('%s kernels', (isa) => {
   test.each(golden.cases.map((c) => [c.name, c]))('%s', (_, c) => {
     qwasm.setKernelIsa(isa);
-    const heap = qwasm.heapInUse();
-    const model = qwasm.io.loadModel(fileOf(c.file));
-    const y = model.forward(tensorOf(c.x));
-    model.dispose();
-    expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y), { anyNaN: true }) }).toEqual({
-      shape: c.y.shape,
-      firstBitDifference: -1,
-    });
-    expect(qwasm.heapInUse()).toBe(heap);
+    expectGoldenModel(qwasm, c, { anyNaN: true });
   });
 });
 
 /** The file with its graph's module `name` edited by `edit(entry)`. */
-function withModule(file, name, edit) {
-  const bytes = fileOf(file);
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  const graph = JSON.parse(header.__metadata__.graph);
-  edit(graph.modules[name]);
-  header.__metadata__.graph = JSON.stringify(graph);
-  const text = new TextEncoder().encode(JSON.stringify(header).padEnd(n, ' '));
-  if (text.length !== n) throw new Error('the edit must not lengthen the header');
-  const edited = new Uint8Array(bytes);
-  edited.set(text, 8);
-  return edited;
-}
+const withModule = (file, name, edit) => withGraph(goldenFile(file), (graph) => edit(graph.modules[name]));
 
-const moduleNames = (file) => {
-  const bytes = fileOf(file);
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  return Object.entries(JSON.parse(header.__metadata__.graph).modules).map(([k, v]) => [k, v.type]);
-};
+const moduleNames = (file) => Object.entries(headerOf(goldenFile(file)).graph.modules).map(([k, v]) => [k, v.type]);
 
 test('the files hold each norm type, and the PT2E graphs their int8 layers', () => {
   const types = new Set(golden.cases.flatMap((c) => moduleNames(c.file).map(([, t]) => t)));
@@ -105,8 +78,8 @@ describe('hostile quantized entries are refused at load, naming the module', () 
 });
 
 test("a loaded norm's forward checks its input: its kind, and data as long as its shape", () => {
-  const model = qwasm.io.loadModel(fileOf('exported/norms_float_2.qwasm.safetensors'));
-  const quantized = qwasm.io.loadModel(fileOf('exported/norms_eager_1.qwasm.safetensors'));
+  const model = qwasm.io.loadModel(goldenFile('exported/norms_float_2.qwasm.safetensors'));
+  const quantized = qwasm.io.loadModel(goldenFile('exported/norms_eager_1.qwasm.safetensors'));
   try {
     const norm = model.layers[0];
     expect(() => norm.forward({ data: new Float32Array(7), shape: [1, 5, 37] })).toThrow(/holds 7 elements/);
@@ -120,7 +93,7 @@ test("a loaded norm's forward checks its input: its kind, and data as long as it
 
 test('an input whose channels or last dimensions do not fit is refused by the planner, before anything runs', () => {
   const c = golden.cases[0];
-  const model = qwasm.io.loadModel(fileOf(c.file));
+  const model = qwasm.io.loadModel(goldenFile(c.file));
   try {
     expect(() => model.forward({ data: new Float32Array(2 * 4 * 3 * 5 * 7), shape: [2, 4, 3, 5, 7] })).toThrow(
       /LayerNorm|\[3, 5, 6\]/,

@@ -6,17 +6,15 @@
 // - exported models using them (a squeeze-excitation block and a segmentation head), float through torch.fx
 //   and int8 through PT2E with QwasmQuantizer (amax on the integers, quantized.add, quantized.mul and
 //   quantized.mul_relu with broadcasting): the labels equal, the log-probabilities within the bound.
-import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
 // The graph functions from the sources (the float ones need no wasm); on QTensors, with the sources' own
 // library (testing.mjs), so that the QTensors and the functions are one library's.
 import { GRAPH_FUNCTIONS } from '../../../web/src/ops/registry.mjs';
+import { goldenFile, goldenTensor, runGoldenModel, withGraph } from '../golden-models.mjs';
 import { initTesting, qwasm as sources } from '../testing.mjs';
 import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('reductions.json');
-const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../../golden/${name}`, import.meta.url)));
-const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
 
 // The bounds of docs/numerics.md: softmax within 6 ulp of PyTorch's (measured: at most 5 ulp in 760 000
 // elements, 88% equal); log_softmax within 2^-21 x max(|y|, 1) (measured: 2^-22), an absolute bound near
@@ -61,9 +59,9 @@ function ulpReport(a, b) {
 }
 
 function runOp(c) {
-  const x = c.input === undefined ? tensorOf(c.x) : tensorOf(golden.inputs[c.input]);
+  const x = c.input === undefined ? goldenTensor(c.x) : goldenTensor(golden.inputs[c.input]);
   const fn = GRAPH_FUNCTIONS[c.op];
-  if (c.other !== undefined) return fn.run([x, tensorOf(c.other)], {});
+  if (c.other !== undefined) return fn.run([x, goldenTensor(c.other)], {});
   if (c.number !== undefined) return fn.run([x, c.number], {});
   return fn.run([x, ...c.args], {});
 }
@@ -121,11 +119,7 @@ describe(`softmax within ${SOFTMAX_ULP} ulp, log_softmax within ${LOG_SOFTMAX_AB
 
 describe('exported models', () => {
   test.each(golden.models.map((m) => [m.name, m]))('%s', (_, c) => {
-    const heap = qwasm.heapInUse();
-    const model = qwasm.io.loadModel(fileOf(c.file));
-    const y = model.forward(tensorOf(c.x));
-    model.dispose();
-    expect(qwasm.heapInUse()).toBe(heap);
+    const y = runGoldenModel(qwasm, c);
     expect(y.shape).toEqual(c.y.shape);
     const want = decode(c.y);
     if (c.name.includes('labels')) {
@@ -141,8 +135,8 @@ describe('exported models', () => {
   test.each(golden.models.map((m) => [m.name, m]))(
     '%s: every node output the planner knows before a run equals what the run produced',
     (_, c) => {
-      const model = qwasm.io.loadModel(fileOf(c.file));
-      const { output: y, layers } = model.profile(tensorOf(c.x));
+      const model = qwasm.io.loadModel(goldenFile(c.file));
+      const { output: y, layers } = model.profile(goldenTensor(c.x));
       const planned = new Map(model.nodes.map((node) => [node.name, node.output]));
       for (const layer of layers) {
         const p = planned.get(layer.name);
@@ -158,7 +152,7 @@ describe('exported models', () => {
   test('the PT2E graphs run amax on the integers and quantized.mul (mul_relu) and quantized.add', () => {
     const targets = golden.models
       .filter((m) => m.flow === 'pt2e')
-      .map((m) => qwasm.io.loadModel(fileOf(m.file)))
+      .map((m) => qwasm.io.loadModel(goldenFile(m.file)))
       .map((model) => {
         const t = model.nodes.map((n) => n.target);
         model.dispose();
@@ -200,17 +194,8 @@ describe('refusals name what does not fit', () => {
 describe('a hostile file', () => {
   // The PT2E labels model with one node's constants edited in its header.
   function edited(target, edit) {
-    const bytes = fileOf(golden.models.find((m) => m.name.startsWith('PT2E se_labels')).file);
-    const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-    const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-    const graph = JSON.parse(header.__metadata__.graph);
-    edit(graph.nodes.find((node) => node.target === target));
-    header.__metadata__.graph = JSON.stringify(graph);
-    const text = new TextEncoder().encode(JSON.stringify(header).padEnd(n, ' '));
-    expect(text.length).toBe(n);
-    const out = new Uint8Array(bytes);
-    out.set(text, 8);
-    return out;
+    const bytes = goldenFile(golden.models.find((m) => m.name.startsWith('PT2E se_labels')).file);
+    return withGraph(bytes, (graph) => edit(graph.nodes.find((node) => node.target === target)));
   }
 
   test.each([
@@ -230,7 +215,7 @@ describe('a hostile file', () => {
       }),
     );
     const c = golden.models.find((m) => m.name.startsWith('PT2E se_labels'));
-    expect(() => model.forward(tensorOf(c.x))).toThrow(/node 'mean'.*mean: dim 7 is out of range for rank 5/);
+    expect(() => model.forward(goldenTensor(c.x))).toThrow(/node 'mean'.*mean: dim 7 is out of range for rank 5/);
     model.dispose();
   });
 });

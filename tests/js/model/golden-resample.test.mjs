@@ -5,34 +5,20 @@
 // integer outputs are PyTorch's to the bit; the PT2E model end to end within
 // 2 output steps (its int8 convs' bound, docs/numerics.md), its trilinear
 // node bit for bit on PyTorch's own input.
-import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
 import { GRAPH_FUNCTIONS, MODULE_TYPES } from '../../../web/src/ops/registry.mjs';
+import { expectGoldenModel, goldenFile, goldenTensor, headerOf, withGraph } from '../golden-models.mjs';
 import { graphModel, node, output, quantize, ref } from '../model-files.mjs';
 import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('resample.json');
-const fileOf = (name) => new Uint8Array(readFileSync(new URL(`../../golden/${name}`, import.meta.url)));
-const tensorOf = (a) => ({ data: decode(a), shape: a.shape });
 const interpolate = GRAPH_FUNCTIONS.interpolate;
 
 beforeAll(() => initGolden(qwasm, golden));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 // A model file with its graph JSON edited by `edit` (the header keeps its length).
-function edited(name, edit) {
-  const bytes = fileOf(name);
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n)));
-  const graph = JSON.parse(header.__metadata__.graph);
-  edit(graph);
-  header.__metadata__.graph = JSON.stringify(graph);
-  const text = new TextEncoder().encode(JSON.stringify(header).padEnd(n, ' '));
-  if (text.length !== n) throw new Error('the edit must not lengthen the header');
-  const out = new Uint8Array(bytes);
-  out.set(text, 8);
-  return out;
-}
+const edited = (name, edit) => withGraph(goldenFile(name), edit);
 
 test('the functional cases cover every mode on both of PyTorch float kernels where it has two', () => {
   const seen = new Set(golden.cases.map((c) => `${c.mode}/${c.kernel}`));
@@ -54,7 +40,7 @@ test('the functional cases cover every mode on both of PyTorch float kernels whe
 
 describe('float: F.interpolate bit for bit', () => {
   test.each(golden.cases.map((c) => [c.name, c]))('%s', (_, c) => {
-    const y = interpolate.run([tensorOf(c.x)], { mode: c.mode, ...c.options });
+    const y = interpolate.run([goldenTensor(c.x)], { mode: c.mode, ...c.options });
     expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y)) }).toEqual({
       shape: c.y.shape,
       firstBitDifference: -1,
@@ -79,7 +65,7 @@ describe('quantized: nearest and bilinear on the integers, the qparams kept', ()
     const model = qwasm.io.loadModel(
       interpolateModel(c.x.shape, c.scale, c.zero_point, { mode: c.mode, ...c.options }, c.then ?? null),
     );
-    const contiguous = qwasm.makePerTensorQuantizedTensor(tensorOf(c.x), c.scale, c.zero_point);
+    const contiguous = qwasm.makePerTensorQuantizedTensor(goldenTensor(c.x), c.scale, c.zero_point);
     const x = c.channels_last ? contiguous.contiguous({ memoryFormat: 'channels_last' }) : contiguous;
     if (x !== contiguous) contiguous.dispose();
     const y = model.forwardQuantized(x);
@@ -124,27 +110,19 @@ describe('quantized: nearest and bilinear on the integers, the qparams kept', ()
 describe.each(['wasmsimd', 'scalar'])('models (%s kernels)', (isa) => {
   test.each(golden.models.map((c) => [c.name, c]))('%s: bit for bit', (_, c) => {
     qwasm.setKernelIsa(isa);
-    const heap = qwasm.heapInUse();
-    const model = qwasm.io.loadModel(fileOf(c.file));
-    const y = model.forward(tensorOf(c.x));
-    model.dispose();
-    expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y)) }).toEqual({
-      shape: c.y.shape,
-      firstBitDifference: -1,
-    });
-    expect(qwasm.heapInUse()).toBe(heap);
+    expectGoldenModel(qwasm, c);
   });
 
   test.each(golden.pt2e.map((c) => [c.name, c]))('%s: within 2 output steps; the trilinear bit for bit', (_, c) => {
     qwasm.setKernelIsa(isa);
-    const model = qwasm.io.loadModel(fileOf(c.file));
+    const model = qwasm.io.loadModel(goldenFile(c.file));
     try {
-      const y = model.forward(tensorOf(c.x));
+      const y = model.forward(goldenTensor(c.x));
       const want = decode(c.y);
       let worst = 0;
       for (let i = 0; i < want.length; i++) worst = Math.max(worst, Math.abs(y.data[i] - want[i]) / c.output_scale);
       expect({ shape: y.shape, within2Steps: worst <= 2 + 1e-6 }).toEqual({ shape: c.y.shape, within2Steps: true });
-      const up = model.getSubmodule(c.trilinear.path).forward(tensorOf(c.trilinear.x));
+      const up = model.getSubmodule(c.trilinear.path).forward(goldenTensor(c.trilinear.x));
       expect(firstBitDifference(up.data, decode(c.trilinear.y))).toBe(-1);
     } finally {
       model.dispose();
@@ -154,9 +132,7 @@ describe.each(['wasmsimd', 'scalar'])('models (%s kernels)', (isa) => {
 
 test('the PT2E graph runs the nearest upsample on the integers and the trilinear in float', () => {
   const c = golden.pt2e[0];
-  const bytes = fileOf(c.file);
-  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const graph = JSON.parse(JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))).__metadata__.graph);
+  const { graph } = headerOf(goldenFile(c.file));
   const byName = new Map(graph.nodes.map((node) => [node.name, node]));
   const nearest = graph.nodes.find((node) => node.target === 'interpolate');
   expect(nearest.kwargs.mode).toBe('nearest');
@@ -195,7 +171,7 @@ describe('hostile files and bad arguments', () => {
     const heap = qwasm.heapInUse();
     const model = qwasm.io.loadModel(bytes);
     try {
-      expect(() => model.forward(tensorOf(golden.pt2e[0].x))).toThrow(
+      expect(() => model.forward(goldenTensor(golden.pt2e[0].x))).toThrow(
         /node 'upsample_trilinear3d'.*the output \[1,4,16384,16384,16384\] would hold more than 2147483647 elements/,
       );
     } finally {

@@ -92,6 +92,20 @@ function nearestAxis(inSize, outSize, scale, exact, rule) {
   return index;
 }
 
+// area_pixel_compute_scale (UpSample.h) in float32, shared by the float and quantized linear kernels:
+// (in - 1) / (out - 1) with align_corners, else compute_scales_value.
+const linearScale = (inSize, outSize, scale, alignCorners) =>
+  alignCorners ? (outSize > 1 ? f(f(inSize - 1) / f(outSize - 1)) : 0) : scaleValue(scale, inSize, outSize);
+
+// area_pixel_compute_source_index (UpSample.h) in float32 for output `o` at scale `s`: s * o with
+// align_corners, else s * (o + 0.5) - 0.5 clamped at 0 (`fused`: as one fma, see linearAxis).
+function linearSource(s, o, alignCorners, fused) {
+  if (alignCorners) return f(s * f(o));
+  const real = fused ? fma32(s, f(o + 0.5), -0.5) : f(f(s * f(o + 0.5)) - 0.5);
+  if (real < 0) return 0; // not Math.max: a -0 stays -0, as PyTorch's src_idx < 0 ? 0 : src_idx
+  return real;
+}
+
 // compute_source_index_and_lambda (UpSample.h), in float32: two source indices and their weights
 // ({i0, i1, l0, l1}, one entry per output); transforms.VideoClassification's resize uses it too.
 // `fused`: GCC contracted area_pixel_compute_source_index's scale * (o + 0.5) - 0.5 into one fma
@@ -101,9 +115,7 @@ export function linearAxis(inSize, outSize, scale, alignCorners, fused) {
   const i1 = new Int32Array(outSize);
   const l0 = new Float32Array(outSize);
   const l1 = new Float32Array(outSize);
-  let s;
-  if (alignCorners) s = outSize > 1 ? f(f(inSize - 1) / f(outSize - 1)) : 0;
-  else s = scaleValue(scale, inSize, outSize);
+  const s = linearScale(inSize, outSize, scale, alignCorners);
   for (let o = 0; o < outSize; o++) {
     if (outSize === inSize) {
       i0[o] = o;
@@ -111,12 +123,7 @@ export function linearAxis(inSize, outSize, scale, alignCorners, fused) {
       l0[o] = 1;
       continue;
     }
-    let real;
-    if (alignCorners) real = f(s * f(o));
-    else {
-      real = fused ? fma32(s, f(o + 0.5), -0.5) : f(f(s * f(o + 0.5)) - 0.5);
-      if (real < 0) real = 0;
-    }
+    const real = linearSource(s, o, alignCorners, fused);
     const i = Math.min(Math.floor(real), inSize - 1);
     const w1 = Math.min(Math.max(f(real - i), 0), 1);
     i0[o] = i;
@@ -314,16 +321,9 @@ export function linearValues(src, dst, shape, outSize, scales, alignCorners, mod
 function quantizedBilinearAxis(inSize, outSize, scale, alignCorners, fused) {
   const axis = { i: new Int32Array(outSize), p: new Int32Array(outSize), l0: new Float32Array(outSize) };
   axis.l1 = new Float32Array(outSize);
-  let s;
-  if (alignCorners) s = outSize > 1 ? f(f(inSize - 1) / f(outSize - 1)) : 0;
-  else s = scaleValue(scale, inSize, outSize);
+  const s = linearScale(inSize, outSize, scale, alignCorners);
   for (let o = 0; o < outSize; o++) {
-    let real;
-    if (alignCorners) real = f(s * f(o));
-    else {
-      real = fused ? fma32(s, f(o + 0.5), -0.5) : f(f(s * f(o + 0.5)) - 0.5);
-      if (real < 0) real = 0;
-    }
+    const real = linearSource(s, o, alignCorners, fused);
     // real < in - 0.5 whenever out <= in * scale; the clamp only keeps the reads in bounds.
     const i = Math.min(Math.trunc(real), inSize - 1);
     axis.i[o] = i;

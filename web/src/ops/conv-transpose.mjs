@@ -3,10 +3,10 @@
 // aten.conv_transpose{1,2,3}d in PT2E graphs: the decoders of U-Nets).
 
 import { ConvTransposeFloat, QuantizedConvTranspose, transposedOut } from '../nn/conv-transpose.mjs';
-import { nn } from '../nn/index.mjs';
 import { describe } from '../runtime/args.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { numel } from './abstract-values.mjs';
+import { QCONV, QCONV_RELU, readConvChannels } from './conv-parts.mjs';
 import {
   CONV_GEOMETRY,
   fail,
@@ -29,13 +29,20 @@ import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 // so charged as 64 of its multiply-adds.
 const FLOAT_TRANSPOSED_MAC = 64 * RATE.floatMac;
 
+// The geometry fields of both entries (float and quantized), in the exporter's order.
+const GEOMETRY_FIELDS = [
+  'in_channels',
+  'out_channels',
+  'kernel_size',
+  'stride',
+  'padding',
+  'output_padding',
+  'groups',
+  'dilation',
+];
+
 function convTransposeArgs(m, d, what) {
-  const inChannels = readInt(m.in_channels, `${what}.in_channels`, 1, CONV_GEOMETRY);
-  const outChannels = readInt(m.out_channels, `${what}.out_channels`, 1, CONV_GEOMETRY);
-  const groups = readInt(m.groups, `${what}.groups`, 1, CONV_GEOMETRY);
-  if (inChannels % groups !== 0 || outChannels % groups !== 0) {
-    fail(`${what}: in_channels ${inChannels} and out_channels ${outChannels} must be multiples of groups ${groups}`);
-  }
+  const { inChannels, outChannels, groups } = readConvChannels(m, what);
   const g = {
     inChannels,
     outChannels,
@@ -66,14 +73,6 @@ function convTransposeCost(info, x) {
   const macs = numel(x.shape) * (info.outChannels / info.groups) * numel(info.kernel);
   return { shape, work: macs * FLOAT_TRANSPOSED_MAC, scratchBytes: 8 * numel(shape.slice(shape.length - info.dims)) };
 }
-
-const QCONV = [null, nn.quantized.Conv1d, nn.quantized.Conv2d, nn.quantized.Conv3d];
-const QCONV_RELU = [
-  null,
-  nn.intrinsic.quantized.ConvReLU1d,
-  nn.intrinsic.quantized.ConvReLU2d,
-  nn.intrinsic.quantized.ConvReLU3d,
-];
 
 // The planner's view of an entry (checked by build).
 const transposeInfo = (quantized) => (m) => ({
@@ -171,19 +170,7 @@ function flippedWeight(m, g, read, what) {
 export const convTranspose = {
   modules: {
     ConvTranspose: {
-      fields: [
-        'dims',
-        'in_channels',
-        'out_channels',
-        'kernel_size',
-        'stride',
-        'padding',
-        'output_padding',
-        'groups',
-        'dilation',
-        'weight',
-        'bias',
-      ],
+      fields: ['dims', ...GEOMETRY_FIELDS, 'weight', 'bias'],
       build(m, { read, what }) {
         const d = readDims(m, what);
         const g = convTransposeArgs(m, d, what);
@@ -197,23 +184,7 @@ export const convTranspose = {
       output: floatOutput,
     },
     QuantizedConvTranspose: {
-      fields: [
-        'dims',
-        'relu',
-        'in_channels',
-        'out_channels',
-        'kernel_size',
-        'stride',
-        'padding',
-        'output_padding',
-        'groups',
-        'dilation',
-        'scale',
-        'zero_point',
-        'weight',
-        'bias',
-        'backend',
-      ],
+      fields: ['dims', 'relu', ...GEOMETRY_FIELDS, 'scale', 'zero_point', 'weight', 'bias', 'backend'],
       build(m, { read, what, winograd }) {
         const d = readDims(m, what);
         const relu = readBool(m.relu, `${what}.relu`);

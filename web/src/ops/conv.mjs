@@ -6,19 +6,13 @@ import { foldBatchNormInto } from '../nn/fusion.mjs';
 import { nn } from '../nn/index.mjs';
 import { describe } from '../runtime/args.mjs';
 import { numel } from './abstract-values.mjs';
+import { QCONV, QCONV_RELU, readConvChannels } from './conv-parts.mjs';
 import { floatLayerState, fusedLayerState, weightedTwin } from './eager.mjs';
-import { CONV_GEOMETRY, fail, isName, readBool, readDims, readInt, readInts } from './format-readers.mjs';
+import { CONV_GEOMETRY, fail, isName, readBool, readDims, readInts } from './format-readers.mjs';
 import { floatOutput, quantizedOutput, scratchOf, split, windowOut } from './module-costs.mjs';
 import { quantizedModule, withFloatWeights } from './weights.mjs';
 import { WORK_PER_ELEMENT as RATE } from './work-rates.mjs';
 
-const QCONV = [null, nn.quantized.Conv1d, nn.quantized.Conv2d, nn.quantized.Conv3d];
-const QCONV_RELU = [
-  null,
-  nn.intrinsic.quantized.ConvReLU1d,
-  nn.intrinsic.quantized.ConvReLU2d,
-  nn.intrinsic.quantized.ConvReLU3d,
-];
 const FCONV = [null, nn.Conv1d, nn.Conv2d, nn.Conv3d];
 const FCONV_RELU = [null, nn.intrinsic.ConvReLU1d, nn.intrinsic.ConvReLU2d, nn.intrinsic.ConvReLU3d];
 const BATCH_NORM = [null, nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d];
@@ -26,12 +20,7 @@ const BATCH_NORM = [null, nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d];
 const GEOMETRY_FIELDS = ['in_channels', 'out_channels', 'kernel_size', 'stride', 'padding', 'dilation', 'groups'];
 
 function convArgs(m, dims, what) {
-  const inChannels = readInt(m.in_channels, `${what}.in_channels`, 1, CONV_GEOMETRY);
-  const outChannels = readInt(m.out_channels, `${what}.out_channels`, 1, CONV_GEOMETRY);
-  const groups = readInt(m.groups, `${what}.groups`, 1, CONV_GEOMETRY);
-  if (inChannels % groups !== 0 || outChannels % groups !== 0) {
-    fail(`${what}: in_channels ${inChannels} and out_channels ${outChannels} must be multiples of groups ${groups}`);
-  }
+  const { inChannels, outChannels, groups } = readConvChannels(m, what);
   const kernel = readInts(m.kernel_size, `${what}.kernel_size`, dims, 1, CONV_GEOMETRY);
   const options = {
     stride: readInts(m.stride, `${what}.stride`, dims, 1, CONV_GEOMETRY),

@@ -40,8 +40,38 @@ function floatInput(x, ctx) {
   return { data: t.data, shape: t.shape };
 }
 
+/**
+ * A loaded float norm, one class for all three: `refusal(shape)` says why it
+ * cannot take an input (or null), `normalize(data, shape)` gives the output's
+ * floats (same shape).
+ */
+class LoadedFloatNorm extends Module {
+  #name;
+  #refusal;
+  #normalize;
+  constructor(name, refusal, normalize) {
+    super();
+    this.#name = name;
+    this.#refusal = refusal;
+    this.#normalize = normalize;
+  }
+  forward(x) {
+    const ctx = `${this.#name}.forward(x)`;
+    const t = floatInput(x, ctx);
+    const why = this.#refusal(t.shape);
+    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
+    return { data: this.#normalize(t.data, t.shape), shape: t.shape };
+  }
+  dispose() {}
+}
+
 /** Charged per element at the normalisations' rate (work-rates.mjs normElement). */
 const normCost = (x, shape) => ({ shape, work: numel(shape) * RATE.normElement, scratchBytes: 0 });
+
+/** A norm's cost entry: null (not this module's input) for an x of another kind or one `refusal` turns down. */
+const costOn = (kind, refusal) => (info, x) =>
+  x.kind !== kind || refusal(info, x.shape) !== null ? null : normCost(x, x.shape);
+const floatCost = (refusal) => costOn('float', refusal);
 
 // -- InstanceNorm ------------------------------------------------------------------------------------------------
 
@@ -57,28 +87,6 @@ function instanceNormRefusal(info, shape) {
   }
   if (numel(shape.slice(-dims)) === 0) return `the spatial size of ${shapeText(shape)} is 0: nothing to normalise`;
   return null;
-}
-
-class LoadedInstanceNorm extends Module {
-  #info;
-  #stats;
-  constructor(info, stats) {
-    super();
-    this.#info = info;
-    this.#stats = stats;
-  }
-  forward(x) {
-    const ctx = `InstanceNorm${this.#info.dims}d.forward(x)`;
-    const t = floatInput(x, ctx);
-    const why = instanceNormRefusal(this.#info, t.shape);
-    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
-    const dims = this.#info.dims;
-    const channels = t.shape[t.shape.length - dims - 1];
-    const inner = numel(t.shape.slice(-dims));
-    const rows = numel(t.shape) / inner; // N * C, or C unbatched
-    return { data: instanceNormFloats(t.data, rows, channels, inner, this.#stats), shape: t.shape };
-  }
-  dispose() {}
 }
 
 /** nn.InstanceNorm1d / 2d / 3d (running_mean / running_var null: the input's own statistics). */
@@ -97,11 +105,19 @@ export const instanceNorm = {
         const running = m.running_mean !== null;
         const runningMean = running ? read.float32(m.running_mean, [n], `${what}.running_mean`) : null;
         const runningVar = running ? read.float32(m.running_var, [n], `${what}.running_var`) : null;
-        return new LoadedInstanceNorm(info, { weight, bias, runningMean, runningVar, eps }).eval();
+        const stats = { weight, bias, runningMean, runningVar, eps };
+        const { dims } = info;
+        const normalize = (data, shape) => {
+          const channels = shape[shape.length - dims - 1];
+          const inner = numel(shape.slice(-dims));
+          const rows = numel(shape) / inner; // N * C, or C unbatched
+          return instanceNormFloats(data, rows, channels, inner, stats);
+        };
+        const refusal = (shape) => instanceNormRefusal(info, shape);
+        return new LoadedFloatNorm(`InstanceNorm${dims}d`, refusal, normalize).eval();
       },
       info: (m) => instanceNormInfo(m, 'InstanceNorm'),
-      cost: (info, x) =>
-        x.kind !== 'float' || instanceNormRefusal(info, x.shape) !== null ? null : normCost(x, x.shape),
+      cost: floatCost(instanceNormRefusal),
       output: floatOutput,
     },
   },
@@ -123,26 +139,6 @@ function groupNormRefusal(info, shape) {
   return null;
 }
 
-class LoadedGroupNorm extends Module {
-  #info;
-  #params;
-  constructor(info, params) {
-    super();
-    this.#info = info;
-    this.#params = params;
-  }
-  forward(x) {
-    const ctx = 'GroupNorm.forward(x)';
-    const t = floatInput(x, ctx);
-    const why = groupNormRefusal(this.#info, t.shape);
-    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
-    const [batch, channels] = t.shape;
-    const data = groupNormFloats(t.data, batch, channels, numel(t.shape.slice(2)), this.#info.numGroups, this.#params);
-    return { data, shape: t.shape };
-  }
-  dispose() {}
-}
-
 function groupNormInfo(m, what) {
   const numGroups = readInt(m.num_groups, `${what}.num_groups`, 1, MAX_FEATURES);
   const numChannels = readInt(m.num_channels, `${what}.num_channels`, 1, MAX_FEATURES);
@@ -161,10 +157,13 @@ export const groupNorm = {
         const info = groupNormInfo(m, what);
         const eps = readEps(m, what);
         const { weight, bias } = readAffine(m, read, what, [info.numChannels]);
-        return new LoadedGroupNorm(info, { weight, bias, eps }).eval();
+        const params = { weight, bias, eps };
+        const normalize = (data, shape) =>
+          groupNormFloats(data, shape[0], shape[1], numel(shape.slice(2)), info.numGroups, params);
+        return new LoadedFloatNorm('GroupNorm', (shape) => groupNormRefusal(info, shape), normalize).eval();
       },
       info: (m) => groupNormInfo(m, 'GroupNorm'),
-      cost: (info, x) => (x.kind !== 'float' || groupNormRefusal(info, x.shape) !== null ? null : normCost(x, x.shape)),
+      cost: floatCost(groupNormRefusal),
       output: floatOutput,
     },
   },
@@ -179,26 +178,6 @@ function layerNormRefusal(info, shape) {
     return `expected an input whose last dimensions are ${shapeText(k)}, got shape ${shapeText(shape)}`;
   }
   return null;
-}
-
-class LoadedLayerNorm extends Module {
-  #info;
-  #params;
-  constructor(info, params) {
-    super();
-    this.#info = info;
-    this.#params = params;
-  }
-  forward(x) {
-    const ctx = 'LayerNorm.forward(x)';
-    const t = floatInput(x, ctx);
-    const why = layerNormRefusal(this.#info, t.shape);
-    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
-    const inner = numel(this.#info.normalizedShape);
-    const rows = numel(t.shape) / inner;
-    return { data: layerNormFloats(t.data, rows, inner, this.#params), shape: t.shape };
-  }
-  dispose() {}
 }
 
 // At most 8 normalised dimensions, each >= 1 (PyTorch refuses an empty normalized_shape's elements:
@@ -222,10 +201,13 @@ export const layerNorm = {
         const info = layerNormInfo(m, what);
         const eps = readEps(m, what);
         const { weight, bias } = readAffine(m, read, what, info.normalizedShape);
-        return new LoadedLayerNorm(info, { weight, bias, eps }).eval();
+        const inner = numel(info.normalizedShape);
+        const params = { weight, bias, eps };
+        const normalize = (data, shape) => layerNormFloats(data, numel(shape) / inner, inner, params);
+        return new LoadedFloatNorm('LayerNorm', (shape) => layerNormRefusal(info, shape), normalize).eval();
       },
       info: (m) => layerNormInfo(m, 'LayerNorm'),
-      cost: (info, x) => (x.kind !== 'float' || layerNormRefusal(info, x.shape) !== null ? null : normCost(x, x.shape)),
+      cost: floatCost(layerNormRefusal),
       output: floatOutput,
     },
   },
@@ -276,8 +258,7 @@ class LoadedQuantizedNorm extends Module {
   dispose() {}
 }
 
-const quantizedCost = (refusal) => (info, x) =>
-  x.kind !== 'quantized' || refusal(info, x.shape) !== null ? null : normCost(x, x.shape);
+const quantizedCost = (refusal) => costOn('quantized', refusal);
 
 /** The output qparams of a quantized norm's entry (a scale positive and finite in float32, as Quantize's), with info. */
 function withOutputQParams(m, what, info) {

@@ -75,30 +75,9 @@ function sumOrMean(x, dim, keepdim, mean, what) {
   return { data, shape: keptShape(x.shape, dims, wantBool(keepdim, `${what}: keepdim`)) };
 }
 
-// For each input element (contiguous order), its output element (the kept dims' index).
-function outputIndexOf(shape, dims) {
-  const outStrides = contiguousStrides(shape.map((n, d) => (dims.has(d) ? 1 : n)));
-  const strides = shape.map((_, d) => (dims.has(d) ? 0 : outStrides[d]));
-  const map = new Int32Array(numel(shape));
-  const index = new Array(shape.length).fill(0);
-  let at = 0;
-  for (let i = 0; i < map.length; i++) {
-    map[i] = at;
-    for (let d = shape.length - 1; d >= 0; d--) {
-      index[d]++;
-      at += strides[d];
-      if (index[d] < shape[d]) break;
-      at -= strides[d] * shape[d];
-      index[d] = 0;
-    }
-  }
-  return map;
-}
-
-// The reduced position (0..count) of each input element within its output's group, in contiguous order.
-function reducedPositionOf(shape, dims) {
-  const rStrides = contiguousStrides(shape.map((n, d) => (dims.has(d) ? n : 1)));
-  const strides = shape.map((_, d) => (dims.has(d) ? rStrides[d] : 0));
+// Walks `shape` in contiguous order and gives each element the sum of its index times `strides`
+// (a stride of 0 leaves that dimension out), updated by one carry per step rather than a product per element.
+function positionsAlong(shape, strides) {
   const pos = new Int32Array(numel(shape));
   const index = new Array(shape.length).fill(0);
   let at = 0;
@@ -113,6 +92,24 @@ function reducedPositionOf(shape, dims) {
     }
   }
   return pos;
+}
+
+// For each input element (contiguous order), its output element (the kept dims' index).
+function outputIndexOf(shape, dims) {
+  const outStrides = contiguousStrides(shape.map((n, d) => (dims.has(d) ? 1 : n)));
+  return positionsAlong(
+    shape,
+    shape.map((_, d) => (dims.has(d) ? 0 : outStrides[d])),
+  );
+}
+
+// The reduced position (0..count) of each input element within its output's group, in contiguous order.
+function reducedPositionOf(shape, dims) {
+  const rStrides = contiguousStrides(shape.map((n, d) => (dims.has(d) ? n : 1)));
+  return positionsAlong(
+    shape,
+    shape.map((_, d) => (dims.has(d) ? rStrides[d] : 0)),
+  );
 }
 
 // amax / amin: the largest / smallest element (NaN wins, as PyTorch's max_impl / min_impl). On a
