@@ -155,7 +155,7 @@ const BAD = [
         for (const m of Object.values(g.modules)) if (m.type === 'QuantizedConv') m.backend = 'mkldnn';
       }),
     Error,
-    /module 'conv1\.0'\.backend must be 'onednn' or 'fbgemm', got the string 'mkldnn'/,
+    /module 'conv1\.0'\.backend must be 'onednn', 'fbgemm' or 'fbgemm_exact', got the string 'mkldnn'/,
   ],
   [
     'a backend qwasm would not give: onednn for an asymmetric weight',

@@ -87,7 +87,7 @@ function makeQConv(g, { engine = code(codes.ENGINE, 'fbgemm'), winograd = code(c
     QINT8,
   );
   try {
-    return ok(M()._makeQConv(g, w, 0, 0, false, engine, winograd));
+    return ok(M()._makeQConv(g, w, 0, 0, false, engine, winograd, false));
   } finally {
     w.delete();
   }
@@ -129,8 +129,8 @@ test('a number that is no code of its table is refused, whatever the table', () 
     dtype: (c) => withCopy(f, (a) => M()._quantizePerTensor(a, 16, [4], 1, 0, c, AUTO)),
     qscheme: (c) => M()._observerConfig(QUINT8, c, false, false, false, 0, 0, EPS, false, 0),
     isa: (c) => withCopy(f, (a) => M()._quantizePerTensor(a, 16, [4], 1, 0, QUINT8, c)),
-    engine: (c) => M()._makeQConv(geometry(1, 1, 1), x, 0, 0, false, c, code(codes.WINOGRAD, 'false')),
-    winograd: (c) => M()._makeQConv(geometry(1, 1, 1), x, 0, 0, false, code(codes.ENGINE, 'fbgemm'), c),
+    engine: (c) => M()._makeQConv(geometry(1, 1, 1), x, 0, 0, false, c, code(codes.WINOGRAD, 'false'), false),
+    winograd: (c) => M()._makeQConv(geometry(1, 1, 1), x, 0, 0, false, code(codes.ENGINE, 'fbgemm'), c, false),
     memoryFormat: (c) => M()._withMemoryFormat(x, c),
     poolKind: (c) => withCopy(f, (a) => M()._fpool(a, 16, [1, 1, 1, 1, 4], c, PAIRS)),
   };

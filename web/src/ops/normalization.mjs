@@ -135,7 +135,9 @@ function instanceNormInfo(m, what) {
 function groupNormRefusal(info, shape) {
   if (shape.length < 2) return `expected an input of at least 2 dimensions [N, C, *], got shape ${shapeText(shape)}`;
   if (shape[1] !== info.numChannels) return `expected ${info.numChannels} channels, got shape ${shapeText(shape)}`;
-  if (numel(shape) === 0) return `the input ${shapeText(shape)} is empty: nothing to normalise`;
+  // An empty batch gives an empty output, as PyTorch's; empty spatial dimensions are refused, as there.
+  if (shape[0] > 0 && numel(shape.slice(2)) === 0)
+    return `the spatial size of ${shapeText(shape)} is 0: nothing to normalise`;
   return null;
 }
 

@@ -155,7 +155,10 @@ function argmaxOf(x, dim, keepdim) {
   const what = 'argmax';
   const shape = isQ(x) ? [...x.shape] : wantFloat(x, what).shape;
   const n = numel(shape);
-  if (n === 0) throw new NodeError('argmax: an empty input has no maximum (PyTorch refuses it)');
+  // Without dim, an empty input has no maximum (PyTorch refuses it); along a dim, only an empty dim.
+  if (n === 0 && (dim === null || dim === undefined)) {
+    throw new NodeError('argmax: an empty input has no maximum (PyTorch refuses it)');
+  }
   if (n > MAX_INDEX_ELEMENTS) {
     throw new NodeError(`argmax: ${n} elements; qwasm holds indices in float32, exact up to 2^24 elements`);
   }

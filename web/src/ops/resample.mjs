@@ -58,8 +58,9 @@ function plan(shape, size, scaleFactor, mode, alignCorners, recompute) {
   if (typeof options === 'string') return options;
   const bad = checkRecompute(recompute);
   if (bad !== null) return bad;
-  if (shape.slice(2).some((s) => s < 1) || shape[0] < 1 || shape[1] < 1) {
-    return `the input ${JSON.stringify(shape)} must not be empty`;
+  // An empty batch gives an empty output (PyTorch's upsample kernels check only the other dimensions).
+  if (shape.slice(1).some((s) => s < 1)) {
+    return `the input ${JSON.stringify(shape)} must not be empty (but for its batch)`;
   }
   const sizes = interpolateSizes(shape.slice(2), size, scaleFactor, recompute);
   if (typeof sizes === 'string') return sizes;
