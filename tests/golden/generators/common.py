@@ -44,6 +44,15 @@ def output_path(name):
     return path
 
 
+REPOSITORY = os.path.dirname(os.path.dirname(GOLDEN_DIR))
+
+
+def repository_relative(text):
+    """text (an error message quoting source files) with this checkout's absolute path taken out:
+    a committed golden names tests/golden/generators/x.py, never the machine it was made on."""
+    return text.replace(REPOSITORY + os.sep, "")
+
+
 def add_to_path(*parts):
     """Makes a directory of the repository (relative to tests/golden) importable:
     python/ for the exporter, tests/models/ for the video ResNets."""

@@ -26,7 +26,7 @@ import operator
 import numpy as np
 import torch
 
-from .common import SEED, add_to_path, arr, eager_quantized, output_path
+from .common import SEED, add_to_path, arr, eager_quantized, output_path, repository_relative
 from .pt2e import _layers, _output_qparams
 
 nn, F = torch.nn, torch.nn.functional
@@ -237,7 +237,7 @@ def _refuses_dtype_change():
         export(gm, x, output_path("exported/layout_refused.qwasm.safetensors"))
     except ExportError as e:
         assert "converts torch.float32 to torch.float64" in str(e), str(e)
-        return str(e)
+        return repository_relative(str(e))
     raise AssertionError("x.to(torch.float64) must be refused")
 
 
