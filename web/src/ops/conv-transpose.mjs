@@ -3,6 +3,7 @@
 // aten.conv_transpose{1,2,3}d in PT2E graphs: the decoders of U-Nets).
 
 import { ConvTransposeFloat, QuantizedConvTranspose, transposedOut } from '../nn/conv-transpose.mjs';
+import { axisBox, axisPhases, product } from '../nn/conv-transpose-phases.mjs';
 import { describe } from '../runtime/args.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { numel } from './abstract-values.mjs';
@@ -103,24 +104,32 @@ function transposeOutShape(info, x, kind, unbatched) {
   return out.some((o) => o < 1) ? null : [...x.shape.slice(0, c), info.outChannels, ...out];
 }
 
-// The stride-1 conv over the zero-inserted input: every output takes every tap (work per multiply-add at the
-// quantized conv's rate, plus the zero insertion per element); scratch: the inserted input and the conv's.
+// The stride-1 convs of the phases (conv-transpose-phases.mjs): each output takes only its phase's taps (work
+// per multiply-add at the quantized conv's rate), plus per element the padded input, the scatter of the
+// phases' outputs and the output's assembly; scratch: the module's own bound (nn/conv-transpose.mjs).
 function quantizedTransposeCost(info, x) {
   const shape = transposeOutShape(info, x, 'quantized', false);
   if (shape === null) return null;
-  const macs = numel(shape) * (info.inChannels / info.groups) * numel(info.kernel);
-  const inner =
-    numel(shape.slice(2).map((o, i) => o + info.dilation[i] * (info.kernel[i] - 1))) * shape[0] * info.inChannels;
+  let macs = shape[0] * info.outChannels * (info.inChannels / info.groups);
+  let padded = x.shape[0] * info.inChannels;
+  info.kernel.forEach((k, i) => {
+    const phases = axisPhases(k, info.stride[i], info.padding[i], info.dilation[i]);
+    const box = axisBox(phases, info.stride[i], shape[2 + i]);
+    // Each phase's conv computes every output over the padded box; the sum over phase combinations of a
+    // product is the product of the per-axis sums.
+    macs *= box.phases.reduce((n, p, j) => n + p.outputs * phases[j].taps.length, 0);
+    padded *= box.extent;
+  });
   return {
     shape,
-    work: macs * RATE.quantizedMac + inner * RATE.quantizedElement,
+    work: macs * RATE.quantizedMac + (padded + 3 * numel(shape)) * RATE.quantizedElement,
     scratchBytes: scratchOf(info, x.shape),
   };
 }
 
-// The weight [in, out / groups, *kernel] (per tensor, as FBGEMM's; or per channel on axis 1, a PT2E graph's)
-// as the stride-1 conv's: [out, in / groups, *kernel], each kernel flipped, per channel on axis 0.
-function flippedWeight(m, g, read, what) {
+// The weight [in, out / groups, *kernel]'s integers and qparams per output channel: per tensor (FBGEMM's) or
+// per channel on axis 1 (a PT2E graph's: output channel oc reads entry oc mod (out / groups)).
+function readTransposeWeight(m, g, read, what) {
   const spec = m.weight;
   if (!isObject(spec)) fail(`${what}.weight must be an object`);
   const perChannel = spec.qscheme === 'per_channel_affine';
@@ -132,38 +141,102 @@ function flippedWeight(m, g, read, what) {
     perChannel ? ['qscheme', 'ints', 'axis', 'scales', 'zero_points'] : ['qscheme', 'ints', 'scale', 'zero_point'],
     `${what}.weight`,
   );
-  const icg = g.inChannels / g.groups;
   const ocg = g.outChannels / g.groups;
-  const taps = numel(g.kernel);
-  const src = read.int8(spec.ints, [g.inChannels, ocg, ...g.kernel], `${what}.weight.ints`);
-  const data = new Int8Array(src.length);
-  for (let ic = 0; ic < g.inChannels; ic++) {
-    const group = Math.floor(ic / icg);
-    for (let ocl = 0; ocl < ocg; ocl++) {
-      const from = (ic * ocg + ocl) * taps;
-      const to = ((group * ocg + ocl) * icg + (ic - group * icg)) * taps;
-      // Reversing the taps' flat order flips every spatial axis at once.
-      for (let t = 0; t < taps; t++) data[to + taps - 1 - t] = src[from + t];
-    }
-  }
-  const shape = [g.outChannels, icg, ...g.kernel];
+  const ints = read.int8(spec.ints, [g.inChannels, ocg, ...g.kernel], `${what}.weight.ints`);
   if (!perChannel) {
     const scale = readFloat(spec.scale, `${what}.weight.scale`);
     const zeroPoint = readInt(spec.zero_point, `${what}.weight.zero_point`, -128, 127);
-    return makePerTensorQuantizedTensor({ data, shape }, scale, zeroPoint, 'qint8');
+    return { ints, perChannel, scale, zeroPoint, zeroPoints: new Array(g.outChannels).fill(zeroPoint) };
   }
-  // Axis 1 holds the output channels of a group: output channel oc reads entry oc mod (out / groups).
   readInt(spec.axis, `${what}.weight.axis`, 1, 1);
   const scales = read.float64(spec.scales, [ocg], `${what}.weight.scales`);
   const zeroPoints = read.int64(spec.zero_points, [ocg], `${what}.weight.zero_points`);
   const perOutput = (v) => Array.from({ length: g.outChannels }, (_, oc) => v[oc % ocg]);
-  return makePerChannelQuantizedTensor(
-    { data, shape },
-    Float64Array.from(perOutput(scales)),
-    perOutput(zeroPoints),
-    0,
-    'qint8',
-  );
+  return { ints, perChannel, scales: Float64Array.from(perOutput(scales)), zeroPoints: perOutput(zeroPoints) };
+}
+
+// One phase's stride-1 conv weight [out, in / groups, *sub-kernel] (the in / out axes swapped; taps[j]: the
+// kernel indices along axis j in the inner conv's order, already flipped), per channel on axis 0. taps null:
+// the bias-only kernel, one tap holding each output channel's weight zero point (every product 0).
+function phaseWeight(w, g, taps) {
+  const icg = g.inChannels / g.groups;
+  const ocg = g.outChannels / g.groups;
+  const subKernel = taps === null ? g.kernel.map(() => 1) : taps.map((t) => t.length);
+  const kernelStrides = g.kernel.map((_, j) => numel(g.kernel.slice(j + 1)));
+  const offsets = taps === null ? [0] : product(taps).map((ks) => ks.reduce((o, k, j) => o + k * kernelStrides[j], 0));
+  const n = offsets.length;
+  const kernelTaps = numel(g.kernel);
+  const data = new Int8Array(g.outChannels * icg * n);
+  for (let oc = 0; oc < g.outChannels; oc++) {
+    const group = Math.floor(oc / ocg);
+    for (let icl = 0; icl < icg; icl++) {
+      const to = (oc * icg + icl) * n;
+      if (taps === null) {
+        data[to] = w.zeroPoints[oc];
+        continue;
+      }
+      const from = ((group * icg + icl) * ocg + (oc - group * ocg)) * kernelTaps;
+      for (let t = 0; t < n; t++) data[to + t] = w.ints[from + offsets[t]];
+    }
+  }
+  const shape = [g.outChannels, icg, ...subKernel];
+  return w.perChannel
+    ? makePerChannelQuantizedTensor({ data, shape }, w.scales, w.zeroPoints, 0, 'qint8')
+    : makePerTensorQuantizedTensor({ data, shape }, w.scale, w.zeroPoint, 'qint8');
+}
+
+// The phases' stride-1 convs (every combination of one phase with taps per axis) and, when some phase of an
+// axis has no tap, the bias-only conv; each packed for fbgemm with exact sums, as one conv over the
+// zero-inserted input would be (its padding-free geometry never takes the depthwise int16 path).
+function buildPhases(m, g, d, relu, bias, w, winograd, what) {
+  // Every product of the phase arithmetic below 2^53 (a layer reaching further has an output PyTorch refuses).
+  g.kernel.forEach((k, i) => {
+    if (g.dilation[i] * (k - 1) > 2 ** 52) {
+      fail(`${what}: dilation[${i}] * (kernel_size[${i}] - 1) must be at most 2^52, got ${g.dilation[i]} * ${k - 1}`);
+    }
+  });
+  const axes = g.kernel.map((k, i) => axisPhases(k, g.stride[i], g.padding[i], g.dilation[i]));
+  const convs = [];
+  const make = (taps, dilation) => {
+    const kernel = taps === null ? g.kernel.map(() => 1) : taps.map((t) => t.length);
+    const conv = new (relu ? QCONV_RELU : QCONV)[d](g.inChannels, g.outChannels, kernel, {
+      dilation,
+      groups: g.groups,
+      bias: bias !== null,
+      winograd,
+    });
+    convs.push(conv);
+    const qw = phaseWeight(w, g, taps);
+    try {
+      conv._setWeightBias(qw, bias, 'fbgemm', true);
+    } finally {
+      qw.dispose();
+    }
+    setOutputQParams(conv, m, what);
+    return conv;
+  };
+  try {
+    const phases = product(axes.map((list) => list.map((_, a) => a))).map((at) => {
+      const chosen = at.map((a, j) => axes[j][a]);
+      return {
+        at,
+        conv: make(
+          chosen.map((p) => p.taps),
+          chosen.map((p) => p.dilation),
+        ),
+      };
+    });
+    const biasOnly = axes.some((list, i) => list.length < g.stride[i])
+      ? make(
+          null,
+          g.kernel.map(() => 1),
+        )
+      : null;
+    return new QuantizedConvTranspose(d, g, axes, phases, biasOnly);
+  } catch (e) {
+    for (const conv of convs) conv.dispose();
+    throw e;
+  }
 }
 
 /** nn.ConvTranspose1d / 2d / 3d in float, and nn.quantized.ConvTranspose1d / 2d / 3d (FBGEMM's). */
@@ -195,24 +268,7 @@ export const convTranspose = {
           );
         }
         const bias = m.bias === null ? null : read.float32(m.bias, [g.outChannels], `${what}.bias`);
-        const w = flippedWeight(m, g, read, what);
-        let conv = null;
-        try {
-          conv = new (relu ? QCONV_RELU : QCONV)[d](g.inChannels, g.outChannels, g.kernel, {
-            dilation: g.dilation,
-            groups: g.groups,
-            bias: bias !== null,
-            winograd,
-          });
-          conv._setWeightBias(w, bias, 'fbgemm');
-          setOutputQParams(conv, m, what);
-          return new QuantizedConvTranspose(d, g, conv);
-        } catch (e) {
-          conv?.dispose();
-          throw e;
-        } finally {
-          w.dispose();
-        }
+        return buildPhases(m, g, d, relu, bias, readTransposeWeight(m, g, read, what), winograd, what);
       },
       info: transposeInfo(true),
       cost: quantizedTransposeCost,
