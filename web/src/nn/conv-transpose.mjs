@@ -348,7 +348,8 @@ export class QuantizedConvTranspose extends Module {
     }
   }
 
-  // The output with the strides of the conv's (channels last, as PyTorch's quantized convs return theirs).
+  // The output with the strides of the conv's (channels last, as PyTorch's quantized convs return theirs; the
+  // core keeps its integers in index order whatever the strides, so this sets strides and copies nothing).
   #channelsLast(out, outShape, outSp) {
     const [N, OC] = outShape;
     // A Conv1d's output is its Conv2d's (height 1) viewed at rank 3.
@@ -370,8 +371,8 @@ export class QuantizedConvTranspose extends Module {
 
   /**
    * @internal The most scratch this input shape needs: x's integers and the output assembled in JavaScript,
-   * the output in wasm before its channels-last copy, the padded input (in JavaScript and wasm), and the
-   * largest phase's conv output (in wasm and JavaScript) and conv scratch; the bias-only conv's few bytes.
+   * the padded input (in JavaScript and wasm), and the largest phase's conv output (in wasm and JavaScript)
+   * and conv scratch, or the bias-only conv's few bytes.
    */
   _scratchBound(shape) {
     const outShape = outputShapeOf(this.#dims, this.#g, shape, false);
@@ -390,7 +391,7 @@ export class QuantizedConvTranspose extends Module {
       this.#biasOnly === null
         ? 0
         : 2 * (C + this.#g.outChannels) + this.#biasOnly._scratchBound([1, C, ...Array(this.#dims).fill(1)]);
-    return count(shape) + 2 * count(outShape) + (phases.length > 0 ? 2 * count(inner) : 0) + Math.max(phase, biasOnly);
+    return count(shape) + count(outShape) + (phases.length > 0 ? 2 * count(inner) : 0) + Math.max(phase, biasOnly);
   }
 
   dispose() {

@@ -106,7 +106,7 @@ function transposeOutShape(info, x, kind, unbatched) {
 
 // The stride-1 convs of the phases (conv-transpose-phases.mjs): each output takes only its phase's taps (work
 // per multiply-add at the quantized conv's rate), plus per element the padded input, the scatter of the
-// phases' outputs and the output's assembly; scratch: the module's own bound (nn/conv-transpose.mjs).
+// phases' outputs and the output's copy into wasm; scratch: the module's own bound (nn/conv-transpose.mjs).
 function quantizedTransposeCost(info, x) {
   const shape = transposeOutShape(info, x, 'quantized', false);
   if (shape === null) return null;
@@ -122,7 +122,7 @@ function quantizedTransposeCost(info, x) {
   });
   return {
     shape,
-    work: macs * RATE.quantizedMac + (padded + 3 * numel(shape)) * RATE.quantizedElement,
+    work: macs * RATE.quantizedMac + (padded + 2 * numel(shape)) * RATE.quantizedElement,
     scratchBytes: scratchOf(info, x.shape),
   };
 }
