@@ -67,6 +67,14 @@ const NAMED = [
     '3d stride 1 (one phase)',
     { ...line([3, 2, 1], [1, 1, 1], [1, 0, 0], [0, 0, 0], [1, 2, 1], [3, 3, 2]), channels: [2, 3, 1] },
   ],
+  [
+    '3d depthwise k2 s2 (all 8 phases stacked in one conv)',
+    { ...line([2, 2, 2], [2, 2, 2], [0, 0, 0], [0, 0, 0], [1, 1, 1], [3, 2, 2]), channels: [8, 8, 8] },
+  ],
+  [
+    '2d groups 3 k4 s2 (phases stacked per group)',
+    { ...line([4, 4], [2, 2], [1, 2], [1, 0], [1, 1], [3, 2]), channels: [6, 9, 3] },
+  ],
   ['2d 32 channels (long sums)', { ...line([3, 3], [2, 2], [1, 1], [1, 1], [1, 1], [3, 3]), channels: [32, 4, 1] }],
 ];
 

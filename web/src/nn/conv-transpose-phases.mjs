@@ -56,23 +56,24 @@ export function product(lists) {
 }
 
 /**
- * The one padded input all phases of an axis read (the union of their windows, so that a layer pads its input
- * once) for an output of `outSize`: its `before` (< 0: cropped) and `extent`, and per phase (in `phases`'
- * order) {q, shift, outputs}: the inner conv computes `outputs` over the box, of which shift .. shift + q - 1
- * are the phase's q outputs (q 0: a phase with none; extent 0 when no phase has any).
+ * The one padded input all phases of an axis read (the union of the windows of the phases with outputs, so
+ * that a layer pads its input once) for an output of `outSize`: its `before` (< 0: cropped) and `extent`,
+ * and per phase (in `phases`' order) {q, shift, outputs}: a conv of the phase's sub-kernel computes
+ * `outputs` over the box (0 when it does not fit), of which shift .. shift + q - 1 are the phase's q outputs
+ * (q 0: a phase with none; extent 0 when no phase has any).
  */
 export function axisBox(phases, stride, outSize) {
   const ext = phases.map((p) => phaseExtent(p, stride, outSize));
   const used = ext.filter((e) => e.q > 0);
-  const before = used.reduce((m, e) => Math.max(m, e.before), -Infinity);
+  const before = used.length === 0 ? 0 : used.reduce((m, e) => Math.max(m, e.before), -Infinity);
   const extent = used.reduce((m, e) => Math.max(m, before - e.before + e.extent), 0);
   return {
-    before: used.length === 0 ? 0 : before,
+    before,
     extent,
-    phases: ext.map((e, i) =>
-      e.q === 0
-        ? { q: 0, shift: 0, outputs: 0 }
-        : { q: e.q, shift: before - e.before, outputs: extent - (phases[i].taps.length - 1) * phases[i].dilation },
-    ),
+    phases: ext.map((e, i) => ({
+      q: e.q,
+      shift: before - e.before,
+      outputs: Math.max(0, extent - (phases[i].taps.length - 1) * phases[i].dilation),
+    })),
   };
 }

@@ -176,39 +176,41 @@ export class ConvTransposeFloat extends Module {
  * FBGEMM), exactly, by phases: the outputs o = stride * q + phi of one phase
  * phi (per axis) take only the taps that land on them, which form a stride-1
  * quantized conv (dilation / gcd(stride, dilation), the sub-kernel flipped,
- * in / out axes swapped) over the input padded or cropped by the phase's
- * own amounts. Every output's exact int32 sum is the same set of products as
- * in PyTorch's transposed conv (and in one stride-1 conv over the
- * zero-inserted input), requantized by FBGEMM's steps, so the bytes are
- * PyTorch's (docs/numerics.md, "Transposed convolution, int8"). `phases`:
- * each {at, conv}, at the index of its phase on each axis of `axes` (the
- * lifted per-axis phases of conv-transpose-phases.mjs axisPhases), conv its
- * nn.quantized.ConvNd packed for fbgemm; `biasOnly`: a one-tap conv whose
- * weight is the weight zero point (every sum 0) for the outputs no tap
- * reaches, or null when every output has a phase. Owns the convs.
+ * in / out axes swapped) over the input padded or cropped. Every output's
+ * exact int32 sum is the same set of products as in PyTorch's transposed
+ * conv (and in one stride-1 conv over the zero-inserted input), requantized
+ * by FBGEMM's steps, so the bytes are PyTorch's (docs/numerics.md,
+ * "Transposed convolution, int8"). `stacks`: each {ats, conv}, the phases
+ * whose sub-kernels have one shape (ats: each one's index on every axis of
+ * `axes`, the per-axis phases of conv-transpose-phases.mjs axisPhases) and
+ * their conv, an nn.quantized.ConvNd packed for fbgemm whose output
+ * channels hold, group by group, each phase's channels of the group in turn;
+ * `biasOnly`: a one-tap conv whose weight is the weight zero point (every
+ * sum 0) for the outputs of phases without taps, or null when there are
+ * none. Owns the convs.
  */
 export class QuantizedConvTranspose extends Module {
   #dims;
   #g;
   #axes;
-  #phases;
+  #stacks;
   #biasOnly;
 
-  constructor(dims, g, axes, phases, biasOnly) {
+  constructor(dims, g, axes, stacks, biasOnly) {
     super();
     this.#dims = dims;
     this.#g = liftGeometry(dims, g);
     this.#axes = lift(axes, dims, [{ phi: 0, taps: [0], dilation: 1, offset: 0 }]);
-    this.#phases = phases.map(({ at, conv }) => ({ at: lift(at, dims, 0), conv }));
+    this.#stacks = stacks.map(({ ats, conv }) => ({ ats: ats.map((at) => lift(at, dims, 0)), conv }));
     this.#biasOnly = biasOnly;
   }
 
   /** The output's qparams (every inner conv's). */
   get scale() {
-    return this.#phases[0].conv.scale;
+    return this.#stacks[0].conv.scale;
   }
   get zeroPoint() {
-    return this.#phases[0].conv.zeroPoint;
+    return this.#stacks[0].conv.zeroPoint;
   }
 
   /** Bytes of the inner convs' packed weights in wasm memory (the phases partition the kernel). */
@@ -222,7 +224,7 @@ export class QuantizedConvTranspose extends Module {
   }
 
   #convs() {
-    const convs = this.#phases.map((p) => p.conv);
+    const convs = this.#stacks.map((s) => s.conv);
     return this.#biasOnly === null ? convs : [...convs, this.#biasOnly];
   }
 
@@ -240,39 +242,49 @@ export class QuantizedConvTranspose extends Module {
     return this.#channelsLast(out, outShape, outSp);
   }
 
-  // The padded input's box and the phases that have outputs, each with its place in its conv's outputs.
+  // The padded input's box and the stacks to run (those with a phase that has outputs), each phase with outputs
+  // with its slot in the stack and its place in the conv's outputs.
   #plan(outSp) {
     const g = this.#g;
     const boxes = this.#axes.map((list, j) => axisBox(list, g.stride[j], outSp[j]));
-    const phases = [];
-    for (const phase of this.#phases) {
-      const places = phase.at.map((a, j) => boxes[j].phases[a]);
-      if (places.some((p) => p.q === 0)) continue;
-      phases.push({ conv: phase.conv, places, phis: phase.at.map((a, j) => this.#axes[j][a].phi) });
+    const stacks = [];
+    for (const stack of this.#stacks) {
+      const phases = [];
+      stack.ats.forEach((at, slot) => {
+        const places = at.map((a, j) => boxes[j].phases[a]);
+        if (places.some((p) => p.q === 0)) return;
+        phases.push({ slot, places, phis: at.map((a, j) => this.#axes[j][a].phi) });
+      });
+      // A stack with such a phase fits the box: that phase's window (of the stack's sub-kernel) lies inside it.
+      if (phases.length > 0) stacks.push({ conv: stack.conv, count: stack.ats.length, phases });
     }
     // An output no tap reaches: on some axis, fewer phases with outputs than output positions mod the stride.
     const uncovered = boxes.some(
       (box, j) => box.phases.filter((p) => p.q > 0).length < Math.min(g.stride[j], outSp[j]),
     );
-    return { boxes, phases, uncovered };
+    return { boxes, stacks, uncovered };
   }
 
   #run(x, outSp, out) {
-    const { boxes, phases, uncovered } = this.#plan(outSp);
+    const { boxes, stacks, uncovered } = this.#plan(outSp);
     if (uncovered) this.#fillBiasOnly(x, out);
-    if (phases.length === 0) return;
-    const padded = this.#padded(x, boxes);
+    if (stacks.length === 0) return;
+    // The input itself when the box is the input (no padding, no crop).
+    const inSp = lift(x.shape.slice(2), this.#dims, 1);
+    const same = boxes.every((b, j) => b.before === 0 && b.extent === inSp[j]);
+    const padded = same ? x : this.#padded(x, boxes);
     try {
-      for (const phase of phases) {
-        const y = phase.conv.forward(padded);
+      for (const stack of stacks) {
+        const y = stack.conv.forward(padded);
         try {
-          this.#scatter(y, phase, outSp, out);
+          const data = /** @type {Uint8Array} */ (y.intRepr()); // in index order, whatever y's strides
+          for (const phase of stack.phases) this.#scatter(data, stack.count, phase, outSp, out);
         } finally {
           y.dispose();
         }
       }
     } finally {
-      padded.dispose();
+      if (!same) padded.dispose();
     }
   }
 
@@ -327,22 +339,29 @@ export class QuantizedConvTranspose extends Module {
     return makePerTensorQuantizedTensor({ data, shape }, x.qScale(), zp, 'quint8');
   }
 
-  // A phase's outputs (its conv's outputs shift .. shift + q - 1 per axis) into their places stride * q + phi.
-  #scatter(y, phase, outSp, out) {
-    const data = /** @type {Uint8Array} */ (y.intRepr()); // in index order, whatever y's strides
-    const NC = y.shape[0] * y.shape[1];
+  // A phase's outputs (channels slot * out / groups .. of each group of its stack's conv of `count` phases;
+  // there, outputs shift .. shift + q - 1 per axis) into their places stride * q + phi.
+  #scatter(data, count, phase, outSp, out) {
+    const g = this.#g;
+    const N = out.length / (g.outChannels * outSp[0] * outSp[1] * outSp[2]);
+    const ocg = g.outChannels / g.groups;
     const [Q0, Q1, Q2] = phase.places.map((p) => p.q);
     const [h0, h1, h2] = phase.places.map((p) => p.shift);
     const [U0, U1, U2] = phase.places.map((p) => p.outputs);
     const [O0, O1, O2] = outSp;
-    const [s0, s1, s2] = this.#g.stride;
+    const [s0, s1, s2] = g.stride;
     const [p0, p1, p2] = phase.phis;
-    for (let nc = 0; nc < NC; nc++) {
-      for (let q0 = 0; q0 < Q0; q0++) {
-        for (let q1 = 0; q1 < Q1; q1++) {
-          const row = (nc * O0 + p0 + q0 * s0) * O1 * O2 + (p1 + q1 * s1) * O2 + p2;
-          const from = ((nc * U0 + h0 + q0) * U1 + h1 + q1) * U2 + h2;
-          for (let q2 = 0; q2 < Q2; q2++) out[row + q2 * s2] = data[from + q2];
+    for (let n = 0; n < N; n++) {
+      for (let oc = 0; oc < g.outChannels; oc++) {
+        const group = Math.floor(oc / ocg);
+        const ch = (n * g.groups + group) * count * ocg + phase.slot * ocg + (oc - group * ocg);
+        const nc = n * g.outChannels + oc;
+        for (let q0 = 0; q0 < Q0; q0++) {
+          for (let q1 = 0; q1 < Q1; q1++) {
+            const row = (nc * O0 + p0 + q0 * s0) * O1 * O2 + (p1 + q1 * s1) * O2 + p2;
+            const from = ((ch * U0 + h0 + q0) * U1 + h1 + q1) * U2 + h2;
+            for (let q2 = 0; q2 < Q2; q2++) out[row + q2 * s2] = data[from + q2];
+          }
         }
       }
     }
@@ -380,18 +399,18 @@ export class QuantizedConvTranspose extends Module {
     const count = (s) => s.reduce((a, b) => a * b, 1);
     const [N, C] = shape;
     const outSp = lift(outShape.slice(2), this.#dims, 1);
-    const { boxes, phases } = this.#plan(outSp);
+    const { boxes, stacks } = this.#plan(outSp);
     const inner = [N, C, ...boxes.map((b) => b.extent).slice(3 - this.#dims)];
     let phase = 0;
-    for (const p of phases) {
-      const y = N * this.#g.outChannels * count(p.places.map((place) => place.outputs));
-      phase = Math.max(phase, 2 * y + p.conv._scratchBound(inner));
+    for (const s of stacks) {
+      const y = N * s.count * this.#g.outChannels * count(s.phases[0].places.map((place) => place.outputs));
+      phase = Math.max(phase, 2 * y + s.conv._scratchBound(inner));
     }
     const biasOnly =
       this.#biasOnly === null
         ? 0
         : 2 * (C + this.#g.outChannels) + this.#biasOnly._scratchBound([1, C, ...Array(this.#dims).fill(1)]);
-    return count(shape) + count(outShape) + (phases.length > 0 ? 2 * count(inner) : 0) + Math.max(phase, biasOnly);
+    return count(shape) + count(outShape) + (stacks.length > 0 ? 2 * count(inner) : 0) + Math.max(phase, biasOnly);
   }
 
   dispose() {

@@ -155,39 +155,56 @@ function readTransposeWeight(m, g, read, what) {
   return { ints, perChannel, scales: Float64Array.from(perOutput(scales)), zeroPoints: perOutput(zeroPoints) };
 }
 
-// One phase's stride-1 conv weight [out, in / groups, *sub-kernel] (the in / out axes swapped; taps[j]: the
-// kernel indices along axis j in the inner conv's order, already flipped), per channel on axis 0. taps null:
-// the bias-only kernel, one tap holding each output channel's weight zero point (every product 0).
-function phaseWeight(w, g, taps) {
+// The stride-1 conv weight of phases with sub-kernels of one shape, stacked along the output channels
+// [P * out, in / groups, *sub-kernel]: in each group, phase by phase, that phase's out / groups channels (the
+// in / out axes swapped; tapSets[p][j]: phase p's kernel indices along axis j in the inner conv's order,
+// already flipped), per channel on axis 0. tapSets null: the bias-only kernel, one tap holding each output
+// channel's weight zero point (every product 0). Also the bias, stacked the same way.
+function stackedWeight(w, g, bias, tapSets) {
   const icg = g.inChannels / g.groups;
   const ocg = g.outChannels / g.groups;
-  const subKernel = taps === null ? g.kernel.map(() => 1) : taps.map((t) => t.length);
+  const P = tapSets === null ? 1 : tapSets.length;
+  const subKernel = tapSets === null ? g.kernel.map(() => 1) : tapSets[0].map((t) => t.length);
   const kernelStrides = g.kernel.map((_, j) => numel(g.kernel.slice(j + 1)));
-  const offsets = taps === null ? [0] : product(taps).map((ks) => ks.reduce((o, k, j) => o + k * kernelStrides[j], 0));
-  const n = offsets.length;
+  const offsetsOf = (taps) => product(taps).map((ks) => ks.reduce((o, k, j) => o + k * kernelStrides[j], 0));
+  const offsets = tapSets === null ? [[0]] : tapSets.map(offsetsOf);
+  const n = numel(subKernel);
   const kernelTaps = numel(g.kernel);
-  const data = new Int8Array(g.outChannels * icg * n);
-  for (let oc = 0; oc < g.outChannels; oc++) {
-    const group = Math.floor(oc / ocg);
+  const channels = P * g.outChannels;
+  const data = new Int8Array(channels * icg * n);
+  const source = new Array(channels); // the transposed conv's output channel of each stacked channel
+  for (let ch = 0; ch < channels; ch++) {
+    const group = Math.floor(ch / (P * ocg));
+    const phase = Math.floor((ch % (P * ocg)) / ocg);
+    const oc = group * ocg + (ch % ocg);
+    source[ch] = oc;
     for (let icl = 0; icl < icg; icl++) {
-      const to = (oc * icg + icl) * n;
-      if (taps === null) {
+      const to = (ch * icg + icl) * n;
+      if (tapSets === null) {
         data[to] = w.zeroPoints[oc];
         continue;
       }
       const from = ((group * icg + icl) * ocg + (oc - group * ocg)) * kernelTaps;
-      for (let t = 0; t < n; t++) data[to + t] = w.ints[from + offsets[t]];
+      for (let t = 0; t < n; t++) data[to + t] = w.ints[from + offsets[phase][t]];
     }
   }
-  const shape = [g.outChannels, icg, ...subKernel];
-  return w.perChannel
-    ? makePerChannelQuantizedTensor({ data, shape }, w.scales, w.zeroPoints, 0, 'qint8')
+  const shape = [channels, icg, ...subKernel];
+  const weight = w.perChannel
+    ? makePerChannelQuantizedTensor(
+        { data, shape },
+        Float64Array.from(source, (oc) => w.scales[oc]),
+        source.map((oc) => w.zeroPoints[oc]),
+        0,
+        'qint8',
+      )
     : makePerTensorQuantizedTensor({ data, shape }, w.scale, w.zeroPoint, 'qint8');
+  return { weight, bias: bias === null ? null : Float32Array.from(source, (oc) => bias[oc]) };
 }
 
-// The phases' stride-1 convs (every combination of one phase with taps per axis) and, when some phase of an
-// axis has no tap, the bias-only conv; each packed for fbgemm with exact sums, as one conv over the
-// zero-inserted input would be (its padding-free geometry never takes the depthwise int16 path).
+// The phases' stride-1 convs (every combination of one phase with taps per axis; the phases whose sub-kernels
+// have one shape stacked into one conv, which reads its input once) and, when some phase of an axis has no
+// tap, the bias-only conv; each packed for fbgemm with exact sums, as one conv over the zero-inserted input
+// would be (its padding-free geometry never takes the depthwise int16 path).
 function buildPhases(m, g, d, relu, bias, w, winograd, what) {
   // Every product of the phase arithmetic below 2^53 (a layer reaching further has an output PyTorch refuses).
   g.kernel.forEach((k, i) => {
@@ -197,42 +214,47 @@ function buildPhases(m, g, d, relu, bias, w, winograd, what) {
   });
   const axes = g.kernel.map((k, i) => axisPhases(k, g.stride[i], g.padding[i], g.dilation[i]));
   const convs = [];
-  const make = (taps, dilation) => {
-    const kernel = taps === null ? g.kernel.map(() => 1) : taps.map((t) => t.length);
-    const conv = new (relu ? QCONV_RELU : QCONV)[d](g.inChannels, g.outChannels, kernel, {
+  const make = (tapSets, dilation) => {
+    const P = tapSets === null ? 1 : tapSets.length;
+    const kernel = tapSets === null ? g.kernel.map(() => 1) : tapSets[0].map((t) => t.length);
+    const conv = new (relu ? QCONV_RELU : QCONV)[d](g.inChannels, P * g.outChannels, kernel, {
       dilation,
       groups: g.groups,
       bias: bias !== null,
       winograd,
     });
     convs.push(conv);
-    const qw = phaseWeight(w, g, taps);
+    const stacked = stackedWeight(w, g, bias, tapSets);
     try {
-      conv._setWeightBias(qw, bias, 'fbgemm', true);
+      conv._setWeightBias(stacked.weight, stacked.bias, 'fbgemm', true);
     } finally {
-      qw.dispose();
+      stacked.weight.dispose();
     }
     setOutputQParams(conv, m, what);
     return conv;
   };
   try {
-    const phases = product(axes.map((list) => list.map((_, a) => a))).map((at) => {
-      const chosen = at.map((a, j) => axes[j][a]);
-      return {
-        at,
-        conv: make(
-          chosen.map((p) => p.taps),
-          chosen.map((p) => p.dilation),
-        ),
-      };
-    });
+    const byShape = new Map();
+    for (const at of product(axes.map((list) => list.map((_, a) => a)))) {
+      const key = at.map((a, j) => axes[j][a].taps.length).join(',');
+      const members = byShape.get(key);
+      if (members) members.push(at);
+      else byShape.set(key, [at]);
+    }
+    const stacks = [...byShape.values()].map((ats) => ({
+      ats,
+      conv: make(
+        ats.map((at) => at.map((a, j) => axes[j][a].taps)),
+        axes.map((list) => list[0].dilation),
+      ),
+    }));
     const biasOnly = axes.some((list, i) => list.length < g.stride[i])
       ? make(
           null,
           g.kernel.map(() => 1),
         )
       : null;
-    return new QuantizedConvTranspose(d, g, axes, phases, biasOnly);
+    return new QuantizedConvTranspose(d, g, axes, stacks, biasOnly);
   } catch (e) {
     for (const conv of convs) conv.dispose();
     throw e;
