@@ -9,7 +9,7 @@
 // and per-channel ones; ReLU; 1d / 2d / 3d; an empty batch) and seeded random
 // ones. Replay a failure with QWASM_SEED=<seed>.
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { axisPhases } from '../../../web/src/nn/conv-transpose-phases.mjs';
+import { axisPhases, layerPhases } from '../../../web/src/nn/conv-transpose-phases.mjs';
 import { chainModel } from '../model-files.mjs';
 import { rng as makeRng, seed as pickSeed } from '../util.mjs';
 
@@ -74,6 +74,14 @@ const NAMED = [
   [
     '2d groups 3 k4 s2 (phases stacked per group)',
     { ...line([4, 4], [2, 2], [1, 2], [1, 0], [1, 1], [3, 2]), channels: [6, 9, 3] },
+  ],
+  [
+    '3d 4 -> 16 k3 s2 (a conv per sub-kernel shape)',
+    { ...line([3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], [1, 1, 1], [2, 3, 2]), channels: [4, 16, 1] },
+  ],
+  [
+    '2d 4 -> 8 k3 s2, groups 2 (sub-kernels padded into one conv)',
+    { ...line([3, 3], [2, 2], [1, 0], [1, 0], [1, 1], [3, 3]), channels: [4, 8, 2] },
   ],
   ['2d 32 channels (long sums)', { ...line([3, 3], [2, 2], [1, 1], [1, 1], [1, 1], [3, 3]), channels: [32, 4, 1] }],
 ];
@@ -254,6 +262,35 @@ describe('axisPhases', () => {
       }
     },
   );
+});
+
+describe('layerPhases', () => {
+  const k3s2 = [
+    [3, 3, 3],
+    [2, 2, 2],
+    [1, 1, 1],
+    [1, 1, 1],
+  ];
+  test('16 output channels a group: one conv per sub-kernel shape, no padding taps', () => {
+    const axes = layerPhases(...k3s2, 16);
+    expect(axes.map((list) => list.map((p) => p.taps))).toEqual(Array(3).fill([[1], [2, 0]]));
+  });
+  test('2 output channels a group: every sub-kernel padded to 2 taps a side (the padding first)', () => {
+    const axes = layerPhases(...k3s2, 2);
+    expect(axes.map((list) => list.map((p) => p.taps))).toEqual(
+      Array(3).fill([
+        [-1, 1],
+        [2, 0],
+      ]),
+    );
+  });
+  test('4 output channels a group: padding would cost more than the tile it fills', () => {
+    expect(
+      layerPhases(...k3s2, 4)
+        .flat()
+        .some((p) => p.taps.includes(-1)),
+    ).toBe(false);
+  });
 });
 
 describe.each(['wasmsimd', 'scalar'])('by phases equals the conv over the zero-inserted input (%s kernels)', (isa) => {

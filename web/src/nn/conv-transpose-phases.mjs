@@ -77,3 +77,40 @@ export function axisBox(phases, stride, outSize) {
     })),
   };
 }
+
+// The quantized conv kernels' tile of output channels (the GEMM's `4x8c2`: 8 channels a step): a conv of c
+// output channels costs about ceil(c / 8) * 8 / c times its multiply-adds.
+const CHANNEL_TILE = 8;
+const tileCost = (channels) => (Math.ceil(channels / CHANNEL_TILE) * CHANNEL_TILE) / channels;
+
+/**
+ * A layer's phases per axis, as its convs compute them. The phases whose sub-kernels have one shape run as
+ * one conv (conv-transpose.mjs's build stacks them). A layer with few output channels per group wastes most
+ * of each kernel step on such convs; when the estimate says it is cheaper, its phases' sub-kernels are padded
+ * to the longest of their axis, the padding taps first in the inner conv's order (tap -1, whose weight is the
+ * weight zero point, so each adds 0 to every sum), and all phases run as one conv of more multiply-adds. A
+ * phase so padded reads as one of that many taps (its first real tap at the same input: phaseExtent's
+ * `before` counts the padding), so the rest of the decomposition is unchanged. The estimate, per output
+ * position of every phase: the taps of each conv times its tileCost.
+ */
+export function layerPhases(kernel, stride, padding, dilation, outChannelsPerGroup) {
+  const axes = kernel.map((k, i) => axisPhases(k, stride[i], padding[i], dilation[i]));
+  if (outChannelsPerGroup >= CHANNEL_TILE) return axes;
+  const shapes = new Map(); // sub-kernel shape -> [taps, phases]
+  for (const combo of product(axes)) {
+    const key = combo.map((p) => p.taps.length).join(',');
+    const taps = combo.reduce((n, p) => n * p.taps.length, 1);
+    shapes.set(key, [taps, (shapes.get(key)?.[1] ?? 0) + 1]);
+  }
+  const phases = [...shapes.values()].reduce((n, [, count]) => n + count, 0);
+  const separate = [...shapes.values()].reduce(
+    (cost, [taps, count]) => cost + count * taps * tileCost(count * outChannelsPerGroup),
+    0,
+  );
+  const longest = axes.map((list) => list.reduce((n, p) => Math.max(n, p.taps.length), 0));
+  const padded = phases * longest.reduce((a, b) => a * b, 1) * tileCost(phases * outChannelsPerGroup);
+  if (padded >= separate) return axes;
+  return axes.map((list, j) =>
+    list.map((p) => ({ ...p, taps: [...new Array(longest[j] - p.taps.length).fill(-1), ...p.taps] })),
+  );
+}

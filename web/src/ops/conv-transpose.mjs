@@ -3,7 +3,7 @@
 // aten.conv_transpose{1,2,3}d in PT2E graphs: the decoders of U-Nets).
 
 import { ConvTransposeFloat, QuantizedConvTranspose, transposedOut } from '../nn/conv-transpose.mjs';
-import { axisBox, axisPhases, product } from '../nn/conv-transpose-phases.mjs';
+import { axisBox, layerPhases, product } from '../nn/conv-transpose-phases.mjs';
 import { describe } from '../runtime/args.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { numel } from './abstract-values.mjs';
@@ -112,8 +112,9 @@ function quantizedTransposeCost(info, x) {
   if (shape === null) return null;
   let macs = shape[0] * info.outChannels * (info.inChannels / info.groups);
   let padded = x.shape[0] * info.inChannels;
+  const axes = layerPhases(info.kernel, info.stride, info.padding, info.dilation, info.outChannels / info.groups);
   info.kernel.forEach((k, i) => {
-    const phases = axisPhases(k, info.stride[i], info.padding[i], info.dilation[i]);
+    const phases = axes[i];
     const box = axisBox(phases, info.stride[i], shape[2 + i]);
     // Each phase's conv computes every output over the padded box; the sum over phase combinations of a
     // product is the product of the per-axis sums.
@@ -158,7 +159,7 @@ function readTransposeWeight(m, g, read, what) {
 // The stride-1 conv weight of phases with sub-kernels of one shape, stacked along the output channels
 // [P * out, in / groups, *sub-kernel]: in each group, phase by phase, that phase's out / groups channels (the
 // in / out axes swapped; tapSets[p][j]: phase p's kernel indices along axis j in the inner conv's order,
-// already flipped), per channel on axis 0. tapSets null: the bias-only kernel, one tap holding each output
+// already flipped, -1 for a padding tap holding the weight zero point), per channel on axis 0. tapSets null: the bias-only kernel, one tap holding each output
 // channel's weight zero point (every product 0). Also the bias, stacked the same way.
 function stackedWeight(w, g, bias, tapSets) {
   const icg = g.inChannels / g.groups;
@@ -166,7 +167,9 @@ function stackedWeight(w, g, bias, tapSets) {
   const P = tapSets === null ? 1 : tapSets.length;
   const subKernel = tapSets === null ? g.kernel.map(() => 1) : tapSets[0].map((t) => t.length);
   const kernelStrides = g.kernel.map((_, j) => numel(g.kernel.slice(j + 1)));
-  const offsetsOf = (taps) => product(taps).map((ks) => ks.reduce((o, k, j) => o + k * kernelStrides[j], 0));
+  // A padding tap (-1, layerPhases) on any axis: no tap of the kernel (offset -1), its weight the zero point.
+  const offsetsOf = (taps) =>
+    product(taps).map((ks) => (ks.includes(-1) ? -1 : ks.reduce((o, k, j) => o + k * kernelStrides[j], 0)));
   const offsets = tapSets === null ? [[0]] : tapSets.map(offsetsOf);
   const n = numel(subKernel);
   const kernelTaps = numel(g.kernel);
@@ -185,7 +188,10 @@ function stackedWeight(w, g, bias, tapSets) {
         continue;
       }
       const from = ((group * icg + icl) * ocg + (oc - group * ocg)) * kernelTaps;
-      for (let t = 0; t < n; t++) data[to + t] = w.ints[from + offsets[phase][t]];
+      for (let t = 0; t < n; t++) {
+        const at = offsets[phase][t];
+        data[to + t] = at < 0 ? w.zeroPoints[oc] : w.ints[from + at];
+      }
     }
   }
   const shape = [channels, icg, ...subKernel];
@@ -212,7 +218,7 @@ function buildPhases(m, g, d, relu, bias, w, winograd, what) {
       fail(`${what}: dilation[${i}] * (kernel_size[${i}] - 1) must be at most 2^52, got ${g.dilation[i]} * ${k - 1}`);
     }
   });
-  const axes = g.kernel.map((k, i) => axisPhases(k, g.stride[i], g.padding[i], g.dilation[i]));
+  const axes = layerPhases(g.kernel, g.stride, g.padding, g.dilation, g.outChannels / g.groups);
   const convs = [];
   const make = (tapSets, dilation) => {
     const P = tapSets === null ? 1 : tapSets.length;
