@@ -7,7 +7,7 @@
 // rounded to float32 once: within 1 ulp of the exact sum (docs/numerics.md,
 // "Transposed convolution").
 import { describe, readFloatTensor } from '../runtime/args.mjs';
-import { isQTensorInstance } from '../tensors/qtensor.mjs';
+import { isQTensorInstance, qtensorHandle } from '../tensors/qtensor.mjs';
 import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { axisBox } from './conv-transpose-phases.mjs';
 import { Module } from './module.mjs';
@@ -18,6 +18,9 @@ export const transposedOut = (size, kernel, stride, pad, outputPad, dilation) =>
 
 // The most elements one output may hold (a Float32Array's bound, well above the planner's budgets).
 const MAX_OUTPUT_ELEMENTS = 2 ** 31 - 1;
+
+// A QTensor's integers as a view into wasm memory (no copy): valid until wasm memory next grows.
+const integersInPlace = (q) => qtensorHandle(q, 'QuantizedConvTranspose').intReprView();
 
 // A dims-d geometry lifted to 3 dims: the missing leading dims have kernel, stride and dilation 1 and no padding.
 const lift = (values, dims, fill) => [...Array(3 - dims).fill(fill), ...values];
@@ -277,7 +280,9 @@ export class QuantizedConvTranspose extends Module {
       for (const stack of stacks) {
         const y = stack.conv.forward(padded);
         try {
-          const data = /** @type {Uint8Array} */ (y.intRepr()); // in index order, whatever y's strides
+          // y's integers in place in wasm memory (index order, whatever its strides), read before anything
+          // allocates there again (the scatter writes only JavaScript memory).
+          const data = /** @type {Uint8Array} */ (integersInPlace(y));
           for (const phase of stack.phases) this.#scatter(data, stack.count, phase, outSp, out);
         } finally {
           y.dispose();
@@ -317,7 +322,7 @@ export class QuantizedConvTranspose extends Module {
   // x's integers at `before` in a tensor of x's zero point of the box's extent (before < 0: cropped).
   #padded(x, boxes) {
     const [N, C] = x.shape;
-    const src = /** @type {Uint8Array} */ (x.intRepr()); // in index order, whatever x's strides
+    const src = /** @type {Uint8Array} */ (integersInPlace(x)); // read whole before the padded input is made
     const [I0, I1, I2] = lift(x.shape.slice(2), this.#dims, 1);
     const [T0, T1, T2] = boxes.map((b) => b.extent);
     const [b0, b1, b2] = boxes.map((b) => b.before);
