@@ -394,9 +394,9 @@ export class QuantizedConvTranspose extends Module {
   }
 
   /**
-   * @internal The most scratch this input shape needs: x's integers and the output assembled in JavaScript,
-   * the padded input (in JavaScript and wasm), and the largest phase's conv output (in wasm and JavaScript)
-   * and conv scratch, or the bias-only conv's few bytes.
+   * @internal The most scratch this input shape needs: the output assembled in JavaScript, the padded input
+   * (in JavaScript and wasm; none when the box is the input), and the largest stack's conv output and conv
+   * scratch, or the bias-only conv's few bytes.
    */
   _scratchBound(shape) {
     const outShape = outputShapeOf(this.#dims, this.#g, shape, false);
@@ -409,13 +409,16 @@ export class QuantizedConvTranspose extends Module {
     let phase = 0;
     for (const s of stacks) {
       const y = N * s.count * this.#g.outChannels * count(s.phases[0].places.map((place) => place.outputs));
-      phase = Math.max(phase, 2 * y + s.conv._scratchBound(inner));
+      phase = Math.max(phase, y + s.conv._scratchBound(inner));
     }
     const biasOnly =
       this.#biasOnly === null
         ? 0
         : 2 * (C + this.#g.outChannels) + this.#biasOnly._scratchBound([1, C, ...Array(this.#dims).fill(1)]);
-    return count(shape) + count(outShape) + (stacks.length > 0 ? 2 * count(inner) : 0) + Math.max(phase, biasOnly);
+    const inSp = lift(shape.slice(2), this.#dims, 1);
+    const same = boxes.every((b, j) => b.before === 0 && b.extent === inSp[j]);
+    const padded = stacks.length > 0 && !same ? 2 * count(inner) : 0;
+    return count(outShape) + padded + Math.max(phase, biasOnly);
   }
 
   dispose() {
