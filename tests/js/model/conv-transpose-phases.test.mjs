@@ -6,8 +6,10 @@
 // phases without taps; kernel not a multiple of the stride; dilation with
 // the stride, gcd above 1 and 1; output padding; padding past the kernel's
 // reach; groups and depthwise; per-tensor weights with a nonzero zero point
-// and per-channel ones; ReLU; 1d / 2d / 3d; an empty batch) and seeded random
-// ones. Replay a failure with QWASM_SEED=<seed>.
+// and per-channel ones; ReLU; 1d / 2d / 3d; an empty batch; phases stacked
+// into one conv, a conv per sub-kernel shape, and sub-kernels padded into one
+// conv) and seeded random ones; the same bytes, not near them. Replay a
+// failure with QWASM_SEED=<seed>.
 import * as qwasm from '../../../web/src/index.node.mjs';
 import { axisPhases, layerPhases } from '../../../web/src/nn/conv-transpose-phases.mjs';
 import { chainModel } from '../model-files.mjs';
