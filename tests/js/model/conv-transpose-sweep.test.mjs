@@ -1,7 +1,9 @@
 // Transposed convolutions of a model file (ConvTranspose, QuantizedConvTranspose)
 // against naive loops written here, over seeded random geometries: 1d / 2d /
-// 3d, groups, kernels 1 to 3, strides 1 to 3, dilations, paddings up to past
-// the kernel's reach (the zero-inserted input cropped), output paddings,
+// 3d, groups, kernels 1 to 4, strides 1 to 4 (kernels below the stride: output
+// phases no tap reaches), dilations 1 to 3 (sharing a factor with the stride
+// or not), paddings up to two past the kernel's reach (the input cropped),
+// output paddings, empty batches,
 // per-tensor and per-channel (axis 1) weights, with and without bias and ReLU.
 // The reference sums the integer products exactly and requantizes in float64:
 // qwasm's integers must equal it except where the real value lies within
@@ -30,13 +32,13 @@ function geometryOf(random) {
   const icg = int(1, 3);
   const ocg = int(1, 3);
   const g = { dims, groups, inChannels: groups * icg, outChannels: groups * ocg };
-  g.kernel = Array.from({ length: dims }, () => int(1, 3));
-  g.stride = Array.from({ length: dims }, () => int(1, 3));
-  g.dilation = Array.from({ length: dims }, () => int(1, 2));
-  g.padding = g.kernel.map((k, i) => int(0, g.dilation[i] * (k - 1) + 1)); // up to one past the reach
+  g.kernel = Array.from({ length: dims }, () => int(1, 4));
+  g.stride = Array.from({ length: dims }, () => int(1, 4));
+  g.dilation = Array.from({ length: dims }, () => int(1, 3));
+  g.padding = g.kernel.map((k, i) => int(0, g.dilation[i] * (k - 1) + 2)); // up to two past the reach
   g.outputPadding = g.stride.map((s, i) => int(0, Math.max(s, g.dilation[i]) - 1));
   g.spatial = Array.from({ length: dims }, () => int(1, 5));
-  g.batch = int(1, 2);
+  g.batch = int(0, 7) === 0 ? 0 : int(1, 2);
   g.out = g.spatial.map(
     (n, i) => (n - 1) * g.stride[i] - 2 * g.padding[i] + g.dilation[i] * (g.kernel[i] - 1) + g.outputPadding[i] + 1,
   );

@@ -7,8 +7,9 @@
 // rounded to float32 once: within 1 ulp of the exact sum (docs/numerics.md,
 // "Transposed convolution").
 import { describe, readFloatTensor } from '../runtime/args.mjs';
-import { isQTensorInstance } from '../tensors/qtensor.mjs';
+import { isQTensorInstance, qtensorHandle } from '../tensors/qtensor.mjs';
 import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
+import { axisBox } from './conv-transpose-phases.mjs';
 import { Module } from './module.mjs';
 
 /** Output size of a transposed conv along one dimension (ConvUtils.h, conv_input_size). */
@@ -17,6 +18,9 @@ export const transposedOut = (size, kernel, stride, pad, outputPad, dilation) =>
 
 // The most elements one output may hold (a Float32Array's bound, well above the planner's budgets).
 const MAX_OUTPUT_ELEMENTS = 2 ** 31 - 1;
+
+// A QTensor's integers as a view into wasm memory (no copy): valid until wasm memory next grows.
+const integersInPlace = (q) => qtensorHandle(q, 'QuantizedConvTranspose').intReprView();
 
 // A dims-d geometry lifted to 3 dims: the missing leading dims have kernel, stride and dilation 1 and no padding.
 const lift = (values, dims, fill) => [...Array(3 - dims).fill(fill), ...values];
@@ -172,32 +176,59 @@ export class ConvTransposeFloat extends Module {
 
 /**
  * A quantized transposed conv (nnq.ConvTranspose1d / 2d / 3d packed by
- * FBGEMM), exactly: PyTorch's integers equal those of a stride-1 quantized
- * conv (dilation and groups kept, the kernel flipped and its in / out axes
- * swapped) over the input with stride - 1 zero points inserted between its
- * values and dilation * (kernel - 1) - padding zero points around it (plus
- * output_padding after), the same int32 sums and FBGEMM's requantization
- * (docs/numerics.md, "Transposed convolution, int8"). `conv` is that quantized
- * conv (nn.quantized.ConvNd, packed for fbgemm), owned by this module.
+ * FBGEMM), exactly, by phases: the outputs o = stride * q + phi of one phase
+ * phi (per axis) take only the taps that land on them, which form a stride-1
+ * quantized conv (dilation / gcd(stride, dilation), the sub-kernel flipped,
+ * in / out axes swapped) over the input padded or cropped. Every output's
+ * exact int32 sum is the same set of products as in PyTorch's transposed
+ * conv (and in one stride-1 conv over the zero-inserted input), requantized
+ * by FBGEMM's steps, so the bytes are PyTorch's (docs/numerics.md,
+ * "Transposed convolution, int8"). `stacks`: each {ats, conv}, the phases
+ * whose sub-kernels have one shape (ats: each one's index on every axis of
+ * `axes`, the per-axis phases of conv-transpose-phases.mjs axisPhases) and
+ * their conv, an nn.quantized.ConvNd packed for fbgemm whose output
+ * channels hold, group by group, each phase's channels of the group in turn;
+ * `biasOnly`: a one-tap conv whose weight is the weight zero point (every
+ * sum 0) for the outputs of phases without taps, or null when there are
+ * none. Owns the convs.
  */
 export class QuantizedConvTranspose extends Module {
   #dims;
   #g;
-  #conv;
+  #axes;
+  #stacks;
+  #biasOnly;
 
-  constructor(dims, g, conv) {
+  constructor(dims, g, axes, stacks, biasOnly) {
     super();
     this.#dims = dims;
     this.#g = liftGeometry(dims, g);
-    this.#conv = conv;
+    this.#axes = lift(axes, dims, [{ phi: 0, taps: [0], dilation: 1, offset: 0 }]);
+    this.#stacks = stacks.map(({ ats, conv }) => ({ ats: ats.map((at) => lift(at, dims, 0)), conv }));
+    this.#biasOnly = biasOnly;
   }
 
-  /** The output's qparams (the inner conv's). */
+  /** The output's qparams (every inner conv's). */
   get scale() {
-    return this.#conv.scale;
+    return this.#stacks[0].conv.scale;
   }
   get zeroPoint() {
-    return this.#conv.zeroPoint;
+    return this.#stacks[0].conv.zeroPoint;
+  }
+
+  /** Bytes of the inner convs' packed weights in wasm memory (the phases partition the kernel). */
+  packedWeightBytes() {
+    return this.#convs().reduce((n, c) => n + c.packedWeightBytes(), 0);
+  }
+
+  /** Bytes of Winograd-transformed weights among packedWeightBytes(). */
+  winogradWeightBytes() {
+    return this.#convs().reduce((n, c) => n + c.winogradWeightBytes(), 0);
+  }
+
+  #convs() {
+    const convs = this.#stacks.map((s) => s.conv);
+    return this.#biasOnly === null ? convs : [...convs, this.#biasOnly];
   }
 
   forward(x) {
@@ -208,70 +239,190 @@ export class QuantizedConvTranspose extends Module {
     }
     const outShape = outputShapeOf(this.#dims, this.#g, x.shape, false);
     if (typeof outShape === 'string') throw new RangeError(`${ctx}: ${outShape}`);
-    const padded = this.#zeroInserted(x, outShape);
+    const outSp = lift(outShape.slice(2), this.#dims, 1);
+    const out = new Uint8Array(outShape.reduce((a, b) => a * b, 1));
+    if (out.length > 0) this.#run(x, outSp, out);
+    return this.#channelsLast(out, outShape, outSp);
+  }
+
+  // The padded input's box and the stacks to run (those with a phase that has outputs), each phase with outputs
+  // with its slot in the stack and its place in the conv's outputs.
+  #plan(outSp) {
+    const g = this.#g;
+    const boxes = this.#axes.map((list, j) => axisBox(list, g.stride[j], outSp[j]));
+    const stacks = [];
+    for (const stack of this.#stacks) {
+      const phases = [];
+      stack.ats.forEach((at, slot) => {
+        const places = at.map((a, j) => boxes[j].phases[a]);
+        if (places.some((p) => p.q === 0)) return;
+        phases.push({ slot, places, phis: at.map((a, j) => this.#axes[j][a].phi) });
+      });
+      // A stack with such a phase fits the box: that phase's window (of the stack's sub-kernel) lies inside it.
+      if (phases.length > 0) stacks.push({ conv: stack.conv, count: stack.ats.length, phases });
+    }
+    // An output no tap reaches: on some axis, fewer phases with outputs than output positions mod the stride.
+    const uncovered = boxes.some(
+      (box, j) => box.phases.filter((p) => p.q > 0).length < Math.min(g.stride[j], outSp[j]),
+    );
+    return { boxes, stacks, uncovered };
+  }
+
+  #run(x, outSp, out) {
+    const { boxes, stacks, uncovered } = this.#plan(outSp);
+    if (uncovered) this.#fillBiasOnly(x, out);
+    if (stacks.length === 0) return;
+    // The input itself when the box is the input (no padding, no crop).
+    const inSp = lift(x.shape.slice(2), this.#dims, 1);
+    const same = boxes.every((b, j) => b.before === 0 && b.extent === inSp[j]);
+    const padded = same ? x : this.#padded(x, boxes);
     try {
-      return this.#conv.forward(padded);
+      for (const stack of stacks) {
+        const y = stack.conv.forward(padded);
+        try {
+          // y's integers in place in wasm memory (index order, whatever its strides), read before anything
+          // allocates there again (the scatter writes only JavaScript memory).
+          const data = /** @type {Uint8Array} */ (integersInPlace(y));
+          for (const phase of stack.phases) this.#scatter(data, stack.count, phase, outSp, out);
+        } finally {
+          y.dispose();
+        }
+      }
     } finally {
-      padded.dispose();
+      if (!same) padded.dispose();
     }
   }
 
-  // x's integers placed at stride steps in a tensor of x's zero point, sized for the stride-1 conv.
-  #zeroInserted(x, outShape) {
-    const d = this.#dims;
-    const g = this.#g;
-    const [N, C] = x.shape;
-    const inSp = lift(x.shape.slice(2), d, 1);
-    const outSp = lift(outShape.slice(2), d, 1);
-    const reach = g.kernel.map((k, j) => g.dilation[j] * (k - 1));
-    const total = outSp.map((o, j) => o + reach[j]); // the stride-1 conv's input extent
-    const lo = reach.map((r, j) => r - g.padding[j]); // where input index 0 lands (< 0: cropped)
-    const zp = x.qZeroPoint();
-    const contiguous = x.isContiguous() ? null : x.contiguous();
-    let src;
+  // Every output of every plane set to its channel's requantized bias (the sum 0), before the phases write theirs.
+  #fillBiasOnly(x, out) {
+    const conv = /** @type {any} */ (this.#biasOnly);
+    const C = this.#g.inChannels;
+    const one = makePerTensorQuantizedTensor(
+      { data: new Uint8Array(C).fill(x.qZeroPoint()), shape: [1, C, ...Array(this.#dims).fill(1)] },
+      x.qScale(),
+      x.qZeroPoint(),
+      'quint8',
+    );
+    let values;
     try {
-      src = /** @type {Uint8Array} */ ((contiguous ?? x).intRepr());
+      const y = conv.forward(one);
+      try {
+        values = /** @type {Uint8Array} */ (y.intRepr()); // [1, out, 1...]: one byte per channel in any layout
+      } finally {
+        y.dispose();
+      }
     } finally {
-      contiguous?.dispose();
+      one.dispose();
     }
-    const [T0, T1, T2] = total;
-    const [I0, I1, I2] = inSp;
-    const [s0, s1, s2] = g.stride;
+    const OC = this.#g.outChannels;
+    const plane = out.length / (x.shape[0] * OC);
+    for (let p = 0; p < out.length / plane; p++) out.fill(values[p % OC], p * plane, (p + 1) * plane);
+  }
+
+  // x's integers at `before` in a tensor of x's zero point of the box's extent (before < 0: cropped).
+  #padded(x, boxes) {
+    const [N, C] = x.shape;
+    const src = /** @type {Uint8Array} */ (integersInPlace(x)); // read whole before the padded input is made
+    const [I0, I1, I2] = lift(x.shape.slice(2), this.#dims, 1);
+    const [T0, T1, T2] = boxes.map((b) => b.extent);
+    const [b0, b1, b2] = boxes.map((b) => b.before);
+    const zp = x.qZeroPoint();
     const data = new Uint8Array(N * C * T0 * T1 * T2).fill(zp);
-    // The input columns whose place lo + i * stride lies inside [0, total).
-    const w0 = Math.max(0, Math.ceil(-lo[2] / s2));
-    const w1 = Math.min(I2 - 1, Math.floor((T2 - 1 - lo[2]) / s2));
+    // The input indices whose place before + i lies inside [0, extent), per axis.
+    const [lo0, lo1, lo2] = [Math.max(0, -b0), Math.max(0, -b1), Math.max(0, -b2)];
+    const [hi0, hi1, hi2] = [Math.min(I0, T0 - b0), Math.min(I1, T1 - b1), Math.min(I2, T2 - b2)];
     for (let nc = 0; nc < N * C; nc++) {
-      for (let i0 = 0; i0 < I0; i0++) {
-        const p0 = lo[0] + i0 * s0;
-        if (p0 < 0 || p0 >= T0) continue;
-        for (let i1 = 0; i1 < I1; i1++) {
-          const p1 = lo[1] + i1 * s1;
-          if (p1 < 0 || p1 >= T1) continue;
+      for (let i0 = lo0; i0 < hi0; i0++) {
+        for (let i1 = lo1; i1 < hi1; i1++) {
           const from = ((nc * I0 + i0) * I1 + i1) * I2;
-          const to = ((nc * T0 + p0) * T1 + p1) * T2 + lo[2];
-          for (let i2 = w0; i2 <= w1; i2++) data[to + i2 * s2] = src[from + i2];
+          const to = ((nc * T0 + b0 + i0) * T1 + b1 + i1) * T2 + b2;
+          for (let i2 = lo2; i2 < hi2; i2++) data[to + i2] = src[from + i2];
         }
       }
     }
-    const shape = [N, C, ...total.slice(3 - d)];
+    const shape = [N, C, ...[T0, T1, T2].slice(3 - this.#dims)];
     return makePerTensorQuantizedTensor({ data, shape }, x.qScale(), zp, 'quint8');
   }
 
-  /** @internal The inner conv's scratch for this input shape, plus the zero-inserted input. */
+  // A phase's outputs (channels slot * out / groups .. of each group of its stack's conv of `count` phases;
+  // there, outputs shift .. shift + q - 1 per axis) into their places stride * q + phi.
+  #scatter(data, count, phase, outSp, out) {
+    const g = this.#g;
+    const N = out.length / (g.outChannels * outSp[0] * outSp[1] * outSp[2]);
+    const ocg = g.outChannels / g.groups;
+    const [Q0, Q1, Q2] = phase.places.map((p) => p.q);
+    const [h0, h1, h2] = phase.places.map((p) => p.shift);
+    const [U0, U1, U2] = phase.places.map((p) => p.outputs);
+    const [O0, O1, O2] = outSp;
+    const [s0, s1, s2] = g.stride;
+    const [p0, p1, p2] = phase.phis;
+    for (let n = 0; n < N; n++) {
+      for (let oc = 0; oc < g.outChannels; oc++) {
+        const group = Math.floor(oc / ocg);
+        const ch = (n * g.groups + group) * count * ocg + phase.slot * ocg + (oc - group * ocg);
+        const nc = n * g.outChannels + oc;
+        for (let q0 = 0; q0 < Q0; q0++) {
+          for (let q1 = 0; q1 < Q1; q1++) {
+            const row = (nc * O0 + p0 + q0 * s0) * O1 * O2 + (p1 + q1 * s1) * O2 + p2;
+            const from = ((ch * U0 + h0 + q0) * U1 + h1 + q1) * U2 + h2;
+            for (let q2 = 0; q2 < Q2; q2++) out[row + q2 * s2] = data[from + q2];
+          }
+        }
+      }
+    }
+  }
+
+  // The output with the strides of the conv's (channels last, as PyTorch's quantized convs return theirs; the
+  // core keeps its integers in index order whatever the strides, so this sets strides and copies nothing).
+  #channelsLast(out, outShape, outSp) {
+    const [N, OC] = outShape;
+    // A Conv1d's output is its Conv2d's (height 1) viewed at rank 3.
+    const shape = this.#dims === 3 ? [N, OC, ...outSp] : [N, OC, ...outSp.slice(1)];
+    const full = makePerTensorQuantizedTensor({ data: out, shape }, this.scale, this.zeroPoint, 'quint8');
+    let cl;
+    try {
+      cl = full.contiguous({ memoryFormat: this.#dims === 3 ? 'channels_last_3d' : 'channels_last' });
+    } finally {
+      full.dispose();
+    }
+    if (this.#dims !== 1) return cl;
+    try {
+      return cl.view(outShape);
+    } finally {
+      cl.dispose();
+    }
+  }
+
+  /**
+   * @internal The most scratch this input shape needs: the output assembled in JavaScript, the padded input
+   * (in JavaScript and wasm; none when the box is the input), and the largest stack's conv output and conv
+   * scratch, or the bias-only conv's few bytes.
+   */
   _scratchBound(shape) {
     const outShape = outputShapeOf(this.#dims, this.#g, shape, false);
     if (typeof outShape === 'string') return 0;
-    const total = outShape.slice(2).map((o, i) => {
-      const j = 3 - this.#dims + i;
-      return o + this.#g.dilation[j] * (this.#g.kernel[j] - 1);
-    });
-    const inner = [shape[0], shape[1], ...total];
-    return inner.reduce((a, b) => a * b, 1) + this.#conv._scratchBound(inner);
+    const count = (s) => s.reduce((a, b) => a * b, 1);
+    const [N, C] = shape;
+    const outSp = lift(outShape.slice(2), this.#dims, 1);
+    const { boxes, stacks } = this.#plan(outSp);
+    const inner = [N, C, ...boxes.map((b) => b.extent).slice(3 - this.#dims)];
+    let phase = 0;
+    for (const s of stacks) {
+      const y = N * s.count * this.#g.outChannels * count(s.phases[0].places.map((place) => place.outputs));
+      phase = Math.max(phase, y + s.conv._scratchBound(inner));
+    }
+    const biasOnly =
+      this.#biasOnly === null
+        ? 0
+        : 2 * (C + this.#g.outChannels) + this.#biasOnly._scratchBound([1, C, ...Array(this.#dims).fill(1)]);
+    const inSp = lift(shape.slice(2), this.#dims, 1);
+    const same = boxes.every((b, j) => b.before === 0 && b.extent === inSp[j]);
+    const padded = stacks.length > 0 && !same ? 2 * count(inner) : 0;
+    return count(outShape) + padded + Math.max(phase, biasOnly);
   }
 
   dispose() {
-    this.#conv.dispose();
+    for (const conv of this.#convs()) conv.dispose();
   }
 
   toString() {

@@ -3,6 +3,7 @@
 // aten.conv_transpose{1,2,3}d in PT2E graphs: the decoders of U-Nets).
 
 import { ConvTransposeFloat, QuantizedConvTranspose, transposedOut } from '../nn/conv-transpose.mjs';
+import { axisBox, layerPhases, product } from '../nn/conv-transpose-phases.mjs';
 import { describe } from '../runtime/args.mjs';
 import { makePerChannelQuantizedTensor, makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { numel } from './abstract-values.mjs';
@@ -103,24 +104,33 @@ function transposeOutShape(info, x, kind, unbatched) {
   return out.some((o) => o < 1) ? null : [...x.shape.slice(0, c), info.outChannels, ...out];
 }
 
-// The stride-1 conv over the zero-inserted input: every output takes every tap (work per multiply-add at the
-// quantized conv's rate, plus the zero insertion per element); scratch: the inserted input and the conv's.
+// The stride-1 convs of the phases (conv-transpose-phases.mjs): each output takes only its phase's taps (work
+// per multiply-add at the quantized conv's rate), plus per element the padded input, the scatter of the
+// phases' outputs and the output's copy into wasm; scratch: the module's own bound (nn/conv-transpose.mjs).
 function quantizedTransposeCost(info, x) {
   const shape = transposeOutShape(info, x, 'quantized', false);
   if (shape === null) return null;
-  const macs = numel(shape) * (info.inChannels / info.groups) * numel(info.kernel);
-  const inner =
-    numel(shape.slice(2).map((o, i) => o + info.dilation[i] * (info.kernel[i] - 1))) * shape[0] * info.inChannels;
+  let macs = shape[0] * info.outChannels * (info.inChannels / info.groups);
+  let padded = x.shape[0] * info.inChannels;
+  const axes = layerPhases(info.kernel, info.stride, info.padding, info.dilation, info.outChannels / info.groups);
+  info.kernel.forEach((k, i) => {
+    const phases = axes[i];
+    const box = axisBox(phases, info.stride[i], shape[2 + i]);
+    // Each phase's conv computes every output over the padded box; the sum over phase combinations of a
+    // product is the product of the per-axis sums.
+    macs *= box.phases.reduce((n, p, j) => n + p.outputs * phases[j].taps.length, 0);
+    padded *= box.extent;
+  });
   return {
     shape,
-    work: macs * RATE.quantizedMac + inner * RATE.quantizedElement,
+    work: macs * RATE.quantizedMac + (padded + 2 * numel(shape)) * RATE.quantizedElement,
     scratchBytes: scratchOf(info, x.shape),
   };
 }
 
-// The weight [in, out / groups, *kernel] (per tensor, as FBGEMM's; or per channel on axis 1, a PT2E graph's)
-// as the stride-1 conv's: [out, in / groups, *kernel], each kernel flipped, per channel on axis 0.
-function flippedWeight(m, g, read, what) {
+// The weight [in, out / groups, *kernel]'s integers and qparams per output channel: per tensor (FBGEMM's) or
+// per channel on axis 1 (a PT2E graph's: output channel oc reads entry oc mod (out / groups)).
+function readTransposeWeight(m, g, read, what) {
   const spec = m.weight;
   if (!isObject(spec)) fail(`${what}.weight must be an object`);
   const perChannel = spec.qscheme === 'per_channel_affine';
@@ -132,38 +142,129 @@ function flippedWeight(m, g, read, what) {
     perChannel ? ['qscheme', 'ints', 'axis', 'scales', 'zero_points'] : ['qscheme', 'ints', 'scale', 'zero_point'],
     `${what}.weight`,
   );
-  const icg = g.inChannels / g.groups;
   const ocg = g.outChannels / g.groups;
-  const taps = numel(g.kernel);
-  const src = read.int8(spec.ints, [g.inChannels, ocg, ...g.kernel], `${what}.weight.ints`);
-  const data = new Int8Array(src.length);
-  for (let ic = 0; ic < g.inChannels; ic++) {
-    const group = Math.floor(ic / icg);
-    for (let ocl = 0; ocl < ocg; ocl++) {
-      const from = (ic * ocg + ocl) * taps;
-      const to = ((group * ocg + ocl) * icg + (ic - group * icg)) * taps;
-      // Reversing the taps' flat order flips every spatial axis at once.
-      for (let t = 0; t < taps; t++) data[to + taps - 1 - t] = src[from + t];
-    }
-  }
-  const shape = [g.outChannels, icg, ...g.kernel];
+  const ints = read.int8(spec.ints, [g.inChannels, ocg, ...g.kernel], `${what}.weight.ints`);
   if (!perChannel) {
     const scale = readFloat(spec.scale, `${what}.weight.scale`);
     const zeroPoint = readInt(spec.zero_point, `${what}.weight.zero_point`, -128, 127);
-    return makePerTensorQuantizedTensor({ data, shape }, scale, zeroPoint, 'qint8');
+    return { ints, perChannel, scale, zeroPoint, zeroPoints: new Array(g.outChannels).fill(zeroPoint) };
   }
-  // Axis 1 holds the output channels of a group: output channel oc reads entry oc mod (out / groups).
   readInt(spec.axis, `${what}.weight.axis`, 1, 1);
   const scales = read.float64(spec.scales, [ocg], `${what}.weight.scales`);
   const zeroPoints = read.int64(spec.zero_points, [ocg], `${what}.weight.zero_points`);
   const perOutput = (v) => Array.from({ length: g.outChannels }, (_, oc) => v[oc % ocg]);
-  return makePerChannelQuantizedTensor(
-    { data, shape },
-    Float64Array.from(perOutput(scales)),
-    perOutput(zeroPoints),
-    0,
-    'qint8',
-  );
+  return { ints, perChannel, scales: Float64Array.from(perOutput(scales)), zeroPoints: perOutput(zeroPoints) };
+}
+
+// The stride-1 conv weight of phases with sub-kernels of one shape, stacked along the output channels
+// [P * out, in / groups, *sub-kernel]: in each group, phase by phase, that phase's out / groups channels (the
+// in / out axes swapped; tapSets[p][j]: phase p's kernel indices along axis j in the inner conv's order,
+// already flipped, -1 for a padding tap holding the weight zero point), per channel on axis 0. tapSets null: the bias-only kernel, one tap holding each output
+// channel's weight zero point (every product 0). Also the bias, stacked the same way.
+function stackedWeight(w, g, bias, tapSets) {
+  const icg = g.inChannels / g.groups;
+  const ocg = g.outChannels / g.groups;
+  const P = tapSets === null ? 1 : tapSets.length;
+  const subKernel = tapSets === null ? g.kernel.map(() => 1) : tapSets[0].map((t) => t.length);
+  const kernelStrides = g.kernel.map((_, j) => numel(g.kernel.slice(j + 1)));
+  // A padding tap (-1, layerPhases) on any axis: no tap of the kernel (offset -1), its weight the zero point.
+  const offsetsOf = (taps) =>
+    product(taps).map((ks) => (ks.includes(-1) ? -1 : ks.reduce((o, k, j) => o + k * kernelStrides[j], 0)));
+  const offsets = tapSets === null ? [[0]] : tapSets.map(offsetsOf);
+  const n = numel(subKernel);
+  const kernelTaps = numel(g.kernel);
+  const channels = P * g.outChannels;
+  const data = new Int8Array(channels * icg * n);
+  const source = new Array(channels); // the transposed conv's output channel of each stacked channel
+  for (let ch = 0; ch < channels; ch++) {
+    const group = Math.floor(ch / (P * ocg));
+    const phase = Math.floor((ch % (P * ocg)) / ocg);
+    const oc = group * ocg + (ch % ocg);
+    source[ch] = oc;
+    for (let icl = 0; icl < icg; icl++) {
+      const to = (ch * icg + icl) * n;
+      if (tapSets === null) {
+        data[to] = w.zeroPoints[oc];
+        continue;
+      }
+      const from = ((group * icg + icl) * ocg + (oc - group * ocg)) * kernelTaps;
+      for (let t = 0; t < n; t++) {
+        const at = offsets[phase][t];
+        data[to + t] = at < 0 ? w.zeroPoints[oc] : w.ints[from + at];
+      }
+    }
+  }
+  const shape = [channels, icg, ...subKernel];
+  const weight = w.perChannel
+    ? makePerChannelQuantizedTensor(
+        { data, shape },
+        Float64Array.from(source, (oc) => w.scales[oc]),
+        source.map((oc) => w.zeroPoints[oc]),
+        0,
+        'qint8',
+      )
+    : makePerTensorQuantizedTensor({ data, shape }, w.scale, w.zeroPoint, 'qint8');
+  return { weight, bias: bias === null ? null : Float32Array.from(source, (oc) => bias[oc]) };
+}
+
+// The phases' stride-1 convs (every combination of one phase with taps per axis; the phases whose sub-kernels
+// have one shape stacked into one conv, which reads its input once) and, when some phase of an axis has no
+// tap, the bias-only conv; each packed for fbgemm with exact sums, as one conv over the zero-inserted input
+// would be (its padding-free geometry never takes the depthwise int16 path).
+function buildPhases(m, g, d, relu, bias, w, winograd, what) {
+  // Every product of the phase arithmetic below 2^53 (a layer reaching further has an output PyTorch refuses).
+  g.kernel.forEach((k, i) => {
+    if (g.dilation[i] * (k - 1) > 2 ** 52) {
+      fail(`${what}: dilation[${i}] * (kernel_size[${i}] - 1) must be at most 2^52, got ${g.dilation[i]} * ${k - 1}`);
+    }
+  });
+  const axes = layerPhases(g.kernel, g.stride, g.padding, g.dilation, g.outChannels / g.groups);
+  const convs = [];
+  const make = (tapSets, dilation) => {
+    const P = tapSets === null ? 1 : tapSets.length;
+    const kernel = tapSets === null ? g.kernel.map(() => 1) : tapSets[0].map((t) => t.length);
+    const conv = new (relu ? QCONV_RELU : QCONV)[d](g.inChannels, P * g.outChannels, kernel, {
+      dilation,
+      groups: g.groups,
+      bias: bias !== null,
+      winograd,
+    });
+    convs.push(conv);
+    const stacked = stackedWeight(w, g, bias, tapSets);
+    try {
+      conv._setWeightBias(stacked.weight, stacked.bias, 'fbgemm', true);
+    } finally {
+      stacked.weight.dispose();
+    }
+    setOutputQParams(conv, m, what);
+    return conv;
+  };
+  try {
+    const byShape = new Map();
+    for (const at of product(axes.map((list) => list.map((_, a) => a)))) {
+      const key = at.map((a, j) => axes[j][a].taps.length).join(',');
+      const members = byShape.get(key);
+      if (members) members.push(at);
+      else byShape.set(key, [at]);
+    }
+    const stacks = [...byShape.values()].map((ats) => ({
+      ats,
+      conv: make(
+        ats.map((at) => at.map((a, j) => axes[j][a].taps)),
+        axes.map((list) => list[0].dilation),
+      ),
+    }));
+    const biasOnly = axes.some((list, i) => list.length < g.stride[i])
+      ? make(
+          null,
+          g.kernel.map(() => 1),
+        )
+      : null;
+    return new QuantizedConvTranspose(d, g, axes, stacks, biasOnly);
+  } catch (e) {
+    for (const conv of convs) conv.dispose();
+    throw e;
+  }
 }
 
 /** nn.ConvTranspose1d / 2d / 3d in float, and nn.quantized.ConvTranspose1d / 2d / 3d (FBGEMM's). */
@@ -195,24 +296,7 @@ export const convTranspose = {
           );
         }
         const bias = m.bias === null ? null : read.float32(m.bias, [g.outChannels], `${what}.bias`);
-        const w = flippedWeight(m, g, read, what);
-        let conv = null;
-        try {
-          conv = new (relu ? QCONV_RELU : QCONV)[d](g.inChannels, g.outChannels, g.kernel, {
-            dilation: g.dilation,
-            groups: g.groups,
-            bias: bias !== null,
-            winograd,
-          });
-          conv._setWeightBias(w, bias, 'fbgemm');
-          setOutputQParams(conv, m, what);
-          return new QuantizedConvTranspose(d, g, conv);
-        } catch (e) {
-          conv?.dispose();
-          throw e;
-        } finally {
-          w.dispose();
-        }
+        return buildPhases(m, g, d, relu, bias, readTransposeWeight(m, g, read, what), winograd, what);
       },
       info: transposeInfo(true),
       cost: quantizedTransposeCost,
