@@ -11,7 +11,7 @@ import { noteOutOfMemory, ownBytes, withHeapCopy } from '../runtime/heap.mjs';
 import { wasm } from '../runtime/runtime.mjs';
 
 /**
- * Copies each {bytes, what} of `copies` into wasm memory and runs
+ * @internal Copies each {bytes, what} of `copies` into wasm memory and runs
  * call(M, address0, byteLength0, address1, ...); frees them after. A core
  * out-of-memory error gets the live-object note.
  * @template T
@@ -20,7 +20,7 @@ import { wasm } from '../runtime/runtime.mjs';
  * @param {(M: import('../runtime/bridge.mjs').Core, ...placed: number[]) => import('../runtime/bridge.mjs').Result<T>} call
  * @returns {T}
  */
-function inHeap(copies, ctx, call) {
+export function inHeap(copies, ctx, call) {
   const M = wasm(ctx);
   const next = (i, placed) =>
     i === copies.length
