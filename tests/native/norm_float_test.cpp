@@ -250,7 +250,9 @@ TEST(FmaF32Fast, EqualsACorrectlyRoundedFma) {
       EXPECT_EQ(kernels::fma_f32_fast(a, b, c), c) << k;  // the exact sum is below the midpoint
       EXPECT_EQ(kernels::fma_f32_fast(-a, b, -c), -c) << k;
       EXPECT_EQ(kernels::fma_f32_fast(a, b, c), kernels::fma_f32(a, b, c)) << k;
-      if (kTrustStdFma) EXPECT_EQ(kernels::fma_f32_fast(a, b, c), std::fma(a, b, c)) << k;
+      if (kTrustStdFma) {
+        EXPECT_EQ(kernels::fma_f32_fast(a, b, c), std::fma(a, b, c)) << k;
+      }
     }
   }
   // Subnormal results, zeros, infinities and NaN.
