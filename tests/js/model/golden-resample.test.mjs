@@ -9,12 +9,14 @@ import * as qwasm from '../../../web/src/index.node.mjs';
 import { GRAPH_FUNCTIONS, MODULE_TYPES } from '../../../web/src/ops/registry.mjs';
 import { expectGoldenModel, goldenFile, goldenTensor, headerOf, withGraph } from '../golden-models.mjs';
 import { graphModel, node, output, quantize, ref } from '../model-files.mjs';
+import { initTesting } from '../testing.mjs';
 import { decode, firstBitDifference, initGolden, loadGolden } from '../util.mjs';
 
 const golden = loadGolden('resample.json');
 const interpolate = GRAPH_FUNCTIONS.interpolate;
 
-beforeAll(() => initGolden(qwasm, golden));
+// The graph function runs from the sources, whose generic linear kernel is in the core: they are initialized too.
+beforeAll(() => Promise.all([initGolden(qwasm, golden), initTesting()]));
 afterEach(() => qwasm.setKernelIsa('auto'));
 
 // A model file with its graph JSON edited by `edit` (the header keeps its length).

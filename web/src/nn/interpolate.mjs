@@ -3,10 +3,12 @@
 // PyTorch 2.15's CPU arithmetic (docs/numerics.md, "Resampling"):
 // aten/src/ATen/native/UpSample.h (the source index and weight formulas) and
 // aten/src/ATen/native/cpu/UpSampleKernel.cpp (which kernel runs, and the
-// order of its float32 sums). Pure JavaScript: every step is a float32
-// operation written with Math.fround, or fma32 where GCC contracts PyTorch's
-// `a * b + c` into one fused multiply-add.
+// order of its float32 sums). Every step is a float32 operation written with
+// Math.fround, or fma32 where GCC contracts PyTorch's `a * b + c` into one
+// fused multiply-add; the generic linear kernel's sums run in the core
+// (src/qwasm/interpolate_float.h) on the axes' tables computed here.
 import { fma32, roundHalfEven } from '../runtime/float32.mjs';
+import { inHeap } from './torch-float.mjs';
 
 /** The modes qwasm runs, with the number of spatial dimensions each allows (null: 1, 2 or 3). */
 export const INTERPOLATE_MODES = Object.freeze({
@@ -199,50 +201,28 @@ export function nearestValues(src, dst, shape, outSize, scales, exact, quantized
 
 // The generic kernel (upsample_generic_Nd_kernel_impl, Interpolate<n, ..., 2>): along the first
 // spatial axis t0 * w0 + t1 * w1 of the interpolations along the others, innermost the last
-// axis; GCC contracts each to fma(t0, w0, t1 * w1). The scratch is at most two float32 arrays of
-// a plane's partial results (interpolateScratchBytes).
-function linearGeneric(src, dst, shape, outSize, axes) {
-  const dims = outSize.length;
-  const inSpatial = shape.slice(2);
-  const planes = shape[0] * shape[1];
-  const inPlane = product(inSpatial);
-  const outPlane = product(outSize);
-  // PyTorch recomputes the inner interpolations for every output; each is the same float32
-  // value wherever it is computed, so one pass per axis, the last axis first, gives the same
-  // bits: pass a interpolates axis a of [out... (axes < a: input sizes), in_a, out_(a+1)...].
-  const sizes = inSpatial.slice();
-  let scratch = [null, null];
-  for (let p = 0; p < planes; p++) {
-    let from = src.subarray(p * inPlane, (p + 1) * inPlane);
-    for (let a = dims - 1; a >= 0; a--) {
-      const outer = product(sizes.slice(0, a));
-      const inner = product(sizes.slice(a + 1));
-      const n = outer * outSize[a] * inner;
-      let to;
-      if (a === 0) to = dst.subarray(p * outPlane, (p + 1) * outPlane);
-      else {
-        const slot = a % 2;
-        if (scratch[slot] === null || scratch[slot].length < n) scratch[slot] = new Float32Array(n);
-        to = scratch[slot];
-      }
-      const { i0, i1, l0, l1 } = axes[a];
-      for (let u = 0; u < outer; u++) {
-        const base = u * sizes[a] * inner;
-        for (let o = 0; o < outSize[a]; o++) {
-          const b0 = base + i0[o] * inner;
-          const b1 = base + i1[o] * inner;
-          const w0 = l0[o];
-          const w1 = l1[o];
-          const at = (u * outSize[a] + o) * inner;
-          for (let v = 0; v < inner; v++) to[at + v] = fma32(from[b0 + v], w0, f(from[b1 + v] * w1));
-        }
-      }
-      sizes[a] = outSize[a];
-      from = to;
-    }
-    for (let a = 0; a < dims; a++) sizes[a] = inSpatial[a];
-  }
-  scratch = null;
+// axis; GCC contracts each to fma(t0, w0, t1 * w1). The core computes it (one pass per axis,
+// src/qwasm/interpolate_float.cpp) from the axes' tables, packed as it reads them: per axis,
+// out int32 i0, out int32 i1, out float32 l0, out float32 l1. Its scratch is at most two
+// float32 arrays of a plane's partial results (interpolateScratchBytes).
+function linearGeneric(src, dst, shape, outSize, axes, ctx) {
+  const table = new ArrayBuffer(16 * outSize.reduce((a, b) => a + b, 0));
+  let at = 0;
+  outSize.forEach((n, a) => {
+    new Int32Array(table, at, n).set(axes[a].i0);
+    new Int32Array(table, at + 4 * n, n).set(axes[a].i1);
+    new Float32Array(table, at + 8 * n, n).set(axes[a].l0);
+    new Float32Array(table, at + 12 * n, n).set(axes[a].l1);
+    at += 16 * n;
+  });
+  const copies = [
+    { bytes: new Uint8Array(src.buffer, src.byteOffset, src.byteLength), what: 'the input' },
+    { bytes: new Uint8Array(table), what: 'the interpolation tables' },
+  ];
+  const y = inHeap(copies, ctx, (M, address, n, t, tn) =>
+    M._flinearInterpolate(address, n, shape.slice(), outSize.slice(), t, tn),
+  );
+  dst.set(y);
   return dst;
 }
 
@@ -303,8 +283,8 @@ function linearChannelsLast(src, dst, shape, outSize, axes) {
   return dst;
 }
 
-/** linear / bilinear / trilinear on the float32s `src` of a contiguous `shape`, into `dst`. */
-export function linearValues(src, dst, shape, outSize, scales, alignCorners, mode) {
+/** linear / bilinear / trilinear on the float32s `src` (exactly the elements of a contiguous `shape`), into `dst`. */
+export function linearValues(src, dst, shape, outSize, scales, alignCorners, mode, ctx) {
   const channelsLast = interpolateKernel(shape, outSize, mode) === 'channelsLast';
   // The channels-last kernel's index of each axis is fused, but for the width of a 3-D input (measured:
   // GCC contracts the 2-D loop's two and the 3-D loop's depth and height, not its innermost width).
@@ -312,7 +292,7 @@ export function linearValues(src, dst, shape, outSize, scales, alignCorners, mod
   const axes = outSize.map((o, a) => linearAxis(shape[2 + a], o, scales[a], alignCorners, fused(a)));
   return channelsLast
     ? linearChannelsLast(src, dst, shape, outSize, axes)
-    : linearGeneric(src, dst, shape, outSize, axes);
+    : linearGeneric(src, dst, shape, outSize, axes, ctx);
 }
 
 // One axis of PyTorch's quantized bilinear kernels (quantized/cpu/UpSampleBilinear2d.cpp and

@@ -1,193 +1,74 @@
 // InstanceNorm, GroupNorm and LayerNorm on float32 tensors, with PyTorch
-// 2.15's CPU arithmetic step for step (docs/numerics.md, "Normalisation"),
-// so that every element equals PyTorch's bit for bit:
-// - InstanceNorm is batch_norm on x viewed as [1, N*C, *] with batch
-//   statistics (Normalization.cpp instance_norm; batch_norm_kernel.cpp
-//   batch_norm_cpu_collect_stats_contiguous_impl: sums in double), or with
-//   the running statistics in eval mode (track_running_stats);
-// - GroupNorm and LayerNorm take each row's mean and variance from
-//   RowwiseMoments (moments_utils.h: Welford over 8-lane vectors, chunks of 16
-//   merged as a cascade), then group_norm_kernel.cpp's / layer_norm_kernel.cpp's
-//   affine step.
-// Where PyTorch's x86 build (GCC, -mfma) contracts a * b + c into one fused
-// multiply-add, this uses fma32 (one rounding); every other step rounds to
-// float32 once (Math.fround), as the C++ float arithmetic does.
+// 2.15's CPU arithmetic step for step, computed by the core
+// (src/qwasm/norm_float.h, bound in bindings/norm_float_bindings.cpp;
+// docs/numerics.md, "Normalisation"), so that every element equals
+// PyTorch's bit for bit. Each function takes x's bytes (a Uint8Array of
+// float32s, read once by the caller; the core checks them against the sizes)
+// and returns a new Float32Array.
+// Below them: the quantized kernels, in JavaScript (integer sums and a table
+// per channel).
 
 import { fma32, roundHalfEven } from '../runtime/float32.mjs';
+import { ownBytes } from '../runtime/heap.mjs';
+import { inHeap } from './torch-float.mjs';
 
 const f = Math.fround;
 
-// Vectorized<float>'s lanes in the kernels that call RowwiseMoments (measured
-// on torch 2.15: its AVX2 kernels, 8 floats, whatever the CPU capability).
-const LANES = 8;
-const CHUNK = 16; // moments_utils.h kChunkSize
-const RECIPROCALS = Array.from({ length: CHUNK }, (_, i) => f(1 / (i + 1))); // c_vecs: T(1) / T(i + 1)
-
-/** utils::CeilLog2 (ATen/native/cpu/utils.h): 1 for x <= 2. */
-const ceilLog2 = (x) => (x <= 2 ? 1 : 32 - Math.clz32(x - 1)); // bit_width(x - 1); x < 2^32 here
-
-const lanes = () => ({ m0: 0, m1: new Float32Array(LANES), m2: new Float32Array(LANES) });
-
-/** AddMomentsVec: merges (m0Add, m1Add, m2Add) into s, lane by lane. */
-function addMomentsVec(m0Add, m1Add, m2Add, s) {
-  const n = s.m0 + m0Add;
-  const c = n === 0 ? 0 : f(f(m0Add) / f(n));
-  const m0 = f(s.m0);
-  for (let l = 0; l < LANES; l++) {
-    const delta = f(m1Add[l] - s.m1[l]);
-    const m2Sum = f(s.m2[l] + m2Add[l]);
-    const cDelta = f(c * delta);
-    const m0Delta = f(delta * m0);
-    s.m1[l] = f(s.m1[l] + cDelta);
-    s.m2[l] = fma32(m0Delta, cDelta, m2Sum);
-  }
-  s.m0 = n;
-}
-
 /**
- * RowwiseMoments(x[at .. at + count)): [mean, biased variance] as PyTorch
- * computes them in float32 for a row of float32s.
+ * The parameters block the core takes: the present ones of weight, bias,
+ * runningMean, runningVar, in that order (each `count` floats).
+ * @param {(Float32Array | null)[]} parts
  */
-export function rowwiseMoments(x, at, count) {
-  const n = Math.floor(count / LANES); // whole vectors
-  const m = Math.ceil(n / CHUNK);
-  const depth = ceilLog2(m);
-  const stack = Array.from({ length: depth }, lanes);
-  const m1v = new Float32Array(LANES);
-  const m2v = new Float32Array(LANES);
-  for (let i = 0; i < m; i++) {
-    const base = at + i * CHUNK * LANES;
-    const vectors = Math.min(CHUNK, n - i * CHUNK);
-    m1v.fill(0);
-    m2v.fill(0);
-    for (let j = 0; j < vectors; j++) {
-      const r = RECIPROCALS[j];
-      for (let l = 0; l < LANES; l++) {
-        const v = x[base + j * LANES + l];
-        const delta = f(v - m1v[l]);
-        m1v[l] = fma32(r, delta, m1v[l]);
-        m2v[l] = fma32(delta, f(v - m1v[l]), m2v[l]);
-      }
-    }
-    addMomentsVec(vectors, m1v, m2v, stack[0]);
-    let mask = i + 1;
-    for (let j = 1; j < depth && (mask & 1) === 0; j++) {
-      addMomentsVec(stack[j - 1].m0, stack[j - 1].m1, stack[j - 1].m2, stack[j]);
-      stack[j - 1] = lanes();
-      mask = Math.floor(mask / 2);
-    }
+function paramsBytes(parts) {
+  const present = parts.filter((p) => p !== null);
+  const block = new Float32Array(present.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of present) {
+    block.set(p, at);
+    at += p.length;
   }
-  for (let i = 1; i < depth; i++) addMomentsVec(stack[i].m0, stack[i].m1, stack[i].m2, stack[0]);
-  // The tail (count % 8 elements) by scalar Welford, then each lane merged in (AddMoments).
-  let m0 = 0;
-  let m1 = 0;
-  let m2 = 0;
-  for (let i = n * LANES; i < count; i++) {
-    const v = x[at + i];
-    const delta = f(v - m1);
-    m0 += 1;
-    m1 = f(m1 + f(delta / f(m0)));
-    m2 = fma32(delta, f(v - m1), m2);
-  }
-  const top = stack[0];
-  for (let l = 0; l < LANES; l++) {
-    const total = m0 + n;
-    const c = total === 0 ? 0 : f(f(n) / f(total));
-    const delta = f(top.m1[l] - m1);
-    m1 = fma32(c, delta, m1);
-    m2 = f(m2 + fma32(f(f(delta * delta) * c), f(m0), top.m2[l]));
-    m0 = total;
-  }
-  return [m1, f(m2 / f(count))];
+  return ownBytes(block);
 }
+
+/** The copies into wasm memory of x and a parameters block. */
+const copies = (x, params) => [
+  { bytes: x, what: 'the input' },
+  { bytes: params, what: 'the normalisation parameters' },
+];
 
 /**
  * InstanceNorm of x [N, C, *] (rows of `inner` elements), with s = {weight,
  * bias (null without affine), runningMean, runningVar (null: the input's own
  * statistics), eps}.
  */
-export function instanceNormFloats(x, rows, channels, inner, s) {
-  const y = new Float32Array(rows * inner);
-  const eps32 = f(s.eps);
-  for (let r = 0; r < rows; r++) {
-    const c = r % channels;
-    const at = r * inner;
-    let mean;
-    let invstd;
-    if (s.runningMean === null) {
-      // batch_norm_cpu_collect_stats_contiguous_impl: double sums (acc_type<float> on CPU).
-      let sum = 0;
-      for (let i = 0; i < inner; i++) sum += x[at + i];
-      mean = f(sum / inner);
-      let varSum = 0;
-      for (let i = 0; i < inner; i++) {
-        const d = f(x[at + i] - mean);
-        varSum += f(d * d);
-      }
-      // InvStd<double>(var_sum / n, eps): the float quotient, then 1 / sqrt in double.
-      const variance = f(f(varSum) / f(inner));
-      invstd = variance === 0 && s.eps === 0 ? 0 : f(1 / Math.sqrt(variance + s.eps));
-    } else {
-      // Eval mode: batch_norm_cpu_collect_linear_and_constant_terms in float.
-      mean = s.runningMean[c];
-      invstd = f(1 / f(Math.sqrt(f(s.runningVar[c] + eps32))));
-    }
-    const alpha = f(invstd * (s.weight === null ? 1 : s.weight[c]));
-    const beta = fma32(-mean, alpha, s.bias === null ? 0 : s.bias[c]);
-    for (let i = 0; i < inner; i++) y[at + i] = fma32(x[at + i], alpha, beta);
-  }
-  return y;
+export function instanceNormFloats(x, rows, channels, inner, s, ctx) {
+  const running = s.runningMean !== null;
+  const params = paramsBytes([s.weight, s.bias, s.runningMean, s.runningVar]);
+  return inHeap(copies(x, params), ctx, (M, address, n, p, pn) =>
+    M._finstanceNorm(address, n, rows, channels, inner, p, pn, s.weight !== null, s.bias !== null, running, s.eps),
+  );
 }
 
 /**
  * GroupNorm of x [N, C, *] in `groups` groups (C / groups channels of
  * `spatial` elements each), with s = {weight, bias (null without affine), eps}.
  */
-export function groupNormFloats(x, batch, channels, spatial, groups, s) {
-  const y = new Float32Array(batch * channels * spatial);
-  const perGroup = channels / groups;
-  const row = perGroup * spatial;
-  const affine = s.weight !== null || s.bias !== null;
-  for (let i = 0; i < batch * groups; i++) {
-    const at = i * row;
-    const [mean, variance] = rowwiseMoments(x, at, row);
-    // eps stays a double here: opmath_t(1) / std::sqrt(max(var, 0) + eps).
-    // biome-ignore lint/complexity/useMathMinMax: std::max keeps a -0 variance (Math.max would give +0)
-    const rstd = f(1 / Math.sqrt((variance < 0 ? 0 : variance) + s.eps));
-    if (!affine) {
-      for (let k = at; k < at + row; k++) y[k] = f(f(x[k] - mean) * rstd);
-      continue;
-    }
-    const g = i % groups;
-    for (let j = 0; j < perGroup; j++) {
-      const c = g * perGroup + j;
-      const scale = f(rstd * (s.weight === null ? 1 : s.weight[c]));
-      const bias = fma32(-scale, mean, s.bias === null ? 0 : s.bias[c]);
-      const start = at + j * spatial;
-      for (let k = start; k < start + spatial; k++) y[k] = fma32(scale, x[k], bias);
-    }
-  }
-  return y;
+export function groupNormFloats(x, batch, channels, spatial, groups, s, ctx) {
+  const params = paramsBytes([s.weight, s.bias]);
+  return inHeap(copies(x, params), ctx, (M, address, n, p, pn) =>
+    M._fgroupNorm(address, n, batch, channels, spatial, groups, p, pn, s.weight !== null, s.bias !== null, s.eps),
+  );
 }
 
 /**
  * LayerNorm of x over its last dimensions (rows of `inner` elements), with
  * s = {weight, bias (each null or of `inner` elements), eps}.
  */
-export function layerNormFloats(x, rows, inner, s) {
-  const y = new Float32Array(rows * inner);
-  const eps32 = f(s.eps); // layer_norm_kernel.cpp takes eps as the float opmath type
-  for (let r = 0; r < rows; r++) {
-    const at = r * inner;
-    const [mean, variance] = rowwiseMoments(x, at, inner);
-    const rstd = f(1 / f(Math.sqrt(f(variance + eps32))));
-    const bias = -mean;
-    for (let j = 0; j < inner; j++) {
-      const t = f(f(x[at + j] + bias) * rstd);
-      y[at + j] = fma32(t, s.weight === null ? 1 : s.weight[j], s.bias === null ? 0 : s.bias[j]);
-    }
-  }
-  return y;
+export function layerNormFloats(x, rows, inner, s, ctx) {
+  const params = paramsBytes([s.weight, s.bias]);
+  return inHeap(copies(x, params), ctx, (M, address, n, p, pn) =>
+    M._flayerNorm(address, n, rows, inner, p, pn, s.weight !== null, s.bias !== null, s.eps),
+  );
 }
 
 // -- The quantized kernels (quantized::instance_norm, group_norm, layer_norm) ---------------------------------------

@@ -7,7 +7,7 @@
 
 import { Module } from '../nn/module.mjs';
 import { groupNormFloats, instanceNormFloats, layerNormFloats, quantizedNormInts } from '../nn/norm-float.mjs';
-import { readFloatTensor } from '../runtime/args.mjs';
+import { readFloatTensor, tensorBytes } from '../runtime/args.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 import { numel } from './abstract-values.mjs';
@@ -31,18 +31,18 @@ function readAffine(m, read, what, shape) {
   return { weight: tensor('weight'), bias: tensor('bias') };
 }
 
-/** A float tensor's data and shape, for a loaded norm's forward (its data as long as its shape says). */
+/** A float tensor's bytes and shape, for a loaded norm's forward (its data as long as its shape says). */
 function floatInput(x, ctx) {
   const t = readFloatTensor(x, ctx);
   if (t.data.length !== t.numel) {
     throw new RangeError(`${ctx}: x.data holds ${t.data.length} elements, its shape ${shapeText(t.shape)} ${t.numel}`);
   }
-  return { data: t.data, shape: t.shape };
+  return { bytes: tensorBytes(t, ctx), shape: t.shape };
 }
 
 /**
  * A loaded float norm, one class for all three: `refusal(shape)` says why it
- * cannot take an input (or null), `normalize(data, shape)` gives the output's
+ * cannot take an input (or null), `normalize(bytes, shape, ctx)` gives the output's
  * floats (same shape).
  */
 class LoadedFloatNorm extends Module {
@@ -60,18 +60,22 @@ class LoadedFloatNorm extends Module {
     const t = floatInput(x, ctx);
     const why = this.#refusal(t.shape);
     if (why !== null) throw new RangeError(`${ctx}: ${why}`);
-    return { data: this.#normalize(t.data, t.shape), shape: t.shape };
+    return { data: this.#normalize(t.bytes, t.shape, ctx), shape: t.shape };
   }
   dispose() {}
 }
 
-/** Charged per element at the normalisations' rate (work-rates.mjs normElement). */
-const normCost = (x, shape) => ({ shape, work: numel(shape) * RATE.normElement, scratchBytes: 0 });
-
-/** A norm's cost entry: null (not this module's input) for an x of another kind or one `refusal` turns down. */
-const costOn = (kind, refusal) => (info, x) =>
-  x.kind !== kind || refusal(info, x.shape) !== null ? null : normCost(x, x.shape);
-const floatCost = (refusal) => costOn('float', refusal);
+/**
+ * A norm's cost entry, charged per element at `rate` (work-rates.mjs: floatNormElement in the core,
+ * normElement for the quantized kernels in JS): null (not this module's input) for an x of another
+ * kind or one `refusal` turns down.
+ */
+const costOn = (kind, rate, scratchPerElement, refusal) => (info, x) =>
+  x.kind !== kind || refusal(info, x.shape) !== null
+    ? null
+    : { shape: x.shape, work: numel(x.shape) * rate, scratchBytes: numel(x.shape) * scratchPerElement };
+// The core's float norms hold x's copy and their output in wasm memory (4 bytes each per element).
+const floatCost = (refusal) => costOn('float', RATE.floatNormElement, 8, refusal);
 
 // -- InstanceNorm ------------------------------------------------------------------------------------------------
 
@@ -107,11 +111,11 @@ export const instanceNorm = {
         const runningVar = running ? read.float32(m.running_var, [n], `${what}.running_var`) : null;
         const stats = { weight, bias, runningMean, runningVar, eps };
         const { dims } = info;
-        const normalize = (data, shape) => {
+        const normalize = (bytes, shape, ctx) => {
           const channels = shape[shape.length - dims - 1];
           const inner = numel(shape.slice(-dims));
           const rows = numel(shape) / inner; // N * C, or C unbatched
-          return instanceNormFloats(data, rows, channels, inner, stats);
+          return instanceNormFloats(bytes, rows, channels, inner, stats, ctx);
         };
         const refusal = (shape) => instanceNormRefusal(info, shape);
         return new LoadedFloatNorm(`InstanceNorm${dims}d`, refusal, normalize).eval();
@@ -160,8 +164,8 @@ export const groupNorm = {
         const eps = readEps(m, what);
         const { weight, bias } = readAffine(m, read, what, [info.numChannels]);
         const params = { weight, bias, eps };
-        const normalize = (data, shape) =>
-          groupNormFloats(data, shape[0], shape[1], numel(shape.slice(2)), info.numGroups, params);
+        const normalize = (bytes, shape, ctx) =>
+          groupNormFloats(bytes, shape[0], shape[1], numel(shape.slice(2)), info.numGroups, params, ctx);
         return new LoadedFloatNorm('GroupNorm', (shape) => groupNormRefusal(info, shape), normalize).eval();
       },
       info: (m) => groupNormInfo(m, 'GroupNorm'),
@@ -205,7 +209,7 @@ export const layerNorm = {
         const { weight, bias } = readAffine(m, read, what, info.normalizedShape);
         const inner = numel(info.normalizedShape);
         const params = { weight, bias, eps };
-        const normalize = (data, shape) => layerNormFloats(data, numel(shape) / inner, inner, params);
+        const normalize = (bytes, shape, ctx) => layerNormFloats(bytes, numel(shape) / inner, inner, params, ctx);
         return new LoadedFloatNorm('LayerNorm', (shape) => layerNormRefusal(info, shape), normalize).eval();
       },
       info: (m) => layerNormInfo(m, 'LayerNorm'),
@@ -260,7 +264,7 @@ class LoadedQuantizedNorm extends Module {
   dispose() {}
 }
 
-const quantizedCost = (refusal) => costOn('quantized', refusal);
+const quantizedCost = (refusal) => costOn('quantized', RATE.normElement, 0, refusal);
 
 /** The output qparams of a quantized norm's entry (a scale positive and finite in float32, as Quantize's), with info. */
 function withOutputQParams(m, what, info) {

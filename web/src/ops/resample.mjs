@@ -79,7 +79,7 @@ function interpolateValue(x, size, scaleFactor, mode, alignCorners, recompute) {
   if (!q) {
     const out = new Float32Array(numel(p.out));
     if (p.nearest) nearestValues(x.data, out, shape, p.outSize, p.scales, p.exact, false);
-    else linearValues(x.data, out, shape, p.outSize, p.scales, p.alignCorners, mode);
+    else linearValues(x.data, out, shape, p.outSize, p.scales, p.alignCorners, mode, 'interpolate');
     return { data: out, shape: p.out };
   }
   // PyTorch has quantized nearest for 4-D and 5-D inputs and quantized bilinear.

@@ -30,10 +30,19 @@ export const WORK_PER_ELEMENT = Object.freeze({
   /** Quantized max and average pools: per window element read. */
   poolWindowElement: 48,
   /**
-   * InstanceNorm, GroupNorm and LayerNorm, float and quantized (in JS, a fused multiply-add emulated per
-   * element and per Welford step): per element. Measured (bench/budget.bench.mjs): 40-90 ns per element.
+   * Quantized InstanceNorm, GroupNorm and LayerNorm (in JS: integer sums, then a fused multiply-add
+   * emulated per element or per table entry): per element. Measured (bench/budget.bench.mjs): 40-90 ns
+   * per element.
    */
   normElement: 2048,
+  /**
+   * Float InstanceNorm, GroupNorm and LayerNorm (in the core, src/qwasm/norm_float.cpp: Welford with
+   * an exact fused multiply-add, the copies in and out of wasm memory included): per element.
+   * Measured on 1.8-2.1M values, one thread: 4.4 (InstanceNorm) to 8.1 ns (LayerNorm) per element on
+   * a quiet machine, 2.2-2.4x faster than the JS they replace; bench/budget.bench.mjs at this rate
+   * gives 3.6-9.5 s (quiet; QuantizedConv 6.3 s there) or 11-18 s (a loaded machine; QuantizedConv 24 s).
+   */
+  floatNormElement: 640,
   /** Float max and average pools: per window element read. */
   floatPoolWindowElement: 200,
   /** Adaptive average pools: per window element read (an upsampling pool reads one or two per output). */

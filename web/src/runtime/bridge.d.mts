@@ -298,6 +298,59 @@ export interface Core extends EmscriptenRuntime {
     linear: boolean,
   ): Result<{ weight: Float32Array; bias: Float32Array }>;
 
+  // norm_float_bindings.cpp (InstanceNorm, GroupNorm, LayerNorm in float32, norm_float.h)
+  /** params: the present ones of [weight | bias | runningMean | runningVar], channels floats each. */
+  _finstanceNorm(
+    x: Address,
+    nbytes: Count,
+    rows: number,
+    channels: number,
+    inner: number,
+    params: Address,
+    paramsBytes: Count,
+    hasWeight: boolean,
+    hasBias: boolean,
+    hasRunning: boolean,
+    eps: number,
+  ): Result<Float32Array>;
+  /** params: the present ones of [weight | bias], channels floats each. */
+  _fgroupNorm(
+    x: Address,
+    nbytes: Count,
+    batch: number,
+    channels: number,
+    spatial: number,
+    groups: number,
+    params: Address,
+    paramsBytes: Count,
+    hasWeight: boolean,
+    hasBias: boolean,
+    eps: number,
+  ): Result<Float32Array>;
+  /** params: the present ones of [weight | bias], inner floats each. */
+  _flayerNorm(
+    x: Address,
+    nbytes: Count,
+    rows: number,
+    inner: number,
+    params: Address,
+    paramsBytes: Count,
+    hasWeight: boolean,
+    hasBias: boolean,
+    eps: number,
+  ): Result<Float32Array>;
+
+  // interpolate_float_bindings.cpp (the generic linear interpolation kernel, interpolate_float.h)
+  /** axes: per spatial axis, outSize[a] int32 i0, int32 i1, float l0, float l1. */
+  _flinearInterpolate(
+    x: Address,
+    nbytes: Count,
+    shape: number[],
+    outSize: number[],
+    axes: Address,
+    axesBytes: Count,
+  ): Result<Float32Array>;
+
   // conv_bindings.cpp
   /** Validates a geometry; returns the weight's element count. */
   _convWeightCount(geometry: ConvGeometry): Result<number>;
