@@ -19,6 +19,7 @@ function convAttributes(c) {
     ints('kernel_shape', c.kernel),
     ints('strides', c.stride),
     ints('pads', [...c.pad, ...c.pad]),
+    ints('dilations', c.dilation ?? [1, 1, 1]),
     onnx.AttributeProto.create({ name: 'group', type: onnx.AttributeProto.AttributeType.INT, i: c.groups }),
   ];
 }

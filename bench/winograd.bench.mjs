@@ -34,11 +34,22 @@ const LAYERS = [
   { id: 'r(2+1)d L3 s', kind: '1x3x3', cin: 256, cout: 576, spatial: [4, 14, 14], kernel: K133 },
   { id: 'r(2+1)d L3 t', kind: '3x1x1', cin: 576, cout: 256, spatial: [4, 14, 14], kernel: K311 },
   { id: 'odd', kind: '3x3x3', cin: 48, cout: 40, spatial: [7, 13, 11], kernel: K333 },
+  // MeshNet's dilated layers (brainchop; 21 channels, padding = dilation) at 64^3:
+  // interleaved undilated tiles.
+  ...[1, 2, 4, 8].map((d) => ({
+    id: `MeshNet d${d}`,
+    kind: 'dilated',
+    cin: 21,
+    cout: 21,
+    spatial: [64, 64, 64],
+    kernel: K333,
+    dilation: [d, d, d],
+  })),
 ].map((s) => ({
   n: 1,
   ...s,
   stride: [1, 1, 1],
-  pad: s.kernel.map((k) => (k - 1) / 2),
+  pad: s.kernel.map((k, i) => ((k - 1) / 2) * (s.dilation?.[i] ?? 1)),
   groups: 1,
 }));
 // Targets, one thread, vs onnxruntime-web QLinearConv (issue 19).
@@ -63,7 +74,9 @@ async function child(threads) {
     extra: { session: { intra_op: { allow_spinning: '0' } } },
   };
   const rows = [];
-  for (const c of LAYERS) {
+  // QWASM_BENCH_ONLY (a regular expression on the layer ids) runs some layers only.
+  const only = process.env.QWASM_BENCH_ONLY ? new RegExp(process.env.QWASM_BENCH_ONLY) : null;
+  for (const c of LAYERS.filter((l) => !only || only.test(l.id))) {
     process.stderr.write(`  ${c.id} at ${threads}\n`);
     const { qmod: wino, qx, fmod, outObs, ortParams: q } = buildConvReLU3d(qwasm, c, { winograd: true });
     const direct = qwasm.nn.intrinsic.quantized.ConvReLU3d.fromFloat(fmod, {
@@ -118,7 +131,8 @@ async function child(threads) {
 // The tables from the measurements (`--render` redoes them from the saved results).
 function render(byThreads, date) {
   const fmt = (v, d = 1) => v.toFixed(d);
-  const desc = (c) => `${c.cin}->${c.cout}, k${c.kernel.join('x')}, ${c.spatial.join('x')}`;
+  const desc = (c) =>
+    `${c.cin}->${c.cout}, k${c.kernel.join('x')}${c.dilation ? `, dilation ${c.dilation[0]}` : ''}, ${c.spatial.join('x')}`;
   const pct = (part, whole) => `${fmt((100 * part) / whole, 0)}%`;
   const row = (t, r) => {
     const total = r.split[0] + r.split[1] + r.split[2];

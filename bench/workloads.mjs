@@ -27,7 +27,10 @@ export function rng(seed) {
 }
 
 function outSpatial(c) {
-  return c.spatial.map((d, i) => Math.floor((d + 2 * c.pad[i] - c.kernel[i]) / c.stride[i]) + 1);
+  const dilation = c.dilation ?? [1, 1, 1];
+  return c.spatial.map(
+    (d, i) => Math.floor((d + 2 * c.pad[i] - dilation[i] * (c.kernel[i] - 1) - 1) / c.stride[i]) + 1,
+  );
 }
 
 export function macs(c) {
@@ -67,7 +70,12 @@ export function quantizedInputAndOrtParams(qwasm, qmod, inObs, x, bias) {
 export function buildConvReLU3d(qwasm, c, fromFloatOptions = {}) {
   const next = rng(7 + c.cin * 131 + c.cout);
   const x = new Float32Array(c.n * c.cin * c.spatial.reduce((a, b) => a * b, 1)).map(() => next() * 4 - 1);
-  const fconv = new qwasm.nn.Conv3d(c.cin, c.cout, c.kernel, { stride: c.stride, padding: c.pad, groups: c.groups });
+  const fconv = new qwasm.nn.Conv3d(c.cin, c.cout, c.kernel, {
+    stride: c.stride,
+    padding: c.pad,
+    groups: c.groups,
+    dilation: c.dilation ?? [1, 1, 1],
+  });
   const fmod = new qwasm.nn.intrinsic.ConvReLU3d(fconv, new qwasm.nn.ReLU());
   const xt = { data: x, shape: [c.n, c.cin, ...c.spatial] };
   const inObs = new qwasm.quantization.MinMaxObserver();

@@ -54,12 +54,13 @@ enum class QEngine : uint8_t { kFbgemm, kX86 };
 ConvBackend conv_backend_for(QEngine engine, const ConvGeometry& g, const QTensor& weight);
 
 // Whether a layer may run on the exact integer Winograd path
-// (docs/winograd.md): stride-1, dilation-1, groups-1 convolutions whose
-// kernel is 3 or 1 in each dimension (3x3x3, 1x3x3, 3x1x1, Conv2d 3x3,
-// Conv1d 3). Its accumulators are the direct path's, so every output byte is
-// the same; a per-call guard keeps any input that could overflow them on the
-// direct path. kAuto packs and takes it where it pays (measured:
-// BENCHMARKS.md), kOn wherever the shape and the guard allow, kOff never.
+// (docs/winograd.md): stride-1, groups-1 convolutions whose kernel is 3 or 1
+// in each dimension (3x3x3, 1x3x3, 3x1x1, Conv2d 3x3, Conv1d 3), of any
+// dilation (interleaved undilated tiles). Its accumulators are the direct
+// path's, so every output byte is the same; a per-call guard keeps any input
+// that could overflow them on the direct path. kAuto packs and takes it
+// where it pays (measured: BENCHMARKS.md), kOn wherever the shape and the
+// guard allow, kOff never.
 enum class WinogradMode : uint8_t { kOff, kAuto, kOn };
 
 // Transformed weights U = G'^{(x)nd} (w - w_zp) (kernels/winograd_kernels.h),

@@ -44,6 +44,9 @@ constexpr int64_t kAutoMinHarmonic3d = 8;
 constexpr int64_t kAutoMinHarmonic1d = 40;
 constexpr int64_t kAutoMaxBytes = int64_t{64} << 20;
 constexpr int64_t kAutoMinTiles = 2;
+// A dilated layer's tiles may overhang the output by up to the dilation per
+// 3-tap dimension; past this ratio of computed to stored outputs it stays direct.
+constexpr double kAutoMaxDilatedWaste = 1.25;
 
 const int kG2[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
 
@@ -60,20 +63,45 @@ int64_t input_block() {
 
 int64_t guard_limit(size_t nd) { return int64_t{1} << (31 - nd); }
 
-// The number of tiles along each dimension, and the tile's output extent (2
-// along a 3-tap dimension, 1 elsewhere).
+// The tiles along each dimension. A tile holds `extent` outputs (2 along a
+// 3-tap dimension, 1 elsewhere) `step` apart (the dilation along a 3-tap
+// dimension, 1 elsewhere). A dilation-d dimension is d interleaved undilated
+// ones: outputs o = d * q + phi read only inputs of phase phi, so a tile
+// pairs outputs q and q + 1 of one phase, o and o + d, and its taps are d
+// apart. Along a dimension, tile j starts at (j / step) * extent * step +
+// j % step: the phases' tiles interleave, so that a block of neighbouring
+// tiles reads and writes neighbouring positions as in the undilated case.
+// Every output is in exactly one tile (as its first output when o mod 2d < d,
+// else as the second of the tile at o - d); the tiles are those whose first
+// output exists.
 struct TileGrid {
-  int64_t extent[3], count[3];
+  int64_t extent[3], step[3], count[3];
   int64_t total() const { return count[0] * count[1] * count[2]; }
+  int64_t origin(int d, int64_t j) const { return j / step[d] * extent[d] * step[d] + j % step[d]; }
 };
 
-TileGrid tile_grid(const WinogradWeights& ww, const Spatial& s) {
+TileGrid tile_grid(const PackedQConv& pw, const Spatial& s) {
+  const WinogradWeights& ww = pw.winograd;
   TileGrid t;
   const int64_t out[3] = {s.Do, s.Ho, s.Wo};
-  for (int d = 0; d < 3; ++d) t.extent[d] = 1;
-  for (size_t k = 0; k < ww.nd; ++k) t.extent[ww.dims[k]] = 2;
-  for (int d = 0; d < 3; ++d) t.count[d] = ceil_div(out[d], t.extent[d]);
+  for (int d = 0; d < 3; ++d) t.extent[d] = t.step[d] = 1;
+  for (size_t k = 0; k < ww.nd; ++k) {
+    t.extent[ww.dims[k]] = 2;
+    t.step[ww.dims[k]] = pw.geometry.dilation[ww.dims[k]];
+  }
+  for (int d = 0; d < 3; ++d) {
+    const int64_t span = t.extent[d] * t.step[d];  // one tile per phase
+    const int64_t whole = out[d] / span;
+    t.count[d] = whole * t.step[d] + std::min(out[d] - whole * span, t.step[d]);
+  }
   return t;
+}
+
+// Output slots the tiles compute over the outputs they store, as a fraction
+// (>= 1): partial tiles at the far edges, up to `step` slots per 3-tap dimension.
+double tile_waste(const TileGrid& t, const Spatial& s) {
+  const double slots = static_cast<double>(t.total()) * static_cast<double>(t.extent[0] * t.extent[1] * t.extent[2]);
+  return s.out_size() > 0 ? slots / static_cast<double>(s.out_size()) : 1.0;
 }
 
 // The policy of WinogradMode::kAuto at pack time, by channels and by the
@@ -89,7 +117,9 @@ size_t winograd_dims(const ConvGeometry& g, int* dims) {
   if (g.spatial_dims == 0 || g.groups != 1) return 0;
   size_t nd = 0;
   for (int d = 0; d < 3; ++d) {
-    if (g.stride[d] != 1 || g.dilation[d] != 1) return 0;
+    // Any dilation: a dilated 3-tap dimension runs as interleaved undilated
+    // ones (TileGrid), the same products in the same integer sums.
+    if (g.stride[d] != 1 || g.dilation[d] < 1) return 0;
     if (g.kernel[d] == 3) {
       dims[nd++] = d;
     } else if (g.kernel[d] != 1) {
@@ -159,7 +189,14 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
 
 bool winograd_applies(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s) {
   if (!winograd_guard_passes(pw, input_zero_point)) return false;
-  return pw.winograd_mode == WinogradMode::kOn || tile_grid(pw.winograd, s).total() >= kAutoMinTiles;
+  if (pw.winograd_mode == WinogradMode::kOn) return true;
+  const TileGrid grid = tile_grid(pw, s);
+  if (grid.total() < kAutoMinTiles) return false;
+  // A dilated layer whose output is not much larger than its dilation
+  // computes many slots no output takes (at most `step` per 3-tap
+  // dimension): those stay direct.
+  const bool dilated = grid.step[0] * grid.step[1] * grid.step[2] > 1;
+  return !dilated || tile_waste(grid, s) <= kAutoMaxDilatedWaste;
 }
 
 namespace {
@@ -180,10 +217,16 @@ WinogradScratch winograd_scratch(const PackedQConv& pw, const Spatial& s) {
   w.P = static_cast<int64_t>(points_of(ww.nd));
   const int64_t nr = static_cast<int64_t>(ww.nr);
   const int64_t blocks = ceil_div(pw.geometry.out_channels, nr);
-  const TileGrid grid = tile_grid(ww, s);
+  const TileGrid grid = tile_grid(pw, s);
   w.sx = s;
+  // Extended so that the last tile's 4 taps, `step` apart, exist (never
+  // below the conv's own padded extent, which the input rows fill).
   int64_t* padded[3] = {&w.sx.Dp, &w.sx.Hp, &w.sx.Wp};
-  for (size_t k = 0; k < ww.nd; ++k) *padded[ww.dims[k]] = 2 * grid.count[ww.dims[k]] + 2;
+  for (size_t k = 0; k < ww.nd; ++k) {
+    const int d = ww.dims[k];
+    const int64_t last = grid.count[d] > 0 ? grid.origin(d, grid.count[d] - 1) : 0;
+    *padded[d] = std::max(*padded[d], last + 3 * grid.step[d] + 1);
+  }
   w.buffer_elems = padded_buffer_elements(w.sx, w.cinp, 1, 0);
   w.chunk = std::min(kChunk, blocks * nr);
   w.v_stride = kTiles * w.cinp + 32;  // + 64 bytes: the points' rows do not share a few L1 sets
@@ -235,9 +278,10 @@ struct TileOffsets {
   size_t outputs = 0;
 };
 
-TileOffsets tile_offsets(const WinogradWeights& ww, const Spatial& sx, const Spatial& s, int64_t cinp) {
-  const int64_t in_stride[3] = {sx.Hp * sx.Wp * cinp, sx.Wp * cinp, cinp};
-  const int64_t out_stride[3] = {s.Ho * s.Wo, s.Wo, 1};
+TileOffsets tile_offsets(const WinogradWeights& ww, const TileGrid& grid, const Spatial& sx, const Spatial& s,
+                         int64_t cinp) {
+  const int64_t in_stride[3] = {sx.Hp * sx.Wp * cinp * grid.step[0], sx.Wp * cinp * grid.step[1], cinp * grid.step[2]};
+  const int64_t out_stride[3] = {s.Ho * s.Wo * grid.step[0], s.Wo * grid.step[1], grid.step[2]};
   const size_t nd = ww.nd;
   TileOffsets t;
   for (size_t k = 0; k < nd; ++k) t.in_strides[k] = static_cast<ptrdiff_t>(in_stride[ww.dims[k]]);
@@ -255,26 +299,27 @@ TileOffsets tile_offsets(const WinogradWeights& ww, const Spatial& sx, const Spa
 void tile_origins(const TileGrid& grid, int64_t t0, int64_t nt, int64_t (*origin)[3]) {
   for (int64_t t = 0; t < nt; ++t) {
     const int64_t tile = t0 + t;
-    origin[t][2] = tile % grid.count[2] * grid.extent[2];
-    origin[t][1] = tile / grid.count[2] % grid.count[1] * grid.extent[1];
-    origin[t][0] = tile / (grid.count[2] * grid.count[1]) * grid.extent[0];
+    origin[t][2] = grid.origin(2, tile % grid.count[2]);
+    origin[t][1] = grid.origin(1, tile / grid.count[2] % grid.count[1]);
+    origin[t][0] = grid.origin(0, tile / (grid.count[2] * grid.count[1]));
   }
 }
 
 // The outputs of the tile at `origin` that lie inside the output (bit o for
 // output o): all of them unless the tile overhangs the far edge of a 3-tap
 // dimension.
-uint32_t stored_outputs(const WinogradWeights& ww, const int64_t* origin, const int64_t* out_dims, size_t outputs) {
+uint32_t stored_outputs(const WinogradWeights& ww, const TileGrid& grid, const int64_t* origin, const int64_t* out_dims,
+                        size_t outputs) {
   const size_t nd = ww.nd;
   bool full = true;
-  for (size_t k = 0; k < nd; ++k) full = full && origin[ww.dims[k]] + 1 < out_dims[ww.dims[k]];
+  for (size_t k = 0; k < nd; ++k) full = full && origin[ww.dims[k]] + grid.step[ww.dims[k]] < out_dims[ww.dims[k]];
   if (full) return (uint32_t{1} << outputs) - 1;
   uint32_t valid = 0;
   for (size_t o = 0; o < outputs; ++o) {
     bool inside = true;
     for (size_t k = 0; k < nd; ++k) {
       const int d = ww.dims[k];
-      inside = inside && origin[d] + static_cast<int64_t>((o >> (nd - 1 - k)) & 1) < out_dims[d];
+      inside = inside && origin[d] + static_cast<int64_t>((o >> (nd - 1 - k)) & 1) * grid.step[d] < out_dims[d];
     }
     valid |= static_cast<uint32_t>(inside) << o;
   }
@@ -322,8 +367,8 @@ struct WinogradRun {
         kernel(kernel),
         s(s),
         ws(winograd_scratch(pw, s)),
-        grid(tile_grid(ww, s)),
-        offsets(tile_offsets(ww, ws.sx, s, ws.cinp)),
+        grid(tile_grid(pw, s)),
+        offsets(tile_offsets(ww, grid, ws.sx, s, ws.cinp)),
         out_dims{s.Do, s.Ho, s.Wo},
         plane(s.out_size()),
         nr(static_cast<int64_t>(ww.nr)),
@@ -399,7 +444,7 @@ void transform_output(const WinogradRun& run, const int32_t* M, const int64_t (*
   const int64_t nc = std::min(cc, run.g.out_channels - c0);
   const kernels::ConvRequantParams params = requant_at(run.rc, c0);
   for (int64_t t = 0; t < nt; ++t) {
-    const uint32_t valid = stored_outputs(run.ww, origin[t], run.out_dims, run.offsets.outputs);
+    const uint32_t valid = stored_outputs(run.ww, run.grid, origin[t], run.out_dims, run.offsets.outputs);
     uint8_t* y = yn + c0 * run.plane + (origin[t][0] * s.Ho + origin[t][1]) * s.Wo + origin[t][2];
     run.kernel.output->fn(run.ww.nd, static_cast<size_t>(nc), M + t * run.ws.P * run.ws.chunk,
                           static_cast<size_t>(run.ws.chunk), y, static_cast<size_t>(run.plane), run.offsets.out_offsets,

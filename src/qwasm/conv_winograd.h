@@ -14,7 +14,7 @@
 namespace qwasm {
 namespace conv_internal {
 
-// The 3-tap dimensions of a Winograd-shaped layer (stride 1, dilation 1,
+// The 3-tap dimensions of a Winograd-shaped layer (stride 1, any dilation,
 // groups 1, every kernel extent 3 or 1, at least one 3), outermost first, in
 // dims; returns their count, or 0 when the layer does not qualify.
 size_t winograd_dims(const ConvGeometry& g, int* dims);

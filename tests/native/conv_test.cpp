@@ -286,6 +286,27 @@ std::vector<ConvCase> sweep() {
   add("wino1x1x3_conv1d", 1, 5, 9, 1, {1, 1, 17}, {1, 1, 3}, one, one, {0, 0, 1}, {0, 0, 1});
   add("wino3x3x1", 1, 4, 6, 1, {5, 5, 4}, {3, 3, 1}, one, one, {1, 1, 0}, {1, 1, 0});
   add("wino3x1x3", 1, 4, 6, 1, {5, 4, 5}, {3, 1, 3}, one, one, {1, 0, 1}, {1, 0, 1});
+  // Dilated layers on the Winograd path (interleaved phases, conv_winograd.cpp
+  // TileGrid): dilations 1 to 8, mixed per dimension; sizes that are not
+  // multiples of the dilation and sizes below it (phases with one output or
+  // none); padding equal to the dilation (MeshNet), below and above it,
+  // asymmetric, none; channels around the transform's and the GEMM's blocks
+  // (21: MeshNet's); more tiles than a block; the separable shapes.
+  for (int64_t d = 2; d <= 8; ++d) {
+    const std::string ds = std::to_string(d);
+    const std::array<int64_t, 3> dil{d, d, d}, pad{d, d, d};
+    add("wino_dilation" + ds + "_same_padding", 1, 5, 9, 1, {d + 3, 2 * d + 1, d + 2}, {3, 3, 3}, one, dil, pad, pad);
+  }
+  add("wino_dilation2_meshnet_channels", 1, 21, 21, 1, {6, 7, 9}, {3, 3, 3}, one, {2, 2, 2}, {2, 2, 2}, {2, 2, 2});
+  add("wino_dilation_mixed_1_3_2", 1, 9, 17, 1, {5, 10, 7}, {3, 3, 3}, one, {1, 3, 2}, {1, 3, 2}, {1, 3, 2});
+  add("wino_dilation_padding_not_dilation", 1, 7, 8, 1, {9, 10, 11}, {3, 3, 3}, one, {2, 3, 4}, {1, 2, 3}, {2, 4, 1});
+  add("wino_dilation_unpadded", 1, 3, 5, 1, {9, 8, 10}, {3, 3, 3}, one, {2, 3, 4}, zero, zero);
+  add("wino_dilation_larger_than_size", 1, 4, 6, 1, {3, 4, 5}, {3, 3, 3}, one, {8, 5, 6}, {8, 5, 6}, {8, 5, 6});
+  add("wino_dilation_past_padding_batch2", 2, 8, 9, 1, {4, 6, 5}, {3, 3, 3}, one, {7, 4, 3}, {5, 0, 2}, {6, 5, 3});
+  add("wino_dilation4_many_tiles", 1, 3, 70, 1, {9, 12, 17}, {3, 3, 3}, one, {4, 4, 4}, {4, 4, 4}, {4, 4, 4});
+  add("wino_dilation1x3x3", 1, 12, 20, 1, {3, 9, 10}, {1, 3, 3}, one, {1, 3, 2}, {0, 3, 2}, {0, 3, 2});
+  add("wino_dilation3x1x1_dilated_1tap", 1, 12, 20, 1, {11, 4, 5}, {3, 1, 1}, one, {4, 2, 3}, {4, 0, 0}, {4, 0, 0});
+  add("wino_dilation_conv1d", 1, 5, 9, 1, {1, 1, 23}, {1, 1, 3}, one, {1, 1, 5}, {0, 0, 5}, {0, 0, 5});
   // FBGEMM's depthwise fast path (groups = Cin, a multiple of 8; Cout = groups
   // or 2 x groups; kernel 3, 5 or 7, the last two equal; stride 1 or 2;
   // 'same' padding): under its backend the kSat16 kernels, whose int16 pair
@@ -614,10 +635,12 @@ TEST(QConvScratchBound, CoversWhatEveryPathAllocates) {
   struct Case {
     int64_t cin, cout, k, groups;
     Shape in;
+    int64_t dilation = 1;  // padding dilation * (k / 2): MeshNet's layers
   };
-  const Case cases[] = {{3, 8, 3, 1, {1, 3, 6, 10, 12}},   {2, 2, 3, 2, {2, 2, 5, 9, 11}},
-                        {16, 16, 3, 1, {1, 16, 7, 9, 13}}, {4, 4, 1, 1, {2, 4, 3, 5, 7}},
-                        {9, 9, 3, 9, {1, 9, 4, 4, 4}},     {1, 1, 3, 1, {1, 1, 3, 3, 3}}};
+  const Case cases[] = {{3, 8, 3, 1, {1, 3, 6, 10, 12}},      {2, 2, 3, 2, {2, 2, 5, 9, 11}},
+                        {16, 16, 3, 1, {1, 16, 7, 9, 13}},    {4, 4, 1, 1, {2, 4, 3, 5, 7}},
+                        {9, 9, 3, 9, {1, 9, 4, 4, 4}},        {1, 1, 3, 1, {1, 1, 3, 3, 3}},
+                        {21, 21, 3, 1, {1, 21, 7, 9, 11}, 4}, {8, 8, 3, 1, {2, 8, 5, 3, 6}, 8}};
   for (const Case& c : cases) {
     for (WinogradMode mode : {WinogradMode::kOff, WinogradMode::kOn}) {
       ConvGeometry geo;
@@ -625,8 +648,9 @@ TEST(QConvScratchBound, CoversWhatEveryPathAllocates) {
       geo.out_channels = c.cout;
       geo.groups = c.groups;
       geo.kernel = {c.k, c.k, c.k};
-      const int64_t pad = c.k / 2;
+      const int64_t pad = c.dilation * (c.k / 2);
       geo.pad_begin = geo.pad_end = {pad, pad, pad};
+      geo.dilation = {c.dilation, c.dilation, c.dilation};
       const int64_t nw = c.cout * (c.cin / c.groups) * c.k * c.k * c.k;
       std::vector<int8_t> w(static_cast<size_t>(nw));
       for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>(static_cast<int>(i % 7) - 3);
@@ -712,16 +736,18 @@ namespace {
 // A 3x3x3 layer whose weights are all at the extreme (w = 127, zero point
 // -128: every |w - w_zp| = 255) with Cin input channels, on an input of all
 // `value` with zero point a_zp. Returns the output; sets *winograd when that
-// path ran. The reference runs beside it.
+// path ran. The reference runs beside it. With `dilation` d (padding d), the
+// input is 5 x 5 x 5: at d = 2 its centre still sees all 27 taps.
 void run_extreme_layer(int64_t cin, uint8_t value, int32_t a_zp, Isa isa, bool* winograd, std::vector<uint8_t>* got,
-                       std::vector<uint8_t>* want, int64_t* max_abs_acc) {
+                       std::vector<uint8_t>* want, int64_t* max_abs_acc, int64_t dilation = 1) {
   ConvGeometry geo;
   geo.in_channels = cin;
   geo.out_channels = 8;
   geo.kernel = {3, 3, 3};
-  geo.pad_begin = geo.pad_end = {1, 1, 1};
-  const Shape in_shape = {1, cin, 3, 4, 5};
-  std::vector<uint8_t> x(static_cast<size_t>(cin * 60), value);
+  geo.pad_begin = geo.pad_end = {dilation, dilation, dilation};
+  geo.dilation = {dilation, dilation, dilation};
+  const Shape in_shape = dilation == 1 ? Shape{1, cin, 3, 4, 5} : Shape{1, cin, 5, 5, 5};
+  std::vector<uint8_t> x(static_cast<size_t>(cin * in_shape[2] * in_shape[3] * in_shape[4]), value);
   std::vector<int8_t> w(static_cast<size_t>(8 * cin * 27), 127);
   QTensor input, weight;
   ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 1.0, a_zp, DType::kQUInt8, &input).ok());
@@ -774,6 +800,71 @@ TEST(QConvWinograd, TheGuardSendsAnOverflowingCallToTheDirectPathExactly) {
     if (HasFatalFailure()) return;
     EXPECT_TRUE(winograd) << kernels::isa_name(isa) << ": within the bound the fast path runs";
     EXPECT_EQ(got, want) << kernels::isa_name(isa);
+  }
+}
+
+// The same guard for a dilated layer: the same taps, so the same bound.
+TEST(QConvWinograd, TheGuardHoldsForDilatedLayers) {
+  for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+    if (!kernels::isa_available(isa)) continue;
+    bool winograd = true;
+    std::vector<uint8_t> got, want;
+    int64_t max_acc = 0;
+    run_extreme_layer(200, 255, 0, isa, &winograd, &got, &want, &max_acc, 2);
+    if (HasFatalFailure()) return;
+    EXPECT_FALSE(winograd) << kernels::isa_name(isa);
+    EXPECT_EQ(got, want) << kernels::isa_name(isa) << ": the call past the bound must be exact";
+    EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+    run_extreme_layer(200, 255, 128, isa, &winograd, &got, &want, &max_acc, 2);
+    if (HasFatalFailure()) return;
+    EXPECT_TRUE(winograd) << kernels::isa_name(isa);
+    EXPECT_EQ(got, want) << kernels::isa_name(isa);
+  }
+}
+
+// 'auto' takes a dilated layer whose channels pay (16 -> 16: h = 8) when its
+// tiles fit the output (dilation 2 on 8^3: every slot an output), and keeps
+// it direct when most tile slots would lie outside it (dilation 8 on 5^3:
+// each phase has one output, 8 slots per output). Bytes equal kOff's.
+TEST(QConvWinograd, AutoTakesDilatedLayersWhoseTilesFitTheOutput) {
+  struct Case {
+    int64_t dilation, size;
+    bool winograd;
+  };
+  for (const Case& c : {Case{2, 8, true}, Case{4, 16, true}, Case{8, 5, false}}) {
+    ConvGeometry geo;
+    geo.in_channels = geo.out_channels = 16;
+    geo.kernel = {3, 3, 3};
+    geo.dilation = {c.dilation, c.dilation, c.dilation};
+    geo.pad_begin = geo.pad_end = geo.dilation;
+    std::mt19937_64 g(qwasm_test::test_seed());
+    std::uniform_int_distribution<int> s8(-20, 20), u8(0, 255);
+    std::vector<int8_t> w(16 * 16 * 27);
+    for (auto& v : w) v = static_cast<int8_t>(s8(g));
+    const Shape in_shape = {1, 16, c.size, c.size, c.size};
+    std::vector<uint8_t> x(static_cast<size_t>(16 * c.size * c.size * c.size));
+    for (auto& v : x) v = static_cast<uint8_t>(u8(g));
+    QTensor weight, input;
+    ASSERT_TRUE(make_per_tensor_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), {16, 16, 3, 3, 3}, 0.01,
+                                          0, DType::kQInt8, &weight)
+                    .ok());
+    ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.05, 120, DType::kQUInt8, &input).ok());
+    PackedQConv automatic, direct;
+    ASSERT_TRUE(pack_qconv(geo, weight, nullptr, 16, &automatic).ok());
+    ASSERT_TRUE(pack_qconv(geo, weight, nullptr, 16, &direct, ConvBackend::kFbgemm, WinogradMode::kOff).ok());
+    EXPECT_GT(winograd_bytes(automatic), 0u) << "dilation " << c.dilation;
+    for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+      if (!kernels::isa_available(isa)) continue;
+      QTensor a, b;
+      ConvRunInfo ia, ib;
+      ASSERT_TRUE(qconv3d(automatic, input, 0.2, 128, true, isa, &a, &ia).ok());
+      ASSERT_TRUE(qconv3d(direct, input, 0.2, 128, true, isa, &b, &ib).ok());
+      EXPECT_EQ(ia.winograd, c.winograd) << "dilation " << c.dilation << " size " << c.size;
+      EXPECT_FALSE(ib.winograd);
+      EXPECT_EQ(std::vector<uint8_t>(a.data(), a.data() + a.nbytes()),
+                std::vector<uint8_t>(b.data(), b.data() + b.nbytes()))
+          << "dilation " << c.dilation << " seed " << qwasm_test::test_seed();
+    }
   }
 }
 

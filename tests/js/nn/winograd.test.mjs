@@ -66,6 +66,28 @@ describe(`the winograd option gives the same bytes on every path (seed ${SEED})`
     ['Conv3d 3x1x1', nn.quantized.Conv3d, 96, 48, [3, 1, 1], [1, 96, 7, 3, 5], { padding: [1, 0, 0] }],
     ['Conv2d 3x3', nn.quantized.Conv2d, 16, 16, 3, [1, 16, 9, 11], { padding: 'same' }],
     ['Conv1d 3', nn.quantized.Conv1d, 64, 64, 3, [2, 64, 17], {}],
+    // Dilated (MeshNet's 3x3x3, padding = dilation; mixed; padding not the
+    // dilation; a size below the dilation): interleaved undilated tiles.
+    [
+      'ConvReLU3d 3x3x3 dilation 2',
+      nn.intrinsic.quantized.ConvReLU3d,
+      21,
+      21,
+      3,
+      [1, 21, 7, 8, 9],
+      { padding: 2, dilation: 2 },
+    ],
+    [
+      'Conv3d 3x3x3 dilation [4, 1, 3]',
+      nn.quantized.Conv3d,
+      16,
+      24,
+      3,
+      [1, 16, 9, 5, 7],
+      { padding: [3, 1, 2], dilation: [4, 1, 3] },
+    ],
+    ['Conv3d 3x3x3 dilation 8', nn.quantized.Conv3d, 8, 16, 3, [1, 8, 5, 10, 17], { padding: 8, dilation: 8 }],
+    ['Conv2d 3x3 dilation 3', nn.quantized.Conv2d, 16, 16, 3, [1, 16, 11, 13], { padding: 3, dilation: 3 }],
   ];
   test.each(cases)('%s', (name, Cls, cin, cout, kernel, shape, options) => {
     const heap = qwasm.heapInUse();
@@ -114,7 +136,7 @@ test('a shape Winograd does not take (stride 2, kernel 5, groups) runs direct ev
     [3, { padding: 1, stride: 2 }],
     [5, { padding: 2 }],
     [3, { padding: 1, groups: 2 }],
-    [3, { padding: 2, dilation: 2 }],
+    [3, { padding: 2, dilation: 2, stride: 2 }],
   ]) {
     const m = makeConv(nn.quantized.Conv3d, 8, 8, kernel, { ...options, winograd: true }, next);
     expect(m.lastPath()).toBe('');
