@@ -58,6 +58,7 @@ import math
 import numpy as np
 
 SPACING_TOLERANCE = 1e-3
+MAX_VOXELS = 2 ** 28  # the most voxels a step holds (as the JS side)
 RECORD = {"transform": "VolumeSegmentation", "orientation": "RAS", "spacing": [1.0, 1.0, 1.0],
           "intensity": {"kind": "quantile", "low": 0.01, "high": 0.99}}
 CLASSES = ["background", "grey matter", "white matter"]
@@ -189,6 +190,10 @@ def grid(dims, affine, record=RECORD):
     resampled = [abs(spacing[a] - target[a]) > SPACING_TOLERANCE for a in range(3)]
     shape = [max(1, math.floor(n * spacing[a] / target[a] + 0.5)) if resampled[a] else n
              for a, n in enumerate(ras_shape)]
+    sizes = [math.prod(shape[:k] + ras_shape[k:]) for k in range(4)]
+    if max(shape) > 32767 or max(sizes) > MAX_VOXELS:
+        raise VolumeError(f"resampled to {target} mm the volume ({ras_shape} voxels) would be {shape}: "
+                          f"a step would hold more than {MAX_VOXELS} voxels")
     return {"shape": shape, "ras_shape": ras_shape, "from": frm, "flip": flip, "spacing": spacing,
             "resampled": resampled, "target": target}
 

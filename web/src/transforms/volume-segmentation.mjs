@@ -11,7 +11,6 @@ import {
   checkNotRevoked,
   describe,
   lengthOf,
-  MAX_NUMEL,
   readNumberList,
   readOptions,
   typedArrayKind,
@@ -23,6 +22,8 @@ const OPTIONS = ['orientation', 'spacing', 'intensity'];
 /** An axis whose voxel size is within this of the target spacing (mm) is not resampled. */
 export const SPACING_TOLERANCE = 1e-3;
 const MAX_SIDE = 32767;
+/** The most voxels a step holds (2^28, about 645³: 2 GiB as float64). */
+export const MAX_VOXELS = 2 ** 28;
 const VOLUME_ARRAYS = new Map([
   ['Uint8Array', 'uint8'],
   ['Int8Array', 'int8'],
@@ -165,8 +166,12 @@ export class VolumeSegmentation {
     const rasShape = from.map((d) => v.dims[d]);
     const resampled = spacing.map((s, a) => Math.abs(s - this.spacing[a]) > SPACING_TOLERANCE);
     const shape = rasShape.map((n, a) => (resampled[a] ? Math.max(1, Math.floor((n * spacing[a]) / this.spacing[a] + 0.5)) : n));
-    if (!shape.every((n) => n <= MAX_SIDE) || shape[0] * shape[1] * shape[2] > MAX_NUMEL) {
-      throw new RangeError(`${ctx}: resampled to ${this.spacing.join('x')} mm the volume would be ${shape.join('x')} voxels, too large`);
+    // Every volume the steps hold (the resampled one and each axis on the way) is bounded, before any is allocated.
+    const sizes = [0, 1, 2, 3].map((k) => shape.slice(0, k).concat(rasShape.slice(k)).reduce((p, n) => p * n, 1));
+    if (!shape.every((n) => n <= MAX_SIDE) || sizes.some((n) => n > MAX_VOXELS)) {
+      throw new RangeError(
+        `${ctx}: resampled to ${this.spacing.join('x')} mm the volume (${rasShape.join('x')} voxels) would be ${shape.join('x')}: a step would hold more than ${MAX_VOXELS} voxels`,
+      );
     }
     return { shape, rasShape, from, flip, spacing, resampled };
   }
