@@ -87,7 +87,8 @@ FAMILIES = {
     # F.interpolate / nn.Upsample: every mode on floats, nearest on QTensors, eager and PT2E models
     "resample": lambda: write("resample.json", *resample.resample_cases()),
     # NIfTI volumes in, labels out: python/qwasm_volume.py's results on small synthetic files
-    "volume": lambda: write("volume.json", volume.volume_cases()),
+    "volume": lambda: write("volume.json", volume.volume_cases(), dict(zip(("models", "export_errors"),
+                                                                            volume.volume_model_cases()))),
 }
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ The volumes cover every datatype a volume may hold, orientations RAS, LPS,
 LIA, PIL, ASL and an oblique near-orthogonal one, non-1 mm voxels (resampled),
 scl_slope / scl_inter, a big-endian file, a gzipped one, a qform-only and a
 no-affine one, a 4-D file with t = 1 and a constant volume."""
+import json
 import math
 import os
 
@@ -150,3 +151,92 @@ def volume_cases():
     total = sum(os.path.getsize(os.path.join(GOLDEN_DIR, c["file"])) for c in cases)
     print(f"volume: {len(cases)} files, {total} bytes")
     return cases
+
+
+# -- models exported with the VolumeSegmentation record -------------------------
+
+def _segmenter(nn):
+    """A MeshNet-like stack: dilated 3x3x3 convs with ReLU, then a 1x1x1 conv to the 3 classes."""
+    return nn.Sequential(nn.Conv3d(1, 4, 3, padding=1), nn.ReLU(), nn.Conv3d(4, 4, 3, padding=2, dilation=2),
+                         nn.ReLU(), nn.Conv3d(4, 3, 1))
+
+
+def volume_model_cases():
+    """Two int8 segmenters (eager flow and PT2E with QwasmQuantizer) exported with qwasm_volume.RECORD and
+    CLASSES, run by PyTorch on the LIA golden volume's input: their logits and the labels back on its grid;
+    and the ExportError of each bad record."""
+    import torch
+    import torch.ao.quantization as tq
+    from torch import nn
+
+    from .common import eager_quantized
+    add_to_path("..", "..", "python")
+    import qwasm_volume as qv
+    from qwasm_export import ExportError, export
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from qwasm_quantizer import QwasmQuantizer
+    source = output_path(os.path.join("volume", "lia_float32.nii"))
+    x = torch.from_numpy(qv.preprocess(source))
+    rng = np.random.default_rng(SEED + 750)
+    calibration = [x] + [torch.from_numpy(rng.uniform(0, 1, x.shape).astype(np.float32)) for _ in range(2)]
+    cases = []
+
+    torch.manual_seed(SEED % 1000 + 750)
+    float_model = _segmenter(nn).eval()
+    with torch.no_grad():  # centre each class's logit on this input, so that the labels vary
+        float_model[4].bias -= float_model(x).mean(dim=(0, 2, 3, 4))
+    eager = nn.Sequential(tq.QuantStub(), _segmenter(nn), tq.DeQuantStub()).eval()
+    eager[1].load_state_dict(float_model.state_dict())
+    tq.fuse_modules(eager[1], [["0", "1"], ["2", "3"]], inplace=True)
+    eager.qconfig = tq.get_default_qconfig("fbgemm")
+    tq.prepare(eager, inplace=True)
+    with torch.no_grad():
+        for c in calibration:
+            eager(c)
+    tq.convert(eager, inplace=True)
+
+    gm = torch.export.export(float_model, (x,)).module()
+    gm = prepare_pt2e(gm, QwasmQuantizer())
+    for c in calibration:
+        gm(c)
+    pt2e = convert_pt2e(gm)
+
+    for name, model in (("eager", eager), ("pt2e", pt2e)):
+        file = f"exported/volume_segmenter_{name}.qwasm.safetensors"
+        export(model, x, output_path(file), preprocessing=qv.RECORD, classes=qv.CLASSES)
+        with torch.no_grad():
+            logits = model(x)
+        labels = qv.labels_to_input(logits.numpy(), source)
+        from safetensors import safe_open
+        with safe_open(output_path(file), "pt") as f:
+            output_scale = json.loads(f.metadata()["graph"])["modules"]["4" if name == "pt2e" else "1.4"]["scale"]
+        cases.append({"name": f"int8 segmenter ({name} flow) on the LIA volume", "file": file,
+                      "output_scale": output_scale,
+                      "source": "volume/lia_float32.nii", "logits": arr(logits.numpy()),
+                      "labels": arr(labels.reshape(-1, order="F")),
+                      "label_counts": np.bincount(labels.reshape(-1), minlength=3).tolist()})
+
+    bad = {
+        "orientation LPS": dict(preprocessing={**qv.RECORD, "orientation": "LPS"}),
+        "a negative spacing": dict(preprocessing={**qv.RECORD, "spacing": [1, -1, 1]}),
+        "quantiles out of order": dict(preprocessing={**qv.RECORD,
+                                                      "intensity": {"kind": "quantile", "low": 0.9, "high": 0.1}}),
+        "intensity kind zscore": dict(preprocessing={**qv.RECORD,
+                                                     "intensity": {"kind": "zscore", "low": 0, "high": 1}}),
+        "two class names for three channels": dict(preprocessing=qv.RECORD, classes=["a", "b"]),
+        "an example input of 2 channels": dict(preprocessing=qv.RECORD, x=torch.cat([x, x], 1)),
+    }
+    errors = {}
+    for what, kwargs in bad.items():
+        xx = kwargs.pop("x", x)
+        model = nn.Conv3d(xx.shape[1], 3, 1).eval()
+        try:
+            export(model, xx, output_path("volume/bad.qwasm.safetensors"), **kwargs)
+            errors[what] = None
+        except ExportError as e:
+            errors[what] = str(e)
+    bad_path = output_path("volume/bad.qwasm.safetensors")
+    if os.path.exists(bad_path):
+        os.remove(bad_path)
+    return cases, errors

@@ -24,6 +24,7 @@ const PY_FILES = [
   'python/qwasm_pt2e.py',
   'python/qwasm_quantizer.py',
   'python/qwasm_video.py',
+  'python/qwasm_volume.py',
 ];
 const CPU_TORCH = 'pip install torch --index-url https://download.pytorch.org/whl/cpu';
 const work = mkdtempSync(join(tmpdir(), 'qwasm-pypkg-'));
