@@ -59,7 +59,9 @@ describe.each(golden.models.map((c) => [c.name, c]))('%s', (name, c) => {
         expect(off).toBeLessThanOrEqual(want.length / 100);
       }
       // the labels of PyTorch's logits are the twin's exactly; those of qwasm's here too (no tie moved)
-      expect(Buffer.from(t.labels({ data: want, shape: c.logits.shape }, volume).data).equals(Buffer.from(decode(c.labels)))).toBe(true);
+      expect(
+        Buffer.from(t.labels({ data: want, shape: c.logits.shape }, volume).data).equals(Buffer.from(decode(c.labels))),
+      ).toBe(true);
       const labels = t.labels(y, volume);
       expect(Buffer.from(labels.data).equals(Buffer.from(decode(c.labels)))).toBe(true);
       const counts = [0, 0, 0];

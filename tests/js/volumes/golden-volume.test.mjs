@@ -30,7 +30,7 @@ describe.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
     expect(firstBitDifference(Float64Array.from(volume.affine), decode(c.affine))).toBe(-1);
   });
 
-  test('the RAS grid is the twin\'s', () => {
+  test("the RAS grid is the twin's", () => {
     const g = new qwasm.transforms.VolumeSegmentation().grid(volume);
     expect(g.shape).toEqual(c.grid.shape);
     expect(g.from).toEqual(c.grid.from);
@@ -66,7 +66,8 @@ describe.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
 
 test('the goldens cover every datatype, the orientations and the header cases the brief names', () => {
   const types = new Set(golden.cases.map((c) => c.datatype));
-  for (const t of ['uint8', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'float32', 'float64']) expect(types).toContain(t);
+  for (const t of ['uint8', 'int8', 'int16', 'uint16', 'int32', 'uint32', 'float32', 'float64'])
+    expect(types).toContain(t);
   const names = golden.cases.map((c) => c.name).join('\n');
   for (const part of ['LPS', 'LIA', 'oblique', 'scl_slope', 'big-endian', 'gzipped', 'no sform or qform', 'qform only'])
     expect(names).toContain(part);

@@ -46,23 +46,29 @@ for name, path in (("stored", src), ("lpi", os.path.join(work, "lpi.nii.gz"))):
     }
   }, 180_000);
 
-  test.each(['stored', 'lpi'])('%s: the same input bytes and labels as the Python twin', async (name) => {
-    const volume = await qwasm.io.readNifti(readFileSync(files[name]));
-    const t = new qwasm.transforms.VolumeSegmentation();
-    const started = Date.now();
-    const x = t.forward(volume);
-    console.log(`${name}: ${volume.dims.join('x')} ${volume.datatype} -> ${x.shape.join('x')} in ${Date.now() - started} ms`);
-    const want = new Float32Array(readFileSync(join(work, `${name}.x`)).buffer.slice(0));
-    expect(x.data.length).toBe(want.length);
-    expect(Buffer.from(x.data.buffer).equals(Buffer.from(want.buffer))).toBe(true);
-    const n = x.data.length;
-    const logits = new Float32Array(3 * n);
-    for (let i = 0; i < n; i++) {
-      logits[i] = x.data[i];
-      logits[n + i] = 0.5;
-      logits[2 * n + i] = Math.fround(1 - x.data[i]);
-    }
-    const labels = t.labels({ data: logits, shape: [1, 3, ...x.shape.slice(2)] }, volume);
-    expect(Buffer.from(labels.data).equals(readFileSync(join(work, `${name}.labels`)))).toBe(true);
-  }, 60_000);
+  test.each(['stored', 'lpi'])(
+    '%s: the same input bytes and labels as the Python twin',
+    async (name) => {
+      const volume = await qwasm.io.readNifti(readFileSync(files[name]));
+      const t = new qwasm.transforms.VolumeSegmentation();
+      const started = Date.now();
+      const x = t.forward(volume);
+      console.log(
+        `${name}: ${volume.dims.join('x')} ${volume.datatype} -> ${x.shape.join('x')} in ${Date.now() - started} ms`,
+      );
+      const want = new Float32Array(readFileSync(join(work, `${name}.x`)).buffer.slice(0));
+      expect(x.data.length).toBe(want.length);
+      expect(Buffer.from(x.data.buffer).equals(Buffer.from(want.buffer))).toBe(true);
+      const n = x.data.length;
+      const logits = new Float32Array(3 * n);
+      for (let i = 0; i < n; i++) {
+        logits[i] = x.data[i];
+        logits[n + i] = 0.5;
+        logits[2 * n + i] = Math.fround(1 - x.data[i]);
+      }
+      const labels = t.labels({ data: logits, shape: [1, 3, ...x.shape.slice(2)] }, volume);
+      expect(Buffer.from(labels.data).equals(readFileSync(join(work, `${name}.labels`)))).toBe(true);
+    },
+    60_000,
+  );
 });

@@ -34,7 +34,11 @@ async function gzip(bytes) {
 const CASES = [
   ['NIfTI-2 (sizeof_hdr 540)', (b) => edit(b, 0, 'i32', 540), /NIfTI-2/],
   ['not NIfTI (sizeof_hdr 100)', (b) => edit(b, 0, 'i32', 100), /sizeof_hdr is 100/],
-  ['the header of a .hdr/.img pair (magic ni1)', (b) => edit(b, 344, 'bytes', [0x6e, 0x69, 0x31, 0]), /\.hdr\/\.img pair/],
+  [
+    'the header of a .hdr/.img pair (magic ni1)',
+    (b) => edit(b, 344, 'bytes', [0x6e, 0x69, 0x31, 0]),
+    /\.hdr\/\.img pair/,
+  ],
   ['Analyze 7.5 (no magic)', (b) => edit(b, 344, 'bytes', [0, 0, 0, 0]), /Analyze/],
   ['dim[0] = 0', (b) => edit(b, 40, 'i16', 0), /dim\[0\] must be 1 to 7/],
   ['dim[0] = 8', (b) => edit(b, 40, 'i16', 8), /dim\[0\] must be 1 to 7/],
@@ -52,7 +56,11 @@ const CASES = [
   ['vox_offset 352.5', (b) => edit(b, 108, 'f32', 352.5), /vox_offset/],
   ['vox_offset past the data', (b) => edit(b, 108, 'f32', 400), /truncated file/],
   ['dims larger than the data', (b) => edit(b, 42, 'i16', 40), /truncated file/],
-  ['dims declaring 32767^3 float32 (above the 2 GiB limit)', (b) => edit(edit(edit(b, 42, 'i16', 32767), 44, 'i16', 32767), 46, 'i16', 32767), /above the limit/],
+  [
+    'dims declaring 32767^3 float32 (above the 2 GiB limit)',
+    (b) => edit(edit(edit(b, 42, 'i16', 32767), 44, 'i16', 32767), 46, 'i16', 32767),
+    /above the limit/,
+  ],
   ['scl_inter infinite with scl_slope set', (b) => edit(edit(b, 112, 'f32', 2), 116, 'f32', Infinity), /scl_inter/],
   ['sform_code 9', (b) => edit(b, 254, 'i16', 9), /sform_code/],
   ['a non-finite sform', (b) => edit(b, 284, 'f32', NaN), /srow/],
@@ -78,9 +86,15 @@ test('arguments of the wrong type are TypeErrors', async () => {
   await expect(readNifti(new Uint8Array(400), { maxBytes: 10 })).rejects.toThrow(/maxBytes/);
   await expect(readNifti(new Uint8Array(400), { other: 1 })).rejects.toThrow(TypeError);
   await expect(writeNifti({ data: new Int16Array(8), dims: [2, 2, 2], affine: [] })).rejects.toThrow(/Uint8Array/);
-  await expect(writeNifti({ data: new Uint8Array(7), dims: [2, 2, 2], affine: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] })).rejects.toThrow(/need 8/);
-  await expect(writeNifti({ data: new Uint8Array(8), dims: [2, 2, 2], affine: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1] })).rejects.toThrow(/last row/);
-  await expect(writeNifti({ data: new Uint8Array(8), dims: [2, 2, 2], affine: [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] })).rejects.toThrow(/singular/);
+  await expect(
+    writeNifti({ data: new Uint8Array(7), dims: [2, 2, 2], affine: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] }),
+  ).rejects.toThrow(/need 8/);
+  await expect(
+    writeNifti({ data: new Uint8Array(8), dims: [2, 2, 2], affine: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1] }),
+  ).rejects.toThrow(/last row/);
+  await expect(
+    writeNifti({ data: new Uint8Array(8), dims: [2, 2, 2], affine: [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] }),
+  ).rejects.toThrow(/singular/);
 });
 
 test('maxBytes refuses a file above it before reading its data', async () => {
@@ -95,7 +109,9 @@ test('a gzip bomb is decompressed only up to the size its header declares', asyn
   const zeros = new Uint8Array(1 << 20);
   const parts = [head];
   for (let i = 0; i < 64; i++) parts.push(zeros);
-  const bomb = new Uint8Array(await new Response(new Blob(parts).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer());
+  const bomb = new Uint8Array(
+    await new Response(new Blob(parts).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer(),
+  );
   const before = process.memoryUsage().arrayBuffers;
   const started = Date.now();
   const v = await readNifti(bomb);

@@ -79,43 +79,55 @@ test('writeNifti writes the affine into the sform and its quaternion into the qf
   expect([back.sformCode, back.qformCode]).toEqual([2, 2]);
   expect(back.datatype).toBe('float32');
   expect([...back.data]).toEqual([...data]);
-  back.sform.forEach((v, i) => expect(v).toBe(Math.fround(affine[i])));
-  back.qform.forEach((v, i) => expect(Math.abs(v - affine[i])).toBeLessThan(1e-5));
+  back.sform.forEach((v, i) => {
+    expect(v).toBe(Math.fround(affine[i]));
+  });
+  back.qform.forEach((v, i) => {
+    expect(Math.abs(v - affine[i])).toBeLessThan(1e-5);
+  });
   expect(back.qfac).toBe(-1);
 });
 
 const hasNibabel = spawnSync('python3', ['-c', 'import nibabel'], { encoding: 'utf8' }).status === 0;
-(hasNibabel ? test : test.skip)('nibabel reads what writeNifti wrote: data, sform, qform (.nii and .nii.gz)', async () => {
-  const work = mkdtempSync(join(tmpdir(), 'qwasm-nifti-'));
-  try {
-    const affine = [0, 0, -1.2, 50, -0.8, 0, 0, 20, 0, 1, 0, -30, 0, 0, 0, 1];
-    const data = new Uint8Array(5 * 4 * 3).map((_, i) => i % 7);
-    for (const gzip of [false, true]) {
-      const file = join(work, gzip ? 'l.nii.gz' : 'l.nii');
-      writeFileSync(file, await qwasm.io.writeNifti({ data, dims: [5, 4, 3], affine }, { gzip }));
-      const r = spawnSync(
-        'python3',
-        [
-          '-c',
-          `import json, sys, nibabel, numpy as np
+(hasNibabel ? test : test.skip)(
+  'nibabel reads what writeNifti wrote: data, sform, qform (.nii and .nii.gz)',
+  async () => {
+    const work = mkdtempSync(join(tmpdir(), 'qwasm-nifti-'));
+    try {
+      const affine = [0, 0, -1.2, 50, -0.8, 0, 0, 20, 0, 1, 0, -30, 0, 0, 0, 1];
+      const data = new Uint8Array(5 * 4 * 3).map((_, i) => i % 7);
+      for (const gzip of [false, true]) {
+        const file = join(work, gzip ? 'l.nii.gz' : 'l.nii');
+        writeFileSync(file, await qwasm.io.writeNifti({ data, dims: [5, 4, 3], affine }, { gzip }));
+        const r = spawnSync(
+          'python3',
+          [
+            '-c',
+            `import json, sys, nibabel, numpy as np
 img = nibabel.load(sys.argv[1])
 print(json.dumps({"data": np.asarray(img.dataobj).reshape(-1, order="F").tolist(), "dtype": str(img.get_data_dtype()),
   "shape": list(img.shape), "sform": img.get_sform().reshape(-1).tolist(), "qform": img.get_qform().reshape(-1).tolist(),
   "codes": [int(img.header["sform_code"]), int(img.header["qform_code"])]}))`,
-          file,
-        ],
-        { encoding: 'utf8' },
-      );
-      expect(r.stderr).toBe('');
-      const out = JSON.parse(r.stdout);
-      expect(out.dtype).toBe('uint8');
-      expect(out.shape).toEqual([5, 4, 3]);
-      expect(out.data).toEqual([...data]);
-      expect(out.codes).toEqual([2, 2]);
-      out.sform.forEach((v, i) => expect(v).toBe(Math.fround(affine[i])));
-      out.qform.forEach((v, i) => expect(Math.abs(v - affine[i])).toBeLessThan(1e-5));
+            file,
+          ],
+          { encoding: 'utf8' },
+        );
+        expect(r.stderr).toBe('');
+        const out = JSON.parse(r.stdout);
+        expect(out.dtype).toBe('uint8');
+        expect(out.shape).toEqual([5, 4, 3]);
+        expect(out.data).toEqual([...data]);
+        expect(out.codes).toEqual([2, 2]);
+        out.sform.forEach((v, i) => {
+          expect(v).toBe(Math.fround(affine[i]));
+        });
+        out.qform.forEach((v, i) => {
+          expect(Math.abs(v - affine[i])).toBeLessThan(1e-5);
+        });
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
-}, 60_000);
+  },
+  60_000,
+);

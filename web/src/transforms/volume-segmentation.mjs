@@ -37,14 +37,17 @@ const VOLUME_ARRAYS = new Map([
 
 function readIntensity(v) {
   checkNotRevoked(v, 'intensity', CTX);
-  if (v === null || typeof v !== 'object') throw new TypeError(`${CTX}: intensity must be {kind, low, high}, got ${describe(v)}`);
+  if (v === null || typeof v !== 'object')
+    throw new TypeError(`${CTX}: intensity must be {kind, low, high}, got ${describe(v)}`);
   const o = readOptions(v, ['kind', 'low', 'high'], CTX);
   const kind = o.get('kind');
   if (kind !== 'quantile') throw new TypeError(`${CTX}: intensity.kind must be 'quantile', got ${describe(kind)}`);
   const low = o.get('low');
   const high = o.get('high');
   if (typeof low !== 'number' || typeof high !== 'number' || !(low >= 0 && low < high && high <= 1)) {
-    throw new RangeError(`${CTX}: intensity needs 0 <= low < high <= 1, got low ${describe(low)}, high ${describe(high)}`);
+    throw new RangeError(
+      `${CTX}: intensity needs 0 <= low < high <= 1, got low ${describe(low)}, high ${describe(high)}`,
+    );
   }
   return Object.freeze({ kind, low, high });
 }
@@ -55,24 +58,46 @@ function readVolume(volume, ctx) {
   if (volume === null || typeof volume !== 'object') {
     throw new TypeError(`${ctx}: volume must be what io.readNifti returns, got ${describe(volume)}`);
   }
-  const { data, dims, affine, sclSlope, sclInter, pixdim, sformCode, sform, qformCode, qform, quatern, qoffset, qfac, xyztUnits } =
-    volume;
+  const {
+    data,
+    dims,
+    affine,
+    sclSlope,
+    sclInter,
+    pixdim,
+    sformCode,
+    sform,
+    qformCode,
+    qform,
+    quatern,
+    qoffset,
+    qfac,
+    xyztUnits,
+  } = volume;
   const kind = typedArrayKind(data);
-  if (!VOLUME_ARRAYS.has(kind)) throw new TypeError(`${ctx}: volume.data must be a typed array of voxels, got ${describe(data)}`);
+  if (!VOLUME_ARRAYS.has(kind))
+    throw new TypeError(`${ctx}: volume.data must be a typed array of voxels, got ${describe(data)}`);
   bytesOf(data, 'volume.data', ctx); // refuses a detached buffer
   if (!Array.isArray(dims) || dims.length !== 3 || !dims.every((d) => Number.isInteger(d) && d >= 1 && d <= MAX_SIDE)) {
     throw new TypeError(`${ctx}: volume.dims must be 3 integers from 1 to ${MAX_SIDE}, got ${describe(dims)}`);
   }
   const numel = dims[0] * dims[1] * dims[2];
-  if (lengthOf(data) !== numel) throw new RangeError(`${ctx}: volume.data holds ${lengthOf(data)} voxels, dims ${dims.join('x')} need ${numel}`);
-  if (!Array.isArray(affine) || affine.length !== 16 || !affine.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+  if (lengthOf(data) !== numel)
+    throw new RangeError(`${ctx}: volume.data holds ${lengthOf(data)} voxels, dims ${dims.join('x')} need ${numel}`);
+  if (
+    !Array.isArray(affine) ||
+    affine.length !== 16 ||
+    !affine.every((x) => typeof x === 'number' && Number.isFinite(x))
+  ) {
     throw new TypeError(`${ctx}: volume.affine must be 16 finite numbers (4x4, row by row), got ${describe(affine)}`);
   }
   const slope = sclSlope ?? 0;
   const inter = sclInter ?? 0;
-  if (typeof slope !== 'number' || typeof inter !== 'number') throw new TypeError(`${ctx}: volume.sclSlope and sclInter must be numbers`);
+  if (typeof slope !== 'number' || typeof inter !== 'number')
+    throw new TypeError(`${ctx}: volume.sclSlope and sclInter must be numbers`);
   const scaled = slope !== 0 && Number.isFinite(slope);
-  if (scaled && !Number.isFinite(inter)) throw new RangeError(`${ctx}: volume.sclInter must be finite when sclSlope is set`);
+  if (scaled && !Number.isFinite(inter))
+    throw new RangeError(`${ctx}: volume.sclInter must be finite when sclSlope is set`);
   const copy = (x) => (Array.isArray(x) ? x.slice() : x);
   // What a label volume keeps of the input's header (io.writeNifti writes it back).
   const header = {
@@ -101,7 +126,7 @@ function linearTaps(n, nOut, spacing, target) {
   const w1 = new Float64Array(nOut);
   for (let o = 0; o < nOut; o++) {
     let x = ((o + 0.5) * target) / spacing - 0.5;
-    x = x < 0 ? 0 : x > n - 1 ? n - 1 : x;
+    x = x < 0 ? 0 : Math.min(x, n - 1);
     const a = Math.min(Math.floor(x), n - 1);
     i0[o] = a;
     i1[o] = Math.min(a + 1, n - 1);
@@ -148,7 +173,9 @@ export class VolumeSegmentation {
     }
     this.orientation = orientation;
     this.spacing = Object.freeze(spacing);
-    this.intensity = o.has('intensity') ? readIntensity(o.get('intensity')) : Object.freeze({ kind: 'quantile', low: 0.01, high: 0.99 });
+    this.intensity = o.has('intensity')
+      ? readIntensity(o.get('intensity'))
+      : Object.freeze({ kind: 'quantile', low: 0.01, high: 0.99 });
     Object.freeze(this);
   }
 
@@ -165,9 +192,16 @@ export class VolumeSegmentation {
     const { from, flip, spacing } = rasOrientation(v.affine, ctx);
     const rasShape = from.map((d) => v.dims[d]);
     const resampled = spacing.map((s, a) => Math.abs(s - this.spacing[a]) > SPACING_TOLERANCE);
-    const shape = rasShape.map((n, a) => (resampled[a] ? Math.max(1, Math.floor((n * spacing[a]) / this.spacing[a] + 0.5)) : n));
+    const shape = rasShape.map((n, a) =>
+      resampled[a] ? Math.max(1, Math.floor((n * spacing[a]) / this.spacing[a] + 0.5)) : n,
+    );
     // Every volume the steps hold (the resampled one and each axis on the way) is bounded, before any is allocated.
-    const sizes = [0, 1, 2, 3].map((k) => shape.slice(0, k).concat(rasShape.slice(k)).reduce((p, n) => p * n, 1));
+    const sizes = [0, 1, 2, 3].map((k) =>
+      shape
+        .slice(0, k)
+        .concat(rasShape.slice(k))
+        .reduce((p, n) => p * n, 1),
+    );
     if (!shape.every((n) => n <= MAX_SIDE) || sizes.some((n) => n > MAX_VOXELS)) {
       throw new RangeError(
         `${ctx}: resampled to ${this.spacing.join('x')} mm the volume (${rasShape.join('x')} voxels) would be ${shape.join('x')}: a step would hold more than ${MAX_VOXELS} voxels`,
@@ -205,7 +239,8 @@ export class VolumeSegmentation {
       }
     }
     for (let i = 0; i < v.length; i++) {
-      if (!Number.isFinite(v[i])) throw new RangeError(`${ctx}: the volume holds a non-finite value (${v[i]}) after scaling`);
+      if (!Number.isFinite(v[i]))
+        throw new RangeError(`${ctx}: the volume holds a non-finite value (${v[i]}) after scaling`);
     }
     // Step 3: each axis that is not at the target spacing, X then Y then Z.
     let shape = g.rasShape;
@@ -224,7 +259,7 @@ export class VolumeSegmentation {
       const range = hi - lo;
       for (let i = 0; i < n; i++) {
         const r = (v[i] - lo) / range;
-        out[i] = r > 0 ? (r < 1 ? r : 1) : 0;
+        out[i] = r > 0 ? Math.min(r, 1) : 0;
       }
     }
     return { data: out, shape: [1, 1, ...shape] };
@@ -240,27 +275,40 @@ export class VolumeSegmentation {
     const vol = readVolume(volume, ctx);
     const g = this.#grid(vol, ctx);
     checkNotRevoked(logits, 'logits', ctx);
-    if (logits === null || typeof logits !== 'object') throw new TypeError(`${ctx}: logits must be a float tensor {data, shape}, got ${describe(logits)}`);
+    if (logits === null || typeof logits !== 'object')
+      throw new TypeError(`${ctx}: logits must be a float tensor {data, shape}, got ${describe(logits)}`);
     const { data, shape } = logits;
-    if (typedArrayKind(data) !== 'Float32Array') throw new TypeError(`${ctx}: logits.data must be a Float32Array, got ${describe(data)}`);
+    if (typedArrayKind(data) !== 'Float32Array')
+      throw new TypeError(`${ctx}: logits.data must be a Float32Array, got ${describe(data)}`);
     const [X, Y, Z] = g.shape;
-    if (!Array.isArray(shape) || shape.length !== 5 || shape[0] !== 1 || shape[2] !== X || shape[3] !== Y || shape[4] !== Z) {
-      throw new RangeError(`${ctx}: logits must be [1, C, ${X}, ${Y}, ${Z}] (the model's output on forward(volume)), got ${describe(shape)}`);
+    if (
+      !Array.isArray(shape) ||
+      shape.length !== 5 ||
+      shape[0] !== 1 ||
+      shape[2] !== X ||
+      shape[3] !== Y ||
+      shape[4] !== Z
+    ) {
+      throw new RangeError(
+        `${ctx}: logits must be [1, C, ${X}, ${Y}, ${Z}] (the model's output on forward(volume)), got ${describe(shape)}`,
+      );
     }
     const C = shape[1];
-    if (!Number.isInteger(C) || C < 1 || C > 256) throw new RangeError(`${ctx}: logits must have 1 to 256 classes (uint8 labels), got ${C}`);
+    if (!Number.isInteger(C) || C < 1 || C > 256)
+      throw new RangeError(`${ctx}: logits must have 1 to 256 classes (uint8 labels), got ${C}`);
     const plane = X * Y * Z;
-    if (lengthOf(data) !== C * plane) throw new RangeError(`${ctx}: logits.data holds ${lengthOf(data)} values, the shape needs ${C * plane}`);
+    if (lengthOf(data) !== C * plane)
+      throw new RangeError(`${ctx}: logits.data holds ${lengthOf(data)} values, the shape needs ${C * plane}`);
     const f = data.slice();
     // Step 5: argmax over classes, the first maximum winning and NaN above all (torch.argmax).
     const label = new Uint8Array(plane);
     for (let i = 0; i < plane; i++) {
       let best = f[i];
       let k = 0;
-      if (best === best) {
+      if (!Number.isNaN(best)) {
         for (let c = 1; c < C; c++) {
           const x = f[c * plane + i];
-          if (x !== x) {
+          if (Number.isNaN(x)) {
             k = c;
             break;
           }
@@ -274,14 +322,16 @@ export class VolumeSegmentation {
     }
     // Back to the stored grid: the nearest output voxel (the one holding the input voxel's centre), unflipped, untransposed.
     const outStrides = [Y * Z, Z, 1];
-    const tables = [[], [], []];
+    const tables = /** @type {Int32Array[]} */ ([null, null, null]);
     for (let a = 0; a < 3; a++) {
       const d = g.from[a];
       const n = vol.dims[d];
       const t = new Int32Array(n);
       for (let i = 0; i < n; i++) {
         const r = g.flip[a] ? n - 1 - i : i;
-        const o = g.resampled[a] ? Math.min(g.shape[a] - 1, Math.floor(((r + 0.5) * g.spacing[a]) / this.spacing[a])) : r;
+        const o = g.resampled[a]
+          ? Math.min(g.shape[a] - 1, Math.floor(((r + 0.5) * g.spacing[a]) / this.spacing[a]))
+          : r;
         t[i] = outStrides[a] * o;
       }
       tables[d] = t;

@@ -52,9 +52,7 @@ export function qformMatrix(b, c, d, qx, qy, qz, dx, dy, dz, qfac) {
 
 /** Determinant of a 3x3 held as 9 numbers, row-major. */
 function det3(m) {
-  return (
-    m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6])
-  );
+  return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
 }
 
 /** The 3x3 linear part of a 4x4. */

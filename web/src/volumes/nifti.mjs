@@ -53,7 +53,9 @@ async function inputBytes(input, ctx) {
   }
   if (input instanceof ArrayBuffer) return bytesOfBuffer(input, 'input', ctx);
   if (typedArrayKind(input) !== undefined) return bytesOf(input, 'input', ctx);
-  throw new TypeError(`${ctx}: expected the file's bytes (ArrayBuffer or typed array) or a URL, got ${describe(input)}`);
+  throw new TypeError(
+    `${ctx}: expected the file's bytes (ArrayBuffer or typed array) or a URL, got ${describe(input)}`,
+  );
 }
 
 const isGzip = (b) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
@@ -124,7 +126,9 @@ function parseHeader(b, available, maxBytes, ctx) {
     );
   }
   if (sizeLE !== HEADER_BYTES && sizeBE !== HEADER_BYTES) {
-    throw new Error(`${ctx}: not a NIfTI-1 file: sizeof_hdr is ${sizeLE} (little-endian) / ${sizeBE} (big-endian), not 348`);
+    throw new Error(
+      `${ctx}: not a NIfTI-1 file: sizeof_hdr is ${sizeLE} (little-endian) / ${sizeBE} (big-endian), not 348`,
+    );
   }
   if (b.length < HEADER_BYTES) throw new Error(`${ctx}: truncated file: ${b.length} bytes, the header alone has 348`);
   const le = sizeLE === HEADER_BYTES;
@@ -203,12 +207,8 @@ function parseHeader(b, available, maxBytes, ctx) {
   }
   const qformCode = i16(252);
   const sformCode = i16(254);
-  for (const [name, c] of [
-    ['qform_code', qformCode],
-    ['sform_code', sformCode],
-  ]) {
-    if (c < 0 || c > 4) throw new Error(`${ctx}: ${name} must be 0 to 4, got ${c}`);
-  }
+  if (qformCode < 0 || qformCode > 4) throw new Error(`${ctx}: qform_code must be 0 to 4, got ${qformCode}`);
+  if (sformCode < 0 || sformCode > 4) throw new Error(`${ctx}: sform_code must be 0 to 4, got ${sformCode}`);
   const quatern = [256, 260, 264].map(f32);
   const qoffset = [268, 272, 276].map(f32);
   const srow = [280, 296, 312].map((at) => [0, 1, 2, 3].map((k) => f32(at + 4 * k)));
@@ -257,7 +257,9 @@ function readLimit(options, ctx) {
   const o = readOptions(options, ['maxBytes'], ctx);
   const max = o.get('maxBytes') ?? MAX_NIFTI_BYTES;
   if (!Number.isInteger(max) || max < MIN_VOX_OFFSET || max > MAX_NIFTI_BYTES) {
-    throw new RangeError(`${ctx}: options.maxBytes must be an integer from 352 to ${MAX_NIFTI_BYTES}, got ${describe(max)}`);
+    throw new RangeError(
+      `${ctx}: options.maxBytes must be an integer from 352 to ${MAX_NIFTI_BYTES}, got ${describe(max)}`,
+    );
   }
   return max;
 }
@@ -321,7 +323,8 @@ export async function writeNifti(volume, options) {
   const { data, dims, affine, sformCode, qformCode, quatern, qoffset, qfac, pixdim, xyztUnits } = volume;
   const kind = typedArrayKind(data);
   const datatype = kind === 'Uint8Array' ? 'uint8' : kind === 'Float32Array' ? 'float32' : null;
-  if (datatype === null) throw new TypeError(`${ctx}: volume.data must be a Uint8Array (labels) or Float32Array, got ${describe(data)}`);
+  if (datatype === null)
+    throw new TypeError(`${ctx}: volume.data must be a Uint8Array (labels) or Float32Array, got ${describe(data)}`);
   if (!Array.isArray(dims) || dims.length !== 3 || !dims.every((d) => Number.isInteger(d) && d >= 1 && d <= 32767)) {
     throw new TypeError(`${ctx}: volume.dims must be 3 integers from 1 to 32767, got ${describe(dims)}`);
   }
@@ -329,9 +332,12 @@ export async function writeNifti(volume, options) {
   const numel = dims[0] * dims[1] * dims[2];
   const elementBytes = datatype === 'uint8' ? 1 : 4;
   if (src.length !== numel * elementBytes) {
-    throw new RangeError(`${ctx}: volume.data holds ${src.length / elementBytes} values, dims ${dims.join('x')} need ${numel}`);
+    throw new RangeError(
+      `${ctx}: volume.data holds ${src.length / elementBytes} values, dims ${dims.join('x')} need ${numel}`,
+    );
   }
-  if (MIN_VOX_OFFSET + src.length > MAX_NIFTI_BYTES) throw new RangeError(`${ctx}: the file would exceed ${MAX_NIFTI_BYTES} bytes`);
+  if (MIN_VOX_OFFSET + src.length > MAX_NIFTI_BYTES)
+    throw new RangeError(`${ctx}: the file would exceed ${MAX_NIFTI_BYTES} bytes`);
   const A = readAffine(affine, 'volume.affine', ctx);
   // The qform: the volume's own (as read) when it has one, else the affine's quaternion.
   let q;
@@ -347,22 +353,26 @@ export async function writeNifti(volume, options) {
   }
   const codes = { sform: sformCode ?? 2, qform: qformCode ?? 2 };
   for (const [name, c] of Object.entries(codes)) {
-    if (!Number.isInteger(c) || c < 0 || c > 4) throw new RangeError(`${ctx}: volume.${name}Code must be 0 to 4, got ${describe(c)}`);
+    if (!Number.isInteger(c) || c < 0 || c > 4)
+      throw new RangeError(`${ctx}: volume.${name}Code must be 0 to 4, got ${describe(c)}`);
   }
   const out = new Uint8Array(MIN_VOX_OFFSET + src.length);
   const view = new DataView(out.buffer);
   view.setInt32(0, HEADER_BYTES, true);
   out[38] = 'r'.charCodeAt(0); // regular: as nibabel writes
-  [3, dims[0], dims[1], dims[2], 1, 1, 1, 1].forEach((d, i) => view.setInt16(40 + 2 * i, d, true));
+  const dim = [3, dims[0], dims[1], dims[2], 1, 1, 1, 1];
+  for (let i = 0; i < 8; i++) view.setInt16(40 + 2 * i, dim[i], true);
   view.setInt16(70, CODE_OF.get(datatype), true);
   view.setInt16(72, elementBytes * 8, true);
-  [q.qfac < 0 ? -1 : 1, ...q.pixdim, 1, 1, 1, 1].forEach((p, i) => view.setFloat32(76 + 4 * i, p, true));
+  const pixdimField = [q.qfac < 0 ? -1 : 1, ...q.pixdim, 1, 1, 1, 1];
+  for (let i = 0; i < 8; i++) view.setFloat32(76 + 4 * i, pixdimField[i], true);
   view.setFloat32(108, MIN_VOX_OFFSET, true);
   // scl_slope 0: the values are the labels (or floats) themselves
   out[123] = Number.isInteger(xyztUnits) && xyztUnits >= 0 && xyztUnits < 256 ? xyztUnits : 2; // mm
   view.setInt16(252, codes.qform, true);
   view.setInt16(254, codes.sform, true);
-  [q.b, q.c, q.d, ...q.qoffset].forEach((v, i) => view.setFloat32(256 + 4 * i, v, true));
+  const qform = [q.b, q.c, q.d, ...q.qoffset];
+  for (let i = 0; i < 6; i++) view.setFloat32(256 + 4 * i, qform[i], true);
   for (let r = 0; r < 3; r++) for (let k = 0; k < 4; k++) view.setFloat32(280 + 16 * r + 4 * k, A[4 * r + k], true);
   out.set([0x6e, 0x2b, 0x31, 0], 344); // 'n+1\0'
   if (elementBytes === 1 || hostLittleEndian) {
@@ -372,7 +382,8 @@ export async function writeNifti(volume, options) {
     for (let i = 0; i < numel; i++) view.setFloat32(MIN_VOX_OFFSET + 4 * i, f[i], true);
   }
   if (!gzip) return out;
-  if (typeof CompressionStream !== 'function') throw new Error(`${ctx}: this engine has no CompressionStream: write .nii`);
+  if (typeof CompressionStream !== 'function')
+    throw new Error(`${ctx}: this engine has no CompressionStream: write .nii`);
   const stream = new Blob([out]).stream().pipeThrough(new CompressionStream('gzip'));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
