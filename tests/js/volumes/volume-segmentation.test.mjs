@@ -131,3 +131,28 @@ print(json.dumps({"data": np.asarray(img.dataobj).reshape(-1, order="F").tolist(
   },
   60_000,
 );
+
+test('readNifti fetches a URL, and names the HTTP status of a failed one', async () => {
+  const { createServer } = await import('node:http');
+  const { readFileSync } = await import('node:fs');
+  const body = readFileSync(new URL('../../golden/volume/pil_int8.nii.gz', import.meta.url));
+  const server = createServer((req, res) => {
+    if (req.url === '/v.nii.gz') res.end(body);
+    else {
+      res.statusCode = 404;
+      res.end('missing');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address();
+    const v = await qwasm.io.readNifti(`http://127.0.0.1:${port}/v.nii.gz`);
+    expect([v.dims, v.datatype]).toEqual([[8, 9, 7], 'int8']);
+    await expect(qwasm.io.readNifti(new URL(`http://127.0.0.1:${port}/none.nii`))).rejects.toThrow(/HTTP 404/);
+    await expect(qwasm.io.readNifti('brain.nii.gz')).rejects.toThrow(
+      /could not fetch brain\.nii\.gz.*pass a file's bytes/,
+    );
+  } finally {
+    server.close();
+  }
+});

@@ -47,7 +47,15 @@ const hostLittleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 async function inputBytes(input, ctx) {
   checkNotRevoked(input, 'input', ctx);
   if (typeof input === 'string' || input instanceof URL) {
-    const response = await fetch(input);
+    let response;
+    try {
+      response = await fetch(input);
+    } catch (e) {
+      // Node.js fetches no file paths: the caller reads the file and passes its bytes
+      throw new Error(
+        `${ctx}: could not fetch ${String(input).slice(0, 200)} (${e?.message ?? e}); pass a file's bytes instead`,
+      );
+    }
     if (!response.ok) throw new Error(`${ctx}: fetching ${String(input)} gave HTTP ${response.status}`);
     return new Uint8Array(await response.arrayBuffer());
   }
