@@ -28,7 +28,9 @@ The steps, exactly (docs/numerics.md, "Volumes"):
    (the first on a tie). The volume is transposed and flipped to RAS+ exactly:
    output axis a holds stored axis from[a], reversed when that entry is negative.
    The voxel size along output axis a, s[a], is the length of the affine's
-   column from[a]: sqrt(m0*m0 + m1*m1 + m2*m2) in float64.
+   column from[a]: sqrt(m0*m0 + m1*m1 + m2*m2) in float64. The model grid's
+   affine (`grid_affine`) is the stored one with its columns permuted,
+   negated where flipped and scaled by t / s where step 3 resamples.
 
 3. Spacing. Axis by axis: an axis with |s - t| <= 1e-3 (t the record's
    spacing, 1 mm) is kept as it is. Another is resampled, X then Y then Z, to
@@ -195,7 +197,29 @@ def grid(dims, affine, record=RECORD):
         raise VolumeError(f"resampled to {target} mm the volume ({ras_shape} voxels) would be {shape}: "
                           f"a step would hold more than {MAX_VOXELS} voxels")
     return {"shape": shape, "ras_shape": ras_shape, "from": frm, "flip": flip, "spacing": spacing,
-            "resampled": resampled, "target": target}
+            "resampled": resampled, "target": target,
+            "affine": grid_affine(affine, frm, flip, ras_shape, spacing, resampled, target)}
+
+
+def grid_affine(A, frm, flip, ras_shape, spacing, resampled, target):
+    """The model grid's voxel-to-world affine (16 floats): the stored affine's columns permuted, negated where
+    flipped (the origin moved to the far end), scaled by t / s where resampled (the origin moved by half a
+    voxel of each)."""
+    out = [0.0] * 15 + [1.0]
+    for r in range(3):
+        origin = A[4 * r + 3]
+        for a in range(3):
+            col = A[4 * r + frm[a]]
+            if flip[a]:
+                origin = origin + col * (ras_shape[a] - 1)
+                col = -col
+            if resampled[a]:
+                k = target[a] / spacing[a]
+                origin = origin + col * (0.5 * k - 0.5)
+                col = col * k
+            out[4 * r + a] = col
+        out[4 * r + 3] = origin
+    return out
 
 
 # -- the steps -----------------------------------------------------------------

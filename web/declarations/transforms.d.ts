@@ -129,6 +129,8 @@ export declare namespace transforms {
     spacing: number[];
     /** For each output axis, whether it was resampled (its voxel size differs from the target by more than 1e-3 mm). */
     resampled: boolean[];
+    /** The model grid's voxel-to-world affine (4x4, row by row): the volume's, permuted, flipped and rescaled as forward does. */
+    affine: number[];
   }
   /**
    * A segmentation model's input from a NIfTI volume, and its output back as

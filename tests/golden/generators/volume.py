@@ -140,12 +140,19 @@ def volume_cases():
         from nibabel.orientations import axcodes2ornt, io_orientation, ornt_transform
         ornt = ornt_transform(io_orientation(np.asarray(aff).reshape(4, 4)), axcodes2ornt("RAS"))
         assert [int(a) for a in np.argsort(ornt[:, 0])] == g["from"], (name, ornt, g)
+        # the grid's affine maps each voxel centre where nibabel's reoriented image puts it (resampling aside)
+        if not any(g["resampled"]):
+            import nibabel
+            ras = nibabel.Nifti1Image(raw, np.asarray(aff).reshape(4, 4)).as_reoriented(io_orientation(
+                np.asarray(aff).reshape(4, 4)))
+            assert np.allclose(ras.affine, np.asarray(g["affine"]).reshape(4, 4), atol=1e-9), (name, ras.affine, g)
         cases.append({
             "name": name, "file": f"volume/{file}", "seed": seed,
             "dims": list(raw.shape), "datatype": str(raw.dtype.newbyteorder("=").name),
             "affine": arr(np.asarray(aff, np.float64)),
             "grid": {"shape": g["shape"], "from": g["from"], "flip": g["flip"],
-                     "spacing": arr(np.asarray(g["spacing"], np.float64)), "resampled": g["resampled"]},
+                     "spacing": arr(np.asarray(g["spacing"], np.float64)), "resampled": g["resampled"],
+                     "affine": arr(np.asarray(g["affine"], np.float64))},
             "x": arr(x), "labels": arr(labels.reshape(-1, order="F")),
         })
     total = sum(os.path.getsize(os.path.join(GOLDEN_DIR, c["file"])) for c in cases)

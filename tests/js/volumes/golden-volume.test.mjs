@@ -37,6 +37,7 @@ describe.each(golden.cases.map((c) => [c.name, c]))('%s', (name, c) => {
     expect(g.flip).toEqual(c.grid.flip);
     expect(g.resampled).toEqual(c.grid.resampled);
     expect(firstBitDifference(Float64Array.from(g.spacing), decode(c.grid.spacing))).toBe(-1);
+    expect(firstBitDifference(Float64Array.from(g.affine), decode(c.grid.affine))).toBe(-1);
   });
 
   test('forward(volume) gives the float32 bytes of the Python twin', () => {

@@ -207,7 +207,39 @@ export class VolumeSegmentation {
         `${ctx}: resampled to ${this.spacing.join('x')} mm the volume (${rasShape.join('x')} voxels) would be ${shape.join('x')}: a step would hold more than ${MAX_VOXELS} voxels`,
       );
     }
-    return { shape, rasShape, from, flip, spacing, resampled };
+    return {
+      shape,
+      rasShape,
+      from,
+      flip,
+      spacing,
+      resampled,
+      affine: this.#gridAffine(v.affine, from, flip, rasShape, spacing, resampled),
+    };
+  }
+
+  // The model grid's voxel-to-world affine: the stored affine's columns permuted, negated where flipped
+  // (the origin moved to the far end), scaled by t / s where resampled (the origin moved by half a voxel of each).
+  #gridAffine(A, from, flip, rasShape, spacing, resampled) {
+    const out = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+    for (let r = 0; r < 3; r++) {
+      let origin = A[4 * r + 3];
+      for (let a = 0; a < 3; a++) {
+        let col = A[4 * r + from[a]];
+        if (flip[a]) {
+          origin = origin + col * (rasShape[a] - 1);
+          col = -col;
+        }
+        if (resampled[a]) {
+          const k = this.spacing[a] / spacing[a];
+          origin = origin + col * (0.5 * k - 0.5);
+          col = col * k;
+        }
+        out[4 * r + a] = col;
+      }
+      out[4 * r + 3] = origin;
+    }
+    return out;
   }
 
   /**
