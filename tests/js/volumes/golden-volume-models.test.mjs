@@ -91,7 +91,8 @@ test.each(
     'a negative spacing': /spacing must be 3 positive finite/,
     'quantiles out of order': /0 <= low < high <= 1/,
     'intensity kind zscore': /kind must be 'quantile'/,
-    'two class names for three channels': /one name per channel/,
+    // (meshtrain's branch words the same check generically: either message names the count and the shape)
+    'two class names for three channels': /2 class names for a.* output of shape \[1, 3, 11, 12, 10\]/,
     'an example input of 2 channels': /\[N, 1, X, Y, Z\]/,
   }),
 )('the exporter refuses %s', (what, message) => {
