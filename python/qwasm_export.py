@@ -62,7 +62,8 @@ lowers torch.export graphs.
 import argparse
 
 import qwasm_ops as ops
-from qwasm_format import OPS_DOC, ExportError, Writer, check_class_count, class_names, header_entries, save
+from qwasm_format import (OPS_DOC, ExportError, SegmentationClassNames, Writer, check_class_count, class_names,
+                          header_entries, is_volume_segmentation, save)
 
 # `qwasm-export --help` works without torch, and the CLI and export() then
 # say how to install it, instead of a traceback from this import.
@@ -83,12 +84,16 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
     against it), so an error shows here and not in the browser. Returns the
     graph description that was written.
 
-    `preprocessing`: how an input is made from video frames, written for
-    io.loadModel's `model.transforms()`: torchvision's VideoClassification
-    preset (e.g. `R3D_18_Weights.KINETICS400_V1.transforms()`) or a dict of
-    its crop_size, resize_size, mean and std. Its crop must be the example
-    input's height and width. `classes`: the output's class names (e.g. the
-    weights' `meta["categories"]`), one per output. `metadata`: other string
+    `preprocessing`: how an input is made, written for io.loadModel's
+    `model.transforms()`: from video frames, torchvision's
+    VideoClassification preset (e.g. `R3D_18_Weights.KINETICS400_V1.transforms()`)
+    or a dict of its crop_size, resize_size, mean and std (its crop must be the
+    example input's height and width); from a NIfTI volume, a
+    VolumeSegmentation record (`qwasm_volume.RECORD`: orientation 'RAS',
+    spacing, quantile intensity; the example input is [N, 1, X, Y, Z]).
+    `classes`: the output's class names (e.g. the weights'
+    `meta["categories"]`), one per output, or for a VolumeSegmentation one per
+    output channel ([N, C, X, Y, Z]). `metadata`: other string
     entries for the file's header.
 
     Raises ExportError, naming the module or node, for anything io.loadModel
@@ -106,6 +111,8 @@ def export(model, example_input, path, metadata=None, *, preprocessing=None, cla
     _check_float32(model, example_input)
     classes = class_names(classes)
     metadata = header_entries(metadata, preprocessing, classes, example_input)
+    if classes is not None and is_volume_segmentation(preprocessing):
+        classes = SegmentationClassNames(classes)  # named per output channel
     if isinstance(model, torch.export.ExportedProgram):
         model = model.module()  # torch.export's result: its graph as a module
     w = Writer()

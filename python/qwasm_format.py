@@ -217,6 +217,9 @@ def check_loadable(modules, nodes, tensors, input_shape, *, check_module, check_
 
 # The file's metadata entries that are qwasm's (vocabulary.json "header"); every other entry is the user's.
 HEADER_ENTRIES = ("format", "format_version", "graph", "preprocessing", "classes")
+# The transforms the preprocessing entry may name, and each one's fields besides "transform" (vocabulary.json).
+PREPROCESSING_TRANSFORMS = {"VideoClassification": ["crop_size", "resize_size", "mean", "std", "interpolation"],
+                            "VolumeSegmentation": ["orientation", "spacing", "intensity"]}
 _MAX_SIDE = 16384  # the loader's bounds (web/src/transforms/video-classification.mjs, format-readers.mjs)
 _MAX_CLASS_NAME = 1000
 
@@ -255,8 +258,16 @@ def class_names(classes):
     return names
 
 
+class SegmentationClassNames(list):
+    """Class names of a segmentation's output [N, C, X, Y, Z]: one per channel (dim 1), not per last-dim entry."""
+
+
 def check_class_count(classes, out):
-    if classes is not None and (out.dim() == 0 or len(classes) != out.shape[-1]):
+    if isinstance(classes, SegmentationClassNames):
+        if out.dim() != 5 or len(classes) != out.shape[1]:
+            raise ExportError(f"{len(classes)} class names for a segmentation output of shape {list(out.shape)}: "
+                              "VolumeSegmentation's output is [N, C, X, Y, Z], one name per channel C")
+    elif classes is not None and (out.dim() == 0 or len(classes) != out.shape[-1]):
         raise ExportError(f"{len(classes)} class names for an output of shape {list(out.shape)}: "
                           "give one name per output")
 
@@ -283,8 +294,30 @@ def _channel_values(value, what, nonzero):
     return values
 
 
+def is_volume_segmentation(p):
+    """True for a VolumeSegmentation record (python/qwasm_volume.py RECORD): a dict whose transform names it."""
+    return isinstance(p, dict) and p.get("transform") == "VolumeSegmentation"
+
+
+def _volume_entry(p, example_input):
+    """The VolumeSegmentation record, checked as web/src/transforms/volume-segmentation.mjs checks it."""
+    from qwasm_volume import VolumeError, check_record
+    try:
+        entry = check_record(p)
+    except VolumeError as e:
+        raise ExportError(f"preprocessing (VolumeSegmentation): {e}") from e
+    shape = list(example_input.shape)
+    if len(shape) != 5 or shape[1] != 1:
+        raise ExportError(f"preprocessing VolumeSegmentation makes [N, 1, X, Y, Z] (one intensity channel), "
+                          f"but the example input is {shape}")
+    return entry
+
+
 def _preprocessing_entry(p, example_input):
-    """torchvision's VideoClassification (or a dict of its fields) as the file records it."""
+    """torchvision's VideoClassification (or a dict of its fields), or a VolumeSegmentation record
+    (python/qwasm_volume.py), as the file records it."""
+    if is_volume_segmentation(p):
+        return _volume_entry(p, example_input)
     fields = ("crop_size", "resize_size", "mean", "std")
     if isinstance(p, dict):
         unknown = set(p) - set(fields) - {"interpolation"}

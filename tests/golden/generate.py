@@ -16,7 +16,7 @@ from generators import (activations, bias_rounding, conv3d, conv_transpose, conv
                         depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer,
                         io_fixtures, layout, memory_formats, models, norms, numeric_suite, observers, pools, pt2e,
                         qops, quantize, reductions, requant_engines, resample, strides, video_clip, video_resnets,
-                        video_transforms, zero_size, zoo3d)
+                        video_transforms, volume, zero_size, zoo3d)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -86,6 +86,9 @@ FAMILIES = {
     "reductions": lambda: write("reductions.json", *reductions.golden()),
     # F.interpolate / nn.Upsample: every mode on floats, nearest on QTensors, eager and PT2E models
     "resample": lambda: write("resample.json", *resample.resample_cases()),
+    # NIfTI volumes in, labels out: python/qwasm_volume.py's results on small synthetic files
+    "volume": lambda: write("volume.json", volume.volume_cases(), dict(zip(("models", "export_errors"),
+                                                                            volume.volume_model_cases()))),
 }
 
 if __name__ == "__main__":

@@ -213,7 +213,7 @@ export async function videoTop5(frames: ImageDataLike[], url: string): Promise<s
   const x =
     model.preprocessing === null
       ? new transforms.VideoClassification({ cropSize: 112, resizeSize: [128, 171] }).forward(frames)
-      : model.transforms().forward(frames);
+      : (model.transforms() as transforms.VideoClassification).forward(frames);
   const [int8, float] = await Promise.all([model.forward(x, { transfer: false }), model.forwardFloat(x)]);
   const classes: readonly string[] = model.classes ?? [];
   const top = (o: { data: ArrayLike<number> }) =>

@@ -1,5 +1,5 @@
-// The io namespace: readers of .npy and .safetensors files, and exported
-// models (loadModel, GraphModule, WorkerModel).
+// The io namespace: readers of .npy and .safetensors files, NIfTI-1 volumes
+// (readNifti, writeNifti), and exported models (loadModel, GraphModule, WorkerModel).
 import type { nn } from './nn.js';
 import type { WinogradOption } from './nn-options.js';
 import type { QuantizedEngine, quantization } from './quantization.js';
@@ -11,6 +11,91 @@ import type { transforms } from './transforms.js';
 export interface NpyTensor extends Tensor {
   /** The file's dtype; data is always converted to float32. */
   dtype: 'float32' | 'float64' | 'float16';
+}
+
+/** The voxel types a NIfTI-1 volume may hold (NIfTI datatype codes 2, 256, 4, 512, 8, 768, 16, 64). */
+export type NiftiDatatype = 'uint8' | 'int8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'float32' | 'float64';
+
+/** A volume as {@link transforms.VolumeSegmentation} takes it: voxels, their grid and its place in the world. */
+export interface NiftiImage {
+  /** The voxels as stored: x fastest, then y, then z (NIfTI's order). */
+  readonly data:
+    | Uint8Array
+    | Int8Array
+    | Int16Array
+    | Uint16Array
+    | Int32Array
+    | Uint32Array
+    | Float32Array
+    | Float64Array;
+  /** [nx, ny, nz]: voxels per axis, each 1 to 32767. */
+  readonly dims: readonly number[];
+  /** Voxel (i, j, k, 1) to world millimetres: a 4x4 matrix, row by row (16 numbers, the last row 0, 0, 0, 1). */
+  readonly affine: readonly number[];
+  /** The header's scl_slope: when nonzero and finite, values are data * sclSlope + sclInter. */
+  readonly sclSlope?: number;
+  /** The header's scl_inter. */
+  readonly sclInter?: number;
+}
+
+/** A NIfTI-1 volume as {@link io.readNifti} reads it (and {@link transforms.VolumeSegmentation.labels} makes one). */
+export interface NiftiVolume extends NiftiImage {
+  /** [nx, ny, nz]. */
+  dims: number[];
+  /** The voxels' type. */
+  datatype: NiftiDatatype;
+  /** The voxels, in this machine's byte order, x fastest. */
+  data: Uint8Array | Int8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+  /** pixdim[1..3]: the voxel sizes the header states (positive). */
+  pixdim: number[];
+  /** The sform when sform_code > 0, else the qform when qform_code > 0, else diag(pixdim) (NIfTI-1's method 1). */
+  affine: number[];
+  /** sform_code (0 to 4; 0: no sform). */
+  sformCode: number;
+  /** The sform (srow_x, srow_y, srow_z, then 0, 0, 0, 1), or null when sform_code is 0. */
+  sform: number[] | null;
+  /** qform_code (0 to 4; 0: no qform). */
+  qformCode: number;
+  /** The qform as a matrix (nifti1_io's quaternion to matrix), or null when qform_code is 0. */
+  qform: number[] | null;
+  /** quatern_b, quatern_c, quatern_d. */
+  quatern: number[];
+  /** qoffset_x, qoffset_y, qoffset_z. */
+  qoffset: number[];
+  /** pixdim[0]: -1 for a left-handed qform, else 1. */
+  qfac: number;
+  /** scl_slope (0 or NaN: the data are the values). */
+  sclSlope: number;
+  /** scl_inter. */
+  sclInter: number;
+  /** xyzt_units as stored. */
+  xyztUnits: number;
+  /** The file's byte order. */
+  littleEndian: boolean;
+}
+
+/** What {@link io.writeNifti} writes: data, dims and affine; a volume read by {@link io.readNifti} keeps its own qform. */
+export interface NiftiWritable {
+  /** uint8 (labels) or float32 voxels, x fastest. */
+  readonly data: Uint8Array | Float32Array;
+  /** [nx, ny, nz], each 1 to 32767. */
+  readonly dims: readonly number[];
+  /** Written as the sform; the qform is its quaternion unless quatern, qoffset, pixdim and qformCode are given. */
+  readonly affine: readonly number[];
+  /** sform_code to write (default 2, aligned). */
+  readonly sformCode?: number;
+  /** qform_code to write (default 2). */
+  readonly qformCode?: number;
+  /** The qform's quaternion (b, c, d), with qoffset, pixdim and qfac. */
+  readonly quatern?: readonly number[];
+  /** The qform's offsets. */
+  readonly qoffset?: readonly number[];
+  /** Voxel sizes (pixdim[1..3]). */
+  readonly pixdim?: readonly number[];
+  /** pixdim[0]. */
+  readonly qfac?: number;
+  /** xyzt_units (default 2: millimetres). */
+  readonly xyztUnits?: number;
 }
 
 /** What {@link io.loadSafetensors} returns. */
@@ -63,6 +148,48 @@ export declare namespace io {
    *   for a malformed or truncated file.
    */
   function loadSafetensors(bytes: ArrayBuffer | Uint8Array): SafetensorsFile;
+  /**
+   * Reads a single-file NIfTI-1 volume (.nii, or .nii.gz: gzip is detected
+   * and decompressed with the platform's DecompressionStream), either byte
+   * order. The header is checked as untrusted input: sizeof_hdr, the magic,
+   * dim (3-D, or more dimensions of size 1), datatype and bitpix, pixdim,
+   * vox_offset, the sform and qform, scl_slope / scl_inter, and the size it
+   * declares against the bytes present and `maxBytes`; a gzipped file is
+   * decompressed only up to that size. Pure JavaScript: works before init().
+   * @param input The whole file, or a URL to fetch.
+   * @param options `maxBytes`: the largest file (after decompression) to read; default and at most 2^31 - 1.
+   * @throws TypeError for an input that is not bytes or a URL; Error naming
+   *   the field for a NIfTI-2 file, a .hdr/.img pair, an Analyze header, a
+   *   time series, another datatype (by name), or a truncated file;
+   *   RangeError for a declared size above maxBytes.
+   * @example
+   * ```ts
+   * const volume = await io.readNifti(await readFile('lps_uint8.nii'));
+   * volume.dims; // → [ 10, 8, 6 ]
+   * volume.datatype; // → 'uint8'
+   * ```
+   */
+  function readNifti(
+    input: ArrayBuffer | ArrayBufferView | string | URL,
+    options?: { maxBytes?: number },
+  ): Promise<NiftiVolume>;
+  /**
+   * Writes a NIfTI-1 file (little-endian, vox_offset 352, scl_slope 0):
+   * uint8 labels or float32 values, the affine in the sform, the qform the
+   * volume's own (a volume from {@link io.readNifti} or
+   * {@link transforms.VolumeSegmentation.labels}) or the affine's quaternion.
+   * @param options `gzip: true` for .nii.gz (the platform's CompressionStream).
+   * @throws TypeError for data other than Uint8Array / Float32Array, dims or
+   *   an affine of the wrong form; RangeError for data of another length, an
+   *   affine whose last row is not 0, 0, 0, 1 or that is singular.
+   * @example
+   * ```ts
+   * const labels = { data: new Uint8Array(8).fill(2), dims: [2, 2, 2], affine: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] };
+   * const bytes = await io.writeNifti(labels, { gzip: true }); // a .nii.gz
+   * (await io.readNifti(bytes)).data[0]; // → 2
+   * ```
+   */
+  function writeNifti(volume: NiftiWritable, options?: { gzip?: boolean }): Promise<Uint8Array>;
   /**
    * A model written by python/qwasm_export.py (a PyTorch model converted by
    * the eager flow, or a float one, traced by torch.fx), built into qwasm
@@ -233,14 +360,14 @@ export declare namespace io {
     /** Every module of the model, with its qparams. */
     readonly modules: WorkerModule[];
     /** {@link io.GraphModule.preprocessing}: read once at load. */
-    readonly preprocessing: transforms.VideoClassificationOptions | null;
+    readonly preprocessing: transforms.VideoClassificationOptions | transforms.VolumeSegmentationOptions | null;
     /** {@link io.GraphModule.classes}: read once at load. */
     readonly classes: readonly string[] | null;
     /**
      * {@link io.GraphModule.transforms}, run on the calling thread (frames stay here; the input goes to the worker).
      * @throws Error when the file records no preprocessing.
      */
-    transforms(): transforms.VideoClassification;
+    transforms(): transforms.VideoClassification | transforms.VolumeSegmentation;
     /** runtimeInfo() inside the worker. */
     readonly runtime: RuntimeInfo;
     /** {@link io.GraphModule.weightBytes} in the worker: packed weight bytes and their Winograd share. */
@@ -406,15 +533,18 @@ export declare namespace io {
     /** The graph's nodes in execution order, with their arguments and (planned) outputs. */
     readonly nodes: GraphNode[];
     /**
-     * How the input is made from video frames, as the exporter recorded it
-     * (`export(..., preprocessing=weights.transforms())`), or null.
+     * How the input is made, as the exporter recorded it: from video frames
+     * (`export(..., preprocessing=weights.transforms())`), or from a NIfTI
+     * volume (`preprocessing=qwasm_volume.RECORD`: options with an
+     * `orientation`), or null.
      */
-    readonly preprocessing: transforms.VideoClassificationOptions | null;
+    readonly preprocessing: transforms.VideoClassificationOptions | transforms.VolumeSegmentationOptions | null;
     /** The output's class names the exporter recorded (`export(..., classes=weights.meta["categories"])`), or null. */
     readonly classes: readonly string[] | null;
     /**
      * The recorded preprocessing as a transform, as torchvision's
-     * `weights.transforms()`.
+     * `weights.transforms()`: a {@link transforms.VideoClassification}, or a
+     * {@link transforms.VolumeSegmentation} for a segmentation model.
      * @throws Error when the file records none.
      * @example
      * ```ts
@@ -422,14 +552,16 @@ export declare namespace io {
      * model.classes?.length; // → 400
      * // 16 frames, e.g. ImageData from a <canvas> (RGBA); here mid-grey 171x128 frames
      * const frames = Array.from({ length: 16 }, () => ({ data: new Uint8ClampedArray(171 * 128 * 4).fill(128), width: 171, height: 128 }));
-     * const x = model.transforms().forward(frames);
+     * const t = model.transforms();
+     * if (!(t instanceof transforms.VideoClassification)) throw new Error('not a video model');
+     * const x = t.forward(frames);
      * x.shape; // → [ 1, 3, 16, 112, 112 ]
      * const logits = model.forward(x) as Tensor;
      * logits.shape; // → [ 1, 400 ]
      * model.dispose();
      * ```
      */
-    transforms(): transforms.VideoClassification;
+    transforms(): transforms.VideoClassification | transforms.VolumeSegmentation;
     /**
      * The PyTorch model's forward.
      * @param x A float tensor, the PyTorch model's input.

@@ -1,9 +1,13 @@
-// The transforms namespace: torchvision's video preprocessing preset.
+// The transforms namespace: torchvision's video preprocessing preset, and a
+// segmentation model's NIfTI volumes in and labels out.
+import type { NiftiImage, NiftiVolume } from './io.js';
 import type { Tensor } from './tensors.js';
 
 /**
  * torchvision's preprocessing presets (`torchvision.transforms._presets`),
- * giving a model's input the numbers torchvision gives.
+ * giving a model's input the numbers torchvision gives; and
+ * {@link transforms.VolumeSegmentation}, a segmentation model's input from a
+ * NIfTI volume and its labels back (the numbers of python/qwasm_volume.py).
  */
 export declare namespace transforms {
   /** {@link transforms.VideoClassification}'s options; torchvision's names, camelCased. */
@@ -89,6 +93,130 @@ export declare namespace transforms {
       std: number[];
       /** interpolation. */
       interpolation: 'bilinear';
+    };
+  }
+  /** {@link transforms.VolumeSegmentation}'s options: the record a model file keeps (python/qwasm_volume.py RECORD). */
+  interface VolumeSegmentationOptions {
+    /** Only 'RAS' (the default): the input's axes run to the Right, Anterior and Superior. */
+    readonly orientation?: 'RAS';
+    /** The model's voxel size per axis (mm), positive and finite; default [1, 1, 1]. */
+    readonly spacing?: readonly number[];
+    /**
+     * Intensity normalisation: `(x - lo) / (hi - lo)` clamped to [0, 1], lo and hi
+     * the volume's `low` and `high` quantiles (0 <= low < high <= 1). Default
+     * `{ kind: 'quantile', low: 0.01, high: 0.99 }`.
+     */
+    readonly intensity?: {
+      /** Only 'quantile'. */
+      readonly kind: 'quantile';
+      /** The lower quantile, mapped to 0. */
+      readonly low: number;
+      /** The upper quantile, mapped to 1. */
+      readonly high: number;
+    };
+  }
+  /** Where {@link transforms.VolumeSegmentation.forward} puts a volume: the model's grid and how it was reached. */
+  interface VolumeGrid {
+    /** [X, Y, Z]: the model input's spatial shape. */
+    shape: number[];
+    /** The volume's shape after reorientation, before resampling. */
+    rasShape: number[];
+    /** For each output axis (R, A, S), the stored axis it comes from (0, 1, 2). */
+    from: number[];
+    /** For each output axis, whether the stored axis runs the other way. */
+    flip: boolean[];
+    /** The voxel size (mm) along each output axis, from the affine's columns. */
+    spacing: number[];
+    /** For each output axis, whether it was resampled (its voxel size differs from the target by more than 1e-3 mm). */
+    resampled: boolean[];
+    /** The model grid's voxel-to-world affine (4x4, row by row): the volume's, permuted, flipped and rescaled as forward does. */
+    affine: number[];
+  }
+  /**
+   * A segmentation model's input from a NIfTI volume, and its output back as
+   * labels on the volume's own grid. `forward`: the stored values scaled
+   * (scl_slope, scl_inter), reoriented to RAS+ by an exact transpose and
+   * flips (the nearest axes of the affine, as nibabel's `io_orientation`),
+   * resampled trilinearly to `spacing` on the axes more than 1e-3 mm off,
+   * then mapped to [0, 1] between two quantiles; the result is
+   * [1, 1, X, Y, Z] float32, Z fastest. `labels`: argmax of the model's
+   * logits over classes, back through the resampling (nearest) and the
+   * reorientation. The steps are docs/numerics.md's "Volumes", the same
+   * float32 bytes and labels as python/qwasm_volume.py (which training
+   * uses). Pure JavaScript: works before init().
+   * @throws TypeError for an orientation other than 'RAS', an intensity kind
+   *   other than 'quantile' or an unknown option; RangeError for a spacing
+   *   that is not 3 positive finite numbers or quantiles outside 0 <= low < high <= 1.
+   * @example
+   * ```ts
+   * // a 4x3x2 volume, 1 mm, RAS: values 0..23, quantiles 0 and 1
+   * const volume = { data: Int16Array.from({ length: 24 }, (_, i) => i), dims: [4, 3, 2],
+   *   affine: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] };
+   * const t = new transforms.VolumeSegmentation({ intensity: { kind: 'quantile', low: 0, high: 1 } });
+   * const x = t.forward(volume);
+   * x.shape; // → [ 1, 1, 4, 3, 2 ]
+   * x.data[23]; // → 1
+   * // two classes, the second larger where x > 0.5: labels on the stored grid
+   * const logits = { data: new Float32Array([...x.data].map(() => 0.5).concat([...x.data])), shape: [1, 2, 4, 3, 2] };
+   * t.labels(logits, volume).data[23]; // → 1
+   * ```
+   */
+  class VolumeSegmentation {
+    constructor(options?: VolumeSegmentationOptions);
+    /** Always 'RAS'. */
+    readonly orientation: 'RAS';
+    /** The model's voxel size per axis (mm). */
+    readonly spacing: readonly number[];
+    /** The intensity normalisation. */
+    readonly intensity: {
+      /** 'quantile'. */
+      readonly kind: 'quantile';
+      /** The lower quantile, mapped to 0. */
+      readonly low: number;
+      /** The upper quantile, mapped to 1. */
+      readonly high: number;
+    };
+    /**
+     * The grid `forward` puts `volume` on.
+     * @throws as {@link transforms.VolumeSegmentation.forward}.
+     */
+    grid(volume: NiftiImage): VolumeGrid;
+    /**
+     * The model's input from `volume` (what {@link io.readNifti} returns, or
+     * any {data, dims, affine} with optional sclSlope / sclInter).
+     * @returns A float tensor [1, 1, X, Y, Z] (JS-owned), values in [0, 1].
+     * @throws TypeError for a volume without typed-array data, 3 dims of
+     *   1..32767 or a 16-number affine; RangeError for data of another
+     *   length, a singular affine, a non-finite value after scaling, or a
+     *   volume that would hold more than 2^28 voxels at any step.
+     */
+    forward(volume: NiftiImage): Tensor;
+    /**
+     * The labels of the model's output on `volume`'s own grid: argmax over
+     * classes (the first maximum; NaN above all, as torch.argmax), uint8,
+     * with `volume`'s geometry, ready for {@link io.writeNifti}.
+     * @param logits The model's output on `forward(volume)`: [1, C, X, Y, Z] float32, 1 <= C <= 256.
+     * @throws TypeError for logits that are not a Float32Array tensor;
+     *   RangeError for another shape; as forward for the volume.
+     */
+    labels(logits: Tensor, volume: NiftiImage): NiftiVolume;
+    /** The options as the exporter writes them into a model file's metadata. */
+    toJSON(): {
+      /** The transform's name. */
+      transform: 'VolumeSegmentation';
+      /** orientation. */
+      orientation: 'RAS';
+      /** spacing. */
+      spacing: number[];
+      /** intensity. */
+      intensity: {
+        /** 'quantile'. */
+        kind: 'quantile';
+        /** The lower quantile. */
+        low: number;
+        /** The upper quantile. */
+        high: number;
+      };
     };
   }
 }

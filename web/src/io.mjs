@@ -12,6 +12,7 @@ import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './runtime/args.m
 export { GraphModule } from './model/graph-module.mjs';
 export { loadModelAsync } from './model/load.mjs';
 export { WorkerModel } from './model/worker-model.mjs';
+export { readNifti, writeNifti } from './volumes/nifti.mjs';
 
 /**
  * Documented at io.loadModel (web/declarations/io.d.ts).

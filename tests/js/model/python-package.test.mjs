@@ -24,6 +24,7 @@ const PY_FILES = [
   'python/qwasm_pt2e.py',
   'python/qwasm_quantizer.py',
   'python/qwasm_video.py',
+  'python/qwasm_volume.py',
 ];
 const CPU_TORCH = 'pip install torch --index-url https://download.pytorch.org/whl/cpu';
 const work = mkdtempSync(join(tmpdir(), 'qwasm-pypkg-'));
@@ -111,7 +112,7 @@ describe('pip-installed without torch, offline', () => {
     expect(run(bin('python'), ['-c', 'import torch']).stderr).toMatch(/No module named 'torch'/);
   });
 
-  test('the metadata: version, dependencies, the video extra, the qwasm-export script', () => {
+  test('the metadata: version, dependencies, the video and volume extras, the qwasm-export script', () => {
     const code = `import importlib.metadata as m, json
 d = m.distribution("qwasm-export")
 print(json.dumps([d.version, d.requires, [(e.name, e.value) for e in d.entry_points]]))`;
@@ -120,7 +121,14 @@ print(json.dumps([d.version, d.requires, [(e.name, e.value) for e in d.entry_poi
     const normalized = requires?.map((r) => r.replace(/\s+/g, '').replaceAll("'", '"')).sort();
     expect([version, normalized, scripts]).toEqual([
       VERSION,
-      ['safetensors', 'torch', 'torchao;extra=="pt2e"', 'torchvision;extra=="video"'],
+      [
+        'nibabel;extra=="volume"',
+        'numpy;extra=="volume"',
+        'safetensors',
+        'torch',
+        'torchao;extra=="pt2e"',
+        'torchvision;extra=="video"',
+      ],
       [['qwasm-export', 'qwasm_export:main']],
     ]);
   });

@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HEADER_ENTRIES } from '../../../web/src/model/description.mjs';
+import { HEADER_ENTRIES, PREPROCESSING_TRANSFORMS } from '../../../web/src/model/description.mjs';
 import { RESERVED_NAMES } from '../../../web/src/model/graph-module.mjs';
 import { FORMAT, FORMAT_VERSION } from '../../../web/src/model/load.mjs';
 import { MAX_NAME } from '../../../web/src/ops/format-readers.mjs';
@@ -31,6 +31,10 @@ test("the loader's header entries are the vocabulary's, and they are the metadat
     ...readFileSync(join(ROOT, 'web/src/model', file), 'utf8').matchAll(/\bmeta\.(\w+)/g),
   ]);
   expect([...new Set(read.map((m) => m[1]))].sort()).toEqual([...vocabulary.header].sort());
+});
+
+test("the loader's preprocessing transforms and their fields are the vocabulary's", () => {
+  expect(PREPROCESSING_TRANSFORMS).toEqual(vocabulary.preprocessing);
 });
 
 test("the loader's module types have the vocabulary's types and fields, and each can be built and planned", () => {
@@ -76,7 +80,8 @@ if o.torch is not None:
     import qwasm_pt2e
     for table in (o.eager_modules, o.traced_functions, o.traced_methods, o.pt2e_lowerings, o.int8_patterns):
         table()
-print(json.dumps({"format": f.FORMAT, "version": f.FORMAT_VERSION, "header": list(f.HEADER_ENTRIES), "modules": o.MODULE_FIELDS,
+print(json.dumps({"format": f.FORMAT, "version": f.FORMAT_VERSION, "header": list(f.HEADER_ENTRIES),
+  "preprocessing": f.PREPROCESSING_TRANSFORMS, "modules": o.MODULE_FIELDS,
   "functions": o.GRAPH_FUNCTIONS, "methods": o.GRAPH_METHODS,
   "recorded_functions": sorted(o.RECORDED_FUNCTIONS), "recorded_methods": sorted(o.RECORDED_METHODS),
   "reserved_names": list(f.RESERVED_NAMES), "max_name": f.MAX_NAME}))`;
@@ -90,9 +95,9 @@ describe('the exporter (python/qwasm_ops.py, qwasm_format.py)', () => {
   }, 120_000);
 
   test("its tables equal the vocabulary's", () => {
-    const { format, version, header, modules, functions, methods } = exporter;
+    const { format, version, header, preprocessing, modules, functions, methods } = exporter;
     const { about, ...stated } = vocabulary;
-    expect({ format, version, header, modules, functions, methods }).toEqual(stated);
+    expect({ format, version, header, preprocessing, modules, functions, methods }).toEqual(stated);
   });
 
   // The exporter refuses what the loader would: a module path with a part the

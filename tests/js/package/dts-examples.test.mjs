@@ -13,7 +13,7 @@
 //   import { readFile } from 'node:fs/promises';
 //   await init();
 // in a directory holding the files the examples read (FILES below: the
-// README's small r3d_18 exports and an .npy array, from tests/golden).
+// README's small r3d_18 exports, an .npy array and a NIfTI volume, from tests/golden).
 //
 // `expr; // → text` (or `const name = expr; // → text`), on one line, says
 // what the value is as Node.js shows it (util.inspect on one line, the
@@ -30,6 +30,7 @@ const FILES = {
   'r3d_18.qwasm.safetensors': 'tests/golden/exported/r3d_18.qwasm.safetensors',
   'r3d_18_float.qwasm.safetensors': 'tests/golden/exported/r3d_18_float.qwasm.safetensors',
   'weight.npy': 'tests/golden/fixtures/weight_f32.npy',
+  'lps_uint8.nii': 'tests/golden/volume/lps_uint8.nii',
 };
 
 const TYPES = ['Tensor', 'OutOfMemoryError'];

@@ -48,7 +48,9 @@ test('web/src has no import cycle', () => {
 // public namespaces they assemble (api.mjs, io.mjs). ops/ sits between nn and
 // quantization: both the eager flow (quantization/) and the loader (model/)
 // read the op descriptors, which name nn's modules.
-const LAYERS = ['runtime', 'tensors', 'nn', 'ops', 'quantization', 'transforms', 'model'];
+// volumes/ (NIfTI files and their geometry) sits below transforms/, whose
+// VolumeSegmentation reads them.
+const LAYERS = ['runtime', 'tensors', 'nn', 'ops', 'quantization', 'volumes', 'transforms', 'model'];
 const layerOf = (file) => (file.includes('/') ? LAYERS.indexOf(file.split('/')[0]) : LAYERS.length);
 const ROOT_FILES = [
   'api.mjs',

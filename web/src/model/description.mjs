@@ -1,11 +1,12 @@
 // What a model file says about its input and output beyond the graph
 // (python/qwasm_export.py, export(..., preprocessing=, classes=)): how to make
-// its input from video frames (torchvision's VideoClassification preset) and
-// the names of its outputs. Both are optional; each is checked at load like
+// its input from video frames (torchvision's VideoClassification preset) or
+// from a NIfTI volume (VolumeSegmentation), and the names of its outputs. Both are optional; each is checked at load like
 // the graph, so a bad entry is an error naming it, not a surprise later.
 
 import { fail, isObject, MAX_NAME, onlyKeys, quote } from '../ops/format-readers.mjs';
 import { VideoClassification } from '../transforms/video-classification.mjs';
+import { VolumeSegmentation } from '../transforms/volume-segmentation.mjs';
 
 /**
  * The metadata entries of a model file's header that are qwasm's: format,
@@ -17,7 +18,13 @@ import { VideoClassification } from '../transforms/video-classification.mjs';
 export const HEADER_ENTRIES = Object.freeze(['format', 'format_version', 'graph', 'preprocessing', 'classes']);
 
 const MAX_CLASSES = 1_000_000;
-const PREPROCESSING_KEYS = ['transform', 'crop_size', 'resize_size', 'mean', 'std', 'interpolation'];
+/** The transforms the preprocessing entry may name, and each one's fields besides 'transform' (the vocabulary's). */
+export const PREPROCESSING_TRANSFORMS = Object.freeze({
+  VideoClassification: Object.freeze(['crop_size', 'resize_size', 'mean', 'std', 'interpolation']),
+  VolumeSegmentation: Object.freeze(['orientation', 'spacing', 'intensity']),
+});
+const PREPROCESSING_KEYS = ['transform', ...PREPROCESSING_TRANSFORMS.VideoClassification];
+const VOLUME_KEYS = ['transform', ...PREPROCESSING_TRANSFORMS.VolumeSegmentation];
 
 function parsed(meta, key) {
   try {
@@ -32,9 +39,12 @@ function readPreprocessing(meta, inputShape) {
   if (meta.preprocessing === undefined) return null;
   const p = parsed(meta, 'preprocessing');
   if (!isObject(p)) fail('metadata preprocessing must be an object');
+  if (p.transform === 'VolumeSegmentation') return readVolumeSegmentation(p, inputShape);
   onlyKeys(p, PREPROCESSING_KEYS, 'metadata preprocessing');
   if (p.transform !== 'VideoClassification') {
-    fail(`metadata preprocessing's transform must be 'VideoClassification', got ${quote(p.transform)}`);
+    fail(
+      `metadata preprocessing's transform must be 'VideoClassification' or 'VolumeSegmentation', got ${quote(p.transform)}`,
+    );
   }
   const options = { cropSize: p.crop_size, resizeSize: p.resize_size, mean: p.mean, std: p.std };
   if (p.interpolation !== undefined) options.interpolation = p.interpolation;
@@ -56,6 +66,24 @@ function readPreprocessing(meta, inputShape) {
   return Object.freeze({ cropSize, resizeSize, mean, std, interpolation: transform.interpolation });
 }
 
+/** A VolumeSegmentation record as the transform's options ({orientation, spacing, intensity}). */
+function readVolumeSegmentation(p, inputShape) {
+  onlyKeys(p, VOLUME_KEYS, 'metadata preprocessing');
+  let transform;
+  try {
+    transform = new VolumeSegmentation({ orientation: p.orientation, spacing: p.spacing, intensity: p.intensity });
+  } catch (e) {
+    fail(`metadata preprocessing: ${String(e.message).replace(/^[^:]*: /, '')}`);
+  }
+  if (inputShape !== null && (inputShape.length !== 5 || inputShape[1] !== 1)) {
+    fail(
+      `metadata preprocessing VolumeSegmentation makes [N, 1, X, Y, Z] (one intensity channel), but the model's input is [${inputShape.join(', ')}]`,
+    );
+  }
+  const { orientation, spacing, intensity } = transform;
+  return Object.freeze({ orientation, spacing, intensity });
+}
+
 function readClasses(meta) {
   if (meta.classes === undefined) return null;
   const names = parsed(meta, 'classes');
@@ -73,12 +101,15 @@ export function readDescription(meta, inputShape) {
   return { preprocessing: readPreprocessing(meta, inputShape), classes: readClasses(meta) };
 }
 
-/** The model's VideoClassification, or an Error saying how to record one. */
+/** The model's VideoClassification or VolumeSegmentation, or an Error saying how to record one. */
 export function transformsOf(preprocessing, ctx) {
   if (preprocessing === null) {
     throw new Error(
-      `${ctx}: the model file records no preprocessing; export it with qwasm_export.export(..., preprocessing=weights.transforms()), or build transforms.VideoClassification yourself`,
+      `${ctx}: the model file records no preprocessing; export it with qwasm_export.export(..., preprocessing=weights.transforms()) (or qwasm_volume.RECORD), or build transforms.VideoClassification (or VolumeSegmentation) yourself`,
     );
   }
-  return new VideoClassification(preprocessing);
+  // A volume's options are the ones with an orientation (readPreprocessing gives one of the two shapes).
+  return preprocessing.orientation !== undefined
+    ? new VolumeSegmentation(preprocessing)
+    : new VideoClassification(preprocessing);
 }
