@@ -7,9 +7,10 @@ import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
 import { isFloatTensor, NodeError } from '../ops/graph-calls.mjs';
 import { graphCallable } from '../ops/registry.mjs';
-import { describe } from '../runtime/args.mjs';
+import { describe, readOptions } from '../runtime/args.mjs';
 import { heapInUse } from '../runtime/diagnostics.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
+import { chooseDepthChunk, planDepthStream, runDepthStream, sizeStages, streamBytes } from './depth-stream.mjs';
 import { transformsOf } from './description.mjs';
 import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
 
@@ -78,6 +79,7 @@ export class GraphModule extends Module {
   #hint;
   #engine;
   #description;
+  #streamPlan = null; // planDepthStream's answer, made at the first call that needs it
 
   /** @internal Built by io.loadModel. */
   constructor(modules, nodes, inputShape = null, plan = {}) {
@@ -168,8 +170,83 @@ export class GraphModule extends Module {
   }
 
   /** Documented at io.GraphModule.forward (web/declarations/io.d.ts). */
-  forward(x) {
-    return this.#run(x, false, 'GraphModule.forward(x)');
+  forward(x, options) {
+    const ctx = 'GraphModule.forward(x)';
+    const budget = readMemoryOption(options, ctx);
+    if (budget === null) return this.#run(x, false, ctx);
+    const stream = this.#depthStream(x?.shape, budget, ctx);
+    if (stream.depthChunk === 0) {
+      if (stream.streamable) {
+        throw new RangeError(
+          `${ctx}: maxMemoryBytes ${budget} cannot hold the streamed run: one depth slice per chunk needs ${stream.minBytes} bytes`,
+        );
+      }
+      // Not streamable: the untiled run, with the budget as its limit on what it holds at once.
+      const limits = {
+        ...this.#limits,
+        maxActivationBytes: Math.min(this.#limits.maxActivationBytes, budget),
+        maxLiveBytes: Math.min(this.#limits.maxLiveBytes, budget),
+      };
+      const hint = ` (maxMemoryBytes ${budget}; the graph cannot stream along depth: ${stream.reason})`;
+      return this.#run(x, false, ctx, null, limits, hint);
+    }
+    try {
+      return runDepthStream(stream.plan, x, stream.depthChunk);
+    } catch (e) {
+      if (e instanceof Error && !e.message.startsWith(ctx)) e.message = `${ctx}: depth streaming: ${e.message}`;
+      throw e;
+    }
+  }
+
+  /** Documented at io.GraphModule.depthStreamPlan (web/declarations/io.d.ts). */
+  depthStreamPlan(inputShape, options) {
+    const ctx = 'GraphModule.depthStreamPlan(inputShape, options)';
+    const budget = readMemoryOption(options, ctx) ?? Number.MAX_SAFE_INTEGER;
+    const { streamable, reason, depthChunk, bytes, minBytes } = this.#depthStream(inputShape, budget, ctx);
+    return { streamable, reason, depthChunk, bytes, minBytes };
+  }
+
+  // The streamed run of an input of `shape` under `budget`: the plan and the
+  // chunk (0 when the graph does not stream or the budget cannot hold one
+  // slice per chunk). The whole run's work is charged against maxWork here.
+  #depthStream(shape, budget, ctx) {
+    this.#streamPlan ??= planDepthStream(this.#nodes, (target) => this.#modules.get(target));
+    const none = (reason, minBytes = null) => ({
+      streamable: minBytes !== null,
+      reason,
+      depthChunk: 0,
+      bytes: null,
+      minBytes,
+      plan: null,
+    });
+    if (this.#streamPlan.reason !== undefined) return none(this.#streamPlan.reason);
+    if (!Array.isArray(shape) || shape.length !== 5 || !shape.every((d) => Number.isSafeInteger(d) && d > 0)) {
+      return none('the input is not a non-empty 5-D tensor [N, C, D, H, W]');
+    }
+    const planned = new Map();
+    let value = abstractOf({ data: new Float32Array(0), shape }, isQ);
+    let spent = 0;
+    for (const node of this.#nodes.slice(1, -1)) {
+      const info = node.op === 'call_module' ? this.#infos.get(node.target) : null;
+      if (info === undefined) return none(`the planner does not know module '${node.target}'`);
+      const args = [value, ...node.args.slice(1)];
+      const cost = nodeCost(node, info, args, node.kwargs);
+      if (cost === null || cost.value.shape === null) return none(`node '${node.name}' has no planned shape`);
+      try {
+        spent = chargeNode(node, cost, spent, { ...this.#limits, maxActivationBytes: Infinity, maxLiveBytes: Infinity }, this.#hint);
+      } catch (e) {
+        if (e instanceof BudgetError) throw new Error(`${ctx}: ${e.message}`);
+        throw e;
+      }
+      planned.set(node.name, cost);
+      value = cost.value;
+    }
+    const plan = sizeStages(this.#streamPlan.stages, shape, planned);
+    if (plan.reason !== undefined) return none(plan.reason);
+    const minBytes = streamBytes(plan.stages, 1);
+    const depthChunk = chooseDepthChunk(plan.stages, shape[2], budget);
+    const bytes = depthChunk === 0 ? null : streamBytes(plan.stages, depthChunk);
+    return { streamable: true, reason: null, depthChunk, bytes, minBytes, plan };
   }
 
   /** Documented at io.GraphModule.forwardQuantized (web/declarations/io.d.ts). */
@@ -201,7 +278,7 @@ export class GraphModule extends Module {
     return { output, layers, peakHeapBytes: peak };
   }
 
-  #run(x, quantized, ctx, onNode = null) {
+  #run(x, quantized, ctx, onNode = null, limits = this.#limits, hint = this.#hint) {
     const nodes = this.#nodes;
     const env = new Map();
     const live = new Map(); // QTensor -> references still to come
@@ -288,7 +365,7 @@ export class GraphModule extends Module {
         const args = resolve(node.args);
         const kwargs = Object.fromEntries(Object.entries(node.kwargs).map(([k, v]) => [k, resolve(v)]));
         const before = spent;
-        spent = this.#charge(node, args, kwargs, spent, heldBytes);
+        spent = this.#charge(node, args, kwargs, spent, heldBytes, limits, hint);
         let value;
         const start = onNode === null ? 0 : performance.now();
         if (node.op === 'call_module') value = this.#modules.get(node.target).forward(args[0]);
@@ -317,7 +394,7 @@ export class GraphModule extends Module {
 
   // The node's cost on the values it is about to get, charged to this
   // forward's budget before anything runs (io.loadModel's options).
-  #charge(node, args, kwargs, spent, heldBytes) {
+  #charge(node, args, kwargs, spent, heldBytes, limits, hint) {
     const abstract = (a) => (Array.isArray(a) ? a.map(abstract) : abstractOf(a, isQ));
     const info = node.op === 'call_module' ? this.#infos.get(node.target) : null;
     if (node.op === 'call_module' && info === undefined) return spent; // a module the planner does not know
@@ -328,7 +405,7 @@ export class GraphModule extends Module {
       Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, abstract(v)])),
     );
     if (cost === null || cost.value.shape === null) return spent; // the op reports what is wrong
-    return chargeNode(node, cost, spent, this.#limits, this.#hint, heldBytes);
+    return chargeNode(node, cost, spent, limits, hint, heldBytes);
   }
 
   /** Frees every module's wasm memory; idempotent. */
@@ -339,6 +416,17 @@ export class GraphModule extends Module {
   toString() {
     return `GraphModule(${this.#modules.size} modules, ${this.#nodes.length} nodes)`;
   }
+}
+
+// forward's maxMemoryBytes: a positive safe integer, or null when not given.
+function readMemoryOption(options, ctx) {
+  const o = readOptions(options, ['maxMemoryBytes'], ctx);
+  if (!o.has('maxMemoryBytes')) return null;
+  const v = o.get('maxMemoryBytes');
+  if (!Number.isSafeInteger(v) || v <= 0) {
+    throw new RangeError(`${ctx}: maxMemoryBytes must be a positive integer (bytes), got ${describe(v)}`);
+  }
+  return v;
 }
 
 /**

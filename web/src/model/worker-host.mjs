@@ -84,9 +84,10 @@ const HANDLERS = {
     worker.floatModel = null;
     return plain(null);
   },
-  forward({ x }, worker) {
+  forward({ x, maxMemoryBytes }, worker) {
     const transfer = [];
-    return { result: plainOutput(modelOf(worker).forward(inputOf(x)), transfer), transfer };
+    const options = maxMemoryBytes === null ? undefined : { maxMemoryBytes };
+    return { result: plainOutput(modelOf(worker).forward(inputOf(x), options), transfer), transfer };
   },
   profile({ x }, worker) {
     const { output, layers, peakHeapBytes } = modelOf(worker).profile(inputOf(x));
