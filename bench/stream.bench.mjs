@@ -56,7 +56,9 @@ if (process.argv[2] === '--child') {
 }
 
 if (!existsSync(MODEL)) {
-  console.log('stream.bench: bench/output/zoo/meshnet.qwasm.safetensors is missing: run python3 bench/zoo_prep.py first');
+  console.log(
+    'stream.bench: bench/output/zoo/meshnet.qwasm.safetensors is missing: run python3 bench/zoo_prep.py first',
+  );
   process.exit(0);
 }
 

@@ -79,8 +79,7 @@ val conv_weight_count(const ConvGeometryArgs& geometry) {
 // call sees the replaced values.)
 class DepthPaddingOverride {
  public:
-  explicit DepthPaddingOverride(qwasm::ConvGeometry* g)
-      : g_(g), begin_(g->pad_begin[0]), end_(g->pad_end[0]) {}
+  explicit DepthPaddingOverride(qwasm::ConvGeometry* g) : g_(g), begin_(g->pad_begin[0]), end_(g->pad_end[0]) {}
   ~DepthPaddingOverride() {
     g_->pad_begin[0] = begin_;
     g_->pad_end[0] = end_;

@@ -67,7 +67,11 @@ function weights(random, tensors, name, cin, cout, k, float) {
   const n = cout * cin * k ** 3;
   tensors[name] = float
     ? { dtype: 'F32', shape: [cout, cin, k, k, k], data: Array.from({ length: n }, () => random() * 0.6 - 0.3) }
-    : { dtype: 'I8', shape: [cout, cin, k, k, k], data: Array.from({ length: n }, () => Math.floor(random() * 61) - 30) };
+    : {
+        dtype: 'I8',
+        shape: [cout, cin, k, k, k],
+        data: Array.from({ length: n }, () => Math.floor(random() * 61) - 30),
+      };
   tensors[`${name}_b`] = { dtype: 'F32', shape: [cout], data: Array.from({ length: cout }, () => random() - 0.5) };
 }
 
@@ -91,7 +95,10 @@ function stackModel(shape, dilations, { channels = 4, classes = 3, float = false
 function input(shape, seed) {
   const random = rng(seed);
   const n = shape.reduce((a, b) => a * b, 1);
-  return tensor(Float32Array.from({ length: n }, () => random() * 6 - 3), shape);
+  return tensor(
+    Float32Array.from({ length: n }, () => random() * 6 - 3),
+    shape,
+  );
 }
 
 const bytesOf = (t) => new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
@@ -154,7 +161,9 @@ describe(`bytes equal to the untiled run (seed ${SEED})`, () => {
 
   test('the exported MeshNet (PT2E and eager flow, tests/golden/exported) on odd shapes', () => {
     for (const file of ['zoo3d_meshnet', 'zoo3d_meshnet_eager']) {
-      const bytes = new Uint8Array(readFileSync(new URL(`../../golden/exported/${file}.qwasm.safetensors`, import.meta.url)));
+      const bytes = new Uint8Array(
+        readFileSync(new URL(`../../golden/exported/${file}.qwasm.safetensors`, import.meta.url)),
+      );
       expectStreamedEqual(bytes, [1, 1, 24, 24, 24], [1, 5, 24], SEED + 30);
       expectStreamedEqual(bytes, [1, 1, 19, 13, 11], [3, 8], SEED + 31);
     }
@@ -168,16 +177,30 @@ describe(`bytes equal to the untiled run (seed ${SEED})`, () => {
     for (const k of ['mean', 'var', 'g', 'b']) {
       tensors[k] = { dtype: 'F32', shape: [3], data: [0.2, k === 'var' ? 1.5 : 0.7, 0.9] };
     }
-    const bn = { type: 'BatchNorm', dims: 3, num_features: 3, eps: 1e-5, weight: 'g', bias: 'b', running_mean: 'mean', running_var: 'var' };
+    const bn = {
+      type: 'BatchNorm',
+      dims: 3,
+      num_features: 3,
+      eps: 1e-5,
+      weight: 'g',
+      bias: 'b',
+      running_mean: 'mean',
+      running_var: 'var',
+    };
     const modules = { c0: fconv('w0', 1, 3, 2, false), bn, relu: { type: 'ReLU' }, c1: fconv('w1', 3, 4, 3, false) };
-    const bytes = graphModel([1, 1, 10, 5, 6], modules, [
-      node('c0', 'call_module', 'c0', [ref('x')]),
-      node('bn', 'call_module', 'bn', [ref('c0')]),
-      node('relu', 'call_module', 'relu', [ref('bn')]),
-      node('c1', 'call_module', 'c1', [ref('relu')]),
-      node('labels', 'call_function', 'argmax', [ref('c1'), 1, false]),
-      output('labels'),
-    ], tensors);
+    const bytes = graphModel(
+      [1, 1, 10, 5, 6],
+      modules,
+      [
+        node('c0', 'call_module', 'c0', [ref('x')]),
+        node('bn', 'call_module', 'bn', [ref('c0')]),
+        node('relu', 'call_module', 'relu', [ref('bn')]),
+        node('c1', 'call_module', 'c1', [ref('relu')]),
+        node('labels', 'call_function', 'argmax', [ref('c1'), 1, false]),
+        output('labels'),
+      ],
+      tensors,
+    );
     expectStreamedEqual(bytes, [1, 1, 10, 5, 6], [1, 3, 10], SEED + 41);
     const model = io.loadModel(bytes);
     expect(model.depthStreamPlan([1, 1, 10, 5, 6])).toMatchObject({ streamable: true, reason: null, depthChunk: 10 });
@@ -204,13 +227,29 @@ describe('budgets and graphs that do not stream', () => {
   });
 
   test('a graph with a pool does not stream: it runs untiled within the budget, or is refused naming why', () => {
-    const pool = { type: 'MaxPool', dims: 3, kernel_size: [2, 2, 2], stride: [2, 2, 2], padding: [0, 0, 0], dilation: [1, 1, 1], ceil_mode: false };
+    const pool = {
+      type: 'MaxPool',
+      dims: 3,
+      kernel_size: [2, 2, 2],
+      stride: [2, 2, 2],
+      padding: [0, 0, 0],
+      dilation: [1, 1, 1],
+      ceil_mode: false,
+    };
     const model = io.loadModel(chainModel([1, 2, 8, 8, 8], [quantize, pool, dequantize]));
     const plan = model.depthStreamPlan([1, 2, 8, 8, 8]);
-    expect(plan).toEqual({ streamable: false, reason: expect.stringMatching(/node 'm1': a MaxPool3d module/), depthChunk: 0, bytes: null, minBytes: null });
+    expect(plan).toEqual({
+      streamable: false,
+      reason: expect.stringMatching(/node 'm1': a MaxPool3d module/),
+      depthChunk: 0,
+      bytes: null,
+      minBytes: null,
+    });
     const x = input([1, 2, 8, 8, 8], SEED);
     const untiled = model.forward(x);
-    expect(Buffer.from(bytesOf(model.forward(x, { maxMemoryBytes: 1 << 20 }))).equals(Buffer.from(bytesOf(untiled)))).toBe(true);
+    expect(
+      Buffer.from(bytesOf(model.forward(x, { maxMemoryBytes: 1 << 20 }))).equals(Buffer.from(bytesOf(untiled))),
+    ).toBe(true);
     expect(() => model.forward(x, { maxMemoryBytes: 600 })).toThrow(
       /maxMemoryBytes 600; the graph cannot stream along depth: node 'm1': a MaxPool3d module/,
     );
@@ -231,7 +270,32 @@ describe('budgets and graphs that do not stream', () => {
     // Declared on a small input (loads within maxWork); forwarded on a larger one.
     const bytes = stackModel([1, 1, 2, 4, 4], [1, 2]);
     const model = io.loadModel(bytes, { maxWork: 1e5 });
-    expect(() => model.forward(input([1, 1, 16, 16, 16], SEED), { maxMemoryBytes: 1 << 24 })).toThrow(/over maxWork 100000/);
+    expect(() => model.forward(input([1, 1, 16, 16, 16], SEED), { maxMemoryBytes: 1 << 24 })).toThrow(
+      /over maxWork 100000/,
+    );
     model.dispose();
   });
 });
+
+test('in the model worker: forward(x, { maxMemoryBytes }) streams there, with the same bytes', async () => {
+  const url = new URL('../../golden/exported/zoo3d_meshnet.qwasm.safetensors', import.meta.url);
+  const local = io.loadModel(new Uint8Array(readFileSync(url)));
+  const worker = await io.loadModel(url, { worker: true });
+  try {
+    const shape = [1, 1, 17, 12, 10];
+    const x = input(shape, SEED + 60);
+    const maxMemoryBytes = budgetFor(local, shape, 4);
+    const want = local.forward(x);
+    const got = await worker.forward(x, { transfer: false, maxMemoryBytes });
+    expect(Buffer.from(bytesOf(got)).equals(Buffer.from(bytesOf(want)))).toBe(true);
+    await expect(worker.forward(x, { transfer: false, maxMemoryBytes: 10 })).rejects.toThrow(
+      /^WorkerModel\.forward\(x\): maxMemoryBytes 10 cannot hold the streamed run/,
+    );
+    await expect(worker.forward(x, { transfer: false, maxMemoryBytes: '1' })).rejects.toThrow(
+      /maxMemoryBytes must be a number/,
+    );
+  } finally {
+    local.dispose();
+    worker.dispose();
+  }
+}, 60_000);

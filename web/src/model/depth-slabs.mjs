@@ -38,8 +38,11 @@ export function slabOf(value, axis, ctx) {
   throw new Error(`${ctx}: depth streaming carries tensors, got a value of another kind`);
 }
 
-/** The value a module takes: a new QTensor (the caller owns it) or a float tensor. */
-export function valueOf(slab) {
+/**
+ * The value a module takes: a new QTensor (the caller owns it) or a float tensor.
+ * @returns {any}
+ */
+export function tensorOfSlab(slab) {
   if (slab.q === null) return { data: slab.data, shape: slab.shape.slice() };
   return makePerTensorQuantizedTensor(
     { data: /** @type {Uint8Array} */ (slab.data), shape: slab.shape },

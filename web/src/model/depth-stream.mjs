@@ -20,7 +20,7 @@
 import { nn } from '../nn/index.mjs';
 import { graphCallable } from '../ops/registry.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
-import { concatSlabs, joinSlabs, sliceSlab, slabOf, valueOf } from './depth-slabs.mjs';
+import { concatSlabs, joinSlabs, slabOf, sliceSlab, tensorOfSlab } from './depth-slabs.mjs';
 
 const isQ = (v) => isQTensorInstance(v);
 const product = (a) => a.reduce((x, y) => x * y, 1);
@@ -64,9 +64,11 @@ function stageOf(node, mod) {
       const reach = dil * (k - 1);
       const [pb, pe] = [geometry.padBegin[0], geometry.padEnd[0]];
       if (geometry.stride[0] !== 1) return `its depth stride is ${geometry.stride[0]}, not 1`;
-      if (pb > reach || pe > reach) return `its depth padding (${pb}, ${pe}) is more than the kernel reaches (${reach})`;
+      if (pb > reach || pe > reach)
+        return `its depth padding (${pb}, ${pe}) is more than the kernel reaches (${reach})`;
       // A 1x1x1-deep conv without depth padding reads each slice on its own.
-      if (reach === 0 && pb === 0 && pe === 0) return { kind: 'voxel', node, run: (x) => mod.forward(x), axisAfter: (a) => a };
+      if (reach === 0 && pb === 0 && pe === 0)
+        return { kind: 'voxel', node, run: (x) => mod.forward(x), axisAfter: (a) => a };
       return { kind: 'conv', node, mod, reach, pb, pe };
     }
     if (!VOXELWISE_MODULES().some((C) => mod instanceof C)) {
@@ -252,10 +254,11 @@ export function runDepthStream(plan, x, T) {
       // The first input slice a later output reads: older ones leave the line buffer.
       const keep = Math.max(0, oEnd - st.pb);
       if (keep > line.heldStart) {
-        line.held = keep >= line.inEnd ? null : sliceSlab(line.held, keep - line.heldStart, line.inEnd - line.heldStart);
+        line.held =
+          keep >= line.inEnd ? null : sliceSlab(line.held, keep - line.heldStart, line.inEnd - line.heldStart);
         line.heldStart = keep;
       }
-      const input = valueOf(window);
+      const input = tensorOfSlab(window);
       let out;
       try {
         out = st.mod._forwardDepthPadded(input, lead, trail);
@@ -268,5 +271,5 @@ export function runDepthStream(plan, x, T) {
   };
   const depth = x.shape[2];
   for (let d = 0; d < depth; d += T) push(0, inputChunk(x, d, Math.min(depth, d + T)), d + T >= depth);
-  return valueOf(joinSlabs(pieces, outShape[outAxis]));
+  return tensorOfSlab(joinSlabs(pieces, outShape[outAxis]));
 }

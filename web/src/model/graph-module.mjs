@@ -233,7 +233,13 @@ export class GraphModule extends Module {
       const cost = nodeCost(node, info, args, node.kwargs);
       if (cost === null || cost.value.shape === null) return none(`node '${node.name}' has no planned shape`);
       try {
-        spent = chargeNode(node, cost, spent, { ...this.#limits, maxActivationBytes: Infinity, maxLiveBytes: Infinity }, this.#hint);
+        spent = chargeNode(
+          node,
+          cost,
+          spent,
+          { ...this.#limits, maxActivationBytes: Infinity, maxLiveBytes: Infinity },
+          this.#hint,
+        );
       } catch (e) {
         if (e instanceof BudgetError) throw new Error(`${ctx}: ${e.message}`);
         throw e;

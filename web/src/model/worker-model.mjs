@@ -286,11 +286,12 @@ export class WorkerModel {
     try {
       const { x: input, transfer, read } = this.#input(x, options, ctx, ['maxMemoryBytes']);
       // Checked by GraphModule.forward in the worker; a number crosses as itself.
-      const maxMemoryBytes = read.get('maxMemoryBytes') ?? null;
-      if (maxMemoryBytes !== null && typeof maxMemoryBytes !== 'number') {
+      const maxMemoryBytes = read.get('maxMemoryBytes');
+      if (maxMemoryBytes !== undefined && typeof maxMemoryBytes !== 'number') {
         throw new TypeError(`${ctx}: maxMemoryBytes must be a number, got ${describe(maxMemoryBytes)}`);
       }
-      return this.#request(ctx, 'forward', { x: input, maxMemoryBytes }, transfer).then(plainResult);
+      const sent = maxMemoryBytes === undefined ? {} : { maxMemoryBytes };
+      return this.#request(ctx, 'forward', { x: input, options: sent }, transfer).then(plainResult);
     } catch (err) {
       return Promise.reject(err);
     }
