@@ -256,6 +256,25 @@ describe('budgets and graphs that do not stream', () => {
     model.dispose();
   });
 
+  test('an input that is not a float tensor matching its shape gets the untiled run\'s error', () => {
+    const model = io.loadModel(stackModel([1, 1, 6, 4, 4], [1]));
+    const short = { data: new Float32Array(95), shape: [1, 1, 6, 4, 4] };
+    const untiled = (() => {
+      try {
+        model.forward(short);
+      } catch (e) {
+        return e;
+      }
+      return null;
+    })();
+    expect(untiled).toBeInstanceOf(Error);
+    expect(() => model.forward(short, { maxMemoryBytes: 1 << 24 })).toThrow(untiled.message);
+    const q = qwasm.quantizePerTensor(input([1, 1, 6, 4, 4], SEED), 0.1, 3, 'quint8');
+    expect(() => model.forward(q, { maxMemoryBytes: 1 << 24 })).toThrow(/GraphModule\.forward\(x\): node 'm0'/);
+    q.dispose();
+    model.dispose();
+  });
+
   test('a conv with depth stride 2 does not stream', () => {
     const random = rng(SEED + 50);
     const tensors = {};

@@ -10,6 +10,7 @@ import { graphCallable } from '../ops/registry.mjs';
 import { describe, readOptions } from '../runtime/args.mjs';
 import { heapInUse } from '../runtime/diagnostics.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
+import { tensor } from '../tensors/tensor.mjs';
 import { chooseDepthChunk, planDepthStream, runDepthStream, sizeStages, streamBytes } from './depth-stream.mjs';
 import { transformsOf } from './description.mjs';
 import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
@@ -174,7 +175,17 @@ export class GraphModule extends Module {
     const ctx = 'GraphModule.forward(x)';
     const budget = readMemoryOption(options, ctx);
     if (budget === null) return this.#run(x, false, ctx);
-    const stream = this.#depthStream(x?.shape, budget, ctx);
+    // The streamed run reads x's data by offsets: only a float tensor whose
+    // data matches its shape streams (the untiled run names what is wrong with any other).
+    let input = null;
+    if (isFloatTensor(x)) {
+      try {
+        input = tensor(x.data, x.shape);
+      } catch {
+        input = null;
+      }
+    }
+    const stream = this.#depthStream(input === null ? null : input.shape, budget, ctx);
     if (stream.depthChunk === 0) {
       if (stream.streamable) {
         throw new RangeError(
@@ -191,7 +202,7 @@ export class GraphModule extends Module {
       return this.#run(x, false, ctx, null, limits, hint);
     }
     try {
-      return runDepthStream(stream.plan, x, stream.depthChunk);
+      return runDepthStream(stream.plan, input, stream.depthChunk);
     } catch (e) {
       if (e instanceof Error && !e.message.startsWith(ctx)) e.message = `${ctx}: depth streaming: ${e.message}`;
       throw e;

@@ -88,10 +88,13 @@ const HANDLERS = {
     const transfer = [];
     // GraphModule.forward reads (and checks) the options: only maxMemoryBytes crosses.
     const { maxMemoryBytes } = options;
-    return { result: plainOutput(
+    return {
+      result: plainOutput(
         modelOf(worker).forward(inputOf(x), maxMemoryBytes === undefined ? undefined : { maxMemoryBytes }),
         transfer,
-      ), transfer };
+      ),
+      transfer,
+    };
   },
   profile({ x }, worker) {
     const { output, layers, peakHeapBytes } = modelOf(worker).profile(inputOf(x));
