@@ -256,7 +256,7 @@ describe('budgets and graphs that do not stream', () => {
     model.dispose();
   });
 
-  test('an input that is not a float tensor matching its shape gets the untiled run\'s error', () => {
+  test("an input that is not a float tensor matching its shape gets the untiled run's error", () => {
     const model = io.loadModel(stackModel([1, 1, 6, 4, 4], [1]));
     const short = { data: new Float32Array(95), shape: [1, 1, 6, 4, 4] };
     const untiled = (() => {
