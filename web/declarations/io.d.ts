@@ -342,7 +342,9 @@ export declare namespace io {
    * conv's scratch and its output chunk; the input chunk): docs/architecture.md,
    * "Depth streaming". The output's bytes are the untiled run's. Any other
    * graph runs untiled with maxMemoryBytes as its maxLiveBytes and
-   * maxActivationBytes.
+   * maxActivationBytes. Without maxMemoryBytes, a graph that streams is
+   * streamed within the load budget's maxLiveBytes when its untiled run
+   * would go over the load budget's memory limits.
    */
   interface ForwardOptions {
     /** A positive integer: bytes of memory (wasm heap and JS arrays) the forward may hold at once. */
@@ -471,7 +473,10 @@ export declare namespace io {
      *   QTensor the caller disposes when it does not).
      * @param options maxMemoryBytes: run within this many bytes of memory
      *   by streaming along depth ({@link io.ForwardOptions}); the output's
-     *   bytes are the untiled run's.
+     *   bytes are the untiled run's. Without it, a graph that streams, on an
+     *   input whose untiled run would go over the load budget's
+     *   maxActivationBytes or maxLiveBytes (but not its maxWork), streams
+     *   within maxLiveBytes instead of being refused.
      * @throws An Error naming the node that failed, or the node that would go
      *   over the budget ({@link io.LoadModelOptions}) on this input's shape;
      *   TypeError or RangeError as that node's module throws them; a

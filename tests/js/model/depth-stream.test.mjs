@@ -209,6 +209,36 @@ describe(`bytes equal to the untiled run (seed ${SEED})`, () => {
 });
 
 describe('budgets and graphs that do not stream', () => {
+  test('automatic under the load budget: forward(x) streams within maxLiveBytes where the untiled run would go over it', () => {
+    const shape = [1, 1, 20, 12, 12];
+    const small = stackModel([1, 1, 4, 4, 4], [1, 4, 1], { channels: 8 }); // declared on a small input
+    const roomy = io.loadModel(small);
+    const tightBytes = budgetFor(roomy, shape, 3);
+    const tight = io.loadModel(small, { maxLiveBytes: tightBytes });
+    const maxActivation = io.loadModel(small, { maxActivationBytes: 40000 });
+    try {
+      // The untiled run on this input goes over both limits: a file declaring it is refused at load.
+      const declared = stackModel(shape, [1, 4, 1], { channels: 8 });
+      expect(() => io.loadModel(declared, { maxLiveBytes: tightBytes })).toThrow(/over maxLiveBytes/);
+      expect(() => io.loadModel(declared, { maxActivationBytes: 40000 })).toThrow(/over maxActivationBytes/);
+      const x = input(shape, SEED + 70);
+      const want = roomy.forward(x);
+      expect(Buffer.from(bytesOf(tight.forward(x))).equals(Buffer.from(bytesOf(want)))).toBe(true);
+      expect(Buffer.from(bytesOf(maxActivation.forward(x))).equals(Buffer.from(bytesOf(want)))).toBe(true);
+      // Under a budget that cannot hold one slice per chunk: refused as before, naming the node.
+      expect(roomy.depthStreamPlan(shape).minBytes).toBeGreaterThan(30000);
+      const tiny = io.loadModel(small, { maxLiveBytes: 30000 });
+      expect(() => tiny.forward(x)).toThrow(
+        /node 'm\d' would bring what one forward holds at once to \d+ bytes .* over maxLiveBytes 30000/,
+      );
+      tiny.dispose();
+    } finally {
+      roomy.dispose();
+      tight.dispose();
+      maxActivation.dispose();
+    }
+  });
+
   test('a budget under one slice per chunk is a RangeError naming what one slice needs', () => {
     const model = io.loadModel(stackModel([1, 1, 9, 8, 8], [1, 2]));
     const { minBytes } = model.depthStreamPlan([1, 1, 9, 8, 8]);

@@ -13,7 +13,7 @@ import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { tensor } from '../tensors/tensor.mjs';
 import { chooseDepthChunk, planDepthStream, runDepthStream, sizeStages, streamBytes } from './depth-stream.mjs';
 import { transformsOf } from './description.mjs';
-import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
+import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, planGraph, referencedNames } from './plan.mjs';
 
 const isQ = (v) => isQTensorInstance(v);
 // A node output's size: a QTensor's integers, a float tensor's float32s.
@@ -174,7 +174,10 @@ export class GraphModule extends Module {
   forward(x, options) {
     const ctx = 'GraphModule.forward(x)';
     const budget = readMemoryOption(options, ctx);
-    if (budget === null) return this.#run(x, false, ctx);
+    if (budget === null) {
+      const auto = this.#autoStream(x, ctx);
+      return auto === null ? this.#run(x, false, ctx) : this.#streamRun(auto.stream, auto.input, ctx);
+    }
     // The streamed run reads x's data by offsets: only a float tensor whose
     // data matches its shape streams (the untiled run names what is wrong with any other).
     let input = null;
@@ -201,12 +204,45 @@ export class GraphModule extends Module {
       const hint = ` (maxMemoryBytes ${budget}; the graph cannot stream along depth: ${stream.reason})`;
       return this.#run(x, false, ctx, null, limits, hint);
     }
+    return this.#streamRun(stream, input, ctx);
+  }
+
+  #streamRun(stream, input, ctx) {
     try {
       return runDepthStream(stream.plan, input, stream.depthChunk);
     } catch (e) {
       if (e instanceof Error && !e.message.startsWith(ctx)) e.message = `${ctx}: depth streaming: ${e.message}`;
       throw e;
     }
+  }
+
+  // Streaming under the load budget: a graph that streams, on an input whose
+  // untiled run would go over the budget's memory limits (maxActivationBytes,
+  // maxLiveBytes) but not its work, streams within maxLiveBytes instead of
+  // being refused. null: run untiled (which refuses what is over).
+  #autoStream(x, ctx) {
+    if (!isFloatTensor(x) || x.shape.length !== 5) return null;
+    this.#streamPlan ??= planDepthStream(this.#nodes, (target) => this.#modules.get(target));
+    if (this.#streamPlan.reason !== undefined) return null;
+    let input;
+    try {
+      input = tensor(x.data, x.shape);
+    } catch {
+      return null;
+    }
+    // true / false: within the limits or over them; null: another error (the untiled run reports it).
+    const fits = (limits) => {
+      try {
+        planGraph(this.#nodes, this.#infos, input.shape, limits, this.#hint);
+        return true;
+      } catch (e) {
+        return e instanceof BudgetError ? false : null;
+      }
+    };
+    if (fits(this.#limits) !== false) return null;
+    if (fits({ ...this.#limits, maxActivationBytes: Infinity, maxLiveBytes: Infinity }) !== true) return null;
+    const stream = this.#depthStream(input.shape, this.#limits.maxLiveBytes, ctx);
+    return stream.depthChunk === 0 ? null : { stream, input };
   }
 
   /** Documented at io.GraphModule.depthStreamPlan (web/declarations/io.d.ts). */
