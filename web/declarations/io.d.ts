@@ -335,8 +335,8 @@ export declare namespace io {
    * memory one forward holds besides its input x and its returned output:
    * a graph that is one chain of nodes local along depth (Conv3d and
    * ConvReLU3d, quantized or float, with depth stride 1; Quantize,
-   * DeQuantize, ReLU, BatchNorm3d, Identity, dequantize, argmax / softmax over
-   * the channels) runs in chunks of depth slices, the largest chunk whose
+   * DeQuantize, ReLU, BatchNorm3d, Identity, dequantize, arithmetic with a
+   * number, argmax / softmax over the channels) runs in chunks of depth slices, the largest chunk whose
    * memory model fits (per conv a line buffer of its reach plus a chunk of
    * input slices; the largest conv window, in JS and in wasm, with the
    * conv's scratch and its output chunk; the input chunk): docs/architecture.md,

@@ -208,6 +208,39 @@ describe(`bytes equal to the untiled run (seed ${SEED})`, () => {
   });
 });
 
+test('arithmetic with numbers between the nodes (in-graph normalisation; quantized add_scalar)', () => {
+  const random = rng(SEED + 80);
+  const tensors = {};
+  weights(random, tensors, 'w0', 1, 3, 3, false);
+  weights(random, tensors, 'w1', 3, 2, 3, false);
+  const modules = {
+    q: quantize,
+    c0: qconv('w0', 1, 3, 2, true, 0),
+    c1: qconv('w1', 3, 2, 5, false, 120),
+    dq: dequantize,
+  };
+  const bytes = graphModel(
+    [1, 1, 14, 6, 5],
+    modules,
+    [
+      node('centred', 'call_function', 'sub', [ref('x'), 0.25]),
+      node('scaled', 'call_function', 'div', [ref('centred'), 1.7]),
+      node('q', 'call_module', 'q', [ref('scaled')]),
+      node('c0', 'call_module', 'c0', [ref('q')]),
+      node('shifted', 'call_function', 'quantized.add_scalar', [ref('c0'), 0.3]),
+      node('c1', 'call_module', 'c1', [ref('shifted')]),
+      node('dq', 'call_module', 'dq', [ref('c1')]),
+      node('doubled', 'call_function', 'mul', [ref('dq'), 2.5]),
+      output('doubled'),
+    ],
+    tensors,
+  );
+  const model = io.loadModel(bytes);
+  expect(model.depthStreamPlan([1, 1, 14, 6, 5]).reason).toBeNull();
+  model.dispose();
+  expectStreamedEqual(bytes, [1, 1, 14, 6, 5], [1, 4, 14], SEED + 81);
+});
+
 describe('budgets and graphs that do not stream', () => {
   test('automatic under the load budget: forward(x) streams within maxLiveBytes where the untiled run would go over it', () => {
     const shape = [1, 1, 20, 12, 12];

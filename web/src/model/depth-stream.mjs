@@ -7,7 +7,8 @@
 // it) of nodes that are local along depth: Conv3d / ConvReLU3d (quantized or
 // float) with depth stride 1 and depth padding at most the kernel's reach, and
 // elementwise or over-channel nodes (Quantize, DeQuantize, Identity, ReLU,
-// BatchNorm3d, dequantize, argmax / softmax over the channels).
+// BatchNorm3d, dequantize, arithmetic with a number, argmax / softmax over
+// the channels).
 //
 // The run pushes the input through the chain chunk by chunk. A conv keeps a
 // line buffer: the input slices a later output still reads (its reach). Once
@@ -37,7 +38,11 @@ const VOXELWISE_MODULES = () => [
   nn.Dropout,
   nn.BatchNorm3d,
 ];
-const VOXELWISE_CALLS = new Set(['relu', 'dequantize']);
+const VOXELWISE_CALLS = new Set(['relu', 'dequantize', 'contiguous']);
+// Element-wise with a number (one rounding per element, wherever it sits).
+// Transcendental activations (sigmoid, tanh, ...) are left out: a kernel's
+// vector body and scalar tail need not round alike, and chunks move the tail.
+const SCALAR_CALLS = new Set(['add', 'sub', 'mul', 'div', 'quantized.add_scalar', 'quantized.mul_scalar']);
 const CHANNEL_CALLS = new Set(['argmax', 'softmax', 'log_softmax']);
 
 // A call's argument: positional at `index`, else the keyword, else `fallback`.
@@ -78,6 +83,9 @@ function stageOf(node, mod) {
   }
   if (node.op === 'call_function' || node.op === 'call_method') {
     if (VOXELWISE_CALLS.has(node.target) && node.args.length === 1 && Object.keys(node.kwargs).length === 0) {
+      return { kind: 'voxel', node, run: callOf(node), axisAfter: (axis) => axis };
+    }
+    if (SCALAR_CALLS.has(node.target) && node.args.length === 2 && typeof node.args[1] === 'number') {
       return { kind: 'voxel', node, run: callOf(node), axisAfter: (axis) => axis };
     }
     if (CHANNEL_CALLS.has(node.target)) {
