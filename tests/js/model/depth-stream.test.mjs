@@ -342,6 +342,18 @@ describe('budgets and graphs that do not stream', () => {
     model.dispose();
   });
 
+  test("depthStreamPlan of a shape past the core's limits names the node, as the untiled run would", () => {
+    const url = new URL('../../golden/exported/zoo3d_meshnet.qwasm.safetensors', import.meta.url);
+    const model = io.loadModel(new Uint8Array(readFileSync(url)), { maxWork: Infinity });
+    expect(() => model.depthStreamPlan([1, 1, 2e6, 2000, 2000])).toThrow(
+      /^GraphModule\.depthStreamPlan\(inputShape, options\): node 'conv3d': tensor too large/,
+    );
+    expect(model.depthStreamPlan([1, 1, 0, 4, 4]).reason).toBe(
+      'the input is not a non-empty 5-D tensor [N, C, D, H, W]',
+    );
+    model.dispose();
+  });
+
   test('a conv with depth stride 2 does not stream', () => {
     const random = rng(SEED + 50);
     const tensors = {};

@@ -162,6 +162,17 @@ export function sizeStages(stages, inputShape, planned) {
 // Bytes of one slice along the axis.
 const sliceBytes = (shape, axis, elem) => (product(shape) / shape[axis]) * elem;
 
+// A conv's scratch bound on a window; a window too large for the core's
+// limits (a RangeError) needs more than any budget: Infinity.
+function scratchOf(mod, windowShape) {
+  try {
+    return mod._scratchBoundDepthPadded(windowShape, 0, 0);
+  } catch (e) {
+    if (e instanceof RangeError) return Infinity;
+    throw e;
+  }
+}
+
 /**
  * The memory model of a streamed run with chunks of T slices (docs/architecture.md,
  * "Depth streaming"): the input chunk, every conv's line buffer (reach + T
@@ -182,7 +193,7 @@ export function streamBytes(sized, T) {
       total += window * rowIn; // the line buffer before a call drops what it no longer needs
       const windowShape = s.inShape.slice();
       windowShape[2] = window;
-      const scratch = s.mod._scratchBoundDepthPadded(windowShape, 0, 0);
+      const scratch = scratchOf(s.mod, windowShape);
       most = Math.max(most, 2 * window * rowIn + scratch + 2 * T * rowOut);
     } else {
       const depth = s.inShape[s.axis];

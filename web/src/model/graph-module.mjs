@@ -277,7 +277,15 @@ export class GraphModule extends Module {
       const info = node.op === 'call_module' ? this.#infos.get(node.target) : null;
       if (info === undefined) return none(`the planner does not know module '${node.target}'`);
       const args = [value, ...node.args.slice(1)];
-      const cost = nodeCost(node, info, args, node.kwargs);
+      let cost;
+      try {
+        cost = nodeCost(node, info, args, node.kwargs);
+      } catch (e) {
+        // A shape past the core's limits (as the untiled run would say, naming the node).
+        if (e instanceof Error)
+          e.message = `${ctx}: node '${node.name}': ${e.message.replace(/^[\w.]+\([^)]*\): /, '')}`;
+        throw e;
+      }
       if (cost === null || cost.value.shape === null) return none(`node '${node.name}' has no planned shape`);
       try {
         spent = chargeNode(
