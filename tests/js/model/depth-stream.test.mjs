@@ -204,6 +204,23 @@ describe(`bytes equal to the untiled run (seed ${SEED})`, () => {
       tensors,
     );
     expectStreamedEqual(bytes, [1, 1, 10, 5, 6], [1, 3, 10], SEED + 41);
+    // softmax / log_softmax over the channels instead: each voxel's probabilities, the same bits.
+    for (const f of ['softmax', 'log_softmax']) {
+      const probs = graphModel(
+        [1, 1, 10, 5, 6],
+        modules,
+        [
+          node('c0', 'call_module', 'c0', [ref('x')]),
+          node('bn', 'call_module', 'bn', [ref('c0')]),
+          node('relu', 'call_module', 'relu', [ref('bn')]),
+          node('c1', 'call_module', 'c1', [ref('relu')]),
+          node('p', 'call_function', f, [ref('c1'), 1]),
+          output('p'),
+        ],
+        tensors,
+      );
+      expectStreamedEqual(probs, [1, 1, 10, 5, 6], [1, 4, 10], SEED + 42);
+    }
     const model = io.loadModel(bytes);
     expect(model.depthStreamPlan([1, 1, 10, 5, 6])).toMatchObject({ streamable: true, reason: null, depthChunk: 10 });
     model.dispose();

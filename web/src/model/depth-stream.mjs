@@ -22,6 +22,7 @@ import { nn } from '../nn/index.mjs';
 import { graphCallable } from '../ops/registry.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { concatSlabs, joinSlabs, slabOf, sliceSlab, tensorOfSlab } from './depth-slabs.mjs';
+import { abstractOf, BudgetError, chargeNode, nodeCost, planGraph } from './plan.mjs';
 
 const isQ = (v) => isQTensorInstance(v);
 const product = (a) => a.reduce((x, y) => x * y, 1);
@@ -43,6 +44,9 @@ const VOXELWISE_CALLS = new Set(['relu', 'dequantize', 'contiguous']);
 // Transcendental activations (sigmoid, tanh, ...) are left out: a kernel's
 // vector body and scalar tail need not round alike, and chunks move the tail.
 const SCALAR_CALLS = new Set(['add', 'sub', 'mul', 'div', 'quantized.add_scalar', 'quantized.mul_scalar']);
+// Over the channels of each voxel (softmax: its own max and sum per voxel, in
+// the same order wherever the voxel sits; tests/js/model/depth-stream.test.mjs
+// checks the bits).
 const CHANNEL_CALLS = new Set(['argmax', 'softmax', 'log_softmax']);
 
 // A call's argument: positional at `index`, else the keyword, else `fallback`.
@@ -157,6 +161,75 @@ export function sizeStages(stages, inputShape, planned) {
     inBytes = outBytes;
   }
   return { stages: sized, outAxis: axis, outShape: inShape };
+}
+
+/**
+ * The streamed run of an input of `shape` under `budget`: the plan and the
+ * chunk (0 when the graph does not stream or the budget cannot hold one
+ * slice per chunk), the memory model's bytes at that chunk and at 1. The
+ * whole run's work is charged against the load budget's maxWork here, as
+ * the untiled run's would be.
+ * @param {{stages?: object[], reason?: string}} chain planDepthStream's answer
+ * @param {{nodes: any[], infos: Map<string, any>, limits: any, hint: string}} graph
+ */
+export function planStreamedRun(chain, graph, shape, budget, ctx) {
+  const none = (reason) => ({ streamable: false, reason, depthChunk: 0, bytes: null, minBytes: null, plan: null });
+  if (chain.reason !== undefined) return none(chain.reason);
+  if (!Array.isArray(shape) || shape.length !== 5 || !shape.every((d) => Number.isSafeInteger(d) && d > 0)) {
+    return none('the input is not a non-empty 5-D tensor [N, C, D, H, W]');
+  }
+  const planned = new Map();
+  let value = abstractOf({ data: new Float32Array(0), shape }, isQ);
+  let spent = 0;
+  const workOnly = { ...graph.limits, maxActivationBytes: Infinity, maxLiveBytes: Infinity };
+  for (const node of graph.nodes.slice(1, -1)) {
+    const info = node.op === 'call_module' ? graph.infos.get(node.target) : null;
+    if (info === undefined) return none(`the planner does not know module '${node.target}'`);
+    let cost;
+    try {
+      cost = nodeCost(node, info, [value, ...node.args.slice(1)], node.kwargs);
+    } catch (e) {
+      // A shape past the core's limits (as the untiled run would say, naming the node).
+      if (e instanceof Error) e.message = `${ctx}: node '${node.name}': ${e.message.replace(/^[\w.]+\([^)]*\): /, '')}`;
+      throw e;
+    }
+    if (cost === null || cost.value.shape === null) return none(`node '${node.name}' has no planned shape`);
+    try {
+      spent = chargeNode(node, cost, spent, workOnly, graph.hint);
+    } catch (e) {
+      if (e instanceof BudgetError) throw new Error(`${ctx}: ${e.message}`);
+      throw e;
+    }
+    planned.set(node.name, cost);
+    value = cost.value;
+  }
+  const plan = sizeStages(chain.stages, shape, planned);
+  if (plan.reason !== undefined) return none(plan.reason);
+  const minBytes = streamBytes(plan.stages, 1);
+  const depthChunk = chooseDepthChunk(plan.stages, shape[2], budget);
+  const bytes = depthChunk === 0 ? null : streamBytes(plan.stages, depthChunk);
+  return { streamable: true, reason: null, depthChunk, bytes, minBytes, plan };
+}
+
+/**
+ * Whether the untiled run of an input of `shape` goes over the load budget's
+ * memory limits (maxActivationBytes, maxLiveBytes) and over nothing else
+ * (the planner, planGraph, on the whole graph).
+ */
+export function overMemoryOnly(graph, shape) {
+  // true / false: within the limits or over them; null: another error (the untiled run reports it).
+  const fits = (limits) => {
+    try {
+      planGraph(graph.nodes, graph.infos, shape, limits, graph.hint);
+      return true;
+    } catch (e) {
+      return e instanceof BudgetError ? false : null;
+    }
+  };
+  return (
+    fits(graph.limits) === false &&
+    fits({ ...graph.limits, maxActivationBytes: Infinity, maxLiveBytes: Infinity }) === true
+  );
 }
 
 // Bytes of one slice along the axis.

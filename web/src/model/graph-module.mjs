@@ -11,9 +11,9 @@ import { describe, readOptions } from '../runtime/args.mjs';
 import { heapInUse } from '../runtime/diagnostics.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { tensor } from '../tensors/tensor.mjs';
-import { chooseDepthChunk, planDepthStream, runDepthStream, sizeStages, streamBytes } from './depth-stream.mjs';
+import { overMemoryOnly, planDepthStream, planStreamedRun, runDepthStream } from './depth-stream.mjs';
 import { transformsOf } from './description.mjs';
-import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, planGraph, referencedNames } from './plan.mjs';
+import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
 
 const isQ = (v) => isQTensorInstance(v);
 // A node output's size: a QTensor's integers, a float tensor's float32s.
@@ -216,31 +216,19 @@ export class GraphModule extends Module {
     }
   }
 
-  // Streaming under the load budget: a graph that streams, on an input whose
-  // untiled run would go over the budget's memory limits (maxActivationBytes,
-  // maxLiveBytes) but not its work, streams within maxLiveBytes instead of
-  // being refused. null: run untiled (which refuses what is over).
+  // Streaming under the load budget (depth-stream.mjs, overMemoryOnly): a
+  // graph that streams, on an input whose untiled run would go over the
+  // budget's memory limits but not its work, streams within maxLiveBytes
+  // instead of being refused. null: run untiled (which refuses what is over).
   #autoStream(x, ctx) {
-    if (!isFloatTensor(x) || x.shape.length !== 5) return null;
-    this.#streamPlan ??= planDepthStream(this.#nodes, (target) => this.#modules.get(target));
-    if (this.#streamPlan.reason !== undefined) return null;
+    if (!isFloatTensor(x) || x.shape.length !== 5 || this.#chain().reason !== undefined) return null;
     let input;
     try {
       input = tensor(x.data, x.shape);
     } catch {
       return null;
     }
-    // true / false: within the limits or over them; null: another error (the untiled run reports it).
-    const fits = (limits) => {
-      try {
-        planGraph(this.#nodes, this.#infos, input.shape, limits, this.#hint);
-        return true;
-      } catch (e) {
-        return e instanceof BudgetError ? false : null;
-      }
-    };
-    if (fits(this.#limits) !== false) return null;
-    if (fits({ ...this.#limits, maxActivationBytes: Infinity, maxLiveBytes: Infinity }) !== true) return null;
+    if (!overMemoryOnly(this.#graph(), input.shape)) return null;
     const stream = this.#depthStream(input.shape, this.#limits.maxLiveBytes, ctx);
     return stream.depthChunk === 0 ? null : { stream, input };
   }
@@ -253,61 +241,18 @@ export class GraphModule extends Module {
     return { streamable, reason, depthChunk, bytes, minBytes };
   }
 
-  // The streamed run of an input of `shape` under `budget`: the plan and the
-  // chunk (0 when the graph does not stream or the budget cannot hold one
-  // slice per chunk). The whole run's work is charged against maxWork here.
-  #depthStream(shape, budget, ctx) {
+  // The graph's chain of depth-local stages, planned at the first call that needs it.
+  #chain() {
     this.#streamPlan ??= planDepthStream(this.#nodes, (target) => this.#modules.get(target));
-    const none = (reason, minBytes = null) => ({
-      streamable: minBytes !== null,
-      reason,
-      depthChunk: 0,
-      bytes: null,
-      minBytes,
-      plan: null,
-    });
-    if (this.#streamPlan.reason !== undefined) return none(this.#streamPlan.reason);
-    if (!Array.isArray(shape) || shape.length !== 5 || !shape.every((d) => Number.isSafeInteger(d) && d > 0)) {
-      return none('the input is not a non-empty 5-D tensor [N, C, D, H, W]');
-    }
-    const planned = new Map();
-    let value = abstractOf({ data: new Float32Array(0), shape }, isQ);
-    let spent = 0;
-    for (const node of this.#nodes.slice(1, -1)) {
-      const info = node.op === 'call_module' ? this.#infos.get(node.target) : null;
-      if (info === undefined) return none(`the planner does not know module '${node.target}'`);
-      const args = [value, ...node.args.slice(1)];
-      let cost;
-      try {
-        cost = nodeCost(node, info, args, node.kwargs);
-      } catch (e) {
-        // A shape past the core's limits (as the untiled run would say, naming the node).
-        if (e instanceof Error)
-          e.message = `${ctx}: node '${node.name}': ${e.message.replace(/^[\w.]+\([^)]*\): /, '')}`;
-        throw e;
-      }
-      if (cost === null || cost.value.shape === null) return none(`node '${node.name}' has no planned shape`);
-      try {
-        spent = chargeNode(
-          node,
-          cost,
-          spent,
-          { ...this.#limits, maxActivationBytes: Infinity, maxLiveBytes: Infinity },
-          this.#hint,
-        );
-      } catch (e) {
-        if (e instanceof BudgetError) throw new Error(`${ctx}: ${e.message}`);
-        throw e;
-      }
-      planned.set(node.name, cost);
-      value = cost.value;
-    }
-    const plan = sizeStages(this.#streamPlan.stages, shape, planned);
-    if (plan.reason !== undefined) return none(plan.reason);
-    const minBytes = streamBytes(plan.stages, 1);
-    const depthChunk = chooseDepthChunk(plan.stages, shape[2], budget);
-    const bytes = depthChunk === 0 ? null : streamBytes(plan.stages, depthChunk);
-    return { streamable: true, reason: null, depthChunk, bytes, minBytes, plan };
+    return this.#streamPlan;
+  }
+
+  #graph() {
+    return { nodes: this.#nodes, infos: this.#infos, limits: this.#limits, hint: this.#hint };
+  }
+
+  #depthStream(shape, budget, ctx) {
+    return planStreamedRun(this.#chain(), this.#graph(), shape, budget, ctx);
   }
 
   /** Documented at io.GraphModule.forwardQuantized (web/declarations/io.d.ts). */
