@@ -227,6 +227,49 @@ describe(`bytes equal to the untiled run (seed ${SEED})`, () => {
   });
 });
 
+test('depthwise (FBGEMM fast path included) and grouped convs, a 4x1x1 kernel with padding 1, stride 2 in height and width', () => {
+  const random = rng(SEED + 90);
+  const ints = (name, shape) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    return { [name]: { dtype: 'I8', shape, data: Array.from({ length: n }, () => Math.floor(random() * 61) - 30) } };
+  };
+  const conv = (name, cin, cout, kernel, padding, dilation, groups, stride = [1, 1, 1]) => ({
+    ...qconv(name, cin, cout, 1, true, 0),
+    kernel_size: kernel,
+    padding,
+    dilation,
+    groups,
+    stride,
+    bias: null,
+  });
+  const tensors = {
+    ...ints('w0', [8, 2, 3, 3, 3]),
+    ...ints('dw', [8, 1, 3, 3, 3]),
+    ...ints('dw1', [8, 1, 3, 3, 3]),
+    ...ints('g', [6, 4, 3, 3, 3]),
+    ...ints('t', [3, 6, 4, 1, 1]),
+  };
+  const modules = [
+    quantize,
+    conv('w0', 2, 8, [3, 3, 3], [1, 1, 1], [1, 1, 1], 1),
+    conv('dw', 8, 8, [3, 3, 3], [2, 2, 2], [2, 2, 2], 8), // depthwise, dilation 2
+    // Depthwise 3x3x3, 8 channels: FBGEMM's fast path (int16 pair saturation, padding with the
+    // zero point), chosen at packing from the layer's own padding.
+    conv('dw1', 8, 8, [3, 3, 3], [1, 1, 1], [1, 1, 1], 8),
+    conv('g', 8, 6, [3, 3, 3], [3, 1, 1], [3, 1, 1], 2, [1, 2, 2]), // groups 2, stride 2 in H and W
+    conv('t', 6, 3, [4, 1, 1], [1, 0, 0], [1, 1, 1], 1), // 4 taps, padding 1: the output is one slice shallower
+    dequantize,
+  ];
+  const bytes = chainModel([1, 2, 15, 9, 8], modules, tensors);
+  // A format-1 file records no engine: the loader packs it for FBGEMM, whose depthwise fast path dw1 takes.
+  const model = io.loadModel(bytes);
+  model.forward(input([1, 2, 3, 9, 8], SEED));
+  expect(model.m3.lastKernel()).toContain('sat16');
+  model.dispose();
+  expectStreamedEqual(bytes, [1, 2, 15, 9, 8], [1, 3, 15], SEED + 91);
+  expectStreamedEqual(bytes, [1, 2, 4, 9, 8], [1, 4], SEED + 92);
+});
+
 test('arithmetic with numbers between the nodes (in-graph normalisation; quantized add_scalar)', () => {
   const random = rng(SEED + 80);
   const tensors = {};
