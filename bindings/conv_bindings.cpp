@@ -70,6 +70,39 @@ val conv_weight_count(const ConvGeometryArgs& geometry) {
   return val(static_cast<double>(n.value()));
 }
 
+// Depth streaming (web/src/model/depth-stream.mjs) runs a Conv3d over a
+// window of depth slices with the depth padding of the window's place in the
+// volume: 0 inside, up to the layer's own at the volume's borders. The
+// override replaces the geometry's pad_begin[0] / pad_end[0] for one call and
+// puts them back on every return; the packed weights do not depend on
+// padding, so nothing is repacked or copied. (Calls are synchronous: no other
+// call sees the replaced values.)
+class DepthPaddingOverride {
+ public:
+  explicit DepthPaddingOverride(qwasm::ConvGeometry* g) : g_(g), begin_(g->pad_begin[0]), end_(g->pad_end[0]) {}
+  ~DepthPaddingOverride() {
+    g_->pad_begin[0] = begin_;
+    g_->pad_end[0] = end_;
+  }
+  DepthPaddingOverride(const DepthPaddingOverride&) = delete;
+  DepthPaddingOverride& operator=(const DepthPaddingOverride&) = delete;
+
+  // Sets the call's depth padding, validated as the layer's own would be.
+  Status set(double begin, double end) {
+    if (g_->spatial_dims != 3) return Status::Error("a depth padding override is for a Conv3d");
+    int64_t b = 0, e = 0;
+    QWASM_RETURN_IF_ERROR(to_int(begin, "depth padding (begin)", 0, qwasm::kMaxGeometryValue, &b));
+    QWASM_RETURN_IF_ERROR(to_int(end, "depth padding (end)", 0, qwasm::kMaxGeometryValue, &e));
+    g_->pad_begin[0] = b;
+    g_->pad_end[0] = e;
+    return qwasm::validate_geometry(*g_);
+  }
+
+ private:
+  qwasm::ConvGeometry* g_;
+  int64_t begin_, end_;
+};
+
 // A quantized conv module's packed weights, owned by the JS module object.
 struct QConvModule {
   qwasm::PackedQConv packed;
@@ -157,6 +190,23 @@ val qconv_scratch_bound(const QConvModule& m, val shape) {
   return s.ok() ? val(static_cast<double>(bytes)) : error_value(s);
 }
 
+// forward() with the call's depth padding replaced (DepthPaddingOverride).
+val qconv_forward_depth_padded(QConvModule& m, const QTensor& input, double out_scale, double out_zp, bool relu,
+                               double isa, double pad_begin, double pad_end) {
+  QWASM_BIND_ENTER();
+  DepthPaddingOverride padding(&m.packed.geometry);
+  const Status s = padding.set(pad_begin, pad_end);
+  return s.ok() ? qconv_forward(m, input, out_scale, out_zp, relu, isa) : error_value(s);
+}
+
+// scratchBound(shape) under the same override.
+val qconv_scratch_bound_depth_padded(QConvModule& m, val shape, double pad_begin, double pad_end) {
+  QWASM_BIND_ENTER();
+  DepthPaddingOverride padding(&m.packed.geometry);
+  const Status s = padding.set(pad_begin, pad_end);
+  return s.ok() ? qconv_scratch_bound(m, shape) : error_value(s);
+}
+
 double qconv_packed_bytes(const QConvModule& m) { return static_cast<double>(m.packed.bytes()); }
 int qconv_backend(const QConvModule& m) { return code_of(kBackendCodes, m.packed.backend); }
 double qconv_scratch_bytes(const QConvModule& m) { return m.scratch_bytes; }
@@ -233,6 +283,21 @@ val fconv_scratch_bound(const FConvModule& m, val shape) {
   return s.ok() ? val(static_cast<double>(bytes)) : error_value(s);
 }
 
+val fconv_forward_depth_padded(FConvModule& m, uintptr_t x, double nbytes, val shape, bool relu, double isa,
+                               double pad_begin, double pad_end) {
+  QWASM_BIND_ENTER();
+  DepthPaddingOverride padding(&m.packed.geometry);
+  const Status s = padding.set(pad_begin, pad_end);
+  return s.ok() ? fconv_forward(m, x, nbytes, shape, relu, isa) : error_value(s);
+}
+
+val fconv_scratch_bound_depth_padded(FConvModule& m, val shape, double pad_begin, double pad_end) {
+  QWASM_BIND_ENTER();
+  DepthPaddingOverride padding(&m.packed.geometry);
+  const Status s = padding.set(pad_begin, pad_end);
+  return s.ok() ? fconv_scratch_bound(m, shape) : error_value(s);
+}
+
 void fconv_release_output(FConvModule& m) { m.output = qwasm::Buffer<float>(); }
 double fconv_scratch_bytes(const FConvModule& m) { return m.scratch_bytes; }
 val fconv_last_kernel(const FConvModule& m) { return js_string(m.last_kernel); }
@@ -245,6 +310,8 @@ EMSCRIPTEN_BINDINGS(qwasm_conv) {
   using namespace qwasm_bind;
   class_<QConvModule>("_QConvModule")
       .function("forward", &qconv_forward)
+      .function("forwardDepthPadded", &qconv_forward_depth_padded)
+      .function("scratchBoundDepthPadded", &qconv_scratch_bound_depth_padded)
       .function("weight", &qconv_weight)
       .function("packedBytes", &qconv_packed_bytes)
       .function("backend", &qconv_backend)
@@ -257,6 +324,8 @@ EMSCRIPTEN_BINDINGS(qwasm_conv) {
       .function("lastKernel", &qconv_last_kernel);
   class_<FConvModule>("_FConvModule")
       .function("forward", &fconv_forward)
+      .function("forwardDepthPadded", &fconv_forward_depth_padded)
+      .function("scratchBoundDepthPadded", &fconv_scratch_bound_depth_padded)
       .function("releaseOutput", &fconv_release_output)
       .function("scratchBytes", &fconv_scratch_bytes)
       .function("scratchBound", &fconv_scratch_bound)

@@ -18,6 +18,12 @@ double heap_in_use() {
   return static_cast<double>(static_cast<uint32_t>(mallinfo().uordblks));
 }
 
+// The most bytes malloc has held from the system at once since the module
+// started (dlmalloc's max footprint, mallinfo().usmblks): a high-water mark
+// of the heap that no free lowers. Tests and benchmarks read it around a
+// forward to measure its peak (in use before + growth <= this).
+double heap_high_water() { return static_cast<double>(static_cast<uint32_t>(mallinfo().usmblks)); }
+
 // The code of the ISA 'auto' runs (codes.h).
 int best_isa() { return isa_code(qwasm::kernels::best_isa()); }
 
@@ -48,6 +54,7 @@ EMSCRIPTEN_BINDINGS(qwasm_diagnostics) {
   using namespace emscripten;
   using namespace qwasm_bind;
   function("_heapInUse", &heap_in_use);
+  function("_heapHighWater", &heap_high_water);
   function("_bestIsa", &best_isa);
   function("_startThreads", &start_threads);
   function("_setNumThreads", &set_num_threads);

@@ -110,9 +110,9 @@ _MODULE_PATH = re.compile(r"[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*")  # load.mjs: a mod
 # (tests/js/model/vocabulary.test.mjs checks that the lists agree).
 RESERVED_NAMES = (
     "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "__proto__", "apply", "children",
-    "classes", "constructor", "dispose", "engine", "eval", "forward", "forwardQuantized", "getSubmodule",
-    "hasOwnProperty", "inputShape", "isPrototypeOf", "modules", "namedChildren", "namedModules", "nodes",
-    "preprocessing", "profile", "propertyIsEnumerable", "toLocaleString", "toString", "train", "training",
+    "classes", "constructor", "depthStreamPlan", "dispose", "engine", "eval", "forward", "forwardQuantized",
+    "getSubmodule", "hasOwnProperty", "inputShape", "isPrototypeOf", "modules", "namedChildren", "namedModules",
+    "nodes", "preprocessing", "profile", "propertyIsEnumerable", "toLocaleString", "toString", "train", "training",
     "transforms", "valueOf", "weightBytes",
 )
 _MAX_INPUT_SIZE = 2 ** 31 - 1  # load.mjs: each dimension of input_shape

@@ -382,13 +382,14 @@ export declare namespace io {
      * @param x The input; its buffer is transferred to the worker (detached
      *   here) unless transfer is false (then copied once); a view into a
      *   larger buffer is always copied.
-     * @param options transfer: default true.
+     * @param options transfer: default true; maxMemoryBytes: as
+     *   {@link io.GraphModule.forward}'s, in the worker.
      * @returns A promise of the output (JS-owned).
      * @throws Rejects with a TypeError for an x that is not a float tensor
      *   or a transfer that is not a boolean, with the worker's error as
      *   GraphModule.forward would throw it, and with an Error after dispose().
      */
-    forward(x: Tensor, options?: { transfer?: boolean }): Promise<WorkerOutput>;
+    forward(x: Tensor, options?: { transfer?: boolean; maxMemoryBytes?: number }): Promise<WorkerOutput>;
     /**
      * {@link io.GraphModule.profile} in the worker.
      * @throws Rejects as forward() does.
@@ -455,6 +456,41 @@ export declare namespace io {
     /** The compared tensors' shape. */
     shape: number[];
   };
+
+  /**
+   * Options of {@link io.GraphModule.forward}. maxMemoryBytes bounds the
+   * memory one forward holds besides its input x and its returned output:
+   * a graph that is one chain of nodes local along depth (Conv3d and
+   * ConvReLU3d, quantized or float, with depth stride 1; Quantize,
+   * DeQuantize, ReLU, BatchNorm3d, Identity, dequantize, arithmetic with a
+   * number, argmax / softmax over the channels) runs in chunks of depth slices, the largest chunk whose
+   * memory model fits (per conv a line buffer of its reach plus a chunk of
+   * input slices; the largest conv window, in JS and in wasm, with the
+   * conv's scratch and its output chunk; the input chunk): docs/architecture.md,
+   * "Depth streaming". The output's bytes are the untiled run's. Any other
+   * graph runs untiled with maxMemoryBytes as its maxLiveBytes and
+   * maxActivationBytes. Without maxMemoryBytes, a graph that streams is
+   * streamed within the load budget's maxLiveBytes when its untiled run
+   * would go over the load budget's memory limits.
+   */
+  interface ForwardOptions {
+    /** A positive integer: bytes of memory (wasm heap and JS arrays) the forward may hold at once. */
+    maxMemoryBytes?: number;
+  }
+
+  /** What {@link io.GraphModule.depthStreamPlan} tells. */
+  interface DepthStreamPlan {
+    /** Whether the graph streams along depth on this input. */
+    streamable: boolean;
+    /** Why it does not (the first node that does not), or null. */
+    reason: string | null;
+    /** Depth slices per chunk under the budget; 0 when the graph does not stream or the budget cannot hold one. */
+    depthChunk: number;
+    /** The memory model's bytes at depthChunk, or null when depthChunk is 0. */
+    bytes: number | null;
+    /** The memory model's bytes at one slice per chunk (the least maxMemoryBytes that streams), or null. */
+    minBytes: number | null;
+  }
 
   /** The budget of one forward of a loaded model; forward() checks each node against it before running it. */
   interface LoadModelOptions {
@@ -567,11 +603,29 @@ export declare namespace io {
      * @param x A float tensor, the PyTorch model's input.
      * @returns A float tensor when the model ends with a DeQuantStub (or a
      *   QTensor the caller disposes when it does not).
+     * @param options maxMemoryBytes: run within this many bytes of memory
+     *   by streaming along depth ({@link io.ForwardOptions}); the output's
+     *   bytes are the untiled run's. Without it, a graph that streams, on an
+     *   input whose untiled run would go over the load budget's
+     *   maxActivationBytes or maxLiveBytes (but not its maxWork), streams
+     *   within maxLiveBytes instead of being refused.
      * @throws An Error naming the node that failed, or the node that would go
      *   over the budget ({@link io.LoadModelOptions}) on this input's shape;
-     *   TypeError or RangeError as that node's module throws them.
+     *   TypeError or RangeError as that node's module throws them; a
+     *   RangeError when maxMemoryBytes is not a positive integer or cannot
+     *   hold the streamed run (one depth slice per chunk), and an Error
+     *   naming maxMemoryBytes when a graph that cannot stream would go over it.
      */
-    forward(x: Tensor): Tensor | QTensor;
+    forward(x: Tensor, options?: ForwardOptions): Tensor | QTensor;
+    /**
+     * How forward(x, { maxMemoryBytes }) would run an input of `inputShape`:
+     * whether the graph streams along depth (and why not), the depth chunk
+     * the budget allows (0: none), the memory model's bytes at that chunk
+     * and at one slice per chunk. Without maxMemoryBytes: the largest chunk
+     * (the whole depth).
+     * @throws An Error when the input's work is over the load budget's maxWork.
+     */
+    depthStreamPlan(inputShape: number[], options?: ForwardOptions): DepthStreamPlan;
     /**
      * For pipelines: q enters where the QuantStub's output would, and the
      * result is the QTensor the final DeQuantStub would have read (the caller

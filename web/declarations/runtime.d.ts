@@ -133,6 +133,14 @@ export declare function kernelIsa(): 'scalar' | 'wasmsimd';
  */
 export declare function heapInUse(): number;
 
+/**
+ * The most bytes of wasm heap malloc has held at once since init (its
+ * footprint's high-water mark, up to 4 GiB; no free lowers it). A forward's
+ * peak is at most heapInUse() before it plus the growth of this mark.
+ * @throws Error before {@link init} has resolved.
+ */
+export declare function heapHighWater(): number;
+
 // In a declaration file every top-level declaration is exported unless the
 // file says export {}: only what is marked export above leaves this file.
 export {};

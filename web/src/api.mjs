@@ -4,7 +4,7 @@
 export * as io from './io.mjs';
 export { nn } from './nn/index.mjs';
 export { quantization } from './quantization/index.mjs';
-export { heapInUse } from './runtime/diagnostics.mjs';
+export { heapHighWater, heapInUse } from './runtime/diagnostics.mjs';
 export { kernelIsa, setKernelIsa } from './runtime/isa.mjs';
 export { getNumThreads, init, isInitialized, runtimeInfo, setNumThreads } from './runtime/runtime.mjs';
 export {

@@ -19,6 +19,7 @@ export const {
   setKernelIsa,
   kernelIsa,
   heapInUse,
+  heapHighWater,
   HistogramObserver,
   MinMaxObserver,
   MovingAverageMinMaxObserver,

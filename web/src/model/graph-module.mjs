@@ -7,9 +7,11 @@ import { nn } from '../nn/index.mjs';
 import { Module } from '../nn/module.mjs';
 import { isFloatTensor, NodeError } from '../ops/graph-calls.mjs';
 import { graphCallable } from '../ops/registry.mjs';
-import { describe } from '../runtime/args.mjs';
+import { describe, readOptions } from '../runtime/args.mjs';
 import { heapInUse } from '../runtime/diagnostics.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
+import { tensor } from '../tensors/tensor.mjs';
+import { overMemoryOnly, planDepthStream, planStreamedRun, runDepthStream } from './depth-stream.mjs';
 import { transformsOf } from './description.mjs';
 import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
 
@@ -78,6 +80,7 @@ export class GraphModule extends Module {
   #hint;
   #engine;
   #description;
+  #streamPlan = null; // planDepthStream's answer, made at the first call that needs it
 
   /** @internal Built by io.loadModel. */
   constructor(modules, nodes, inputShape = null, plan = {}) {
@@ -168,8 +171,88 @@ export class GraphModule extends Module {
   }
 
   /** Documented at io.GraphModule.forward (web/declarations/io.d.ts). */
-  forward(x) {
-    return this.#run(x, false, 'GraphModule.forward(x)');
+  forward(x, options) {
+    const ctx = 'GraphModule.forward(x)';
+    const budget = readMemoryOption(options, ctx);
+    if (budget === null) {
+      const auto = this.#autoStream(x, ctx);
+      return auto === null ? this.#run(x, false, ctx) : this.#streamRun(auto.stream, auto.input, ctx);
+    }
+    // The streamed run reads x's data by offsets: only a float tensor whose
+    // data matches its shape streams (the untiled run names what is wrong with any other).
+    let input = null;
+    if (isFloatTensor(x)) {
+      try {
+        input = tensor(x.data, x.shape);
+      } catch {
+        input = null;
+      }
+    }
+    const stream = this.#depthStream(input === null ? null : input.shape, budget, ctx);
+    if (stream.depthChunk === 0) {
+      if (stream.streamable) {
+        throw new RangeError(
+          `${ctx}: maxMemoryBytes ${budget} cannot hold the streamed run: one depth slice per chunk needs ${stream.minBytes} bytes`,
+        );
+      }
+      // Not streamable: the untiled run, with the budget as its limit on what it holds at once.
+      const limits = {
+        ...this.#limits,
+        maxActivationBytes: Math.min(this.#limits.maxActivationBytes, budget),
+        maxLiveBytes: Math.min(this.#limits.maxLiveBytes, budget),
+      };
+      const hint = ` (maxMemoryBytes ${budget}; the graph cannot stream along depth: ${stream.reason})`;
+      return this.#run(x, false, ctx, null, limits, hint);
+    }
+    return this.#streamRun(stream, input, ctx);
+  }
+
+  #streamRun(stream, input, ctx) {
+    try {
+      return runDepthStream(stream.plan, input, stream.depthChunk);
+    } catch (e) {
+      if (e instanceof Error && !e.message.startsWith(ctx)) e.message = `${ctx}: depth streaming: ${e.message}`;
+      throw e;
+    }
+  }
+
+  // Streaming under the load budget (depth-stream.mjs, overMemoryOnly): a
+  // graph that streams, on an input whose untiled run would go over the
+  // budget's memory limits but not its work, streams within maxLiveBytes
+  // instead of being refused. null: run untiled (which refuses what is over).
+  #autoStream(x, ctx) {
+    if (!isFloatTensor(x) || x.shape.length !== 5 || this.#chain().reason !== undefined) return null;
+    let input;
+    try {
+      input = tensor(x.data, x.shape);
+    } catch {
+      return null;
+    }
+    if (!overMemoryOnly(this.#graph(), input.shape)) return null;
+    const stream = this.#depthStream(input.shape, this.#limits.maxLiveBytes, ctx);
+    return stream.depthChunk === 0 ? null : { stream, input };
+  }
+
+  /** Documented at io.GraphModule.depthStreamPlan (web/declarations/io.d.ts). */
+  depthStreamPlan(inputShape, options) {
+    const ctx = 'GraphModule.depthStreamPlan(inputShape, options)';
+    const budget = readMemoryOption(options, ctx) ?? Number.MAX_SAFE_INTEGER;
+    const { streamable, reason, depthChunk, bytes, minBytes } = this.#depthStream(inputShape, budget, ctx);
+    return { streamable, reason, depthChunk, bytes, minBytes };
+  }
+
+  // The graph's chain of depth-local stages, planned at the first call that needs it.
+  #chain() {
+    this.#streamPlan ??= planDepthStream(this.#nodes, (target) => this.#modules.get(target));
+    return this.#streamPlan;
+  }
+
+  #graph() {
+    return { nodes: this.#nodes, infos: this.#infos, limits: this.#limits, hint: this.#hint };
+  }
+
+  #depthStream(shape, budget, ctx) {
+    return planStreamedRun(this.#chain(), this.#graph(), shape, budget, ctx);
   }
 
   /** Documented at io.GraphModule.forwardQuantized (web/declarations/io.d.ts). */
@@ -201,7 +284,7 @@ export class GraphModule extends Module {
     return { output, layers, peakHeapBytes: peak };
   }
 
-  #run(x, quantized, ctx, onNode = null) {
+  #run(x, quantized, ctx, onNode = null, limits = this.#limits, hint = this.#hint) {
     const nodes = this.#nodes;
     const env = new Map();
     const live = new Map(); // QTensor -> references still to come
@@ -288,7 +371,7 @@ export class GraphModule extends Module {
         const args = resolve(node.args);
         const kwargs = Object.fromEntries(Object.entries(node.kwargs).map(([k, v]) => [k, resolve(v)]));
         const before = spent;
-        spent = this.#charge(node, args, kwargs, spent, heldBytes);
+        spent = this.#charge(node, args, kwargs, spent, heldBytes, limits, hint);
         let value;
         const start = onNode === null ? 0 : performance.now();
         if (node.op === 'call_module') value = this.#modules.get(node.target).forward(args[0]);
@@ -317,7 +400,7 @@ export class GraphModule extends Module {
 
   // The node's cost on the values it is about to get, charged to this
   // forward's budget before anything runs (io.loadModel's options).
-  #charge(node, args, kwargs, spent, heldBytes) {
+  #charge(node, args, kwargs, spent, heldBytes, limits, hint) {
     const abstract = (a) => (Array.isArray(a) ? a.map(abstract) : abstractOf(a, isQ));
     const info = node.op === 'call_module' ? this.#infos.get(node.target) : null;
     if (node.op === 'call_module' && info === undefined) return spent; // a module the planner does not know
@@ -328,7 +411,7 @@ export class GraphModule extends Module {
       Object.fromEntries(Object.entries(kwargs).map(([k, v]) => [k, abstract(v)])),
     );
     if (cost === null || cost.value.shape === null) return spent; // the op reports what is wrong
-    return chargeNode(node, cost, spent, this.#limits, this.#hint, heldBytes);
+    return chargeNode(node, cost, spent, limits, hint, heldBytes);
   }
 
   /** Frees every module's wasm memory; idempotent. */
@@ -339,6 +422,17 @@ export class GraphModule extends Module {
   toString() {
     return `GraphModule(${this.#modules.size} modules, ${this.#nodes.length} nodes)`;
   }
+}
+
+// forward's maxMemoryBytes: a positive safe integer, or null when not given.
+function readMemoryOption(options, ctx) {
+  const o = readOptions(options, ['maxMemoryBytes'], ctx);
+  if (!o.has('maxMemoryBytes')) return null;
+  const v = o.get('maxMemoryBytes');
+  if (!Number.isSafeInteger(v) || v <= 0) {
+    throw new RangeError(`${ctx}: maxMemoryBytes must be a positive integer (bytes), got ${describe(v)}`);
+  }
+  return v;
 }
 
 /**

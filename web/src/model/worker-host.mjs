@@ -84,9 +84,17 @@ const HANDLERS = {
     worker.floatModel = null;
     return plain(null);
   },
-  forward({ x }, worker) {
+  forward({ x, options }, worker) {
     const transfer = [];
-    return { result: plainOutput(modelOf(worker).forward(inputOf(x)), transfer), transfer };
+    // GraphModule.forward reads (and checks) the options: only maxMemoryBytes crosses.
+    const { maxMemoryBytes } = options;
+    return {
+      result: plainOutput(
+        modelOf(worker).forward(inputOf(x), maxMemoryBytes === undefined ? undefined : { maxMemoryBytes }),
+        transfer,
+      ),
+      transfer,
+    };
   },
   profile({ x }, worker) {
     const { output, layers, peakHeapBytes } = modelOf(worker).profile(inputOf(x));

@@ -242,8 +242,9 @@ export class WorkerModel {
     this.#options = options;
   }
 
-  #input(x, options, ctx) {
-    const transfer = readOptions(options, ['transfer'], ctx).get('transfer') ?? true;
+  #input(x, options, ctx, extra = []) {
+    const read = readOptions(options, ['transfer', ...extra], ctx);
+    const transfer = read.get('transfer') ?? true;
     if (typeof transfer !== 'boolean')
       throw new TypeError(`${ctx}: transfer must be a boolean, got ${describe(transfer)}`);
     if (x === null || typeof x !== 'object')
@@ -261,7 +262,7 @@ export class WorkerModel {
       throw new Type(`${ctx}: ${err.message.slice(TENSOR_CTX.length)}`);
     }
     const data = transferable(t.data, transfer, ctx);
-    return { x: { data, shape: t.shape }, transfer: [data.buffer] };
+    return { x: { data, shape: t.shape }, transfer: [data.buffer], read };
   }
 
   /**
@@ -281,7 +282,19 @@ export class WorkerModel {
 
   /** Documented at io.WorkerModel.forward (web/declarations/io.d.ts). */
   forward(x, options) {
-    return this.#requestOn(x, options, 'forward', 'WorkerModel.forward(x)').then(plainResult);
+    const ctx = 'WorkerModel.forward(x)';
+    try {
+      const { x: input, transfer, read } = this.#input(x, options, ctx, ['maxMemoryBytes']);
+      // Checked by GraphModule.forward in the worker; a number crosses as itself.
+      const maxMemoryBytes = read.get('maxMemoryBytes');
+      if (maxMemoryBytes !== undefined && typeof maxMemoryBytes !== 'number') {
+        throw new TypeError(`${ctx}: maxMemoryBytes must be a number, got ${describe(maxMemoryBytes)}`);
+      }
+      const sent = maxMemoryBytes === undefined ? {} : { maxMemoryBytes };
+      return this.#request(ctx, 'forward', { x: input, options: sent }, transfer).then(plainResult);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** forward(x), timed node by node in the worker: {output, layers, peakHeapBytes} (GraphModule.profile). */

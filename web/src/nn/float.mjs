@@ -179,6 +179,40 @@ class FloatConvBase extends Module {
     return this._run(x, false, `${this.#name}.forward(x)`);
   }
 
+  /**
+   * @internal _run(x, relu) with this call's depth padding replaced by
+   * (padBegin, padEnd): a Conv3d over a window of depth slices
+   * (web/src/model/depth-stream.mjs), from the same packed weights.
+   */
+  _runDepthPadded(x, relu, padBegin, padEnd, ctx) {
+    if (this.#spec.dims !== 3) throw new Error(`${ctx}: a depth padding override is for a Conv3d`);
+    const t = readFloatTensor(x, ctx);
+    const M = wasm(ctx);
+    try {
+      const packed = this.#pack(M, ctx);
+      return withHeapCopy(M, tensorBytes(t, ctx), 'the input', ctx, (address, n) => {
+        const r = checked(packed.forwardDepthPadded(address, n, t.shape, relu, currentIsa(), padBegin, padEnd), ctx);
+        const data = new Float32Array(r.view);
+        packed.releaseOutput();
+        return { data, shape: r.shape };
+      });
+    } catch (e) {
+      throw noteOutOfMemory(e);
+    }
+  }
+
+  /** @internal forward(x) under a depth padding override. */
+  _forwardDepthPadded(x, padBegin, padEnd) {
+    return this._runDepthPadded(x, false, padBegin, padEnd, `${this.#name}.forward(x)`);
+  }
+
+  /** @internal _scratchBound(shape) under a depth padding override. */
+  _scratchBoundDepthPadded(shape, padBegin, padEnd) {
+    const ctx = `${this.#name}._scratchBound(shape)`;
+    const M = wasm(ctx);
+    return checked(this.#pack(M, ctx).scratchBoundDepthPadded(shape, padBegin, padEnd), ctx);
+  }
+
   /** Bytes of wasm scratch memory the last forward() used beyond input, output and weights. */
   lastScratchBytes() {
     return this.#packed ? this.#packed.scratchBytes() : 0;
@@ -297,6 +331,21 @@ function fusedClass(name, Inner) {
     /** @internal The wrapped layer's scratch bound (the model loader's budget). */
     _scratchBound(shape) {
       return this.#inner._scratchBound(shape);
+    }
+
+    /** @internal The wrapped layer's geometry (depth streaming). */
+    get _geometry() {
+      return this.#inner._geometry;
+    }
+
+    /** @internal forward(x) under a depth padding override (depth streaming). */
+    _forwardDepthPadded(x, padBegin, padEnd) {
+      return this.#inner._runDepthPadded(x, true, padBegin, padEnd, `nn.intrinsic.${name}.forward(x)`);
+    }
+
+    /** @internal The wrapped layer's scratch bound under a depth padding override. */
+    _scratchBoundDepthPadded(shape, padBegin, padEnd) {
+      return this.#inner._scratchBoundDepthPadded(shape, padBegin, padEnd);
     }
 
     dispose() {

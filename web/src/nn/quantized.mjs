@@ -249,6 +249,40 @@ class QuantizedConvBase extends Module {
     }
   }
 
+  /** @internal The validated geometry (frozen): depth streaming reads its depth entries. */
+  get _geometry() {
+    return this.#geometry;
+  }
+
+  /**
+   * @internal forward(x) with this call's depth padding replaced by (padBegin,
+   * padEnd): a Conv3d over a window of depth slices (web/src/model/depth-stream.mjs),
+   * from the same packed weights.
+   */
+  _forwardDepthPadded(x, padBegin, padEnd) {
+    const ctx = `${this.#name}.forward(x)`;
+    const packed = this.#live('forward(x)');
+    if (this.#spec.dims !== 3) throw new Error(`${ctx}: a depth padding override is for a Conv3d`);
+    const h = qtensorHandle(x, ctx);
+    try {
+      this.#lastCallTimed = false;
+      return wrapHandle(
+        checked(
+          packed.forwardDepthPadded(h, this.#scale, this.#zeroPoint, this.#relu, currentIsa(), padBegin, padEnd),
+          ctx,
+        ),
+      );
+    } catch (e) {
+      throw noteOutOfMemory(e);
+    }
+  }
+
+  /** @internal _scratchBound(shape) under a depth padding override. */
+  _scratchBoundDepthPadded(shape, padBegin, padEnd) {
+    const ctx = `${this.#name}._scratchBound(shape)`;
+    return checked(this.#live(ctx).scratchBoundDepthPadded(shape, padBegin, padEnd), ctx);
+  }
+
   /** Bytes of the packed weights in wasm memory. */
   packedWeightBytes() {
     return this.#live('packedWeightBytes()').packedBytes();

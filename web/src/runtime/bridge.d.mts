@@ -117,6 +117,18 @@ export interface QConvHandle extends EmbindHandle {
     relu: boolean,
     isa: IsaCode,
   ): Result<QTensorHandle>;
+  /** forward() with this call's depth padding replaced (a Conv3d; depth streaming). */
+  forwardDepthPadded(
+    input: QTensorHandle,
+    outScale: number,
+    outZeroPoint: number,
+    relu: boolean,
+    isa: IsaCode,
+    padBegin: number,
+    padEnd: number,
+  ): Result<QTensorHandle>;
+  /** scratchBound(shape) under the same depth padding override. */
+  scratchBoundDepthPadded(shape: number[], padBegin: number, padEnd: number): Result<number>;
   weight(): Result<QTensorHandle>;
   packedBytes(): number;
   backend(): BackendCode;
@@ -142,6 +154,18 @@ export interface FConvHandle extends EmbindHandle {
     relu: boolean,
     isa: IsaCode,
   ): Result<{ shape: number[]; view: Float32Array }>;
+  /** forward() with this call's depth padding replaced (a Conv3d; depth streaming). */
+  forwardDepthPadded(
+    x: Address,
+    nbytes: Count,
+    shape: number[],
+    relu: boolean,
+    isa: IsaCode,
+    padBegin: number,
+    padEnd: number,
+  ): Result<{ shape: number[]; view: Float32Array }>;
+  /** scratchBound(shape) under the same depth padding override. */
+  scratchBoundDepthPadded(shape: number[], padBegin: number, padEnd: number): Result<number>;
   releaseOutput(): void;
   scratchBytes(): number;
   /** The most scratch bytes a forward on an input of `shape` allocates (0 for a linear layer). */
@@ -377,6 +401,8 @@ export interface Core extends EmscriptenRuntime {
   // diagnostics_bindings.cpp
   /** Bytes malloc holds (live allocations, for the leak tests). */
   _heapInUse(): number;
+  /** The most bytes malloc has held from the system at once (dlmalloc's max footprint): a high-water mark. */
+  _heapHighWater(): number;
   /** The ISA 'auto' runs (never 'auto' itself). */
   _bestIsa(): IsaCode;
   _startThreads(n: number): Result<true>;

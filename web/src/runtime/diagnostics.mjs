@@ -4,3 +4,8 @@ import { wasm } from './runtime.mjs';
 export function heapInUse() {
   return wasm('heapInUse()')._heapInUse();
 }
+
+/** Documented at heapHighWater (web/declarations/runtime.d.ts). */
+export function heapHighWater() {
+  return wasm('heapHighWater()')._heapHighWater();
+}
