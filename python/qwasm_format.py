@@ -256,9 +256,12 @@ def class_names(classes):
 
 
 def check_class_count(classes, out):
-    if classes is not None and (out.dim() == 0 or len(classes) != out.shape[-1]):
+    """One name per class: the last dimension of a classification output [N, classes], dimension 1 of a
+    segmentation output [N, classes, D, H, W] (a per-voxel score per class, as torch.argmax(dim=1) reads it)."""
+    axis = 1 if out.dim() >= 3 else -1
+    if classes is not None and (out.dim() == 0 or len(classes) != out.shape[axis]):
         raise ExportError(f"{len(classes)} class names for an output of shape {list(out.shape)}: "
-                          "give one name per output")
+                          "give one name per output" + (" class (dimension 1)" if axis == 1 else ""))
 
 
 def _sizes(value, what, lengths):
