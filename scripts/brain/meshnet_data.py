@@ -80,6 +80,11 @@ def slab_of(output_volume):
     return output_volume[..., SLAB_LO - EVAL_LO:SLAB_HI - EVAL_LO]
 
 
+def slab_labels(labels):
+    """The held-out slab's true labels, X x Y x (SLAB_HI - SLAB_LO)."""
+    return np.ascontiguousarray(labels[:, :, SLAB_LO:SLAB_HI])
+
+
 def training_k_starts(depth, size_k):
     """Every patch start k0 whose planes [k0, k0 + size_k) avoid [EVAL_LO, EVAL_HI)."""
     below = range(0, EVAL_LO - size_k + 1)

@@ -27,7 +27,7 @@ import time
 import numpy as np
 import torch
 
-from meshnet_data import (EVAL_HI, EVAL_LO, SLAB_HI, SLAB_LO, dice, sample_patch, slab_input, slab_of)
+from meshnet_data import (EVAL_HI, EVAL_LO, SLAB_HI, SLAB_LO, dice, sample_patch, slab_input, slab_labels, slab_of)
 from meshnet_model import CLASSES, MeshNet, Stubbed, fuse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -137,7 +137,7 @@ def export_all(t1, labels, checkpoint, results_path, seed):
     model.load_state_dict(torch.load(checkpoint, weights_only=True))
     model.eval()
     x = slab_input(t1)
-    truth = slab_of(labels)
+    truth = slab_labels(labels)
     crop = tuple(slice(o, o + s) for o, s in zip(CROP_ORIGIN, CROP_SHAPE))
     assert SLAB_LO <= crop[2].start and crop[2].stop <= SLAB_HI, "the golden crop lies in the held-out slab"
     crop_x = torch.from_numpy(np.ascontiguousarray(t1[crop]))[None, None]
