@@ -69,7 +69,7 @@ def train(args, t1, labels):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--seed", type=int, default=33)
-    p.add_argument("--steps", type=int, default=500)
+    p.add_argument("--steps", type=int, default=800)
     p.add_argument("--batch", type=int, default=2)
     p.add_argument("--patch", type=lambda s: tuple(int(v) for v in s.split(",")), default=(40, 40, 40))
     p.add_argument("--lr", type=float, default=4e-3)
