@@ -263,13 +263,17 @@ class SegmentationClassNames(list):
 
 
 def check_class_count(classes, out):
+    """One name per class: the last dimension of a classification output [N, classes], dimension 1 of a
+    segmentation output [N, classes, D, H, W] (a per-voxel score per class, as torch.argmax(dim=1) reads it)."""
     if isinstance(classes, SegmentationClassNames):
         if out.dim() != 5 or len(classes) != out.shape[1]:
             raise ExportError(f"{len(classes)} class names for a segmentation output of shape {list(out.shape)}: "
                               "VolumeSegmentation's output is [N, C, X, Y, Z], one name per channel C")
-    elif classes is not None and (out.dim() == 0 or len(classes) != out.shape[-1]):
+        return
+    axis = 1 if out.dim() >= 3 else -1
+    if classes is not None and (out.dim() == 0 or len(classes) != out.shape[axis]):
         raise ExportError(f"{len(classes)} class names for an output of shape {list(out.shape)}: "
-                          "give one name per output")
+                          "give one name per output" + (" class (dimension 1)" if axis == 1 else ""))
 
 
 def _sizes(value, what, lengths):
