@@ -22,7 +22,6 @@ from meshnet_model import HALO
 
 SLAB_LO, SLAB_HI = 80, 110  # the held-out axial planes (k, the Superior axis); 30 mm around k = 94.5
 EVAL_LO, EVAL_HI = SLAB_LO - HALO, SLAB_HI + HALO  # the input the held-out outputs read
-QUANTILES = (0.01, 0.99)  # the spec's intensity normalisation (volume-spec.md step 4)
 
 
 def template_path(kind):
@@ -42,32 +41,25 @@ def _stored(kind):
     return raw, img.affine
 
 
-# -- intensity normalisation: volume-spec.md step 4 ("quantile"); swap for qwasm_volume's once merged ----
-def normalise_intensity_quantile(volume, low=QUANTILES[0], high=QUANTILES[1]):
-    """The spec's step 4, exactly: over all voxels (float64) sorted ascending v[0..n-1],
-    lo = v[floor(low * (n - 1))], hi = v[floor(high * (n - 1))] (products in float64);
-    out = float32(min(1, max(0, (x - lo) / (hi - lo)))) computed in float64 and rounded once;
-    hi <= lo: zeros. np.partition gives the sorted array's entries at those indices."""
-    v = np.asarray(volume, dtype=np.float64)
-    flat = v.reshape(-1)
-    n = flat.size
-    ia, ib = int(np.floor(low * (n - 1))), int(np.floor(high * (n - 1)))
-    part = np.partition(flat, (ia, ib))
-    lo, hi = part[ia], part[ib]
-    if not hi > lo:
-        return np.zeros(v.shape, np.float32)
-    return np.minimum(1.0, np.maximum(0.0, (v - lo) / (hi - lo))).astype(np.float32)
-# -- end of the spec's intensity step ----
+def _qwasm_volume():
+    """python/qwasm_volume.py: the same steps qwasm's VolumeSegmentation runs in the browser."""
+    import sys
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "python")
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import qwasm_volume
+    return qwasm_volume
 
 
 def load_template():
     """(t1, labels, affine): t1 the model's input grid normalised by the spec (float32, X x Y x Z),
     labels uint8 by the module's rule."""
-    t1, affine = _stored("t1")
+    _, affine = _stored("t1")  # checks RAS at 1 mm: the model grid is the stored one
+    t1 = _qwasm_volume().preprocess(template_path("t1"))[0, 0]
     gm, _ = _stored("gm")
     wm, _ = _stored("wm")
     labels = np.argmax(np.stack([255.0 - gm - wm, gm, wm]), axis=0).astype(np.uint8)
-    return normalise_intensity_quantile(t1), labels, affine
+    return t1, labels, affine
 
 
 def slab_input(t1):

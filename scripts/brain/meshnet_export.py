@@ -1,21 +1,21 @@
 """Quantizes the trained brain MeshNet two ways, evaluates each on the held-out slab, and exports both:
 
 - PT2E: torch.export, prepare_pt2e with QwasmQuantizer, calibration, convert_pt2e (the README's "Bring
-  your own 3D CNN" recipe) -> models/brain/meshnet-brain.qwasm.safetensors (the demo's model);
+  your own 3D CNN" recipe) -> demo/data/meshnet-brain.qwasm.safetensors (the demo's model);
 - PyTorch's eager flow: fuse Conv3d + BatchNorm3d + ReLU, QuantStub / DeQuantStub,
   get_default_qconfig('fbgemm'), prepare, calibration, convert, run under the 'fbgemm' engine
-  -> models/brain/meshnet-brain_eager.qwasm.safetensors. Not 'x86' (PyTorch's default on x86 CPUs, whose
+  -> demo/data/meshnet-brain_eager.qwasm.safetensors. Not 'x86' (PyTorch's default on x86 CPUs, whose
   convs with symmetric weights run on oneDNN): on this model qwasm's oneDNN path and PyTorch's differ by one
   output step on about 0.5% of the output integers (found here; reported, not fixed), while under 'fbgemm'
   they are equal bit for bit, which the eager file's test asserts.
 
 Calibration: CALIBRATION_PATCHES unaugmented training patches (never the held-out slab or its halo).
-Both files carry the class names. The preprocessing record (volume-spec.md: VolumeSegmentation, RAS,
-1 mm, quantile 0.01 / 0.99) is written when python/qwasm_format.py knows it (the nifti helper's format
-support), else left out and said so: re-export with `train_meshnet.py --export-only` after it is merged.
+Both files carry the class names and python/qwasm_volume.py's preprocessing record (VolumeSegmentation,
+RAS, 1 mm, intensity quantiles 0.01 / 0.99: the steps meshnet_data.load_template ran on the training input),
+so qwasm's transforms() normalises a dropped volume as the model was trained.
 
 Writes for the Node run (scripts/brain/run_qwasm_slab.mjs) scripts/brain/output/: the slab input, its
-true labels and PyTorch's int8 output integers per flow; and the golden crop (models/brain/
+true labels and PyTorch's int8 output integers per flow; and the golden crop (tests/golden/brain/
 meshnet-brain-crop.json: a held-out crop's normalised input and PyTorch's int8 output integers, for
 tests/js/model/brain-meshnet.test.mjs)."""
 import base64
@@ -32,7 +32,8 @@ from meshnet_model import CLASSES, MeshNet, Stubbed, fuse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPOSITORY = os.path.dirname(os.path.dirname(HERE))
-MODELS = os.path.join(REPOSITORY, "models", "brain")
+MODELS = os.path.join(REPOSITORY, "demo", "data")  # the demo's Volume view loads the PT2E file
+GOLDEN = os.path.join(REPOSITORY, "tests", "golden", "brain")
 OUTPUT = os.path.join(HERE, "output")
 FILES = {"pt2e": "meshnet-brain.qwasm.safetensors", "eager": "meshnet-brain_eager.qwasm.safetensors"}
 CROP_FILE = "meshnet-brain-crop.json"
@@ -40,8 +41,7 @@ CALIBRATION_PATCHES = 8
 PATCH = (64, 64, 48)
 # The golden crop: 32 x 32 x 24 voxels inside the held-out slab (left hemisphere, cortex and white matter).
 CROP_ORIGIN, CROP_SHAPE = (40, 100, 83), (32, 32, 24)
-PREPROCESSING = {"transform": "VolumeSegmentation", "orientation": "RAS", "spacing": [1.0, 1.0, 1.0],
-                 "intensity": {"kind": "quantile", "low": 0.01, "high": 0.99}}
+
 
 
 def _python_path():
@@ -102,20 +102,12 @@ def _arr(a):
 
 def _export(model, example, name):
     _python_path()
+    import qwasm_volume
     from qwasm_export import export
-    from qwasm_format import ExportError
     path = os.path.join(MODELS, name)
-    try:
-        export(model, example, path, classes=list(CLASSES), preprocessing=PREPROCESSING)
-        recorded = True
-    except ExportError as e:
-        if "preprocessing" not in str(e):
-            raise
-        # Until the nifti helper's VolumeSegmentation record is in qwasm_format.py: the classes only.
-        print(f"{name}: the exporter does not take the volume preprocessing yet ({e}); exported without it")
-        export(model, example, path, classes=list(CLASSES))
-        recorded = False
-    return {"file": os.path.relpath(path, REPOSITORY), "bytes": os.path.getsize(path), "preprocessing": recorded}
+    # The record qwasm's VolumeSegmentation reads: the steps meshnet_data.load_template ran on the training input.
+    export(model, example, path, classes=qwasm_volume.CLASSES, preprocessing=qwasm_volume.RECORD)
+    return {"file": os.path.relpath(path, REPOSITORY), "bytes": os.path.getsize(path)}
 
 
 def _forward(model, x):
@@ -188,7 +180,7 @@ def export_all(t1, labels, checkpoint, results_path, seed):
 
     with open(os.path.join(OUTPUT, "meta.json"), "w") as f:
         json.dump(meta, f, indent=2)
-    with open(os.path.join(MODELS, CROP_FILE), "w") as f:
+    with open(os.path.join(GOLDEN, CROP_FILE), "w") as f:
         json.dump(golden, f, separators=(",", ":"))
     report["checkpoint"] = {"file": os.path.relpath(checkpoint, REPOSITORY), "bytes": os.path.getsize(checkpoint)}
     report["calibration"] = {"patches": CALIBRATION_PATCHES, "patch": list(PATCH), "seed": seed + 1,

@@ -1,4 +1,4 @@
-// Runs the exported brain MeshNet files (models/brain/*.qwasm.safetensors) in qwasm (io.loadModel, the
+// Runs the exported brain MeshNet files (demo/data/*.qwasm.safetensors) in qwasm (io.loadModel, the
 // package's build in dist/, one thread) on the held-out slab, and scores them as train_meshnet.py scored
 // PyTorch: Dice per class against the template's labels, and agreement with PyTorch's int8 output
 // (labels, and output integers: the difference in steps of the output's quantize).

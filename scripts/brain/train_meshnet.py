@@ -7,7 +7,7 @@ on the CPU, then quantizes, evaluates and exports it (meshnet_export.py).
 
 Training: Adam, one-cycle learning rate, cross entropy plus soft Dice, `--steps` batches of `--batch` random patches
 of `--patch` voxels from outside the held-out slab and its receptive-field halo, augmented (meshnet_data.
-augment). The float checkpoint (a state_dict) goes to models/brain/meshnet-brain.pt. At most 2 torch threads
+augment). The float checkpoint (a state_dict) goes to scripts/brain/meshnet-brain.pt. At most 2 torch threads
 (--threads; the committed model was trained with 1: on a crowded machine two OpenMP threads spend most of
 their time waiting for each other).
 """
@@ -28,8 +28,7 @@ sys.path.insert(0, HERE)
 from meshnet_data import augment, dice, load_template, sample_patch, slab_input, slab_labels, slab_of  # noqa: E402
 from meshnet_model import MeshNet  # noqa: E402
 
-MODELS = os.path.join(REPOSITORY, "models", "brain")
-CHECKPOINT = os.path.join(MODELS, "meshnet-brain.pt")
+CHECKPOINT = os.path.join(HERE, "meshnet-brain.pt")
 RESULTS = os.path.join(HERE, "results.json")
 
 
@@ -83,7 +82,6 @@ def main():
 
     if not args.export_only:
         model, seconds = train(args, t1, labels)
-        os.makedirs(MODELS, exist_ok=True)
         torch.save(model.state_dict(), CHECKPOINT)
         with torch.no_grad():
             pred = slab_of(model(slab_input(t1)).argmax(1)[0]).numpy()

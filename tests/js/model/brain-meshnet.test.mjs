@@ -1,6 +1,6 @@
-// The trained brain MeshNet (models/brain/, scripts/brain/train_meshnet.py: MNI152 2009 symmetric
+// The trained brain MeshNet (demo/data/, scripts/brain/train_meshnet.py: MNI152 2009 symmetric
 // template, held-out axial slab) run by qwasm on a crop of the held-out slab, against PyTorch 2.15's int8
-// outputs on the same crop (models/brain/meshnet-brain-crop.json: the normalised input and the integers of
+// outputs on the same crop (tests/golden/brain/meshnet-brain-crop.json: the normalised input and the integers of
 // each flow's output quantize). PT2E: each voxel's class on >= 99.9% of the voxels, logits within 2 output
 // steps (the bound of the README's PT2E recipe); PyTorch's eager flow: bit for bit.
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import * as qwasm from '../../../web/src/index.node.mjs';
 import { decode, initGolden } from '../util.mjs';
 
 const REPOSITORY = new URL('../../../', import.meta.url);
-const golden = JSON.parse(readFileSync(new URL('models/brain/meshnet-brain-crop.json', REPOSITORY), 'utf8'));
+const golden = JSON.parse(readFileSync(new URL('tests/golden/brain/meshnet-brain-crop.json', REPOSITORY), 'utf8'));
 const CLASSES = ['background', 'grey matter', 'white matter'];
 
 beforeAll(() => initGolden(qwasm, golden));
