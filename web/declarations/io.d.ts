@@ -156,9 +156,9 @@ export declare namespace io {
    * vox_offset, the sform and qform, scl_slope / scl_inter, and the size it
    * declares against the bytes present and `maxBytes`; a gzipped file is
    * decompressed only up to that size. Pure JavaScript: works before init().
-   * @param input The whole file, or a URL to fetch.
+   * @param input The whole file (its bytes, or a Blob such as a dropped File), or a URL to fetch.
    * @param options `maxBytes`: the largest file (after decompression) to read; default and at most 2^31 - 1.
-   * @throws TypeError for an input that is not bytes or a URL; Error naming
+   * @throws TypeError for an input that is not bytes, a Blob (a File) or a URL; Error naming
    *   the field for a NIfTI-2 file, a .hdr/.img pair, an Analyze header, a
    *   time series, another datatype (by name), or a truncated file;
    *   RangeError for a declared size above maxBytes.
@@ -170,7 +170,7 @@ export declare namespace io {
    * ```
    */
   function readNifti(
-    input: ArrayBuffer | ArrayBufferView | string | URL,
+    input: ArrayBuffer | ArrayBufferView | Blob | string | URL,
     options?: { maxBytes?: number },
   ): Promise<NiftiVolume>;
   /**

@@ -74,3 +74,17 @@ test('the goldens cover every datatype, the orientations and the header cases th
     expect(names).toContain(part);
   expect(golden.cases.some((c) => c.grid.resampled.some(Boolean))).toBe(true);
 });
+
+test('a Blob (a dropped File) reads as its bytes do, gzipped or not', async () => {
+  const cases = golden.cases.filter((x) => ['volume/lps_uint8.nii', 'volume/pil_int8.nii.gz'].includes(x.file));
+  expect(cases.length).toBe(2);
+  for (const c of cases) {
+    const bytes = fileBytes(c.file);
+    const fromBytes = await qwasm.io.readNifti(bytes);
+    const fromBlob = await qwasm.io.readNifti(new Blob([bytes]));
+    expect(fromBlob.dims).toEqual(fromBytes.dims);
+    expect(fromBlob.affine).toEqual(fromBytes.affine);
+    expect(Buffer.from(fromBlob.data.buffer).equals(Buffer.from(fromBytes.data.buffer))).toBe(true);
+  }
+  await expect(qwasm.io.readNifti(new Blob([new Uint8Array(10)]))).rejects.toThrow(/readNifti/);
+});

@@ -61,8 +61,14 @@ async function inputBytes(input, ctx) {
   }
   if (input instanceof ArrayBuffer) return bytesOfBuffer(input, 'input', ctx);
   if (typedArrayKind(input) !== undefined) return bytesOf(input, 'input', ctx);
+  // A dropped or chosen file (File is a Blob): its size is known before it is read.
+  if (typeof Blob === 'function' && input instanceof Blob) {
+    if (input.size > MAX_NIFTI_BYTES)
+      throw new RangeError(`${ctx}: the file is ${input.size} bytes, more than ${MAX_NIFTI_BYTES} can be read`);
+    return new Uint8Array(await input.arrayBuffer());
+  }
   throw new TypeError(
-    `${ctx}: expected the file's bytes (ArrayBuffer or typed array) or a URL, got ${describe(input)}`,
+    `${ctx}: expected the file's bytes (ArrayBuffer or typed array), a Blob or File, or a URL, got ${describe(input)}`,
   );
 }
 
