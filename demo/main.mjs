@@ -1,13 +1,14 @@
-// The demo page: three views behind accessible tabs, the qwasm module loaded once.
+// The demo page: four views behind accessible tabs, the qwasm module loaded once.
 import * as qwasm from 'qwasm';
 import { setupExplorer } from './explorer.mjs';
 import { setupModelView } from './model-view.mjs';
 import { setupPlayground } from './playground.mjs';
+import { setupVolumeView } from './volume-view.mjs';
 
 const $ = (id) => document.getElementById(id);
 
 function setupTabs() {
-  const tabs = [$('tab-explorer'), $('tab-playground'), $('tab-model')];
+  const tabs = [$('tab-explorer'), $('tab-playground'), $('tab-model'), $('tab-volume')];
   const select = (tab) => {
     for (const t of tabs) {
       const on = t === tab;
@@ -32,7 +33,8 @@ async function main() {
   const explorer = setupExplorer();
   setupPlayground();
   const model = setupModelView();
-  window.qwasmDemo = { ...explorer, model }; // for the browser tests and the curious
+  const volume = setupVolumeView();
+  window.qwasmDemo = { ...explorer, model, volume }; // for the browser tests and the curious
   const info = qwasm.runtimeInfo();
   const threads =
     info.variant === 'threads'

@@ -39,11 +39,14 @@ test.each(nodeBlocks.map((b, i) => [i + 1, b.runner, b]))(
       join(ROOT, 'tests/golden/exported/pt2e_r3d_18_qwasm.qwasm.safetensors'),
       join(dir, 'r3d_18_pt2e.qwasm.safetensors'),
     );
+    // The volume block's model and volume: the demo's brain MeshNet and the MNI152 T1 (demo/data/).
+    for (const f of ['meshnet-brain.qwasm.safetensors', 'mni152-t1.nii.gz'])
+      copyFileSync(join(ROOT, 'demo/data', f), join(dir, f));
     const r = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.stdout.trimEnd().split('\n')).toEqual(b.expected);
   },
-  60_000,
+  180_000, // the volume block segments a whole brain (about 20 s on 2 cores)
 );
 
 test('the README Python blocks (eager, PT2E, a MONAI model) are valid Python that use the shipped exporter', () => {

@@ -86,8 +86,8 @@ const HANDLERS = {
   },
   forward({ x, options }, worker) {
     const transfer = [];
-    // GraphModule.forward reads (and checks) the options: only maxMemoryBytes crosses.
-    const { maxMemoryBytes } = options;
+    // GraphModule.forward reads (and checks) the options: only maxMemoryBytes crosses, when given.
+    const maxMemoryBytes = options !== null && typeof options === 'object' ? options.maxMemoryBytes : undefined;
     return {
       result: plainOutput(
         modelOf(worker).forward(inputOf(x), maxMemoryBytes === undefined ? undefined : { maxMemoryBytes }),

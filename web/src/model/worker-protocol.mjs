@@ -54,7 +54,7 @@ import { isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
  *   load: {payload: {source: SentSource, options: import('./load-options.mjs').ModelOptions}, result: ModelSummary},
  *   loadFloat: {payload: {source: SentSource, options: import('./load-options.mjs').ModelOptions}, result: {modules: number}},
  *   dropFloat: {payload: {}, result: null},
- *   forward: {payload: {x: FloatInput, options: {maxMemoryBytes?: number}}, result: PlainOutput},
+ *   forward: {payload: {x: FloatInput, options?: {maxMemoryBytes?: number}}, result: PlainOutput},
  *   profile: {payload: {x: FloatInput}, result: {output: PlainOutput, layers: any[], peakHeapBytes: number}},
  *   forwardFloat: {payload: {x: FloatInput}, result: PlainOutput},
  *   compareWeights: {payload: {}, result: NsStatistics},
@@ -101,7 +101,7 @@ const PAYLOAD_FIELDS = {
   load: ['source', 'options'],
   loadFloat: ['source', 'options'],
   dropFloat: [],
-  forward: ['x', 'options'],
+  forward: ['x'], // options (maxMemoryBytes) may be left out
   profile: ['x'],
   forwardFloat: ['x'],
   compareWeights: [],

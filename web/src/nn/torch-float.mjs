@@ -52,6 +52,7 @@ export function reluFloats(bytes, ctx) {
   const y = new Float32Array(x.length);
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
+    // biome-ignore lint/complexity/useMathMinMax: not Math.max(v, 0), which turns -0 into +0 where this keeps v
     y[i] = v < 0 ? 0 : v;
   }
   return y;
