@@ -29,7 +29,7 @@ const state = {
   cursor: null, // [i, j, k]
   labelsFile: null, // Uint8Array: the labels as a NIfTI file in the input's grid
   volumesMl: null,
-  run: null, // {ms, maxMemoryBytes}
+  run: null, // {ms, maxMemoryBytes, before, after}: the worker's heap (WorkerModel.heap()) around the run
 };
 let chart = null;
 
@@ -94,9 +94,11 @@ async function segment(source, name) {
     const values = x.data.slice(); // the worker takes x's buffer
     const maxMemoryBytes = Number($('v-budget').value);
     $('v-status').textContent = `Segmenting ${name} [${dims.join(' x ')}] in the worker…`;
+    const before = await model.heap();
     const started = performance.now();
     const logits = await model.forward(x, maxMemoryBytes > 0 ? { maxMemoryBytes } : {});
     const ms = performance.now() - started;
+    const after = await model.heap();
     state.volume = volume;
     state.name = name;
     state.grid = { values, dims };
@@ -105,7 +107,7 @@ async function segment(source, name) {
     state.cursor = dims.map((d) => Math.floor(d / 2));
     state.labelsFile = await qwasm.io.writeNifti(transform.labels(logits, volume), { gzip: true });
     state.volumesMl = classVolumesMl(state.labels, model.classes.length, 1); // the model's grid is 1 mm
-    state.run = { ms, maxMemoryBytes };
+    state.run = { ms, maxMemoryBytes, before, after };
     showResults(model);
     $('v-status').textContent = `Segmented ${name}.`;
   } catch (e) {
@@ -143,10 +145,13 @@ function showResults(model) {
       return span;
     }),
   );
-  const { ms, maxMemoryBytes } = state.run;
+  const { ms, maxMemoryBytes, before, after } = state.run;
+  const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+  // The high-water mark only grows: the run's own peak is at most its growth over the heap in use before it.
   $('v-run').textContent =
     `${state.name}: [${dims.join(' x ')}] voxels segmented in ${(ms / 1000).toFixed(2)} s in the worker ` +
-    `(memory budget ${maxMemoryBytes > 0 ? `${(maxMemoryBytes / 2 ** 20).toFixed(0)} MiB` : 'none'}).`;
+    `(memory budget ${maxMemoryBytes > 0 ? `${(maxMemoryBytes / 2 ** 20).toFixed(0)} MiB` : 'none'}); ` +
+    `peak wasm heap ${mb(after.highWater)}, this run at most ${mb(after.highWater - before.inUse)} of it.`;
   $('v-title').textContent = `Labels of ${state.name}`;
   $('v-results').hidden = false;
   $('v-download').disabled = false;

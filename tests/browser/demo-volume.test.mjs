@@ -136,8 +136,12 @@ describe.each(selectedEngines())('%s', (engineName) => {
     const shown = await tab.evaluate(SHOWN);
     expect(shown.dims).toEqual([40, 44, 30]);
     expect(shown.run).toMatch(
-      /^crop-lps\.nii\.gz: \[40 x 44 x 30\] voxels segmented in [\d.]+ s in the worker \(memory budget 128 MiB\)\.$/,
+      /^crop-lps\.nii\.gz: \[40 x 44 x 30\] voxels segmented in [\d.]+ s in the worker \(memory budget 128 MiB\); peak wasm heap [\d.]+ MB, this run at most [\d.]+ MB of it\.$/,
     );
+    // The run's bound on its own heap: within the budget (the worker's WorkerModel.heap()).
+    const { before, after } = await tab.evaluate('window.qwasmDemo.volume.state.run');
+    expect(after.highWater - before.inUse).toBeLessThanOrEqual(128 * 2 ** 20);
+    expect(after.inUse).toBe(before.inUse);
     expectPlanes(shown, want);
     expectVolumes(shown.rows, want.labels);
     // The download: the labels on the dropped file's own (LPS) grid, its affine kept.
@@ -180,6 +184,10 @@ describe.each(selectedEngines())('%s', (engineName) => {
       expect(await tab.evaluate(`document.getElementById('v-error').textContent`)).toBe('');
       const shown = await tab.evaluate(SHOWN);
       expect(shown.dims).toEqual([197, 233, 189]);
+      // The default budget, 256 MiB, held by the whole brain's run (8.7 M voxels, 21 channels: 183 MB per activation).
+      const { before, after, maxMemoryBytes } = await tab.evaluate('window.qwasmDemo.volume.state.run');
+      expect(maxMemoryBytes).toBe(256 * 2 ** 20);
+      expect(after.highWater - before.inUse).toBeLessThanOrEqual(maxMemoryBytes);
       const want = await expectedFor(demoFile('mni152-t1.nii.gz'));
       expectVolumes(shown.rows, want.labels);
       expectPlanes(shown, want);

@@ -426,6 +426,25 @@ export declare namespace io {
       },
     ): Promise<void>;
     /**
+     * The worker's wasm heap, as {@link heapInUse} and {@link heapHighWater}
+     * give it there: the bytes in use now, and the most it has held at once
+     * since the worker started (it only grows). A forward's peak is at most
+     * `inUse` before it plus the growth of `highWater`.
+     * @example
+     * ```ts
+     * const before = await model.heap();
+     * await model.forward(x, { maxMemoryBytes: 256 * 2 ** 20 });
+     * const after = await model.heap();
+     * after.highWater - before.inUse; // an upper bound on what the forward took
+     * ```
+     */
+    heap(): Promise<{
+      /** Bytes of wasm heap in use in the worker now. */
+      inUse: number;
+      /** The most bytes the worker's wasm heap has held at once. */
+      highWater: number;
+    }>;
+    /**
      * {@link quantization.ns.compareWeights}(float twin, this model) in the
      * worker: each entry's statistics and shape (the tensors stay in the worker).
      * @throws Rejects before {@link io.WorkerModel.loadFloatModel}.

@@ -18,7 +18,7 @@ const OPTIONS = {
   winograd: 'auto',
   numThreads: null,
 };
-const TYPES = 'load, loadFloat, dropFloat, forward, profile, forwardFloat, compareWeights, compareModelOutputs';
+const TYPES = 'load, loadFloat, dropFloat, forward, profile, forwardFloat, compareWeights, heap, compareModelOutputs';
 const malformed = (why) => ({ name: 'TypeError', message: `the model worker got a malformed request: ${why}` });
 
 beforeAll(() => qwasm.init());

@@ -8,6 +8,7 @@
 // worker bundles it (model-worker.mjs); the Node.js one reaches it in the
 // package's build beside it (model-worker.node.mjs, io.WorkerModel._serve).
 import { compareModelOutputs, compareWeights } from '../quantization/ns.mjs';
+import { heapHighWater, heapInUse } from '../runtime/diagnostics.mjs';
 import { init, localFileReader, runtimeInfo } from '../runtime/runtime.mjs';
 import { QTensor } from '../tensors/qtensor.mjs';
 import { tensor } from '../tensors/tensor.mjs';
@@ -104,6 +105,10 @@ const HANDLERS = {
   forwardFloat({ x }, worker) {
     const transfer = [];
     return { result: plainOutput(floatModelOf(worker).forward(inputOf(x)), transfer), transfer };
+  },
+  heap(_, worker) {
+    modelOf(worker);
+    return plain({ inUse: heapInUse(), highWater: heapHighWater() });
   },
   compareWeights(_, worker) {
     return plain(statisticsOf(compareWeights(floatModelOf(worker), worker.model)));

@@ -327,6 +327,11 @@ export class WorkerModel {
     }
   }
 
+  /** Documented at io.WorkerModel.heap (web/declarations/io.d.ts). */
+  heap() {
+    return this.#request('WorkerModel.heap()', 'heap', {});
+  }
+
   /** quantization.ns.compareWeights(float twin, this model), in the worker: the statistics per key (no tensors). */
   compareWeights() {
     return this.#request('WorkerModel.compareWeights()', 'compareWeights', {});

@@ -58,6 +58,7 @@ import { isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
  *   profile: {payload: {x: FloatInput}, result: {output: PlainOutput, layers: any[], peakHeapBytes: number}},
  *   forwardFloat: {payload: {x: FloatInput}, result: PlainOutput},
  *   compareWeights: {payload: {}, result: NsStatistics},
+ *   heap: {payload: {}, result: {inUse: number, highWater: number}},
  *   compareModelOutputs: {payload: {x: FloatInput}, result: NsStatistics},
  * }} Requests
  */
@@ -105,6 +106,7 @@ const PAYLOAD_FIELDS = {
   profile: ['x'],
   forwardFloat: ['x'],
   compareWeights: [],
+  heap: [],
   compareModelOutputs: ['x'],
 };
 
