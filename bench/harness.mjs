@@ -26,6 +26,29 @@ export async function initBench() {
   return { qwasm, M: wasm(), handle: (q) => qtensorHandle(q, 'bench') };
 }
 
+/**
+ * One side-by-side child of a thread-count run: qwasm on its threaded build
+ * with a pool of `threads`, and onnxruntime-web at the same count with SIMD,
+ * sessions on its wasm provider with every graph optimization and its
+ * threads not spinning (`ortOptions`). Returns {qwasm, ort, ortOptions}.
+ */
+export async function initSideBySide(threads) {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = threads;
+  ort.env.wasm.simd = true;
+  await qwasm.init({
+    numThreads: threads,
+    _moduleFactory: require('../build/wasm/qwasm.testing.mt.js'),
+    wasmBinary: readFileSync(new URL('../build/wasm/qwasm.testing.mt.wasm', import.meta.url)),
+  });
+  const ortOptions = {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+    extra: { session: { intra_op: { allow_spinning: '0' } } },
+  };
+  return { qwasm, ort, ortOptions };
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;

@@ -15,8 +15,7 @@
 // Needs bench/output/zoo from `python3 bench/zoo_prep.py` (torch, torchao,
 // monai, pytorchvideo, onnx, onnxruntime); says so and exits when it is missing.
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { interleave, perThreadCount, saveResult } from './harness.mjs';
+import { initSideBySide, interleave, perThreadCount, saveResult } from './harness.mjs';
 
 const DIR = new URL('./output/zoo/', import.meta.url);
 const THREADS = [1, 2];
@@ -61,20 +60,7 @@ function agreement(a, b, shape) {
 }
 
 async function child(threads) {
-  const ort = await import('onnxruntime-web');
-  ort.env.wasm.numThreads = threads;
-  ort.env.wasm.simd = true;
-  const qwasm = await import('../web/src/node-entry.mjs');
-  await qwasm.init({
-    numThreads: threads,
-    _moduleFactory: createRequire(import.meta.url)('../build/wasm/qwasm.testing.mt.js'),
-    wasmBinary: readFileSync(new URL('../build/wasm/qwasm.testing.mt.wasm', import.meta.url)),
-  });
-  const opts = {
-    executionProviders: ['wasm'],
-    graphOptimizationLevel: 'all',
-    extra: { session: { intra_op: { allow_spinning: '0' } } },
-  };
+  const { qwasm, ort, ortOptions: opts } = await initSideBySide(threads);
   const results = [];
   for (const name of JSON.parse(readFileSync(new URL('models.json', DIR), 'utf8'))) {
     const meta = JSON.parse(readFileSync(new URL(`${name}.json`, DIR), 'utf8'));
