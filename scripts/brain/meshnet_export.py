@@ -4,10 +4,11 @@
   your own 3D CNN" recipe) -> demo/data/meshnet-brain.qwasm.safetensors (the demo's model);
 - PyTorch's eager flow: fuse Conv3d + BatchNorm3d + ReLU, QuantStub / DeQuantStub,
   get_default_qconfig('fbgemm'), prepare, calibration, convert, run under the 'fbgemm' engine
-  -> demo/data/meshnet-brain_eager.qwasm.safetensors. Not 'x86' (PyTorch's default on x86 CPUs, whose
-  convs with symmetric weights run on oneDNN): on this model qwasm's oneDNN path and PyTorch's differ by one
-  output step on about 0.5% of the output integers (found here; reported, not fixed), while under 'fbgemm'
-  they are equal bit for bit, which the eager file's test asserts.
+  -> demo/data/meshnet-brain_eager.qwasm.safetensors; its test asserts qwasm's integers equal PyTorch's bit
+  for bit. Not 'x86' (PyTorch's default on x86 CPUs, whose convs with symmetric weights run on oneDNN): on
+  a CPU with AMX, oneDNN scales the accumulator by src * wei as one float, not by the two in turn as on
+  AVX-512 VNNI and in qwasm, which moved 361 of the crop's 73,728 output integers by one step here (README,
+  Known differences; tests/golden/onednn_scale.json). 'fbgemm' gives the same integers on every x86 CPU.
 
 Calibration: CALIBRATION_PATCHES unaugmented training patches (never the held-out slab or its halo).
 Both files carry the class names and python/qwasm_volume.py's preprocessing record (VolumeSegmentation,

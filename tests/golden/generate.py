@@ -14,9 +14,9 @@ import argparse
 
 from generators import (activations, bias_rounding, conv3d, conv_transpose, conv_transpose_int8,
                         depthwise_saturation, eager_flow, export_zoo, fusion, hardtanh, histogram_observer,
-                        io_fixtures, layout, memory_formats, models, norms, numeric_suite, observers, pools, pt2e,
-                        qops, quantize, reductions, requant_engines, resample, strides, video_clip, video_resnets,
-                        video_transforms, volume, zero_size, zoo3d)
+                        io_fixtures, layout, memory_formats, models, norms, numeric_suite, observers, onednn_scale,
+                        pools, pt2e, qops, quantize, reductions, requant_engines, resample, strides, video_clip,
+                        video_resnets, video_transforms, volume, zero_size, zoo3d)
 from generators.common import set_output_dir, with_engine, write
 
 
@@ -44,6 +44,8 @@ FAMILIES = {
     # where FBGEMM's way of adding the bias (per path) decides the integer
     "bias_rounding": lambda: write("bias_rounding.json", bias_rounding.bias_rounding_cases(),
                                    {"eager": bias_rounding.eager_conv_bn_relu_cases()}),
+    # where oneDNN's one scale per channel (src * wei as one float) decides the integer, under x86
+    "onednn_scale": lambda: with_engine("x86", lambda: write("onednn_scale.json", onednn_scale.onednn_scale_cases())),
     # FBGEMM's depthwise fast path: int16 tap-pair saturation, under fbgemm and x86 (each case names its engine)
     "depthwise_saturation": lambda: write("depthwise_saturation.json",
                                           depthwise_saturation.depthwise_saturation_cases()),
