@@ -2,8 +2,15 @@
 BatchNorm3d + ReLU at full resolution (padding = dilation, so every layer keeps the volume's size),
 dilations 1,1,1,2,4,8,1,1, then a 1x1x1 conv to the classes. Also the eager flow's wrapping (fusion,
 QuantStub / DeQuantStub), as tests/golden/generators/zoo3d.py does it for the zoo's MeshNet."""
+import os
+import sys
+
 import torch
 from torch import nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "tests", "models"))
+from zoo3d_models import MeshNet as ZooMeshNet  # noqa: E402
 
 DILATIONS = (1, 1, 1, 2, 4, 8, 1, 1)
 CHANNELS = 21
@@ -12,18 +19,12 @@ CLASSES = ("background", "grey matter", "white matter")
 HALO = sum(DILATIONS)
 
 
-class MeshNet(nn.Module):
-    def __init__(self, channels=CHANNELS, classes=len(CLASSES), dilations=DILATIONS):
-        super().__init__()
-        layers, cin = [], 1
-        for d in dilations:
-            layers += [nn.Conv3d(cin, channels, 3, padding=d, dilation=d), nn.BatchNorm3d(channels), nn.ReLU()]
-            cin = channels
-        self.body = nn.Sequential(*layers)
-        self.classifier = nn.Conv3d(channels, classes, 1)
+class MeshNet(ZooMeshNet):
+    """The zoo's MeshNet (tests/models/zoo3d_models.py) at brainchop's size: 21 channels, the eighth
+    dilated layer, 3 classes."""
 
-    def forward(self, x):
-        return self.classifier(self.body(x))
+    def __init__(self, channels=CHANNELS, classes=len(CLASSES), dilations=DILATIONS):
+        super().__init__(channels, classes, dilations)
 
 
 class Stubbed(nn.Module):
