@@ -19,7 +19,7 @@ const SEED = 33;
 
 async function child(size, mode) {
   const qwasm = await import('../web/src/index.node.mjs');
-  await qwasm.init();
+  await qwasm.init({ numThreads: 1 });
   const unlimited = { maxWork: Infinity, maxLiveBytes: Infinity, maxActivationBytes: Infinity };
   const model = qwasm.io.loadModel(new Uint8Array(readFileSync(MODEL)), unlimited);
   const shape = [1, 1, size, size, size];

@@ -106,7 +106,9 @@ async function segment(source, name) {
     state.window = intensityWindow(values);
     state.cursor = dims.map((d) => Math.floor(d / 2));
     state.labelsFile = await qwasm.io.writeNifti(transform.labels(logits, volume), { gzip: true });
-    state.volumesMl = classVolumesMl(state.labels, model.classes.length, 1); // the model's grid is 1 mm
+    // One voxel of the model's grid: the spacing its file records (1 mm for the brain MeshNet).
+    const voxelMm3 = transform.spacing.reduce((a, b) => a * b, 1);
+    state.volumesMl = classVolumesMl(state.labels, model.classes.length, voxelMm3);
     state.run = { ms, maxMemoryBytes, before, after };
     showResults(model);
     $('v-status').textContent = `Segmented ${name}.`;
