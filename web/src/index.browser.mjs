@@ -4,8 +4,10 @@
 // `new Worker(new URL(<file>, import.meta.url), { type: 'module' })` is the
 // pattern Vite, webpack, Parcel and Next.js follow to bundle a worker.
 import './runtime/platform.browser.mjs';
-import { browserWorkerPort, locatedUrl } from './model/worker-model.mjs';
+import { setTransformsFactory } from './model/description.mjs';
+import { browserWorkerPort, locatedUrl } from './model/worker-ports.mjs';
 import { setPlatformHooks } from './runtime/runtime.mjs';
+import { transformFromRecord } from './transforms/from-record.mjs';
 
 setPlatformHooks({
   startModelWorker: (locateFile) =>
@@ -15,5 +17,8 @@ setPlatformHooks({
         : new Worker(new URL('../../dist/qwasm.model-worker.mjs', import.meta.url), { type: 'module' }),
     ),
 });
+
+// A model's transforms() (the model worker's own bundle leaves the transforms out).
+setTransformsFactory(transformFromRecord);
 
 export * from './api.mjs';

@@ -6,13 +6,25 @@
 
 import { loadModelFromBytes } from './model/load.mjs';
 import { bytesOfInput, numelOf, parseSafetensors } from './model/safetensors.mjs';
-import { loadModelInWorker } from './model/worker-model.mjs';
 import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './runtime/args.mjs';
 
 export { GraphModule } from './model/graph-module.mjs';
 export { loadModelAsync } from './model/load.mjs';
 export { WorkerModel } from './model/worker-model.mjs';
-export { readNifti, writeNifti } from './volumes/nifti.mjs';
+
+// The NIfTI reader and writer load on first use: both are async, and a
+// bundler splits them off, so an app that reads no volume does not ship them.
+const nifti = () => import('./volumes/nifti.mjs');
+
+/** Documented at io.readNifti (web/declarations/io.d.ts). */
+export async function readNifti(input, options) {
+  return (await nifti()).readNifti(input, options);
+}
+
+/** Documented at io.writeNifti (web/declarations/io.d.ts). */
+export async function writeNifti(volume, options) {
+  return (await nifti()).writeNifti(volume, options);
+}
 
 /**
  * Documented at io.loadModel (web/declarations/io.d.ts).
@@ -21,7 +33,10 @@ export { readNifti, writeNifti } from './volumes/nifti.mjs';
  * @returns {any}
  */
 export function loadModel(input, options) {
-  return asksForWorker(options) ? loadModelInWorker(input, options) : loadModelFromBytes(input, options);
+  // The worker's client loads on use (a bundle that never asks for a worker leaves it out).
+  return asksForWorker(options)
+    ? import('./model/worker-model-client.mjs').then((client) => client.loadModelInWorker(input, options))
+    : loadModelFromBytes(input, options);
 }
 
 /**

@@ -3,7 +3,8 @@
 // ES module entry (index.node.mjs) re-exports, so that import and require
 // share one instance.
 
-import { locatedUrl, nodeWorkerPort } from './model/worker-model.mjs';
+import { setTransformsFactory } from './model/description.mjs';
+import { locatedUrl, nodeWorkerPort } from './model/worker-ports.mjs';
 import {
   defaultThreads,
   loadGlue,
@@ -23,6 +24,7 @@ import {
   requireWasmSimd,
   threadsUnavailable,
 } from './runtime/wasm-loader.mjs';
+import { transformFromRecord } from './transforms/from-record.mjs';
 
 // Node.js always has threads; the threaded variant is loaded when more than
 // one thread is asked for (the default: the cores, at most 8) and its files
@@ -52,5 +54,8 @@ setPlatformHooks({
   readLocalFile,
   resolveObjectUrl,
 });
+
+// A model's transforms() (the browser model worker's bundle leaves the transforms out).
+setTransformsFactory(transformFromRecord);
 
 export * from './api.mjs';

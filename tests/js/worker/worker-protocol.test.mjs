@@ -29,7 +29,8 @@ beforeAll(() => qwasm.init());
  */
 function servedHere() {
   const answers = [];
-  let handler;
+  let handler = null;
+  const queued = []; // as a MessagePort keeps what arrives before anyone listens (_serve loads the host first)
   let waiting = null;
   qwasm.io.WorkerModel._serve({
     post: (message) => {
@@ -39,10 +40,11 @@ function servedHere() {
     },
     onMessage: (h) => {
       handler = h;
+      for (const m of queued.splice(0)) h(m);
     },
   });
   return {
-    send: (message) => handler(message),
+    send: (message) => (handler === null ? queued.push(message) : handler(message)),
     async replies(n) {
       while (answers.length < n) await new Promise((resolve) => (waiting = resolve));
       return answers.slice(0, n);

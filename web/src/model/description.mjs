@@ -5,8 +5,8 @@
 // the graph, so a bad entry is an error naming it, not a surprise later.
 
 import { fail, isObject, MAX_NAME, onlyKeys, quote } from '../ops/format-readers.mjs';
-import { VideoClassification } from '../transforms/video-classification.mjs';
-import { VolumeSegmentation } from '../transforms/volume-segmentation.mjs';
+import { videoClassificationOptions } from '../transforms/video-options.mjs';
+import { volumeSegmentationOptions } from '../transforms/volume-options.mjs';
 
 /**
  * The metadata entries of a model file's header that are qwasm's: format,
@@ -50,7 +50,7 @@ function readPreprocessing(meta, inputShape) {
   if (p.interpolation !== undefined) options.interpolation = p.interpolation;
   let transform;
   try {
-    transform = new VideoClassification(options); // checks every value
+    transform = videoClassificationOptions(options); // checks every value
   } catch (e) {
     fail(`metadata preprocessing: ${String(e.message).replace(/^[^:]*: /, '')}`);
   }
@@ -71,7 +71,7 @@ function readVolumeSegmentation(p, inputShape) {
   onlyKeys(p, VOLUME_KEYS, 'metadata preprocessing');
   let transform;
   try {
-    transform = new VolumeSegmentation({ orientation: p.orientation, spacing: p.spacing, intensity: p.intensity });
+    transform = volumeSegmentationOptions({ orientation: p.orientation, spacing: p.spacing, intensity: p.intensity });
   } catch (e) {
     fail(`metadata preprocessing: ${String(e.message).replace(/^[^:]*: /, '')}`);
   }
@@ -101,6 +101,17 @@ export function readDescription(meta, inputShape) {
   return { preprocessing: readPreprocessing(meta, inputShape), classes: readClasses(meta) };
 }
 
+// The transforms themselves (transforms.VideoClassification and
+// VolumeSegmentation) are made by the public entry's factory (api.mjs:
+// transformsFactory), not imported here: the model worker loads models, checks
+// their records above, and never runs a transform, so its bundle leaves them out.
+let makeTransforms = null;
+
+/** Called once by the public API: how a checked preprocessing record becomes its transform. */
+export function setTransformsFactory(factory) {
+  makeTransforms = factory;
+}
+
 /** The model's VideoClassification or VolumeSegmentation, or an Error saying how to record one. */
 export function transformsOf(preprocessing, ctx) {
   if (preprocessing === null) {
@@ -108,8 +119,6 @@ export function transformsOf(preprocessing, ctx) {
       `${ctx}: the model file records no preprocessing; export it with qwasm_export.export(..., preprocessing=weights.transforms()) (or qwasm_volume.RECORD), or build transforms.VideoClassification (or VolumeSegmentation) yourself`,
     );
   }
-  // A volume's options are the ones with an orientation (readPreprocessing gives one of the two shapes).
-  return preprocessing.orientation !== undefined
-    ? new VolumeSegmentation(preprocessing)
-    : new VideoClassification(preprocessing);
+  if (makeTransforms === null) throw new Error(`${ctx}: transforms are not available in qwasm's model worker`);
+  return makeTransforms(preprocessing);
 }

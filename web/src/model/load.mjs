@@ -32,7 +32,7 @@ import { GraphModule } from './graph-module.mjs';
 import { readLoadOptions } from './load-options.mjs';
 import { BudgetError, planGraph } from './plan.mjs';
 import { bytesOfInput, parseSafetensors } from './safetensors.mjs';
-import { isModelSource, readModelSource, sourceError, throwIfAborted } from './source.mjs';
+import { isModelSource, sourceError, throwIfAborted } from './source.mjs';
 
 export const FORMAT = 'qwasm-model';
 // Version 2 adds the engine the model was converted under and each quantized
@@ -212,7 +212,13 @@ export async function loadModelAsync(source, options) {
   if (worker) throw new TypeError(`${ctx}: worker: true is io.loadModel's option; loadModelAsync runs on this thread`);
   if (!isModelSource(source)) throw sourceError(source, ctx);
   wasm(ctx);
-  const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), signal);
+  const bytes = await (await import('./source-read.mjs')).readModelSource(
+    source,
+    onProgress,
+    ctx,
+    localFileReader(),
+    signal,
+  );
   throwIfAborted(signal); // aborted as the last bytes came: nothing is built
   return buildModel(bytes, model, ctx);
 }

@@ -13,7 +13,7 @@ import { init, localFileReader, runtimeInfo } from '../runtime/runtime.mjs';
 import { QTensor } from '../tensors/qtensor.mjs';
 import { tensor } from '../tensors/tensor.mjs';
 import { buildModel } from './load.mjs';
-import { readModelSource, throwIfAborted } from './source.mjs';
+import { throwIfAborted } from './source.mjs';
 import { errorReply, isAbort, malformedRequest } from './worker-protocol.mjs';
 
 /**
@@ -206,7 +206,13 @@ export function serveModel(port) {
       reads.set(id, controller);
       try {
         const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
-        const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), controller.signal);
+        const bytes = await (await import('./source-read.mjs')).readModelSource(
+          source,
+          onProgress,
+          ctx,
+          localFileReader(),
+          controller.signal,
+        );
         throwIfAborted(controller.signal);
         return bytes;
       } finally {

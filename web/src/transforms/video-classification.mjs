@@ -12,59 +12,17 @@
 // std, float32); then (T, C, H, W) -> (C, T, H, W) with a batch of 1.
 
 import { linearAxis } from '../nn/interpolate.mjs';
-import {
-  bytesOf,
-  checkNotRevoked,
-  describe,
-  lengthOf,
-  MAX_NUMEL,
-  readNumberList,
-  readOptions,
-  typedArrayKind,
-} from '../runtime/args.mjs';
+import { bytesOf, checkNotRevoked, describe, lengthOf, MAX_NUMEL, typedArrayKind } from '../runtime/args.mjs';
 import { fma32, roundHalfEven } from '../runtime/float32.mjs';
+import { KINETICS_MEAN, KINETICS_STD, MAX_SIDE, videoClassificationOptions } from './video-options.mjs';
+
+export { KINETICS_MEAN, KINETICS_STD };
 
 /** torchvision's Kinetics-400 normalisation (the default of VideoClassification). */
-export const KINETICS_MEAN = Object.freeze([0.43216, 0.394666, 0.37645]);
-export const KINETICS_STD = Object.freeze([0.22803, 0.22145, 0.216989]);
-const MAX_SIDE = 16384;
 const MAX_FRAMES = 4096;
 // One frame at most 2^26 pixels (an 8K frame is 2^25): frames are copied one at
 // a time, so this bounds the copy, and the crop bounds the work.
 const MAX_FRAME_PIXELS = 2 ** 26;
-const OPTIONS = ['cropSize', 'resizeSize', 'mean', 'std', 'interpolation'];
-const CTX = 'new transforms.VideoClassification(options)';
-
-function readSize(v, name, lengths) {
-  const list = typeof v === 'number' ? [v] : readNumberList(v, name, CTX, 2);
-  if (!lengths.includes(list.length)) {
-    throw new TypeError(
-      `${CTX}: ${name} must be ${lengths.map((n) => `${n}`).join(' or ')} integers, got ${list.length}`,
-    );
-  }
-  for (const s of list) {
-    if (!Number.isInteger(s) || s < 1 || s > MAX_SIDE) {
-      throw new RangeError(`${CTX}: ${name} must hold integers from 1 to ${MAX_SIDE}, got ${describe(s)}`);
-    }
-  }
-  return list;
-}
-
-// torchvision normalises a (C, H, W) float image with mean and std of one value
-// (broadcast to the three channels) or one per channel; anything else fails there.
-function readChannelValues(v, name, positive) {
-  const list = readNumberList(v, name, CTX, 3);
-  if (list.length !== 1 && list.length !== 3) {
-    throw new RangeError(`${CTX}: ${name} must hold 3 values (one per RGB channel) or 1 for all, got ${list.length}`);
-  }
-  for (const x of list) {
-    const f = Math.fround(x);
-    if (!Number.isFinite(f) || (positive && f === 0)) {
-      throw new RangeError(`${CTX}: ${name} must hold finite${positive ? ', nonzero' : ''} float32 values, got ${x}`);
-    }
-  }
-  return list; // as given (torchvision keeps the Python floats); forward() rounds them to float32 as torch.as_tensor does
-}
 
 // Where output row/column o of the crop reads in the resized image, or -1 for
 // the zero padding F.center_crop adds when the crop is larger than the image.
@@ -148,22 +106,12 @@ export class VideoClassification {
    * @param {{cropSize: number | number[], resizeSize: number | number[], mean?: number[], std?: number[], interpolation?: 'bilinear'}} options
    */
   constructor(options) {
-    const o = readOptions(options, OPTIONS, CTX);
-    for (const key of ['cropSize', 'resizeSize']) {
-      if (!o.has(key)) throw new TypeError(`${CTX}: options.${key} is required`);
-    }
-    const interpolation = o.get('interpolation') ?? 'bilinear';
-    if (interpolation !== 'bilinear') {
-      throw new TypeError(
-        `${CTX}: interpolation must be 'bilinear' (torchvision's video presets), got ${describe(interpolation)}`,
-      );
-    }
-    const crop = readSize(o.get('cropSize'), 'cropSize', [1, 2]);
-    this.cropSize = Object.freeze(crop.length === 1 ? [crop[0], crop[0]] : crop);
-    this.resizeSize = Object.freeze(readSize(o.get('resizeSize'), 'resizeSize', [1, 2]));
-    this.mean = Object.freeze(readChannelValues(o.get('mean') ?? KINETICS_MEAN, 'mean', false));
-    this.std = Object.freeze(readChannelValues(o.get('std') ?? KINETICS_STD, 'std', true));
-    this.interpolation = interpolation;
+    const o = videoClassificationOptions(options);
+    this.cropSize = o.cropSize;
+    this.resizeSize = o.resizeSize;
+    this.mean = o.mean;
+    this.std = o.std;
+    this.interpolation = o.interpolation;
     Object.freeze(this);
   }
 

@@ -6,19 +6,10 @@
 // where an axis differs by more than 1e-3 mm, then the intensities mapped to
 // [0, 1] between two quantiles. Pure JavaScript: works before init().
 
-import {
-  bytesOf,
-  checkNotRevoked,
-  describe,
-  lengthOf,
-  readNumberList,
-  readOptions,
-  typedArrayKind,
-} from '../runtime/args.mjs';
+import { bytesOf, checkNotRevoked, describe, lengthOf, typedArrayKind } from '../runtime/args.mjs';
 import { rasOrientation } from '../volumes/geometry.mjs';
+import { volumeSegmentationOptions } from './volume-options.mjs';
 
-const CTX = 'new transforms.VolumeSegmentation(options)';
-const OPTIONS = ['orientation', 'spacing', 'intensity'];
 /** An axis whose voxel size is within this of the target spacing (mm) is not resampled. */
 export const SPACING_TOLERANCE = 1e-3;
 const MAX_SIDE = 32767;
@@ -34,23 +25,6 @@ const VOLUME_ARRAYS = new Map([
   ['Float32Array', 'float32'],
   ['Float64Array', 'float64'],
 ]);
-
-function readIntensity(v) {
-  checkNotRevoked(v, 'intensity', CTX);
-  if (v === null || typeof v !== 'object')
-    throw new TypeError(`${CTX}: intensity must be {kind, low, high}, got ${describe(v)}`);
-  const o = readOptions(v, ['kind', 'low', 'high'], CTX);
-  const kind = o.get('kind');
-  if (kind !== 'quantile') throw new TypeError(`${CTX}: intensity.kind must be 'quantile', got ${describe(kind)}`);
-  const low = o.get('low');
-  const high = o.get('high');
-  if (typeof low !== 'number' || typeof high !== 'number' || !(low >= 0 && low < high && high <= 1)) {
-    throw new RangeError(
-      `${CTX}: intensity needs 0 <= low < high <= 1, got low ${describe(low)}, high ${describe(high)}`,
-    );
-  }
-  return Object.freeze({ kind, low, high });
-}
 
 /** The volume's voxels, dims and affine (a volume from io.readNifti, or any object with those fields). */
 function readVolume(volume, ctx) {
@@ -164,18 +138,10 @@ export class VolumeSegmentation {
    * @param {{orientation?: 'RAS', spacing?: number[], intensity?: {kind: 'quantile', low: number, high: number}}} [options]
    */
   constructor(options = {}) {
-    const o = readOptions(options, OPTIONS, CTX);
-    const orientation = o.get('orientation') ?? 'RAS';
-    if (orientation !== 'RAS') throw new TypeError(`${CTX}: orientation must be 'RAS', got ${describe(orientation)}`);
-    const spacing = o.has('spacing') ? readNumberList(o.get('spacing'), 'spacing', CTX, 3) : [1, 1, 1];
-    if (spacing.length !== 3 || !spacing.every((s) => Number.isFinite(s) && s > 0)) {
-      throw new RangeError(`${CTX}: spacing must be 3 positive finite voxel sizes (mm), got [${spacing.join(', ')}]`);
-    }
-    this.orientation = orientation;
-    this.spacing = Object.freeze(spacing);
-    this.intensity = o.has('intensity')
-      ? readIntensity(o.get('intensity'))
-      : Object.freeze({ kind: 'quantile', low: 0.01, high: 0.99 });
+    const o = volumeSegmentationOptions(options);
+    this.orientation = o.orientation;
+    this.spacing = o.spacing;
+    this.intensity = o.intensity;
     Object.freeze(this);
   }
 

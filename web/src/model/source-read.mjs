@@ -1,0 +1,134 @@
+// Reading a model file from its source (a URL, a Response, a stream, a Blob
+// or the bytes), with progress and abort: what the async loads run
+// (loadModelAsync, a worker load). Apart from source.mjs's checks, so that a
+// bundle that never loads a model by URL can split it off (loaded on use).
+
+import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, lengthOf, typedArrayKind } from '../runtime/args.mjs';
+import { absoluteUrl, kindOf, MAX_MODEL_BYTES, sourceError, throwIfAborted, whenAborted } from './source.mjs';
+
+/**
+ * Reads the stream to its end, calling onProgress after each chunk. Chunks
+ * are kept until the end and copied once into the result. An abort of
+ * `signal` cancels the stream (a stalled read too) and rejects with its reason.
+ * @param {ReadableStream<Uint8Array>} stream
+ * @param {number | null} total
+ * @param {AbortSignal | null} signal
+ */
+async function readStream(stream, total, onProgress, ctx, signal) {
+  if (stream.locked) throw new TypeError(`${ctx}: the stream is locked (another reader is reading it)`);
+  throwIfAborted(signal);
+  const reader = stream.getReader();
+  const aborted = whenAborted(signal);
+  const chunks = [];
+  let loaded = 0;
+  try {
+    onProgress?.(0, total);
+    for (;;) {
+      let next;
+      try {
+        next = await (signal === null ? reader.read() : Promise.race([reader.read(), aborted.promise]));
+      } catch (err) {
+        throwIfAborted(signal);
+        throw new Error(`${ctx}: reading the source failed (${err?.message ?? describe(err)})`, { cause: err });
+      }
+      throwIfAborted(signal); // an abort between two chunks
+      if (next.done) break;
+      const value = next.value;
+      if (typedArrayKind(value) !== 'Uint8Array') {
+        throw new TypeError(`${ctx}: the stream gave ${describe(value)}; it must give Uint8Array chunks`);
+      }
+      loaded += lengthOf(value);
+      if (loaded > MAX_MODEL_BYTES) {
+        throw new RangeError(`${ctx}: the model is over ${MAX_MODEL_BYTES} bytes (4 GiB), more than wasm32 can hold`);
+      }
+      chunks.push(bytesOf(value, 'a chunk', ctx));
+      onProgress?.(loaded, total);
+    }
+  } catch (err) {
+    // Whatever stopped the read (a bad chunk, the size limit, onProgress
+    // throwing, a network error, an abort): the stream is released, not left open.
+    reader.cancel(err).catch(() => {});
+    throw err;
+  } finally {
+    aborted.done();
+  }
+  const bytes = new Uint8Array(loaded);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return bytes;
+}
+
+async function readResponse(response, onProgress, ctx, what, signal) {
+  if (!response.ok) {
+    const status = [response.status, response.statusText].filter(Boolean).join(' ');
+    throw new Error(`${ctx}: fetching ${what} failed: HTTP ${status}`);
+  }
+  if (response.bodyUsed || response.body?.locked) {
+    throw new TypeError(`${ctx}: the Response's body was already read (or is being read)`);
+  }
+  const length = Number(response.headers.get('content-length'));
+  // A compressed transfer reports the compressed length: the bytes read can exceed it.
+  const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
+  const total = Number.isSafeInteger(length) && length > 0 && !encoded ? length : null;
+  if (response.body === null) return new Uint8Array(0);
+  return readStream(response.body, total, onProgress, ctx, signal);
+}
+
+/**
+ * The model file's bytes, from any source kind (see above). readLocalFile
+ * reads a path or file: URL (Node.js); elsewhere it is null.
+ * @param {any} source
+ * @param {((loaded: number, total: number | null) => void) | undefined} onProgress
+ * @param {string} ctx
+ * @param {((path: string, signal?: AbortSignal | null) => Promise<Uint8Array>) | null} readLocalFile
+ * @param {AbortSignal | null} [signal] cancels the read: it rejects with the signal's reason
+ * @returns {Promise<Uint8Array>}
+ */
+export async function readModelSource(source, onProgress, ctx, readLocalFile, signal = null) {
+  throwIfAborted(signal);
+  const kind = kindOf(source);
+  if (kind === 'bytes') {
+    // Through the intrinsic accessors: a detached buffer is a TypeError naming the call.
+    const bytes = isArrayBuffer(source) ? bytesOfBuffer(source, 'bytes', ctx) : bytesOf(source, 'bytes', ctx);
+    onProgress?.(bytes.byteLength, bytes.byteLength);
+    return bytes;
+  }
+  if (kind === 'response') return readResponse(source, onProgress, ctx, source.url || 'the Response', signal);
+  if (kind === 'blob') return readStream(source.stream(), source.size, onProgress, ctx, signal);
+  if (kind === 'stream') return readStream(source, null, onProgress, ctx, signal);
+  if (kind !== 'url') throw sourceError(source, ctx);
+  const url = absoluteUrl(source);
+  if (url === null || url.startsWith('file:')) {
+    // Node.js: a path or a file: URL, read from disk.
+    const path = url ?? String(source);
+    if (readLocalFile === null) {
+      throw new TypeError(
+        `${ctx}: ${JSON.stringify(path.slice(0, 200))} is not a URL; file paths are read in Node.js only`,
+      );
+    }
+    let bytes;
+    try {
+      bytes = await readLocalFile(path, signal);
+    } catch (err) {
+      throwIfAborted(signal); // the signal's reason, not the file system's AbortError
+      throw new Error(`${ctx}: reading ${path} failed (${err?.code ?? err?.message ?? err})`, { cause: err });
+    }
+    throwIfAborted(signal);
+    onProgress?.(bytes.byteLength, bytes.byteLength);
+    return bytes;
+  }
+  let response;
+  try {
+    response = await fetch(
+      url,
+      signal === null ? { credentials: 'same-origin' } : { credentials: 'same-origin', signal },
+    );
+  } catch (err) {
+    throwIfAborted(signal);
+    throw new Error(`${ctx}: fetching ${url} failed (${err?.message ?? err})`, { cause: err });
+  }
+  return readResponse(response, onProgress, ctx, url, signal);
+}
