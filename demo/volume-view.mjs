@@ -189,8 +189,10 @@ function pick(plane, event) {
   if (state.grid === null) return;
   const canvas = $(`v-${plane}`);
   const box = canvas.getBoundingClientRect();
-  const x = Math.floor(((event.clientX - box.left) / box.width) * canvas.width);
-  const y = Math.floor(((event.clientY - box.top) / box.height) * canvas.height);
+  // A click on the box's far edge lands one pixel past the last: clamped to it.
+  const at = (offset, size, pixels) => Math.min(pixels - 1, Math.max(0, Math.floor((offset / size) * pixels)));
+  const x = at(event.clientX - box.left, box.width, canvas.width);
+  const y = at(event.clientY - box.top, box.height, canvas.height);
   state.cursor = voxelAt(state.grid.dims, plane, Number($(`v-${plane}-slice`).value), x, y);
   for (const p of Object.keys(PLANES)) $(`v-${p}-slice`).value = String(state.cursor[PLANES[p].fixed]);
   drawPlanes();

@@ -157,6 +157,19 @@ describe.each(selectedEngines())('%s', (engineName) => {
     const moved = await tab.evaluate(SHOWN);
     expect(moved.planes.axial.index).toBe(5);
     expectPlanes(moved, want);
+    // A click on the axial plane at pixel (10, 7) puts the crosshair on that voxel: i = 10, j = 43 - 7
+    // (rows grow upwards), k = the axial slice; the sagittal and coronal sliders follow.
+    await tab.evaluate(`(() => {
+      const c = document.getElementById('v-axial');
+      const b = c.getBoundingClientRect();
+      const at = (px, size, pixels) => (px + 0.5) * (size / pixels);
+      c.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: b.left + at(10, b.width, c.width), clientY: b.top + at(7, b.height, c.height) }));
+    })()`);
+    const clicked = await tab.evaluate(SHOWN);
+    expect([clicked.planes.sagittal.index, clicked.planes.coronal.index, clicked.planes.axial.index]).toEqual([
+      10, 36, 5,
+    ]);
+    expectPlanes(clicked, want);
     await tab.screenshot(fileURLToPath(new URL(`volume-${engineName}.png`, OUTPUT_DIR)));
     expect(await problems()).toEqual({ inPage: [], missing: [] });
   }, 300_000);

@@ -432,10 +432,13 @@ export declare namespace io {
      * `inUse` before it plus the growth of `highWater`.
      * @example
      * ```ts
+     * const model = await io.loadModel('r3d_18.qwasm.safetensors', { worker: true });
      * const before = await model.heap();
-     * await model.forward(x, { maxMemoryBytes: 256 * 2 ** 20 });
+     * await model.forward(tensor(new Float32Array(3 * 8 * 112 * 112), [1, 3, 8, 112, 112]));
      * const after = await model.heap();
-     * after.highWater - before.inUse; // an upper bound on what the forward took
+     * after.highWater > before.inUse; // → true
+     * after.inUse === before.inUse; // → true
+     * model.dispose();
      * ```
      */
     heap(): Promise<{
