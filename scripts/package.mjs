@@ -99,6 +99,44 @@ writeFileSync(
     poolWorker.replace(POOL_GLUE_IMPORT, "from './qwasm.mt.mjs';"),
 );
 
+// NIfTI reading and writing (web/src/volumes/nifti.mjs, with what it uses):
+// one self-contained module beside the glues, which io.readNifti / writeNifti
+// import on first use. A bundler emits it as a chunk of its own, as it does
+// the glues, so an app that reads no volume does not carry it (and the
+// library's chunk stays under webpack's size hint). Built before the Node.js
+// bundle, which takes it in.
+await build({
+  entryPoints: [`${root}web/src/volumes/nifti.mjs`],
+  outfile: `${out}qwasm.nifti.mjs`,
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  keepNames: true,
+  banner: {
+    js: '// qwasm: NIfTI-1 volumes in and out, bundled from web/src/volumes by scripts/package.mjs. Do not edit.',
+  },
+  logLevel: 'warning',
+});
+
+// The model client (web/src/model/model-client.mjs: a model loaded in a
+// worker, and a model read from a URL, a Response, a stream or a Blob), the
+// same way: io.loadModel(source, { worker: true }) and io.loadModelAsync
+// import it on first use, handing it the library's own stateful parts.
+await build({
+  entryPoints: [`${root}web/src/model/model-client.mjs`],
+  outfile: `${out}qwasm.model-client.mjs`,
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  keepNames: true, // WorkerModel is the class's name (constructor.name)
+  banner: {
+    js: '// qwasm: the model client, bundled from web/src/model by scripts/package.mjs. Do not edit.\n// @ts-nocheck (checked as its sources, web/src/model/model-client.mjs)',
+  },
+  logLevel: 'warning',
+});
+
 await build({
   entryPoints: [`${root}web/src/node-entry.mjs`],
   outfile: `${out}qwasm.cjs`,

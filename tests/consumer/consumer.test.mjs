@@ -256,6 +256,8 @@ test('the tarball: the wasm of each variant, their glues and worker scripts, the
     'dist/qwasm.mt.worker.mjs',
     'dist/qwasm.model-worker.cjs',
     'dist/qwasm.model-worker.mjs',
+    'dist/qwasm.nifti.mjs',
+    'dist/qwasm.model-client.mjs',
     'web/types/qwasm.d.mts',
     'web/types/qwasm.d.cts',
     'web/src/index.browser.mjs',

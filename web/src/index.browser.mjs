@@ -5,7 +5,7 @@
 // pattern Vite, webpack, Parcel and Next.js follow to bundle a worker.
 import './runtime/platform.browser.mjs';
 import { setTransformsFactory } from './model/description.mjs';
-import { browserWorkerPort, locatedUrl } from './model/worker-ports.mjs';
+import { browserWorkerPort, locatedUrl } from './model/worker-model.mjs';
 import { setPlatformHooks } from './runtime/runtime.mjs';
 import { transformFromRecord } from './transforms/from-record.mjs';
 

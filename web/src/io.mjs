@@ -4,17 +4,40 @@
 // file: the bytes are untrusted, so every size is checked against the file
 // before anything is allocated. Pure JavaScript: they work before init().
 
+import { transformsOf } from './model/description.mjs';
 import { loadModelFromBytes } from './model/load.mjs';
+import { readLoadOptions, withBudget } from './model/load-options.mjs';
+import { readBudget } from './model/plan.mjs';
 import { bytesOfInput, numelOf, parseSafetensors } from './model/safetensors.mjs';
+import { WorkerModel } from './model/worker-model.mjs';
 import { clipped, describe, lengthOf, MAX_NUMEL, quoted } from './runtime/args.mjs';
+import { localFileReader, objectUrlResolver, startModelWorker } from './runtime/runtime.mjs';
+import { tensor } from './tensors/tensor.mjs';
 
 export { GraphModule } from './model/graph-module.mjs';
 export { loadModelAsync } from './model/load.mjs';
-export { WorkerModel } from './model/worker-model.mjs';
+export { WorkerModel };
 
-// The NIfTI reader and writer load on first use: both are async, and a
-// bundler splits them off, so an app that reads no volume does not ship them.
-const nifti = () => import('./volumes/nifti.mjs');
+// NIfTI reading and writing load on first use, from their own module beside
+// the glues (dist/qwasm.nifti.mjs, built from volumes/nifti.mjs by
+// scripts/package.mjs): a bundler emits it as a chunk of its own, so an app
+// that reads no volume does not carry it.
+const nifti = () => import('../../dist/qwasm.nifti.mjs');
+
+// What the model client (dist/qwasm.model-client.mjs, built from
+// model/model-client.mjs, loaded on first use) uses of the library: what holds
+// state is the library's own, never a copy in the client's bundle.
+const WORKER_DEPS = Object.freeze({
+  WorkerModel,
+  startModelWorker,
+  localFileReader,
+  objectUrlResolver,
+  transformsOf,
+  readLoadOptions,
+  withBudget,
+  readBudget,
+  tensor,
+});
 
 /** Documented at io.readNifti (web/declarations/io.d.ts). */
 export async function readNifti(input, options) {
@@ -33,9 +56,10 @@ export async function writeNifti(volume, options) {
  * @returns {any}
  */
 export function loadModel(input, options) {
-  // The worker's client loads on use (a bundle that never asks for a worker leaves it out).
   return asksForWorker(options)
-    ? import('./model/worker-model-client.mjs').then((client) => client.loadModelInWorker(input, options))
+    ? import('../../dist/qwasm.model-client.mjs').then((client) =>
+        client.loadModelInWorker(input, options, WORKER_DEPS),
+      )
     : loadModelFromBytes(input, options);
 }
 

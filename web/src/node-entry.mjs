@@ -4,7 +4,8 @@
 // share one instance.
 
 import { setTransformsFactory } from './model/description.mjs';
-import { locatedUrl, nodeWorkerPort } from './model/worker-ports.mjs';
+import { serveModel } from './model/worker-host.mjs';
+import { locatedUrl, nodeWorkerPort, WorkerModel } from './model/worker-model.mjs';
 import {
   defaultThreads,
   loadGlue,
@@ -57,5 +58,7 @@ setPlatformHooks({
 
 // A model's transforms() (the browser model worker's bundle leaves the transforms out).
 setTransformsFactory(transformFromRecord);
+// What the Node.js model worker serves with (model-worker.node.mjs, through this build).
+WorkerModel._serve = serveModel;
 
 export * from './api.mjs';

@@ -212,13 +212,9 @@ export async function loadModelAsync(source, options) {
   if (worker) throw new TypeError(`${ctx}: worker: true is io.loadModel's option; loadModelAsync runs on this thread`);
   if (!isModelSource(source)) throw sourceError(source, ctx);
   wasm(ctx);
-  const bytes = await (await import('./source-read.mjs')).readModelSource(
-    source,
-    onProgress,
-    ctx,
-    localFileReader(),
-    signal,
-  );
+  // The reader comes with the model client (dist/qwasm.model-client.mjs), loaded on first use.
+  const { readModelSource } = await import('../../../dist/qwasm.model-client.mjs');
+  const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), signal);
   throwIfAborted(signal); // aborted as the last bytes came: nothing is built
   return buildModel(bytes, model, ctx);
 }

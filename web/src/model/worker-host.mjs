@@ -14,6 +14,7 @@ import { QTensor } from '../tensors/qtensor.mjs';
 import { tensor } from '../tensors/tensor.mjs';
 import { buildModel } from './load.mjs';
 import { throwIfAborted } from './source.mjs';
+import { readModelSource } from './source-read.mjs';
 import { errorReply, isAbort, malformedRequest } from './worker-protocol.mjs';
 
 /**
@@ -206,13 +207,7 @@ export function serveModel(port) {
       reads.set(id, controller);
       try {
         const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
-        const bytes = await (await import('./source-read.mjs')).readModelSource(
-          source,
-          onProgress,
-          ctx,
-          localFileReader(),
-          controller.signal,
-        );
+        const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), controller.signal);
         throwIfAborted(controller.signal);
         return bytes;
       } finally {
