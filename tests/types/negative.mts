@@ -153,6 +153,10 @@ export async function cases(): Promise<unknown[]> {
     io.loadModel('m', { worker: true }).then((m) => m.forwardFloat(x).data),
     // @ts-expect-error: compareModelOutputs in a worker resolves to statistics, it is not synchronous
     io.loadModel('m', { worker: true }).then((m) => m.compareModelOutputs(x)['conv.stats']),
+    // @ts-expect-error: a worker's heap is a Promise of {inUse, highWater}, not the numbers
+    io.loadModel('m', { worker: true }).then((m) => m.heap().inUse),
+    // @ts-expect-error: readNifti takes the file's bytes, a Blob or a URL, not a number
+    io.readNifti(42),
   ];
 }
 

@@ -229,3 +229,12 @@ interface ImageDataLike {
   width: number;
   height: number;
 }
+
+// The worker's wasm heap around a forward, and a NIfTI volume read from a dropped File.
+export async function heapAndVolume(url: string, file: Blob): Promise<number> {
+  const model = await io.loadModel(url, { worker: true });
+  const before: { inUse: number; highWater: number } = await model.heap();
+  const volume = await io.readNifti(file);
+  model.dispose();
+  return before.highWater - before.inUse + volume.dims[0];
+}
