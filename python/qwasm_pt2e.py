@@ -166,6 +166,11 @@ class _Lowering:
         # Each quantized layer as (module path, the quantize node of its input, that of its output):
         # what a per-layer comparison with PyTorch needs.
         self.layers = []
+        # Every module path that is a parent of another in the graph's module stacks.
+        self._parents = {
+            p[:i] for node in gm.graph.nodes for entry in (node.meta.get("nn_module_stack") or {}).values()
+            if isinstance(p := entry[0], str) for i, ch in enumerate(p) if ch == "."
+        }
 
     # -- constants ---------------------------------------------------------
     def constant(self, n, what):
@@ -222,9 +227,13 @@ class _Lowering:
         return self.constant(n, what).to(torch.float32)
 
     def module_name(self, n):
-        """The PyTorch module path of n when it is free, else the node's name."""
+        """The PyTorch module path of n when it is free, else the node's name. An op called in
+        the forward of a module that has submodules (MONAI's MBConvBlock calls torch.sigmoid
+        itself) is named below that module's path: a file's module paths may not nest."""
         path = _module_path(n)
-        return path if path and path not in self.modules else n.name
+        if path and path in self._parents:
+            path = f"{path}.{n.name}"
+        return path if path and path not in self.modules and path not in self._parents else n.name
 
     # -- what the ops' writers read --------------------------------------
     bind = staticmethod(_bind)

@@ -185,6 +185,43 @@ def _pt2e_cases(nn, rng):
     return cases
 
 
+def _se_inline_case(nn):
+    """Squeeze-excitation written as MONAI's MBConvBlock writes it: the block has its convs as
+    submodules and calls torch.sigmoid and the multiply in its own forward, inside a Sequential.
+    The exporter names such an op below the block's path (blocks.0.sigmoid): a file's module
+    paths may not nest (MONAI's EfficientNetBN did not load before)."""
+    from qwasm_export import export
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv3d(8, 8, 3, padding=1)
+            self.pool = nn.AdaptiveAvgPool3d(1)
+            self.reduce = nn.Conv3d(8, 4, 1)
+            self.expand = nn.Conv3d(4, 8, 1)
+
+        def forward(self, x):
+            x = torch.relu(self.conv(x))
+            s = self.expand(torch.relu(self.reduce(self.pool(x))))
+            return x * torch.sigmoid(s)
+
+    torch.manual_seed(SEED % 1000 + 95)
+    rng = np.random.default_rng(SEED + 95)
+    m = nn.Sequential(nn.Conv3d(3, 8, 3, padding=1), nn.Sequential(Block(), Block()))
+    calib = [torch.from_numpy(rng.uniform(-2, 2, (1, 3, 4, 8, 8)).astype(np.float32)) for _ in range(4)]
+    x = torch.from_numpy(rng.uniform(-2, 2, (1, 3, 4, 8, 8)).astype(np.float32))
+    gm = _pt2e(m, calib, x)
+    path = "exported/activations_se_inline.qwasm.safetensors"
+    export(gm, x, output_path(path))
+    assert _lookups(output_path(path)) == 2
+    with torch.no_grad():
+        y = gm(x)
+    out_scale = float(gm.graph.find_nodes(op="output")[0].args[0][0].args[1])
+    return {"name": "se_inline: squeeze-excitation in a block's own forward (torch.sigmoid, x * s), nested "
+                    "Sequentials, PT2E", "file": path, "x": arr(x.numpy()), "y": arr(y.numpy()),
+            "out_scale": out_scale}
+
+
 def _tail_measurements(rng):
     """Per function: over 16 random qparams, the 256 input integers' outputs on PyTorch's vectorized path
     (a tensor of 256) and on its scalar path (each value alone: a tensor of 1 element)."""
@@ -340,7 +377,7 @@ def activations_cases():
     nn = torch.nn
     torch.set_num_threads(1)
     rng = np.random.default_rng(SEED + 91)
-    cases = [_float_case(nn)] + _pt2e_cases(nn, rng)
+    cases = [_float_case(nn)] + _pt2e_cases(nn, rng) + [_se_inline_case(nn)]
     eager, eager_measured = _eager(nn, rng)
     cases += [eager, _monai_case(nn, rng)] + _fx_cases(rng)
     return cases, {"tail_measurements": _tail_measurements(rng), "eager_tail_measurements": eager_measured}

@@ -44,13 +44,14 @@ const BOUNDS = {
   Mish: { ulp: 2, absolute: (x) => (x < -87.3 ? Math.abs(x) * 2 ** -146 : 0) },
 };
 
-test('the golden file has the float, PT2E, tail, squeeze-excitation, eager, MONAI and traced-function cases', () => {
+test('the golden file has the float, PT2E, tail, squeeze-excitation (module and inline), eager, MONAI and traced-function cases', () => {
   expect(golden.cases.map((c) => c.name.split(':')[0])).toEqual([
     'float',
     'pt2e',
     'pt2e_tail',
     'pt2e_int8',
     'se',
+    'se_inline',
     'eager',
     'monai',
     ...Array(8).fill('fx'),
@@ -107,7 +108,7 @@ describe('traced functions and methods in float models (the eager flow)', () => 
 });
 
 describe.each(['wasmsimd', 'scalar'])('int8 by table (QuantizedLookup), %s kernels', (isa) => {
-  test.each(['pt2e', 'pt2e_tail', 'pt2e_int8', 'se', 'eager', 'monai'].map((p) => [caseOf(p).name, caseOf(p)]))(
+  test.each(['pt2e', 'pt2e_tail', 'pt2e_int8', 'se', 'se_inline', 'eager', 'monai'].map((p) => [caseOf(p).name, caseOf(p)]))(
     '%s',
     (_, c) => {
       qwasm.setKernelIsa(isa);
