@@ -1290,6 +1290,16 @@ _module("LayerNorm", ["normalized_shape", "eps", "weight", "bias"],
         check=_norms.check_eps, numerics=_NORM_FLOAT)
 
 
+# PT2E: dequantize -> norm -> [relu] -> quantize, the float region between two int8 layers (MONAI's SegResNet, UNet,
+# DynUNet), one module: qwasm runs the four nodes' arithmetic in one call, without floats leaving wasm memory.
+_module("QuantizedNormRegion", ["norm", "relu", "input_scale", "input_zero_point", "scale", "zero_point"],
+        int8=Int8Pattern(ops=lambda: {aten.instance_norm.default: "instance", aten.group_norm.default: "group",
+                                      aten.layer_norm.default: "layer"},
+                         relu=(False, True), inputs=_norms.region_inputs, write=_norms.region_from_pattern),
+        check=_norms.check_region(check_scale, check_zero_point),
+        numerics={"int8": "bit for bit: the graph's dequantize, its float norm (PyTorch's float32 steps), relu and "
+                          "quantize, in one call (docs/numerics.md, Normalisation)"})
+
 # The eager flow's quantized modules (quantized::instance_norm, group_norm, layer_norm on quint8).
 _check_quantized_norm = _norms.check_quantized_norm(check_scale, check_zero_point)
 _module("QuantizedInstanceNorm", ["dims", "num_features", "eps", "weight", "bias", "scale", "zero_point"],

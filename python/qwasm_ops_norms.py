@@ -62,6 +62,10 @@ def instance_norm_from_module(path, m, w, dims):
 
 
 def instance_norm_from_aten(lowering, n, where, x, _):
+    _write(lowering, n, instance_norm_entry_from_aten(lowering, n, where), x)
+
+
+def instance_norm_entry_from_aten(lowering, n, where):
     b = lowering.bind(n)
     shape = _input_shape(lowering, n, where)
     if len(shape) not in (3, 4, 5):
@@ -72,10 +76,10 @@ def instance_norm_from_aten(lowering, n, where, x, _):
     running_var = None if use_input_stats else _constant_or_none(lowering, b["running_var"], where)
     if not use_input_stats and (running_mean is None or running_var is None):
         raise ExportError(f"{where}: instance_norm with use_input_stats=False needs running_mean and running_var")
-    _write(lowering, n, _instance_norm_entry(
+    return _instance_norm_entry(
         lowering.w, lowering.module_name(n), len(shape) - 2, shape[1], b["eps"],
         _constant_or_none(lowering, b["weight"], where), _constant_or_none(lowering, b["bias"], where),
-        running_mean, running_var), x)
+        running_mean, running_var)
 
 
 # -- GroupNorm -----------------------------------------------------------------------------------
@@ -94,6 +98,10 @@ def group_norm_from_module(path, m, w, _):
 
 
 def group_norm_from_aten(lowering, n, where, x, _):
+    _write(lowering, n, group_norm_entry_from_aten(lowering, n, where), x)
+
+
+def group_norm_entry_from_aten(lowering, n, where):
     # group_norm(input, num_groups, weight, bias, eps) or native_group_norm(input, weight, bias, N, C, HxW,
     # group, eps) (its mean and rstd outputs unread: qwasm_pt2e lowers only item 0 of a tuple).
     b = lowering.bind(n)
@@ -101,9 +109,9 @@ def group_norm_from_aten(lowering, n, where, x, _):
     if len(shape) < 2:
         raise ExportError(f"{where}: group_norm of a rank-{len(shape)} tensor")
     groups = b["num_groups"] if "num_groups" in b else b["group"]
-    _write(lowering, n, _group_norm_entry(
+    return _group_norm_entry(
         lowering.w, lowering.module_name(n), int(groups), shape[1], b["eps"],
-        _constant_or_none(lowering, b["weight"], where), _constant_or_none(lowering, b["bias"], where)), x)
+        _constant_or_none(lowering, b["weight"], where), _constant_or_none(lowering, b["bias"], where))
 
 
 # -- LayerNorm -----------------------------------------------------------------------------------
@@ -122,10 +130,49 @@ def layer_norm_from_module(path, m, w, _):
 
 
 def layer_norm_from_aten(lowering, n, where, x, _):
+    _write(lowering, n, layer_norm_entry_from_aten(lowering, n, where), x)
+
+
+def layer_norm_entry_from_aten(lowering, n, where):
     b = lowering.bind(n)
-    _write(lowering, n, _layer_norm_entry(
+    return _layer_norm_entry(
         lowering.w, lowering.module_name(n), b["normalized_shape"], b["eps"],
-        _constant_or_none(lowering, b["weight"], where), _constant_or_none(lowering, b["bias"], where)), x)
+        _constant_or_none(lowering, b["weight"], where), _constant_or_none(lowering, b["bias"], where))
+
+
+# -- a PT2E graph's region dequantize -> norm -> [relu] -> quantize ---------------------------------------------
+
+_REGION_ENTRIES = {"instance": instance_norm_entry_from_aten, "group": group_norm_entry_from_aten,
+                   "layer": layer_norm_entry_from_aten}
+
+
+def region_inputs(lowering, core):
+    """norm(dq(activation), constants...): every other tensor argument is a constant of the graph."""
+    x, others = core.args[0], [*core.args[1:], *core.kwargs.values()]
+    return lowering.is_dequantize(x) and all(not isinstance(a, torch.fx.Node) or a.op == "get_attr" for a in others)
+
+
+def region_from_pattern(lowering, q, core, relu, scale, zp, where, kind):
+    """QuantizedNormRegion: the float norm's entry, its ReLU, the dequantize's and the quantize's qparams. qwasm
+    runs the graph's dequantize, norm, relu and quantize in one call, with the same arithmetic."""
+    path = lowering.module_name(core)
+    norm = _REGION_ENTRIES[kind](lowering, core, where)
+    input_scale, input_zp = lowering.act_qparams(core.args[0])
+    entry = {"type": "QuantizedNormRegion", "norm": norm, "relu": relu is not None,
+             "input_scale": input_scale, "input_zero_point": input_zp, "scale": scale, "zero_point": zp}
+    x = lowering.q_input(core.args[0], where)
+    lowering.emit(core.name, "call_module", lowering.add_module(path, entry), [x])
+    return core.name
+
+
+def check_region(check_scale, check_zero_point):
+    def check(where, m, tensors):
+        check_eps(where, m["norm"], tensors)
+        check_scale(m["input_scale"], f"{where}: the input scale")
+        check_zero_point(m["input_zero_point"], 0, 255, f"{where}: the input zero point")
+        check_scale(m["scale"], f"{where}: the output scale")
+        check_zero_point(m["zero_point"], 0, 255, f"{where}: the output zero point")
+    return check
 
 
 # -- the quantized twins (nnq.InstanceNorm1d/2d/3d, nnq.GroupNorm, nnq.LayerNorm) ---------------------------------

@@ -108,17 +108,16 @@ describe('traced functions and methods in float models (the eager flow)', () => 
 });
 
 describe.each(['wasmsimd', 'scalar'])('int8 by table (QuantizedLookup), %s kernels', (isa) => {
-  test.each(['pt2e', 'pt2e_tail', 'pt2e_int8', 'se', 'se_inline', 'eager', 'monai'].map((p) => [caseOf(p).name, caseOf(p)]))(
-    '%s',
-    (_, c) => {
-      qwasm.setKernelIsa(isa);
-      const y = run(c);
-      expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y)) }).toEqual({
-        shape: c.y.shape,
-        firstBitDifference: -1,
-      });
-    },
-  );
+  test.each(
+    ['pt2e', 'pt2e_tail', 'pt2e_int8', 'se', 'se_inline', 'eager', 'monai'].map((p) => [caseOf(p).name, caseOf(p)]),
+  )('%s', (_, c) => {
+    qwasm.setKernelIsa(isa);
+    const y = run(c);
+    expect({ shape: y.shape, firstBitDifference: firstBitDifference(y.data, decode(c.y)) }).toEqual({
+      shape: c.y.shape,
+      firstBitDifference: -1,
+    });
+  });
 });
 
 test("PyTorch's scalar tail path gives the vectorized path's integers on every measured entry (docs/numerics.md)", () => {

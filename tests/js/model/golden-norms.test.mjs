@@ -4,7 +4,8 @@
 // rows long enough for Welford's cascade), and PT2E graphs whose convs and
 // linears run in int8 with each norm in a float region (a U-Net encoder of
 // MONAI Convolution blocks, MONAI's SegResNet encoder, a LayerNorm between
-// linears, MONAI's whole UNet with ReLU); and eager-quantized models whose norms are PyTorch's quantized
+// linears, MONAI's whole UNet with ReLU; a norm between a dequantize and a
+// quantize is exported as one QuantizedNormRegion); and eager-quantized models whose norms are PyTorch's quantized
 // modules (nnq.InstanceNorm3d / 2d / 1d, nnq.GroupNorm, nnq.LayerNorm, on
 // quint8). Every element is PyTorch's to the bit, with both ISAs.
 import * as qwasm from '../../../web/src/index.node.mjs';
@@ -74,6 +75,55 @@ describe('hostile quantized entries are refused at load, naming the module', () 
     ['a negative eps', 'QuantizedLayerNorm', (m) => (m.eps = -0.5), /eps must be >= 0/],
   ])('%s', (_, type, edit, message) => {
     expect(() => qwasm.io.loadModel(withModule(file, names[type], edit))).toThrow(message);
+  });
+});
+
+describe('PT2E regions (dequantize -> norm -> [relu] -> quantize) run as one QuantizedNormRegion', () => {
+  // MONAI's SegResNet encoder: GroupNorm -> ReLU between its int8 convs.
+  const file = 'exported/norms_pt2e_1.qwasm.safetensors';
+  const regions = moduleNames(file).filter(([, t]) => t === 'QuantizedNormRegion');
+
+  test('the exporter wrote each GroupNorm -> ReLU as a region (the outputs above are PyTorch’s bit for bit)', () => {
+    expect(regions.length).toBe(6);
+    const entries = regions.map(([k]) => headerOf(goldenFile(file)).graph.modules[k]);
+    expect(entries.map((e) => [e.norm.type, e.relu])).toEqual(Array(6).fill(['GroupNorm', true]));
+  });
+
+  const [first] = regions.map(([k]) => k);
+  test.each([
+    [
+      'a norm of another type',
+      (m) => (m.norm.type = 'BatchNorm'),
+      /norm must be an InstanceNorm, GroupNorm or LayerNorm/,
+    ],
+    ['a norm without its eps', (m) => delete m.norm.eps, /must have the fields .*eps/],
+    ['a norm that is not an object', (m) => (m.norm = 3), /norm must be an InstanceNorm/],
+    ['a negative eps', (m) => (m.norm.eps = -1), /eps must be >= 0/],
+    ['an input scale of 0', (m) => (m.input_scale = 0), /input_scale 0 is not a positive finite number/],
+    ['an output zero point of 300', (m) => (m.zero_point = 300), /zero_point must be an integer in 0\.\.255/],
+    ['relu that is not a boolean', (m) => (m.relu = 1), /relu must be true or false/],
+  ])('%s is refused at load', (_, edit, message) => {
+    expect(() => qwasm.io.loadModel(withModule(file, first, edit))).toThrow(message);
+  });
+
+  test("a region's forward refuses an input of other qparams, a float tensor, and a shape its norm cannot take", () => {
+    const model = qwasm.io.loadModel(goldenFile(file));
+    const info = headerOf(goldenFile(file)).graph.modules[first];
+    const region = model.namedModules().find(([p]) => p === first)[1];
+    const q = (scale, zp, shape) =>
+      qwasm.quantizePerTensor({ data: new Float32Array(shape.reduce((a, b) => a * b)), shape }, scale, zp, 'quint8');
+    const channels = info.norm.num_channels;
+    const other = q(info.input_scale * 2, info.input_zero_point, [1, channels, 2, 2, 2]);
+    const wrongChannels = q(info.input_scale, info.input_zero_point, [1, channels + 1, 2, 2, 2]);
+    try {
+      expect(() => region.forward(other)).toThrow(/exported for input qparams/);
+      expect(() => region.forward({ data: new Float32Array(8), shape: [1, 8] })).toThrow(/quint8 QTensor/);
+      expect(() => region.forward(wrongChannels)).toThrow(/channels/);
+    } finally {
+      other.dispose();
+      wrongChannels.dispose();
+      model.dispose();
+    }
   });
 });
 

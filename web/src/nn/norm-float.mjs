@@ -10,6 +10,8 @@
 
 import { fma32, roundHalfEven } from '../runtime/float32.mjs';
 import { ownBytes } from '../runtime/heap.mjs';
+import { currentIsa } from '../runtime/isa.mjs';
+import { qtensorHandle, wrapHandle } from '../tensors/qtensor.mjs';
 import { inHeap } from './torch-float.mjs';
 
 const f = Math.fround;
@@ -68,6 +70,79 @@ export function layerNormFloats(x, rows, inner, s, ctx) {
   const params = paramsBytes([s.weight, s.bias]);
   return inHeap(copies(x, params), ctx, (M, address, n, p, pn) =>
     M._flayerNorm(address, n, rows, inner, p, pn, s.weight !== null, s.bias !== null, s.eps),
+  );
+}
+
+// -- A PT2E graph's region dequantize -> norm -> [relu] -> quantize, in one call ------------------------------------
+// (src/qwasm/norm_region.h): q, a contiguous per-tensor quint8 QTensor, in; r = {relu, scale, zeroPoint} the
+// region's ReLU and its quantize's qparams; a quint8 QTensor out, the integers of the three nodes run one by one.
+
+/** The parameters block in wasm memory, then `call(M, handle, address, n)`, its result a new QTensor. */
+function region(q, parts, ctx, call) {
+  const h = qtensorHandle(q, ctx);
+  return wrapHandle(
+    inHeap([{ bytes: paramsBytes(parts), what: 'the normalisation parameters' }], ctx, (M, p, pn) => call(M, h, p, pn)),
+  );
+}
+
+export function instanceNormRegion(q, rows, channels, inner, s, r, ctx) {
+  return region(q, [s.weight, s.bias, s.runningMean, s.runningVar], ctx, (M, h, p, pn) =>
+    M._qinstanceNormRegion(
+      h,
+      rows,
+      channels,
+      inner,
+      p,
+      pn,
+      s.weight !== null,
+      s.bias !== null,
+      s.runningMean !== null,
+      s.eps,
+      r.relu,
+      r.scale,
+      r.zeroPoint,
+      currentIsa(),
+    ),
+  );
+}
+
+export function groupNormRegion(q, batch, channels, spatial, groups, s, r, ctx) {
+  return region(q, [s.weight, s.bias], ctx, (M, h, p, pn) =>
+    M._qgroupNormRegion(
+      h,
+      batch,
+      channels,
+      spatial,
+      groups,
+      p,
+      pn,
+      s.weight !== null,
+      s.bias !== null,
+      s.eps,
+      r.relu,
+      r.scale,
+      r.zeroPoint,
+      currentIsa(),
+    ),
+  );
+}
+
+export function layerNormRegion(q, rows, inner, s, r, ctx) {
+  return region(q, [s.weight, s.bias], ctx, (M, h, p, pn) =>
+    M._qlayerNormRegion(
+      h,
+      rows,
+      inner,
+      p,
+      pn,
+      s.weight !== null,
+      s.bias !== null,
+      s.eps,
+      r.relu,
+      r.scale,
+      r.zeroPoint,
+      currentIsa(),
+    ),
   );
 }
 

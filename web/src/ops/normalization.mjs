@@ -6,7 +6,15 @@
 // (nn/norm-float.mjs; docs/numerics.md, "Normalisation").
 
 import { Module } from '../nn/module.mjs';
-import { groupNormFloats, instanceNormFloats, layerNormFloats, quantizedNormInts } from '../nn/norm-float.mjs';
+import {
+  groupNormFloats,
+  groupNormRegion,
+  instanceNormFloats,
+  instanceNormRegion,
+  layerNormFloats,
+  layerNormRegion,
+  quantizedNormInts,
+} from '../nn/norm-float.mjs';
 import { readFloatTensor, tensorBytes } from '../runtime/args.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
@@ -99,26 +107,8 @@ export const instanceNorm = {
     InstanceNorm: {
       fields: ['dims', 'num_features', 'eps', 'weight', 'bias', 'running_mean', 'running_var'],
       build(m, { read, what }) {
-        const info = instanceNormInfo(m, what);
-        const n = info.numFeatures;
-        const eps = readEps(m, what);
-        const { weight, bias } = readAffine(m, read, what, [n]);
-        if ((m.running_mean === null) !== (m.running_var === null)) {
-          fail(`${what}: running_mean and running_var must both be tensors or both null`);
-        }
-        const running = m.running_mean !== null;
-        const runningMean = running ? read.float32(m.running_mean, [n], `${what}.running_mean`) : null;
-        const runningVar = running ? read.float32(m.running_var, [n], `${what}.running_var`) : null;
-        const stats = { weight, bias, runningMean, runningVar, eps };
-        const { dims } = info;
-        const normalize = (bytes, shape, ctx) => {
-          const channels = shape[shape.length - dims - 1];
-          const inner = numel(shape.slice(-dims));
-          const rows = numel(shape) / inner; // N * C, or C unbatched
-          return instanceNormFloats(bytes, rows, channels, inner, stats, ctx);
-        };
-        const refusal = (shape) => instanceNormRefusal(info, shape);
-        return new LoadedFloatNorm(`InstanceNorm${dims}d`, refusal, normalize).eval();
+        const n = readInstanceNorm(m, read, what);
+        return new LoadedFloatNorm(n.name, n.refusal, n.normalize).eval();
       },
       info: (m) => instanceNormInfo(m, 'InstanceNorm'),
       cost: floatCost(instanceNormRefusal),
@@ -126,6 +116,33 @@ export const instanceNorm = {
     },
   },
 };
+
+/** An InstanceNorm entry read: its name, why it refuses a shape, and its two forms (floats; a quantized region). */
+function readInstanceNorm(m, read, what) {
+  const info = instanceNormInfo(m, what);
+  const n = info.numFeatures;
+  const eps = readEps(m, what);
+  const { weight, bias } = readAffine(m, read, what, [n]);
+  if ((m.running_mean === null) !== (m.running_var === null)) {
+    fail(`${what}: running_mean and running_var must both be tensors or both null`);
+  }
+  const running = m.running_mean !== null;
+  const runningMean = running ? read.float32(m.running_mean, [n], `${what}.running_mean`) : null;
+  const runningVar = running ? read.float32(m.running_var, [n], `${what}.running_var`) : null;
+  const stats = { weight, bias, runningMean, runningVar, eps };
+  const { dims } = info;
+  // [rows, channels, inner]: rows of `inner` elements (N * C, or C unbatched), row r of channel r % channels.
+  const sizes = (shape) => {
+    const inner = numel(shape.slice(-dims));
+    return [numel(shape) / inner, shape[shape.length - dims - 1], inner];
+  };
+  return {
+    name: `InstanceNorm${dims}d`,
+    refusal: (shape) => instanceNormRefusal(info, shape),
+    normalize: (bytes, shape, ctx) => instanceNormFloats(bytes, ...sizes(shape), stats, ctx),
+    region: (q, shape, r, ctx) => instanceNormRegion(q, ...sizes(shape), stats, r, ctx),
+  };
+}
 
 function instanceNormInfo(m, what) {
   const dims = readDims(m, what);
@@ -154,19 +171,29 @@ function groupNormInfo(m, what) {
   return { numGroups, numChannels };
 }
 
+/** A GroupNorm entry read (as readInstanceNorm). */
+function readGroupNorm(m, read, what) {
+  const info = groupNormInfo(m, what);
+  const eps = readEps(m, what);
+  const { weight, bias } = readAffine(m, read, what, [info.numChannels]);
+  const params = { weight, bias, eps };
+  const sizes = (shape) => [shape[0], shape[1], numel(shape.slice(2)), info.numGroups];
+  return {
+    name: 'GroupNorm',
+    refusal: (shape) => groupNormRefusal(info, shape),
+    normalize: (bytes, shape, ctx) => groupNormFloats(bytes, ...sizes(shape), params, ctx),
+    region: (q, shape, r, ctx) => groupNormRegion(q, ...sizes(shape), params, r, ctx),
+  };
+}
+
 /** nn.GroupNorm. */
 export const groupNorm = {
   modules: {
     GroupNorm: {
       fields: ['num_groups', 'num_channels', 'eps', 'weight', 'bias'],
       build(m, { read, what }) {
-        const info = groupNormInfo(m, what);
-        const eps = readEps(m, what);
-        const { weight, bias } = readAffine(m, read, what, [info.numChannels]);
-        const params = { weight, bias, eps };
-        const normalize = (bytes, shape, ctx) =>
-          groupNormFloats(bytes, shape[0], shape[1], numel(shape.slice(2)), info.numGroups, params, ctx);
-        return new LoadedFloatNorm('GroupNorm', (shape) => groupNormRefusal(info, shape), normalize).eval();
+        const n = readGroupNorm(m, read, what);
+        return new LoadedFloatNorm(n.name, n.refusal, n.normalize).eval();
       },
       info: (m) => groupNormInfo(m, 'GroupNorm'),
       cost: floatCost(groupNormRefusal),
@@ -198,19 +225,29 @@ function layerNormInfo(m, what) {
   return { normalizedShape };
 }
 
+/** A LayerNorm entry read (as readInstanceNorm). */
+function readLayerNorm(m, read, what) {
+  const info = layerNormInfo(m, what);
+  const eps = readEps(m, what);
+  const { weight, bias } = readAffine(m, read, what, info.normalizedShape);
+  const inner = numel(info.normalizedShape);
+  const params = { weight, bias, eps };
+  return {
+    name: 'LayerNorm',
+    refusal: (shape) => layerNormRefusal(info, shape),
+    normalize: (bytes, shape, ctx) => layerNormFloats(bytes, numel(shape) / inner, inner, params, ctx),
+    region: (q, shape, r, ctx) => layerNormRegion(q, numel(shape) / inner, inner, params, r, ctx),
+  };
+}
+
 /** nn.LayerNorm (elementwise_affine with or without bias: weight and bias both or neither). */
 export const layerNorm = {
   modules: {
     LayerNorm: {
       fields: ['normalized_shape', 'eps', 'weight', 'bias'],
       build(m, { read, what }) {
-        const info = layerNormInfo(m, what);
-        const eps = readEps(m, what);
-        const { weight, bias } = readAffine(m, read, what, info.normalizedShape);
-        const inner = numel(info.normalizedShape);
-        const params = { weight, bias, eps };
-        const normalize = (bytes, shape, ctx) => layerNormFloats(bytes, numel(shape) / inner, inner, params, ctx);
-        return new LoadedFloatNorm('LayerNorm', (shape) => layerNormRefusal(info, shape), normalize).eval();
+        const n = readLayerNorm(m, read, what);
+        return new LoadedFloatNorm(n.name, n.refusal, n.normalize).eval();
       },
       info: (m) => layerNormInfo(m, 'LayerNorm'),
       cost: floatCost(layerNormRefusal),
@@ -355,6 +392,124 @@ export const quantizedLayerNorm = {
       },
       info: (m) => withOutputQParams(m, 'QuantizedLayerNorm', layerNormInfo(m, 'QuantizedLayerNorm')),
       cost: quantizedCost(layerNormRefusal),
+      output: quantizedOutput,
+    },
+  },
+};
+
+// -- A PT2E graph's region dequantize -> norm -> [relu] -> quantize ------------------------------------------------
+
+// The float norms a region may hold: their entries' fields and readers.
+const REGION_NORMS = {
+  InstanceNorm: { read: readInstanceNorm, fields: instanceNorm.modules.InstanceNorm.fields },
+  GroupNorm: { read: readGroupNorm, fields: groupNorm.modules.GroupNorm.fields },
+  LayerNorm: { read: readLayerNorm, fields: layerNorm.modules.LayerNorm.fields },
+};
+
+/** The region's float norm entry: a known type with exactly its fields. */
+function regionNorm(m, what) {
+  const norm = m.norm;
+  const type = norm !== null && typeof norm === 'object' && !Array.isArray(norm) ? norm.type : undefined;
+  if (typeof type !== 'string' || !Object.hasOwn(REGION_NORMS, type)) {
+    fail(`${what}.norm must be an InstanceNorm, GroupNorm or LayerNorm entry, got ${describeNorm(norm)}`);
+  }
+  const want = ['type', ...REGION_NORMS[type].fields].sort();
+  const got = Object.keys(norm).sort();
+  if (got.length !== want.length || got.some((k, i) => k !== want[i])) {
+    fail(`${what}.norm (${type}) must have the fields ${want.join(', ')}, got ${got.join(', ')}`);
+  }
+  return { type, norm };
+}
+
+const describeNorm = (v) => (v === null || typeof v !== 'object' ? String(v) : `an object of type ${v.type}`);
+
+/** A region entry's qparams: the input's (the graph's dequantize) and the output's (its quantize). */
+function regionInfo(m, what) {
+  const { type } = regionNorm(m, what);
+  const inputScale = readFloat(m.input_scale, `${what}.input_scale`);
+  if (!(Math.fround(inputScale) > 0 && Number.isFinite(Math.fround(inputScale)))) {
+    fail(`${what}.input_scale ${inputScale} is not a positive finite number in float32`);
+  }
+  const info = withOutputQParams(m, what, {
+    type,
+    inputScale,
+    inputZeroPoint: readInt(m.input_zero_point, `${what}.input_zero_point`, 0, 255),
+  });
+  if (typeof m.relu !== 'boolean') fail(`${what}.relu must be true or false`);
+  return { ...info, relu: m.relu };
+}
+
+/**
+ * dequantize -> InstanceNorm / GroupNorm / LayerNorm -> [relu] -> quantize of a
+ * PT2E graph, in one call of the core (src/qwasm/norm_region.h): the integers
+ * of the four nodes run one by one, without the float tensors leaving wasm memory.
+ */
+class QuantizedNormRegion extends Module {
+  #n;
+  #info;
+  constructor(n, info) {
+    super();
+    this.#n = n;
+    this.#info = info;
+  }
+  forward(x) {
+    const ctx = `QuantizedNormRegion(${this.#n.name}).forward(x)`;
+    if (!isQTensorInstance(x) || x.dtype !== 'quint8' || x.qscheme() !== 'per_tensor_affine') {
+      throw new TypeError(`${ctx}: x must be a per-tensor quint8 QTensor`);
+    }
+    const { inputScale, inputZeroPoint, relu, scale, zeroPoint } = this.#info;
+    // The graph's dequantize reads x with x's own qparams; the exporter wrote the ones it saw.
+    if (x.qScale() !== inputScale || x.qZeroPoint() !== inputZeroPoint) {
+      throw new RangeError(
+        `${ctx}: the region was exported for input qparams (${inputScale}, ${inputZeroPoint}), x has (${x.qScale()}, ${x.qZeroPoint()})`,
+      );
+    }
+    const shape = [...x.shape];
+    const why = this.#n.refusal(shape);
+    if (why !== null) throw new RangeError(`${ctx}: ${why}`);
+    const c = x.isContiguous() ? null : x.contiguous();
+    try {
+      return this.#n.region(c ?? x, shape, { relu, scale, zeroPoint }, ctx);
+    } finally {
+      c?.dispose();
+    }
+  }
+  toString() {
+    return `QuantizedNormRegion(${this.#n.name}${this.#info.relu ? ', relu' : ''})`;
+  }
+}
+
+/** The refusal of the region's norm, for the planner (info holds the entry's own fields). */
+function regionRefusal(info, shape) {
+  const n = info.normInfo;
+  if (info.type === 'InstanceNorm') return instanceNormRefusal(n, shape);
+  if (info.type === 'GroupNorm') return groupNormRefusal(n, shape);
+  return layerNormRefusal(n, shape);
+}
+
+/** A PT2E graph's dequantize -> norm -> [relu] -> quantize (python/qwasm_ops.py's QuantizedNormRegion). */
+export const quantizedNormRegion = {
+  modules: {
+    QuantizedNormRegion: {
+      fields: ['norm', 'relu', 'input_scale', 'input_zero_point', 'scale', 'zero_point'],
+      build(m, { read, what }) {
+        const info = regionInfo(m, what);
+        const n = REGION_NORMS[info.type].read(m.norm, read, `${what}.norm`);
+        return new QuantizedNormRegion(n, info).eval();
+      },
+      info(m) {
+        const info = regionInfo(m, 'QuantizedNormRegion');
+        const what = 'QuantizedNormRegion.norm';
+        const normInfo =
+          info.type === 'InstanceNorm'
+            ? instanceNormInfo(m.norm, what)
+            : info.type === 'GroupNorm'
+              ? groupNormInfo(m.norm, what)
+              : layerNormInfo(m.norm, what);
+        return { ...info, normInfo };
+      },
+      // The dequantized input and the norm's output stay in wasm memory for the call (4 bytes each per element).
+      cost: costOn('quantized', RATE.floatNormElement, 8, regionRefusal),
       output: quantizedOutput,
     },
   },

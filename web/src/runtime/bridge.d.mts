@@ -364,6 +364,55 @@ export interface Core extends EmscriptenRuntime {
     eps: number,
   ): Result<Float32Array>;
 
+  // The same norms as a PT2E graph's region dequantize -> norm -> [relu] -> quantize (norm_region.h):
+  // a contiguous per-tensor quint8 QTensor in, the region's quantize's (scale, zeroPoint) out.
+  _qinstanceNormRegion(
+    x: QTensorHandle,
+    rows: number,
+    channels: number,
+    inner: number,
+    params: Address,
+    paramsBytes: Count,
+    hasWeight: boolean,
+    hasBias: boolean,
+    hasRunning: boolean,
+    eps: number,
+    relu: boolean,
+    scale: number,
+    zeroPoint: number,
+    isa: number,
+  ): Result<QTensorHandle>;
+  _qgroupNormRegion(
+    x: QTensorHandle,
+    batch: number,
+    channels: number,
+    spatial: number,
+    groups: number,
+    params: Address,
+    paramsBytes: Count,
+    hasWeight: boolean,
+    hasBias: boolean,
+    eps: number,
+    relu: boolean,
+    scale: number,
+    zeroPoint: number,
+    isa: number,
+  ): Result<QTensorHandle>;
+  _qlayerNormRegion(
+    x: QTensorHandle,
+    rows: number,
+    inner: number,
+    params: Address,
+    paramsBytes: Count,
+    hasWeight: boolean,
+    hasBias: boolean,
+    eps: number,
+    relu: boolean,
+    scale: number,
+    zeroPoint: number,
+    isa: number,
+  ): Result<QTensorHandle>;
+
   // interpolate_float_bindings.cpp (the generic linear interpolation kernel, interpolate_float.h)
   /** axes: per spatial axis, outSize[a] int32 i0, int32 i1, float l0, float l1. */
   _flinearInterpolate(
