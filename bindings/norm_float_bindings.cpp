@@ -70,7 +70,8 @@ Status read_params(uintptr_t address, double nbytes, int64_t count, bool has_wei
 // `numel` floats: what both forms below run.
 
 Status instance_norm_of(double rows_d, double channels_d, double inner_d, uintptr_t params, double params_bytes,
-                        bool has_weight, bool has_bias, bool has_running, double eps, int64_t* numel, FloatNorm* norm) {
+                        bool has_weight, bool has_bias, bool has_running, double eps, double isa, int64_t* numel,
+                        FloatNorm* norm) {
   int64_t rows = 0, channels = 0, inner = 0;
   QWASM_RETURN_IF_ERROR(to_size(rows_d, "rows", &rows));
   QWASM_RETURN_IF_ERROR(to_size(channels_d, "channels", &channels));
@@ -78,6 +79,7 @@ Status instance_norm_of(double rows_d, double channels_d, double inner_d, uintpt
   QWASM_RETURN_IF_ERROR(count_of(rows, inner, numel));
   NormParams p;
   QWASM_RETURN_IF_ERROR(read_params(params, params_bytes, channels, has_weight, has_bias, has_running, eps, &p));
+  QWASM_RETURN_IF_ERROR(to_isa(isa, &p.isa));
   *norm = [=](const float* x, qwasm::Buffer<float>* y) {
     return qwasm::torch_cpu::instance_norm(x, rows, channels, inner, p, y);
   };
@@ -85,7 +87,8 @@ Status instance_norm_of(double rows_d, double channels_d, double inner_d, uintpt
 }
 
 Status group_norm_of(double batch_d, double channels_d, double spatial_d, double groups_d, uintptr_t params,
-                     double params_bytes, bool has_weight, bool has_bias, double eps, int64_t* numel, FloatNorm* norm) {
+                     double params_bytes, bool has_weight, bool has_bias, double eps, double isa, int64_t* numel,
+                     FloatNorm* norm) {
   int64_t batch = 0, channels = 0, spatial = 0, groups = 0;
   QWASM_RETURN_IF_ERROR(to_size(batch_d, "batch", &batch));
   QWASM_RETURN_IF_ERROR(to_size(channels_d, "channels", &channels));
@@ -96,6 +99,7 @@ Status group_norm_of(double batch_d, double channels_d, double spatial_d, double
   QWASM_RETURN_IF_ERROR(count_of(rows.value(), spatial, numel));
   NormParams p;
   QWASM_RETURN_IF_ERROR(read_params(params, params_bytes, channels, has_weight, has_bias, false, eps, &p));
+  QWASM_RETURN_IF_ERROR(to_isa(isa, &p.isa));
   *norm = [=](const float* x, qwasm::Buffer<float>* y) {
     return qwasm::torch_cpu::group_norm(x, batch, channels, spatial, groups, p, y);
   };
@@ -103,13 +107,14 @@ Status group_norm_of(double batch_d, double channels_d, double spatial_d, double
 }
 
 Status layer_norm_of(double rows_d, double inner_d, uintptr_t params, double params_bytes, bool has_weight,
-                     bool has_bias, double eps, int64_t* numel, FloatNorm* norm) {
+                     bool has_bias, double eps, double isa, int64_t* numel, FloatNorm* norm) {
   int64_t rows = 0, inner = 0;
   QWASM_RETURN_IF_ERROR(to_size(rows_d, "rows", &rows));
   QWASM_RETURN_IF_ERROR(to_size(inner_d, "inner", &inner));
   QWASM_RETURN_IF_ERROR(count_of(rows, inner, numel));
   NormParams p;
   QWASM_RETURN_IF_ERROR(read_params(params, params_bytes, inner, has_weight, has_bias, false, eps, &p));
+  QWASM_RETURN_IF_ERROR(to_isa(isa, &p.isa));
   *norm = [=](const float* x, qwasm::Buffer<float>* y) { return qwasm::torch_cpu::layer_norm(x, rows, inner, p, y); };
   return Status::Ok();
 }
@@ -133,31 +138,31 @@ val on_region(Status s, const QTensor& x, int64_t numel, const FloatNorm& norm, 
 }
 
 val finstance_norm(uintptr_t x, double nbytes, double rows, double channels, double inner, uintptr_t params,
-                   double params_bytes, bool has_weight, bool has_bias, bool has_running, double eps) {
+                   double params_bytes, bool has_weight, bool has_bias, bool has_running, double eps, double isa) {
   QWASM_BIND_ENTER();
   int64_t numel = 0;
   FloatNorm norm;
   const Status s = instance_norm_of(rows, channels, inner, params, params_bytes, has_weight, has_bias, has_running, eps,
-                                    &numel, &norm);
+                                    isa, &numel, &norm);
   return on_floats(s, x, nbytes, numel, norm);
 }
 
 val fgroup_norm(uintptr_t x, double nbytes, double batch, double channels, double spatial, double groups,
-                uintptr_t params, double params_bytes, bool has_weight, bool has_bias, double eps) {
+                uintptr_t params, double params_bytes, bool has_weight, bool has_bias, double eps, double isa) {
   QWASM_BIND_ENTER();
   int64_t numel = 0;
   FloatNorm norm;
-  const Status s =
-      group_norm_of(batch, channels, spatial, groups, params, params_bytes, has_weight, has_bias, eps, &numel, &norm);
+  const Status s = group_norm_of(batch, channels, spatial, groups, params, params_bytes, has_weight, has_bias, eps, isa,
+                                 &numel, &norm);
   return on_floats(s, x, nbytes, numel, norm);
 }
 
 val flayer_norm(uintptr_t x, double nbytes, double rows, double inner, uintptr_t params, double params_bytes,
-                bool has_weight, bool has_bias, double eps) {
+                bool has_weight, bool has_bias, double eps, double isa) {
   QWASM_BIND_ENTER();
   int64_t numel = 0;
   FloatNorm norm;
-  const Status s = layer_norm_of(rows, inner, params, params_bytes, has_weight, has_bias, eps, &numel, &norm);
+  const Status s = layer_norm_of(rows, inner, params, params_bytes, has_weight, has_bias, eps, isa, &numel, &norm);
   return on_floats(s, x, nbytes, numel, norm);
 }
 
@@ -168,7 +173,7 @@ val qinstance_norm_region(const QTensor& x, double rows, double channels, double
   int64_t numel = 0;
   FloatNorm norm;
   const Status s = instance_norm_of(rows, channels, inner, params, params_bytes, has_weight, has_bias, has_running, eps,
-                                    &numel, &norm);
+                                    isa, &numel, &norm);
   return on_region(s, x, numel, norm, relu, scale, zero_point, isa);
 }
 
@@ -178,8 +183,8 @@ val qgroup_norm_region(const QTensor& x, double batch, double channels, double s
   QWASM_BIND_ENTER();
   int64_t numel = 0;
   FloatNorm norm;
-  const Status s =
-      group_norm_of(batch, channels, spatial, groups, params, params_bytes, has_weight, has_bias, eps, &numel, &norm);
+  const Status s = group_norm_of(batch, channels, spatial, groups, params, params_bytes, has_weight, has_bias, eps, isa,
+                                 &numel, &norm);
   return on_region(s, x, numel, norm, relu, scale, zero_point, isa);
 }
 
@@ -189,7 +194,7 @@ val qlayer_norm_region(const QTensor& x, double rows, double inner, uintptr_t pa
   QWASM_BIND_ENTER();
   int64_t numel = 0;
   FloatNorm norm;
-  const Status s = layer_norm_of(rows, inner, params, params_bytes, has_weight, has_bias, eps, &numel, &norm);
+  const Status s = layer_norm_of(rows, inner, params, params_bytes, has_weight, has_bias, eps, isa, &numel, &norm);
   return on_region(s, x, numel, norm, relu, scale, zero_point, isa);
 }
 

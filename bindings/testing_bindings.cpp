@@ -5,6 +5,7 @@
 #include "bindings/common.h"
 
 #include "kernels/conv_kernels.h"
+#include "kernels/norm_rows.h"
 #include "kernels/pool_kernels.h"
 #include "kernels/quantize_kernels.h"
 #include "kernels/winograd_kernels.h"
@@ -31,6 +32,36 @@ val reference_quantize(const QTensor& q, uintptr_t x) {
 void reference_dequantize(const QTensor& q, uintptr_t y) {
   const qwasm::ref::QParamsView qp{q.qscheme(), q.axis(), q.scales().data(), q.zero_points().data()};
   qwasm::ref::dequantize(q.data(), q.shape(), qp, q.dtype(), reinterpret_cast<float*>(y));
+}
+
+// The norms' element loops (kernels/norm_rows.h) with the kernels of `isa`,
+// on n floats at x: affine_row's y (n floats), or welford8's m1 and m2 after
+// n / 8 vectors (16 floats, starting from zeros).
+val norm_affine_row(double isa, uintptr_t x, double n, double scale, double bias) {
+  qwasm::kernels::Isa i;
+  Status s = to_isa(isa, &i);
+  qwasm::Buffer<float> y;
+  if (s.ok()) s = y.allocate(static_cast<int64_t>(n), "the row");
+  if (!s.ok()) return error_value(s);
+  qwasm::kernels::affine_row(i, at<float>(x), static_cast<int64_t>(n), static_cast<float>(scale),
+                             static_cast<float>(bias), y.data());
+  return float32_copy(y);
+}
+
+val norm_welford8(double isa, uintptr_t x, double vectors) {
+  qwasm::kernels::Isa i;
+  Status s = to_isa(isa, &i);
+  if (!s.ok()) return error_value(s);
+  static const float* r = [] {
+    static float t[16];
+    for (int j = 0; j < 16; ++j) t[j] = 1.0f / static_cast<float>(j + 1);
+    return t;
+  }();
+  alignas(16) float m[16] = {};
+  qwasm::kernels::welford8(i, at<float>(x), static_cast<int64_t>(vectors), r, m, m + 8);
+  qwasm::Buffer<float> out;
+  s = out.assign(m, 16, "the moments");
+  return s.ok() ? float32_copy(out) : error_value(s);
 }
 
 void fail_allocations_after(double n) { qwasm::testing::fail_allocations_after(static_cast<int64_t>(n)); }
@@ -134,6 +165,8 @@ EMSCRIPTEN_BINDINGS(qwasm_testing) {
   function("_referenceQuantize", &reference_quantize);
   function("_referenceDequantize", &reference_dequantize);
   function("_failAllocationsAfter", &fail_allocations_after);
+  function("_normAffineRow", &norm_affine_row);
+  function("_normWelford8", &norm_welford8);
   function("_peakDot16", &peak_dot16);
   function("_peakDwconv", &peak_dwconv);
   function("_assertsEnabled", &asserts_enabled);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kernels/fma_f32.h"
+#include "kernels/norm_rows.h"
 #include "qwasm/checked_size.h"
 #include "qwasm/format.h"
 
@@ -84,7 +85,7 @@ Status allocate_output(int64_t rows, int64_t inner, const char* what, Buffer<flo
 
 }  // namespace
 
-void rowwise_moments(const float* x, int64_t count, float* mean, float* variance) {
+void rowwise_moments(const float* x, int64_t count, float* mean, float* variance, kernels::Isa isa) {
   const float* r = reciprocals();
   const int64_t n = count / kLanes;  // whole vectors
   const int64_t m = (n + kChunk - 1) / kChunk;
@@ -93,17 +94,9 @@ void rowwise_moments(const float* x, int64_t count, float* mean, float* variance
   for (int64_t i = 0; i < m; ++i) {
     const float* base = x + i * kChunk * kLanes;
     const int64_t vectors = n - i * kChunk < kChunk ? n - i * kChunk : kChunk;
-    float m1v[kLanes] = {};
-    float m2v[kLanes] = {};
-    for (int64_t j = 0; j < vectors; ++j) {
-      const float rj = r[j];
-      const float* v = base + j * kLanes;
-      for (int l = 0; l < kLanes; ++l) {
-        const float delta = v[l] - m1v[l];
-        m1v[l] = fma_f32(rj, delta, m1v[l]);
-        m2v[l] = fma_f32(delta, v[l] - m1v[l], m2v[l]);
-      }
-    }
+    alignas(16) float m1v[kLanes] = {};
+    alignas(16) float m2v[kLanes] = {};
+    kernels::welford8(isa, base, vectors, r, m1v, m2v);
     add_moments_vec(vectors, m1v, m2v, &stack[0]);
     int64_t mask = i + 1;
     for (int j = 1; j < depth && (mask & 1) == 0; ++j) {
@@ -181,7 +174,7 @@ Status instance_norm(const float* x, int64_t rows, int64_t channels, int64_t inn
     }
     const float alpha = invstd * (p.weight == nullptr ? 1.0f : p.weight[c]);
     const float beta = fma_f32(-mean, alpha, p.bias == nullptr ? 0.0f : p.bias[c]);
-    for (int64_t i = 0; i < inner; ++i) yr[i] = fma_f32(xr[i], alpha, beta);
+    kernels::affine_row(p.isa, xr, inner, alpha, beta, yr);  // fma(x, alpha, beta): the product commutes
   }
   return Status::Ok();
 }
@@ -207,7 +200,7 @@ Status group_norm(const float* x, int64_t batch, int64_t channels, int64_t spati
     float* yg = y->data() + i * row;
     float mean = 0.0f;
     float variance = 0.0f;
-    rowwise_moments(xg, row, &mean, &variance);
+    rowwise_moments(xg, row, &mean, &variance, p.isa);
     // eps stays a double here: opmath_t(1) / std::sqrt(max(var, 0) + eps); std::max keeps a -0 variance.
     const float clamped = variance < 0.0f ? 0.0f : variance;
     const float rstd = static_cast<float>(1.0 / std::sqrt(static_cast<double>(clamped) + p.eps));
@@ -222,7 +215,7 @@ Status group_norm(const float* x, int64_t batch, int64_t channels, int64_t spati
       const float bias = fma_f32(-scale, mean, p.bias == nullptr ? 0.0f : p.bias[c]);
       const float* xc = xg + j * spatial;
       float* yc = yg + j * spatial;
-      for (int64_t k = 0; k < spatial; ++k) yc[k] = fma_f32(scale, xc[k], bias);
+      kernels::affine_row(p.isa, xc, spatial, scale, bias, yc);
     }
   }
   return Status::Ok();
@@ -238,13 +231,9 @@ Status layer_norm(const float* x, int64_t rows, int64_t inner, const NormParams&
     float* yr = y->data() + r * inner;
     float mean = 0.0f;
     float variance = 0.0f;
-    rowwise_moments(xr, inner, &mean, &variance);
+    rowwise_moments(xr, inner, &mean, &variance, p.isa);
     const float rstd = 1.0f / std::sqrt(variance + eps32);
-    const float bias = -mean;
-    for (int64_t j = 0; j < inner; ++j) {
-      const float t = (xr[j] + bias) * rstd;
-      yr[j] = fma_f32(t, p.weight == nullptr ? 1.0f : p.weight[j], p.bias == nullptr ? 0.0f : p.bias[j]);
-    }
+    kernels::layer_affine_row(p.isa, xr, inner, -mean, rstd, p.weight, p.bias, yr);
   }
   return Status::Ok();
 }

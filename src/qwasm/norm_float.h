@@ -18,6 +18,7 @@
 #pragma once
 #include <cstdint>
 
+#include "kernels/isa.h"
 #include "qwasm/buffer.h"
 #include "qwasm/status.h"
 
@@ -25,7 +26,8 @@ namespace qwasm {
 namespace torch_cpu {
 
 // RowwiseMoments(x[0 .. count)) in float32 (count >= 1): mean and biased variance.
-void rowwise_moments(const float* x, int64_t count, float* mean, float* variance);
+void rowwise_moments(const float* x, int64_t count, float* mean, float* variance,
+                     kernels::Isa isa = kernels::Isa::kScalar);
 
 // Per-channel (InstanceNorm, GroupNorm) or per-element (LayerNorm) affine
 // parameters and running statistics; each null when absent (weight 1, bias 0;
@@ -36,6 +38,8 @@ struct NormParams {
   const float* running_mean = nullptr;  // InstanceNorm only; with running_var
   const float* running_var = nullptr;
   double eps = 1e-5;
+  // The element loops' kernels (kernels/norm_rows.h): the same bits either way.
+  kernels::Isa isa = kernels::Isa::kScalar;
 };
 
 // InstanceNorm of x: `rows` rows (N * C, or C unbatched) of `inner` floats,

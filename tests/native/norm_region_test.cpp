@@ -58,15 +58,13 @@ TEST(NormRegion, EqualsTheStepsOneByOneForEachNormWithAndWithoutRelu) {
   tc::NormParams affine{weight.data(), bias.data(), nullptr, nullptr, 1e-5};
   tc::NormParams layer{ln_weight.data(), ln_bias.data(), nullptr, nullptr, 1e-5};
   const std::vector<std::pair<const char*, FloatNorm>> norms = {
-      {"instance", [&](const float* v, Buffer<float>* y) {
+      {"instance",
+       [&](const float* v, Buffer<float>* y) {
          return tc::instance_norm(v, batch * channels, channels, inner, affine, y);
        }},
-      {"group", [&](const float* v, Buffer<float>* y) {
-         return tc::group_norm(v, batch, channels, inner, 3, affine, y);
-       }},
-      {"layer", [&](const float* v, Buffer<float>* y) {
-         return tc::layer_norm(v, batch * channels, inner, layer, y);
-       }},
+      {"group",
+       [&](const float* v, Buffer<float>* y) { return tc::group_norm(v, batch, channels, inner, 3, affine, y); }},
+      {"layer", [&](const float* v, Buffer<float>* y) { return tc::layer_norm(v, batch * channels, inner, layer, y); }},
   };
   for (kernels::Isa isa : isas())
     for (const auto& [name, norm] : norms)
@@ -83,8 +81,10 @@ TEST(NormRegion, EqualsTheStepsOneByOneForEachNormWithAndWithoutRelu) {
         // ReLU leaves nothing below the zero point's value; without it, some are (a real test of the flag).
         int64_t below = 0;
         for (uint8_t v : got) below += v < 77;
-        if (relu) EXPECT_EQ(below, 0);
-        else EXPECT_GT(below, 0);
+        if (relu)
+          EXPECT_EQ(below, 0);
+        else
+          EXPECT_GT(below, 0);
       }
 }
 

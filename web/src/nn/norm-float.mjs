@@ -47,7 +47,20 @@ export function instanceNormFloats(x, rows, channels, inner, s, ctx) {
   const running = s.runningMean !== null;
   const params = paramsBytes([s.weight, s.bias, s.runningMean, s.runningVar]);
   return inHeap(copies(x, params), ctx, (M, address, n, p, pn) =>
-    M._finstanceNorm(address, n, rows, channels, inner, p, pn, s.weight !== null, s.bias !== null, running, s.eps),
+    M._finstanceNorm(
+      address,
+      n,
+      rows,
+      channels,
+      inner,
+      p,
+      pn,
+      s.weight !== null,
+      s.bias !== null,
+      running,
+      s.eps,
+      currentIsa(),
+    ),
   );
 }
 
@@ -58,7 +71,20 @@ export function instanceNormFloats(x, rows, channels, inner, s, ctx) {
 export function groupNormFloats(x, batch, channels, spatial, groups, s, ctx) {
   const params = paramsBytes([s.weight, s.bias]);
   return inHeap(copies(x, params), ctx, (M, address, n, p, pn) =>
-    M._fgroupNorm(address, n, batch, channels, spatial, groups, p, pn, s.weight !== null, s.bias !== null, s.eps),
+    M._fgroupNorm(
+      address,
+      n,
+      batch,
+      channels,
+      spatial,
+      groups,
+      p,
+      pn,
+      s.weight !== null,
+      s.bias !== null,
+      s.eps,
+      currentIsa(),
+    ),
   );
 }
 
@@ -69,7 +95,7 @@ export function groupNormFloats(x, batch, channels, spatial, groups, s, ctx) {
 export function layerNormFloats(x, rows, inner, s, ctx) {
   const params = paramsBytes([s.weight, s.bias]);
   return inHeap(copies(x, params), ctx, (M, address, n, p, pn) =>
-    M._flayerNorm(address, n, rows, inner, p, pn, s.weight !== null, s.bias !== null, s.eps),
+    M._flayerNorm(address, n, rows, inner, p, pn, s.weight !== null, s.bias !== null, s.eps, currentIsa()),
   );
 }
 

@@ -336,6 +336,7 @@ export interface Core extends EmscriptenRuntime {
     hasBias: boolean,
     hasRunning: boolean,
     eps: number,
+    isa: number,
   ): Result<Float32Array>;
   /** params: the present ones of [weight | bias], channels floats each. */
   _fgroupNorm(
@@ -350,6 +351,7 @@ export interface Core extends EmscriptenRuntime {
     hasWeight: boolean,
     hasBias: boolean,
     eps: number,
+    isa: number,
   ): Result<Float32Array>;
   /** params: the present ones of [weight | bias], inner floats each. */
   _flayerNorm(
@@ -362,6 +364,7 @@ export interface Core extends EmscriptenRuntime {
     hasWeight: boolean,
     hasBias: boolean,
     eps: number,
+    isa: number,
   ): Result<Float32Array>;
 
   // The same norms as a PT2E graph's region dequantize -> norm -> [relu] -> quantize (norm_region.h):
