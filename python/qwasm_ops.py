@@ -88,6 +88,7 @@ class Int8Pattern:
     relu: tuple  # whether a ReLU between the op and the quantize is fused: (False,), (True,) or both
     inputs: Callable
     write: Callable
+    through: bool = False  # whether nodes that compute nothing (eval-mode dropout) may sit after the op
 
 
 @dataclass(frozen=True)
@@ -1295,7 +1296,8 @@ _module("LayerNorm", ["normalized_shape", "eps", "weight", "bias"],
 _module("QuantizedNormRegion", ["norm", "relu", "input_scale", "input_zero_point", "scale", "zero_point"],
         int8=Int8Pattern(ops=lambda: {aten.instance_norm.default: "instance", aten.group_norm.default: "group",
                                       aten.layer_norm.default: "layer"},
-                         relu=(False, True), inputs=_norms.region_inputs, write=_norms.region_from_pattern),
+                         relu=(False, True), inputs=_norms.region_inputs, write=_norms.region_from_pattern,
+                         through=True),
         check=_norms.check_region(check_scale, check_zero_point),
         numerics={"int8": "bit for bit: the graph's dequantize, its float norm (PyTorch's float32 steps), relu and "
                           "quantize, in one call (docs/numerics.md, Normalisation)"})

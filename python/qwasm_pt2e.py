@@ -250,7 +250,7 @@ class _Lowering:
     # -- pattern matching --------------------------------------------------
     def match(self, q):
         """The fused int8 op that quantize node q ends, as (pattern, variant, core
-        node, relu node or None), or None."""
+        node, relu node or None, the pass-through nodes between them), or None."""
         core = q.args[0]
         if not isinstance(core, torch.fx.Node) or core.op != "call_function" or len(core.users) != 1:
             return None
@@ -259,13 +259,24 @@ class _Lowering:
             relu, core = core, core.args[0]
             if not isinstance(core, torch.fx.Node) or len(core.users) != 1:
                 return None
+        # Nodes that compute nothing (MONAI's ADN puts an eval-mode Dropout between a norm and its
+        # activation): patterns that say so look through them.
+        through = []
+        while (isinstance(core, torch.fx.Node) and core.op == "call_function" and core.target in _PASS_THROUGH
+               and len(core.users) == 1 and isinstance(core.args[0], torch.fx.Node) and not _is(core.args[0], _DQ)):
+            through.append(core)
+            core = core.args[0]
+        if through and (core.op != "call_function" or len(core.users) != 1):
+            return None
         for pattern, variant in ops.int8_patterns().get(core.target, ()):
-            if (relu is not None) in pattern.relu:
-                return (pattern, variant, core, relu) if pattern.inputs(self, core) else None
+            if (relu is not None) in pattern.relu and (pattern.through or not through):
+                return (pattern, variant, core, relu, through) if pattern.inputs(self, core) else None
+        if through:
+            return None
         if relu is None and self.on_integers(core.target) and _is(core.args[0], _DQ):
             # Exact on the integers only when the output keeps the input's qparams.
             if self.act_qparams(core.args[0]) == self.act_qparams(q):
-                return (_ON_INTEGERS, None, core, None)
+                return (_ON_INTEGERS, None, core, None, [])
         return None
 
     @staticmethod
@@ -327,8 +338,8 @@ class _Lowering:
                 m = self.match(n)
                 if m is not None:
                     self.fused[n] = m
-                    _, _, core, relu = m
-                    self.inside.update(x for x in (core, relu) if x is not None)
+                    _, _, core, relu, through = m
+                    self.inside.update(x for x in (core, relu, *through) if x is not None)
         placeholders = [n for n in graph.nodes if n.op == "placeholder"]
         if len(placeholders) != 1:
             raise ExportError(f"models with {len(placeholders)} inputs are not supported (one tensor input)")
@@ -386,8 +397,10 @@ class _Lowering:
             self.lower_float(n, where)
 
     def lower_fused(self, q):
-        pattern, variant, core, relu = self.fused[q]
+        pattern, variant, core, relu, through = self.fused[q]
         where = _where(core)
+        for n in through:
+            _check_pass_through(n, _where(n))
         scale, zp = self.act_qparams(q)
         if pattern is _ON_INTEGERS:
             x = self.q_input(core.args[0], where)

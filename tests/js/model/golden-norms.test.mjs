@@ -89,6 +89,12 @@ describe('PT2E regions (dequantize -> norm -> [relu] -> quantize) run as one Qua
     expect(entries.map((e) => [e.norm.type, e.relu])).toEqual(Array(6).fill(['GroupNorm', true]));
   });
 
+  test("MONAI's UNet: each InstanceNorm -> Dropout (eval) -> ReLU is a region too, the dropout looked through", () => {
+    const unet = moduleNames('exported/norms_pt2e_4.qwasm.safetensors');
+    expect(unet.filter(([, t]) => t === 'QuantizedNormRegion').length).toBe(4);
+    expect(unet.filter(([, t]) => t === 'InstanceNorm').length).toBe(0);
+  });
+
   const [first] = regions.map(([k]) => k);
   test.each([
     [
