@@ -90,6 +90,9 @@ Status make_output(const Shape& shape, double scale, double zero_point, QTensor*
 // with the same functions), and the elements PyTorch computes with scalar
 // arithmetic (each row's tail) are redone from the scalar table.
 constexpr int64_t kTableMinElements = int64_t{1} << 17;
+// Broadcast operands: a column of the table costs 256 evaluations, worth it once an element
+// count is well above the columns a call can need.
+constexpr int64_t kColumnTableMinElements = int64_t{1} << 14;
 
 template <typename Op>
 Status binary_by_table(const BinaryIteration& it, const Op& op, const uint8_t* x, const uint8_t* w, uint8_t* y) {
@@ -142,6 +145,21 @@ Status binary(const QTensor& a, const QTensor& b, double scale, double zero_poin
   uint8_t* y = result.mutable_data();
   if (a.shape() == it.shape && b.shape() == it.shape && result.numel() >= kTableMinElements) {
     QWASM_RETURN_IF_ERROR(binary_by_table(it, op, x, w, y));
+  } else if (result.numel() >= kColumnTableMinElements) {
+    // Broadcasting (squeeze-excitation's x * s: s holds one value per channel): the same table,
+    // a column of 256 filled the first time its second operand's byte comes up, per arithmetic.
+    Buffer<uint8_t> table;
+    QWASM_RETURN_IF_ERROR(table.allocate(2 * 65536, "the element-wise table", false));
+    bool filled[2][256] = {};
+    for_each_binary(it, a.shape(), b.shape(), [&](int64_t o, int64_t i, int64_t j, bool vec) {
+      uint8_t* t = table.data() + (vec ? 65536 : 0);
+      const uint8_t wj = w[j];
+      if (!filled[vec][wj]) {
+        for (int v = 0; v < 256; ++v) t[(v << 8) | wj] = op(static_cast<uint8_t>(v), wj, vec);
+        filled[vec][wj] = true;
+      }
+      y[o] = t[(x[i] << 8) | wj];
+    });
   } else {
     for_each_binary(it, a.shape(), b.shape(),
                     [&](int64_t o, int64_t i, int64_t j, bool vec) { y[o] = op(x[i], w[j], vec); });

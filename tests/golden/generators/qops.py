@@ -43,6 +43,18 @@ def qops_cases():
             y = op(a, b, scale, 64)
             cases.append({"name": f"{name} broadcast {list(sa)} with {list(sb)}", "op": name, "a": enc(a), "b": enc(b),
                           "scale": scale, "zero_point": 64, "y": enc(y)})
+    # Broadcasts of 2^14 elements or more, where qwasm reads the arithmetic from a table: squeeze-excitation's
+    # x * s (a value per channel; rows of 720, vector steps and a 16-element tail) and an inner-dimension broadcast.
+    big = np.random.default_rng(SEED + 19)
+    for sa, sb in [((1, 24, 4, 10, 18), (1, 24, 1, 1, 1)), ((130, 130), (130, 1))]:
+        for name, op in ops:
+            ints_a, ints_b = big.integers(0, 256, size=sa, dtype=np.uint8), big.integers(0, 256, size=sb, dtype=np.uint8)
+            a = torch._make_per_tensor_quantized_tensor(torch.from_numpy(ints_a), 0.05, int(big.integers(0, 256)))
+            b = torch._make_per_tensor_quantized_tensor(torch.from_numpy(ints_b), 1 / 3, int(big.integers(0, 256)))
+            scale = float(np.float32(0.05 + 1 / 3)) if name.startswith("add") else float(np.float32(0.05 / 3 * 4))
+            y = op(a, b, scale, 64)
+            cases.append({"name": f"{name} broadcast {list(sa)} with {list(sb)} (a table)", "op": name, "a": enc(a),
+                          "b": enc(b), "scale": scale, "zero_point": 64, "y": enc(y)})
     for c in [0.0, 0.5, -0.5, 3.3, -40.0, 100.0, -1000.0, 1e-3]:
         x = qt((3, 70))
         for name, op in [("add_scalar", torch.ops.quantized.add_scalar), ("mul_scalar", torch.ops.quantized.mul_scalar)]:
