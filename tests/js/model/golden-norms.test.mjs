@@ -89,6 +89,24 @@ describe('PT2E regions (dequantize -> norm -> [relu] -> quantize) run as one Qua
     expect(entries.map((e) => [e.norm.type, e.relu])).toEqual(Array(6).fill(['GroupNorm', true]));
   });
 
+  test("the planner knows a region's output: quint8 with its quantize's qparams, its input's shape", () => {
+    const model = qwasm.io.loadModel(goldenFile(file));
+    try {
+      const entries = headerOf(goldenFile(file)).graph.modules;
+      const byName = new Map(model.nodes.map((n) => [n.name, n]));
+      const planned = model.nodes.filter((n) => entries[n.target]?.type === 'QuantizedNormRegion');
+      expect(planned.length).toBe(6);
+      for (const n of planned) {
+        const e = entries[n.target];
+        const input = byName.get(n.args[0].node).output;
+        expect(input.shape[1]).toBe(e.norm.num_channels);
+        expect(n.output).toEqual({ dtype: 'quint8', shape: input.shape, scale: e.scale, zeroPoint: e.zero_point });
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+
   test("MONAI's UNet: each InstanceNorm -> Dropout (eval) -> ReLU is a region too, the dropout looked through", () => {
     const unet = moduleNames('exported/norms_pt2e_4.qwasm.safetensors');
     expect(unet.filter(([, t]) => t === 'QuantizedNormRegion').length).toBe(4);

@@ -425,13 +425,13 @@ const describeNorm = (v) => (v === null || typeof v !== 'object' ? String(v) : `
 
 /** A region entry's qparams: the input's (the graph's dequantize) and the output's (its quantize). */
 function regionInfo(m, what) {
-  const { type } = regionNorm(m, what);
+  const { type: normType } = regionNorm(m, what);
   const inputScale = readFloat(m.input_scale, `${what}.input_scale`);
   if (!(Math.fround(inputScale) > 0 && Number.isFinite(Math.fround(inputScale)))) {
     fail(`${what}.input_scale ${inputScale} is not a positive finite number in float32`);
   }
   const info = withOutputQParams(m, what, {
-    type,
+    normType,
     inputScale,
     inputZeroPoint: readInt(m.input_zero_point, `${what}.input_zero_point`, 0, 255),
   });
@@ -482,8 +482,8 @@ class QuantizedNormRegion extends Module {
 /** The refusal of the region's norm, for the planner (info holds the entry's own fields). */
 function regionRefusal(info, shape) {
   const n = info.normInfo;
-  if (info.type === 'InstanceNorm') return instanceNormRefusal(n, shape);
-  if (info.type === 'GroupNorm') return groupNormRefusal(n, shape);
+  if (info.normType === 'InstanceNorm') return instanceNormRefusal(n, shape);
+  if (info.normType === 'GroupNorm') return groupNormRefusal(n, shape);
   return layerNormRefusal(n, shape);
 }
 
@@ -494,16 +494,16 @@ export const quantizedNormRegion = {
       fields: ['norm', 'relu', 'input_scale', 'input_zero_point', 'scale', 'zero_point'],
       build(m, { read, what }) {
         const info = regionInfo(m, what);
-        const n = REGION_NORMS[info.type].read(m.norm, read, `${what}.norm`);
+        const n = REGION_NORMS[info.normType].read(m.norm, read, `${what}.norm`);
         return new QuantizedNormRegion(n, info).eval();
       },
       info(m) {
         const info = regionInfo(m, 'QuantizedNormRegion');
         const what = 'QuantizedNormRegion.norm';
         const normInfo =
-          info.type === 'InstanceNorm'
+          info.normType === 'InstanceNorm'
             ? instanceNormInfo(m.norm, what)
-            : info.type === 'GroupNorm'
+            : info.normType === 'GroupNorm'
               ? groupNormInfo(m.norm, what)
               : layerNormInfo(m.norm, what);
         return { ...info, normInfo };

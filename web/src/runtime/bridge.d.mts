@@ -470,6 +470,10 @@ export interface TestingCore extends Core {
   _referenceDequantize(q: QTensorHandle, y: Address): void;
   /** Fault injection: the n+1-th allocation from now fails (n < 0: none does). */
   _failAllocationsAfter(n: number): void;
+  /** The norms' element loops (kernels/norm_rows.h) with the kernels of `isa`: affine_row's n floats. */
+  _normAffineRow(isa: number, x: Address, n: number, scale: number, bias: number): Result<Float32Array>;
+  /** welford8 over `vectors` vectors of 8 floats at x: m1[8] then m2[8]. */
+  _normWelford8(isa: number, x: Address, vectors: number): Result<Float32Array>;
   _peakDot16(reps: number, pairs: number): number;
   _peakDwconv(reps: number): number;
   _assertsEnabled(): boolean;
