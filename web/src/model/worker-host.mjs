@@ -13,6 +13,7 @@ import { init, localFileReader, runtimeInfo } from '../runtime/runtime.mjs';
 import { QTensor } from '../tensors/qtensor.mjs';
 import { tensor } from '../tensors/tensor.mjs';
 import { buildModel } from './load.mjs';
+import { sourceName } from './load-error.mjs';
 import { throwIfAborted } from './source.mjs';
 import { readModelSource } from './source-read.mjs';
 import { errorReply, isAbort, malformedRequest } from './worker-protocol.mjs';
@@ -69,13 +70,13 @@ const HANDLERS = {
     if (worker.model !== null) throw new Error('this worker already holds a model');
     await init(options.numThreads === null ? undefined : { numThreads: options.numThreads });
     const bytes = await worker.read(id, source, LOAD_CTX);
-    worker.model = buildModel(bytes, options, LOAD_CTX);
+    worker.model = buildModel(bytes, options, LOAD_CTX, sourceName(source));
     return plain(summaryOf(worker.model));
   },
   async loadFloat({ source, options }, worker, id) {
     modelOf(worker);
     const bytes = await worker.read(id, source, LOAD_FLOAT_CTX);
-    const next = buildModel(bytes, options, LOAD_FLOAT_CTX);
+    const next = buildModel(bytes, options, LOAD_FLOAT_CTX, sourceName(source));
     worker.floatModel?.dispose();
     worker.floatModel = next;
     return plain({ modules: next.namedModules().length });
