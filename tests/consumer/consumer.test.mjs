@@ -661,7 +661,7 @@ test(`esbuild ${version('esbuild')} (dist/ copied, locateFile): cross-origin iso
 
 test('without its wasm, init() names the URL, the HTTP status (or the HTML page) and the remedy, in page and worker', async () => {
   const outdir = await buildEsbuildApp();
-  const remedy = "init({ locateFile: () => '/assets/qwasm.wasm' }), or pass the bytes: init({ wasmBinary })";
+  const remedy = "init({ locateFile: (file) => '/qwasm/' + file }), or pass the bytes: init({ wasmBinary })";
   const notFound = await openApp(outdir, 'missing.html', ['page', 'worker']);
   for (const where of ['page', 'worker']) {
     const message = notFound[where].message;
