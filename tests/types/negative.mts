@@ -103,6 +103,8 @@ export async function cases(): Promise<unknown[]> {
     ((): Tensor => io.loadModel(new Uint8Array(0)).forward(x))(),
     // @ts-expect-error: a model said to return QTensors does not give a Tensor
     ((): Tensor => io.loadModel<QTensor>(new Uint8Array(0)).forward(x))(),
+    // @ts-expect-error: cache keeps a downloaded file; loading bytes downloads nothing
+    io.loadModel(new Uint8Array(0), { cache: true }),
     // @ts-expect-error: a load error's kind is one of six names
     ((e: io.LoadError) => e.kind === 'timeout')(new Error('') as io.LoadError),
     // @ts-expect-error: signal cancels a download (worker: true or loadModelAsync); loading bytes cannot be stopped

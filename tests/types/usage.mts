@@ -159,6 +159,10 @@ export async function runModelInWorker(url: string, clip: Float32Array): Promise
     signal: AbortSignal.timeout(60_000),
   });
   local.dispose();
+  // Cached across visits, and the cache emptied.
+  const cached: io.WorkerModel = await io.loadModel('/models/r3d_18.qwasm.safetensors', { worker: true, cache: true });
+  cached.dispose();
+  const hadCache: boolean = await io.clearCache();
   // A failed load's fields (io.LoadError).
   const failure = await io.loadModelAsync('/models/typo.qwasm.safetensors').then(
     () => null,
@@ -174,7 +178,7 @@ export async function runModelInWorker(url: string, clip: Float32Array): Promise
     variant.length,
     model.weightBytes().packed,
     status ?? 0,
-    why.length + (kind?.length ?? 0),
+    why.length + (kind?.length ?? 0) + Number(hadCache),
   ];
 }
 

@@ -218,7 +218,7 @@ export declare namespace io {
    */
   function loadModel<Output extends Tensor | QTensor = Tensor | QTensor>(
     bytes: ArrayBuffer | Uint8Array,
-    options?: LoadModelOptions & { worker?: false; onProgress?: never; signal?: never },
+    options?: LoadModelOptions & { worker?: false; onProgress?: never; signal?: never; cache?: never },
   ): GraphModule<Output>;
   /**
    * The model loaded and run in a dedicated worker the library starts (a
@@ -264,8 +264,20 @@ export declare namespace io {
    */
   function loadModelAsync<Output extends Tensor | QTensor = Tensor | QTensor>(
     source: ModelSource,
-    options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress' | 'signal'>,
+    options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress' | 'signal' | 'cache'>,
   ): Promise<GraphModule<Output>>;
+  /**
+   * Empties the cache that `cache: true` loads keep model files in (the
+   * origin's Cache API cache 'qwasm-models', shared by the page and its
+   * workers).
+   * @returns A promise of true when there was a cache to delete, false
+   *   otherwise (none yet, or no Cache API: Node.js, an insecure context).
+   * @example
+   * ```ts
+   * await io.clearCache(); // the next cache: true load downloads again
+   * ```
+   */
+  function clearCache(): Promise<boolean>;
 
   /**
    * What went wrong in a failed load, for code to branch on:
@@ -330,6 +342,17 @@ export declare namespace io {
     signal?: AbortSignal;
     /** The worker's init({ numThreads }), 1..64. Default: init()'s default there. */
     numThreads?: number;
+    /**
+     * Keeps a URL's file in the browser's Cache API (the cache
+     * 'qwasm-models', under the URL) and revalidates it on every later load
+     * with its ETag or Last-Modified: unchanged (HTTP 304), nothing is
+     * downloaded; changed, the new file replaces it. A cache that cannot keep
+     * the file (its quota full) leaves the load on the network, with a
+     * warning in the console; offline, the kept copy loads. Ignored for other
+     * sources and where there is no Cache API (Node.js). Default false.
+     * {@link io.clearCache} empties it.
+     */
+    cache?: boolean;
     /**
      * Where the model worker's script is (qwasm.model-worker.mjs; .cjs in
      * Node.js), for bundlers that do not emit it (esbuild, Rollup: copy

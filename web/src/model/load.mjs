@@ -215,7 +215,7 @@ export async function loadModelAsync(source, options) {
   wasm(ctx);
   // The reader comes with the model client (dist/qwasm.model-client.mjs), loaded on first use.
   const { readModelSource } = await import('../../../dist/qwasm.model-client.mjs');
-  const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), signal);
+  const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), signal, model.cache);
   throwIfAborted(signal); // aborted as the last bytes came: nothing is built
   return buildModel(bytes, model, ctx, sourceName(source, absoluteUrl(source)));
 }
@@ -229,6 +229,11 @@ export async function loadModelAsync(source, options) {
 export function loadModelFromBytes(input, options) {
   const ctx = 'io.loadModel(bytes)';
   const { model, onProgress, signal } = readLoadOptions(options, ctx);
+  if (model.cache) {
+    throw new TypeError(
+      `${ctx}: cache keeps a downloaded file: use io.loadModelAsync(url) or io.loadModel(url, { worker: true })`,
+    );
+  }
   if (onProgress !== undefined) {
     throw new TypeError(
       `${ctx}: onProgress follows a download: use io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,

@@ -5,6 +5,7 @@
 
 import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, lengthOf, typedArrayKind } from '../runtime/args.mjs';
 import { loadError, looksLikeHtml, notAModelHint, sourceName } from './load-error.mjs';
+import { fetchCached } from './model-cache.mjs';
 import { absoluteUrl, kindOf, MAX_MODEL_BYTES, sourceError, throwIfAborted, whenAborted } from './source.mjs';
 
 /**
@@ -111,9 +112,10 @@ async function readResponse(response, onProgress, ctx, what, signal) {
  * @param {string} ctx
  * @param {((path: string, signal?: AbortSignal | null) => Promise<Uint8Array>) | null} readLocalFile
  * @param {AbortSignal | null} [signal] cancels the read: it rejects with the signal's reason
+ * @param {boolean} [cache] a URL's file is kept in the Cache API and revalidated (model-cache.mjs)
  * @returns {Promise<Uint8Array>}
  */
-export async function readModelSource(source, onProgress, ctx, readLocalFile, signal = null) {
+export async function readModelSource(source, onProgress, ctx, readLocalFile, signal = null, cache = false) {
   throwIfAborted(signal);
   const kind = kindOf(source);
   if (kind === 'bytes') {
@@ -152,11 +154,12 @@ export async function readModelSource(source, onProgress, ctx, readLocalFile, si
     return bytes;
   }
   let response;
+  let stored = Promise.resolve();
   try {
-    response = await fetch(
-      url,
-      signal === null ? { credentials: 'same-origin' } : { credentials: 'same-origin', signal },
-    );
+    /** @type {RequestInit} */
+    const init = signal === null ? { credentials: 'same-origin' } : { credentials: 'same-origin', signal };
+    if (cache) ({ response, stored } = await fetchCached(url, init));
+    else response = await fetch(url, init);
   } catch (err) {
     throwIfAborted(signal);
     throw loadError(`${ctx}: fetching ${url} failed (${err?.message ?? err})`, {
@@ -166,5 +169,7 @@ export async function readModelSource(source, onProgress, ctx, readLocalFile, si
       cause: err,
     });
   }
-  return readResponse(response, onProgress, ctx, url, signal);
+  const bytes = await readResponse(response, onProgress, ctx, url, signal);
+  await stored; // kept before the load ends: a next load finds it
+  return bytes;
 }
