@@ -272,15 +272,15 @@ export function buildModel(input, { budget, winograd }, ctx, name = 'bytes') {
     // Not a .safetensors file at all: most often what came instead of it (an HTML page, a text file).
     throw loadError(e.message, { kind: 'not-a-model', url: name, hint: notAModelHint(bytes) });
   }
-  if (file.metadata.format !== FORMAT) {
+  const meta = file.metadata;
+  if (meta.format !== FORMAT) {
     throw loadError(
-      `${ctx}: not a qwasm model: its metadata has format ${describe(file.metadata.format)}, expected '${FORMAT}'`,
+      `${ctx}: not a qwasm model: its metadata has format ${describe(meta.format)}, expected '${FORMAT}'`,
       { kind: 'not-a-model', url: name, hint: 'Write it with qwasm-export (python/qwasm_export.py)' },
     );
   }
   const built = [];
   try {
-    const meta = file.metadata;
     const version = meta.format_version;
     if (!READABLE_VERSIONS.includes(version)) {
       fail(`format version ${describe(version)}: this qwasm reads versions ${READABLE_VERSIONS.join(' and ')}`);
