@@ -17,6 +17,7 @@ import { gridHistogram, gridHistogramChart } from './grid-histogram.mjs';
 import { lazyTensors } from './lazy-tensors.mjs';
 import { drawGraph, foldedGraph } from './model-graph.mjs';
 import { classCounts, drawInput, drawLabels, isSegmentation, labelVolume } from './segmentation-slice.mjs';
+import { worstQuarterThreshold } from './stats.mjs';
 import { ZOO, zooUrl } from './zoo.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -197,15 +198,6 @@ async function renderWeightHistogram() {
     `(scale ${scale.toPrecision(4)}, zero point ${zeroPoint}; ${points} grid points in their range).`;
 }
 
-// Until the user sets one, the threshold marks about the worst quarter of the
-// layers: SQNRs vary too much between models (10-25 dB for the built-in
-// random weights, 20-40 dB for trained ones) for one fixed default.
-function lowerQuartile(values) {
-  const finite = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (finite.length === 0) return 25;
-  return Math.ceil(finite[Math.floor((finite.length - 1) / 4)] * 2) / 2 + 0.5;
-}
-
 function showWeightHistogram() {
   renderWeightHistogram().catch((e) => showError(e.message));
 }
@@ -244,7 +236,10 @@ async function compare(source, name) {
     const errors = await model.compareModelOutputs(x);
     if (model !== state.model) return;
     state.errors = errors;
-    if (!state.thresholdSet) $('m-threshold').value = String(lowerQuartile(Object.values(errors).map((e) => e.sqnr)));
+    // Until the user sets one, the threshold marks the worst quarter of the layers (stats.mjs): SQNRs
+    // vary too much between models (10-25 dB for the built-in random weights, 20-40 dB for trained ones).
+    if (!state.thresholdSet)
+      $('m-threshold').value = String(worstQuarterThreshold(Object.values(errors).map((e) => e.sqnr)));
     $('m-errors').hidden = false;
     renderErrors();
     renderTable();
@@ -270,8 +265,12 @@ function renderTable() {
     const mod = node.op === 'call_module' ? state.modules.get(node.target) : null;
     const quantized = mod?.weight !== undefined;
     const out = outputOf(node);
+    // What a run and a comparison fill in comes right after the name, in view; the wide columns after.
     const cells = [
       node.name,
+      times.has(node.name) ? times.get(node.name).toFixed(2) : '',
+      paths.get(node.name) ?? '',
+      sqnrOfNode(node),
       node.target,
       mod ? mod.type : node.op.replace('call_', ''),
       formatArgs(node),
@@ -279,9 +278,6 @@ function renderTable() {
       quantized ? describeWeight(mod) : '',
       out.scale,
       out.zeroPoint,
-      times.has(node.name) ? times.get(node.name).toFixed(2) : '',
-      paths.get(node.name) ?? '',
-      sqnrOfNode(node),
     ];
     const tr = body.insertRow();
     tr.dataset.node = node.name;

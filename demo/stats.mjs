@@ -48,3 +48,24 @@ export function histogram(values, bins) {
   const edges = Array.from({ length: bins + 1 }, (_, i) => lo + ((hi - lo) * i) / bins);
   return { edges, counts, lo, hi };
 }
+
+/**
+ * The SQNR threshold (dB) that marks the worst quarter of `values`: the
+ * ceil(n / 4) lowest are below it (`value < threshold`), the rest not, unless
+ * they tie. The roundest number in that gap (a whole dB, then 0.5, 0.1,
+ * 0.01...), so that the field shows a short value. 25 when none is finite.
+ */
+export function worstQuarterThreshold(values) {
+  const finite = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (finite.length === 0) return 25;
+  const k = Math.ceil(finite.length / 4); // how many to mark
+  const low = finite[k - 1];
+  if (k === finite.length) return Math.floor(low) + 1; // all of them: just above the largest
+  const high = finite[k];
+  if (high === low) return high; // a tie at the boundary: mark those strictly below it
+  for (const step of [1, 0.5, 0.1, 0.01, 0.001, 0.0001]) {
+    const rounded = Number((Math.floor(low / step + 1) * step).toFixed(4));
+    if (rounded > low && rounded <= high) return rounded;
+  }
+  return (low + high) / 2;
+}

@@ -60,6 +60,7 @@ lowers torch.export graphs.
 
 
 import argparse
+import os
 
 import qwasm_ops as ops
 from qwasm_format import (OPS_DOC, ExportError, SegmentationClassNames, Writer, check_class_count, class_names,
@@ -228,6 +229,9 @@ class _Tracer(torch.fx.Tracer if torch is not None else object):
         if isinstance(m, (torch.ao.quantization.QuantStub, torch.ao.quantization.DeQuantStub,
                           torch.ao.nn.intrinsic._FusedModule)):
             return True
+        # A subclass of a supported module that computes as it does (torchvision's Conv3DSimple): kept whole.
+        if ops.supported_class(m) is not None:
+            return True
         return super().is_leaf_module(m, qualname)
 
 
@@ -310,29 +314,72 @@ def _check_float32(model, example_input):
                           "(model.float(), example_input.float())")
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser(description="Export a float PyTorch model saved whole (torch.save) for qwasm's "
                                 "io.loadModel. A converted (quantized) model: call export() after convert().")
     p.add_argument("model", help="a file written by torch.save(model) of a float model")
     p.add_argument("out", help="the .safetensors file to write")
     p.add_argument("--input-shape", required=True, help="the example input's shape, e.g. 1,3,16,112,112")
-    a = p.parse_args()
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                   help="a module that defines the model's classes, imported before loading (repeatable); "
+                   "modules in the current folder are found without it, as with python -m")
+    p.add_argument("--traceback", action="store_true", help="on an error, print Python's traceback too")
+    a = p.parse_args(argv)
+    try:
+        shape = [int(s) for s in a.input_shape.split(",")]
+    except ValueError:
+        p.error(f"--input-shape must be integers separated by commas, e.g. 1,3,16,112,112; got {a.input_shape!r}")
     if torch is None:
         p.exit(1, f"{p.prog}: {INSTALL_TORCH}\n")
+    try:
+        graph = _export_file(p, a, shape)
+    except Exception as e:  # noqa: BLE001 - one line per error, not a traceback (unless asked)
+        if a.traceback:
+            raise
+        what = "" if isinstance(e, ExportError) else f"{type(e).__name__}: "
+        p.exit(1, f"{p.prog}: error: {what}{_one_line(e)}\n")
+    print(f"wrote {a.out}: {len(graph['modules'])} modules, {len(graph['nodes'])} nodes")
+
+
+def _one_line(e):
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def _export_file(p, a, shape):
+    """main()'s work: load the model file (its classes found as python -m would), export it; returns the graph."""
+    import importlib
+    import sys
+
+    # As `python -m` does: the current folder first, so a class in the user's own file unpickles.
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    for name in a.imports:
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            p.exit(1, f"{p.prog}: error: --import {name}: {_one_line(e)}\n")
     torch.backends.quantized.engine = "fbgemm"
-    model = torch.load(a.model, weights_only=False)
+    try:
+        model = torch.load(a.model, weights_only=False)
+    except FileNotFoundError:
+        p.exit(1, f"{p.prog}: error: no file {a.model}\n")
+    except (ModuleNotFoundError, AttributeError) as e:
+        # The pickle names a class by its module: that module must be importable here.
+        missing = getattr(e, "name", None) or _one_line(e)
+        p.exit(1, f"{p.prog}: error: {a.model} holds a class that cannot be found ({_one_line(e)}): run "
+                  f"{p.prog} from the folder that holds its module ({missing}), or name it with --import MODULE\n")
     if not isinstance(model, torch.nn.Module):
-        p.exit(1, f"{p.prog}: {a.model} holds a {type(model).__name__}, not a model saved with torch.save(model)\n")
+        p.exit(1, f"{p.prog}: error: {a.model} holds a {type(model).__name__}, not a model saved with "
+                  "torch.save(model)\n")
     try:
         model.eval()
     except AttributeError:
         # PyTorch's quantized modules do not survive torch.load of a whole model:
         # their __setstate__ skips nn.Module's (pytorch/pytorch#61881).
-        p.exit(1, f"{p.prog}: {a.model} is a converted (quantized) model, which torch.load cannot restore whole "
-                  "(pytorch/pytorch#61881); call qwasm_export.export(model, example_input, path) after convert()\n")
-    shape = [int(s) for s in a.input_shape.split(",")]
-    graph = export(model, torch.zeros(shape), a.out)
-    print(f"wrote {a.out}: {len(graph['modules'])} modules, {len(graph['nodes'])} nodes")
+        p.exit(1, f"{p.prog}: error: {a.model} is a converted (quantized) model, which torch.load cannot restore "
+                  "whole (pytorch/pytorch#61881); call qwasm_export.export(model, example_input, path) after "
+                  "convert()\n")
+    return export(model, torch.zeros(shape), a.out)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ where it is missing); writing a file needs it.
 """
 
 import json
+import os
 import math
 import re
 
@@ -367,4 +368,14 @@ def save(w, modules, nodes, engine, example_input, path, metadata, *, check_modu
     meta = {"format": FORMAT, "format_version": str(FORMAT_VERSION), "graph": text}
     meta.update(metadata or {})
     save_file(w.tensors, path, metadata=meta)
+    _apply_umask(path)
     return graph
+
+
+def _apply_umask(path):
+    """The file's mode as the user's umask makes a new file (0644 under the usual
+    022): safetensors' save_file writes 0600, which a web server running as
+    another user answers with 403."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)

@@ -503,7 +503,7 @@ _module(
 def _conv_from_module(path, m, w, _):
     t = type(m)
     conv, relu = (m[0], True) if isinstance(m, nn.Sequential) else (m, False)
-    dims = {nn.Conv1d: 1, nn.Conv2d: 2, nn.Conv3d: 3}.get(type(conv))
+    dims = {nn.Conv1d: 1, nn.Conv2d: 2, nn.Conv3d: 3}.get(supported_class(conv))
     if dims is None:
         raise ExportError(f"{path}: {type(conv).__name__} inside {t.__name__} is not supported")
     if conv.padding_mode != "zeros" or isinstance(conv.padding, str):
@@ -1504,9 +1504,27 @@ def checked_fields(entry):
     return entry
 
 
+def supported_class(m):
+    """The supported module class m is an instance of: its own, or the one it
+    subclasses without changing what it computes (torchvision's video models'
+    Conv3DSimple is an nn.Conv3d with its own __init__ only); else None."""
+    table = eager_modules()
+    t = type(m)
+    if t in table:
+        return t
+    for base in t.__mro__[1:]:
+        if base in table:
+            between = t.__mro__[:t.__mro__.index(base)]
+            # Any method of its own (but __init__ and static or class methods) could compute something else.
+            own = [name for c in between for name, v in vars(c).items()
+                   if callable(v) and not isinstance(v, (staticmethod, classmethod)) and name != "__init__"]
+            return None if own else base
+    return None
+
+
 def module_entry(path, m, w):
     """The entry of one leaf module of a traced model (its tensors go to the writer w)."""
-    found = eager_modules().get(type(m))
+    found = eager_modules().get(supported_class(m))
     if found is None:
         t = type(m)
         raise ExportError(f"unsupported module {t.__module__}.{t.__qualname__} at '{path}'; {OPS_DOC}")

@@ -410,6 +410,9 @@ describe.each(selectedEngines())('%s', (engineName) => {
     );
     expect(row).toEqual([
       add.name,
+      '', // time, path and SQNR: after a run, after a comparison
+      '',
+      '',
       'quantized.add_relu',
       'function',
       `${add.args[0].node}, ${add.args[1].node}, scale=${add.kwargs.scale}, zero_point=${add.kwargs.zero_point}`,
@@ -417,9 +420,6 @@ describe.each(selectedEngines())('%s', (engineName) => {
       '',
       add.kwargs.scale.toPrecision(6),
       String(add.kwargs.zero_point),
-      '',
-      '',
-      '',
     ]);
     await tab.evaluate(select('m-layer', 'layer2.0.conv1.0'));
     const w = model.getSubmodule('layer2.0.conv1.0').weight();
@@ -438,7 +438,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
     // Which arithmetic each conv ran: a stride-1 3x3x3 conv of 32 channels on Winograd, a strided one direct, the add neither.
     const pathOf = (target) =>
       tab.evaluate(
-        `[...document.querySelector('#m-layers tbody tr[data-node="${model.nodes.find((n) => n.target === target).name}"]').cells][9].textContent`,
+        `[...document.querySelector('#m-layers tbody tr[data-node="${model.nodes.find((n) => n.target === target).name}"]').cells][2].textContent`,
       );
     expect({
       stride1: await pathOf('layer3.1.conv1.0'), // 32 -> 32 channels: 'auto' takes Winograd (layer1's 8 stay direct)
@@ -568,7 +568,17 @@ describe.each(selectedEngines())('%s', (engineName) => {
     const row = await tab.evaluate(
       `[...document.querySelector('#m-layers tbody tr[data-node="${stem.name}"]').cells].map((c) => c.textContent)`,
     );
-    expect(row.at(-1)).toBe(want['stem.0.stats'].sqnr.toFixed(2));
+    expect(row[3]).toBe(want['stem.0.stats'].sqnr.toFixed(2));
+    // The time, path and SQNR columns are in view, not scrolled off to the right.
+    const overflow = await tab.evaluate(`(() => {
+      const view = document.querySelector('#m-layers').parentElement.getBoundingClientRect();
+      return [...document.querySelectorAll('#m-layers thead th')].slice(1, 4).map((th) => [th.textContent, th.getBoundingClientRect().right <= view.right + 0.5]);
+    })()`);
+    expect(overflow).toEqual([
+      ['time (ms)', true],
+      ['path', true],
+      ['SQNR (dB)', true],
+    ]);
     // The screenshots, at a threshold that splits the layers (every one is under 30 dB): each
     // layer's SQNR bar drawn to its value's height, red under the threshold and blue above;
     // the histogram drawn; each graph box under the threshold red, the others blue.

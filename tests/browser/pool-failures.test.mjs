@@ -4,7 +4,7 @@
 // not JavaScript, does not parse, is refused by a CSP, or hangs in its
 // start-up. Each leads, within a bounded time, to the single-thread variant
 // (same integers) with runtimeInfo().threadsUnavailable saying what failed
-// and what to do.
+// and what to do, and a note in the console.
 import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
 import { startTestServer } from './test-server.mjs';
 
@@ -43,6 +43,7 @@ describe.each(selectedEngines().filter((e) => e !== 'webkit'))('%s', (engineName
       ms: expect.any(Number),
       runtime: { variant: 'single-thread', numThreads: 1, maxThreads: 1, isa: 'wasmsimd', threadsUnavailable: reason },
       intRepr: [138, 108, 158],
+      warnings: [`qwasm: running on one thread: ${r.runtime.threadsUnavailable}`], // the fallback is said in the console
     });
     expect(r.runtime.threadsUnavailable).toContain(REMEDY);
   }
@@ -51,6 +52,7 @@ describe.each(selectedEngines().filter((e) => e !== 'webkit'))('%s', (engineName
     const r = await initWith({ headers: { 'Content-Security-Policy': CSP } });
     expect(r.runtime).toEqual({ variant: 'threads', numThreads: 2, maxThreads: 2, isa: 'wasmsimd' });
     expect(r.intRepr).toEqual([138, 108, 158]);
+    expect(r.warnings).toEqual([]);
   }, 90_000);
 
   it.each([

@@ -6,7 +6,8 @@
 // window.__problems; requests for missing files are recorded (notFound);
 // fileHeaders adds headers to the named files' responses (e.g. a CSP on one
 // worker script); fileResponses replaces the named files' responses
-// ({status, type, body}: a 404, a wrong MIME type, a script that does not parse).
+// ({status, type, body}: a 404, a wrong MIME type, a script that does not parse);
+// routes answers the named paths with a function (req, res, headers) of the test's.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,7 +26,13 @@ const CAPTURE = `(() => {
   window.addEventListener('unhandledrejection', (e) => problems.push('unhandled rejection: ' + text([e.reason])));
 })();`;
 
-export async function startTestServer({ headers = {}, capture = false, fileHeaders = {}, fileResponses = {} } = {}) {
+export async function startTestServer({
+  headers = {},
+  capture = false,
+  fileHeaders = {},
+  fileResponses = {},
+  routes = {},
+} = {}) {
   const reports = new Map(); // key -> value
   const waiting = new Map(); // key -> resolve
   const notFound = [];
@@ -46,6 +53,10 @@ export async function startTestServer({ headers = {}, capture = false, fileHeade
     }
     if (path === '/__capture.js') {
       res.writeHead(200, { ...headers, 'Content-Type': 'text/javascript' }).end(CAPTURE);
+      return true;
+    }
+    if (Object.hasOwn(routes, path)) {
+      routes[path](req, res, headers);
       return true;
     }
     const replaced = fileResponses[path];

@@ -87,9 +87,47 @@ describe.each(selectedEngines())('%s', (engineName) => {
     try {
       const r = await server.report('worker-model', 60_000);
       expect(r.error).toMatch(/^Error: io\.loadModel\(source, \{ worker: true \}\): the model worker failed: /);
+      // An io.LoadError: what to set (locateFile) when the bundler did not emit the worker's script.
+      expect(r).toMatchObject({
+        kind: 'worker',
+        url: `${server.base}${MODEL}`,
+        status: null,
+        hint: expect.stringContaining(
+          "If its script (qwasm.model-worker.mjs) did not load: a bundler that does not emit it (esbuild, Rollup) needs node_modules/qwasm/dist/ copied and io.loadModel(url, { worker: true, locateFile: (file) => '/qwasm/' + file })",
+        ),
+      });
     } finally {
       await tab.close();
       await server.close();
     }
   }, 90_000);
+
+  it.each([
+    ['answered with 404', { status: 404, type: 'text/plain', body: 'not found' }, { kind: 'http', status: 404 }],
+    [
+      "answered with the app's HTML page (a dev server's fallback)",
+      { type: 'text/html', body: '<!doctype html><html><body>app</body></html>' },
+      {
+        kind: 'not-a-model',
+        status: 200,
+        hint: expect.stringMatching(/^An HTML page came back \(content-type text\/html/),
+      },
+    ],
+  ])(
+    'a wrong model URL %s: an io.LoadError with its kind, the URL, the status',
+    async (_, response, fields) => {
+      const typo = '/models/typo.qwasm.safetensors';
+      const server = await startTestServer({ headers: ISOLATED, fileResponses: { [typo]: response } });
+      const tab = await engine.open(`${server.base}/tests/browser/worker-model/index.html?model=${typo}`);
+      try {
+        const r = await server.report('worker-model', 60_000);
+        expect(r).toMatchObject({ url: `${server.base}${typo}`, ...fields });
+        expect(r.error).toContain(`${server.base}${typo}`);
+      } finally {
+        await tab.close();
+        await server.close();
+      }
+    },
+    90_000,
+  );
 });

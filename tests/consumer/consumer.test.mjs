@@ -1,6 +1,7 @@
 // The package as users get it: `npm pack`, the tarball installed (offline)
 // into small apps copied from tests/consumer/apps, each importing qwasm by
-// name and running the same checks (checks.mjs) whose results must equal
+// name (as a namespace and by name: apps/named.mjs) and running the same
+// checks (checks.mjs) whose results must equal
 // PyTorch's: Node ESM and CJS, a server bundle that moved the code,
 // TypeScript under three resolutions (with the negative type tests), Jest's
 // default mode, and, in Chromium, an app built by every bundler in
@@ -428,9 +429,19 @@ async function openApp(dir, page, keys, { csp = STRICT_CSP, isolated = false, fa
 }
 
 // What the browser apps' pages report (apps/*/main.mjs): the checks in the
-// page and in a module worker, and under `model` the model loaded and run in
-// qwasm's model worker (model-check.mjs).
-const APP_KEYS = ['page', 'worker', 'model'];
+// page (qwasm imported as a namespace) and in a module worker (by name), under
+// `model` the model loaded and run in qwasm's model worker (model-check.mjs,
+// through the `io` imported by name), and under `named` what the named
+// imports hold (named.mjs).
+const APP_KEYS = ['page', 'worker', 'model', 'named'];
+// What { init, io, transforms, quantization, nn } imported by name hold.
+const NAMED = {
+  init: 'function',
+  loadModel: 'function',
+  VideoClassification: 'function',
+  compareModelOutputs: 'function',
+  Conv3d: 'function',
+};
 
 /**
  * An app's report (recorded in the summary under `label`): page and worker
@@ -445,12 +456,14 @@ function expectApp(label, r, isolated) {
     crossOriginIsolated: r.crossOriginIsolated,
     page: compact(r.page),
     worker: compact(r.worker),
+    named: r.named,
     violations: r.violations,
     problems: r.problems,
   }).toEqual({
     crossOriginIsolated: isolated,
     page: withRuntime(runtime),
     worker: withRuntime(runtime),
+    named: NAMED,
     violations: [],
     problems: [],
   });
@@ -620,6 +633,7 @@ function buildEsbuildApp() {
       bundle: true,
       format: 'esm',
       platform: 'browser',
+      minify: true, // a production build
       logLevel: 'error',
     });
     cpSync(join(app, 'index.html'), join(outdir, 'index.html'));
@@ -647,7 +661,7 @@ test(`esbuild ${version('esbuild')} (dist/ copied, locateFile): cross-origin iso
 
 test('without its wasm, init() names the URL, the HTTP status (or the HTML page) and the remedy, in page and worker', async () => {
   const outdir = await buildEsbuildApp();
-  const remedy = "init({ locateFile: () => '/assets/qwasm.wasm' }), or pass the bytes: init({ wasmBinary })";
+  const remedy = "init({ locateFile: (file) => '/qwasm/' + file }), or pass the bytes: init({ wasmBinary })";
   const notFound = await openApp(outdir, 'missing.html', ['page', 'worker']);
   for (const where of ['page', 'worker']) {
     const message = notFound[where].message;

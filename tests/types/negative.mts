@@ -8,6 +8,8 @@ import {
   makePerTensorQuantizedTensor,
   nn,
   type OutOfMemoryError,
+  type QTensor,
+  type Tensor,
   quantization,
   quantizePerTensor,
   runtimeInfo,
@@ -97,6 +99,14 @@ export async function cases(): Promise<unknown[]> {
     io.loadModel('r3d_18.qwasm.safetensors', { worker: true }).then((m) => m.forward(x).data),
     // @ts-expect-error: onProgress is for a download (worker: true or loadModelAsync)
     io.loadModel(new Uint8Array(0), { onProgress: () => {} }),
+    // @ts-expect-error: without saying what the model returns, forward's output may be a QTensor
+    ((): Tensor => io.loadModel(new Uint8Array(0)).forward(x))(),
+    // @ts-expect-error: a model said to return QTensors does not give a Tensor
+    ((): Tensor => io.loadModel<QTensor>(new Uint8Array(0)).forward(x))(),
+    // @ts-expect-error: cache keeps a downloaded file; loading bytes downloads nothing
+    io.loadModel(new Uint8Array(0), { cache: true }),
+    // @ts-expect-error: a load error's kind is one of six names
+    ((e: io.LoadError) => e.kind === 'timeout')(new Error('') as io.LoadError),
     // @ts-expect-error: signal cancels a download (worker: true or loadModelAsync); loading bytes cannot be stopped
     io.loadModel(new Uint8Array(0), { signal: AbortSignal.timeout(1000) }),
     // @ts-expect-error: signal is an AbortSignal, not a timeout in ms (AbortSignal.timeout(ms) makes one)

@@ -10,6 +10,7 @@ import {
   quantization,
   quantizePerChannel,
   quantizePerTensor,
+  type Tensor,
   tensor,
   transforms,
 } from 'qwasm';
@@ -158,7 +159,27 @@ export async function runModelInWorker(url: string, clip: Float32Array): Promise
     signal: AbortSignal.timeout(60_000),
   });
   local.dispose();
-  return [...values, layers.length, scales.length, variant.length, model.weightBytes().packed];
+  // Cached across visits, and the cache emptied.
+  const cached: io.WorkerModel = await io.loadModel('/models/r3d_18.qwasm.safetensors', { worker: true, cache: true });
+  cached.dispose();
+  const hadCache: boolean = await io.clearCache();
+  // A failed load's fields (io.LoadError).
+  const failure = await io.loadModelAsync('/models/typo.qwasm.safetensors').then(
+    () => null,
+    (e: unknown) => e as io.LoadError,
+  );
+  const kind: io.LoadErrorKind | undefined = failure?.kind;
+  const status: number | null = failure?.status ?? null;
+  const why: string = `${failure?.url}: ${failure?.hint ?? failure?.message}`;
+  return [
+    ...values,
+    layers.length,
+    scales.length,
+    variant.length,
+    model.weightBytes().packed,
+    status ?? 0,
+    why.length + (kind?.length ?? 0) + Number(hadCache),
+  ];
 }
 
 export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[] {
@@ -176,6 +197,12 @@ export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[
   const layers: string[] = model.namedModules().map(([path]) => path);
   const quant = quantizePerTensor(tensor(clip, [1, 3, 16, 112, 112]), 0.02, 0, 'quint8');
   const q: QTensor = model.forwardQuantized(quant);
+  // Said once at the load, the output's type needs no narrowing (a model ending with DeQuantStub: a Tensor).
+  const typed = io.loadModel<Tensor>(bytes);
+  const y: Tensor = typed.forward({ data: clip, shape: [1, 3, 16, 112, 112] });
+  const profiled: Tensor = typed.profile({ data: clip, shape: [1, 3, 16, 112, 112] }).output;
+  const quantizedOut: QTensor = io.loadModel<QTensor>(bytes).forward(y);
+  typed.dispose();
   const kinds: string[] = model.nodes.map((n) => n.op);
   const add = model.nodes.find((n) => n.target === 'quantized.add_relu');
   const addScale: number | null = add?.output?.scale ?? null;
@@ -184,7 +211,7 @@ export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[
   quant.dispose();
   model.dispose();
   return [
-    logits.length,
+    logits.length + profiled.data.length + quantizedOut.numel(),
     packed - transformed,
     paths.length,
     layers.length,

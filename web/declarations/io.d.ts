@@ -201,10 +201,11 @@ export declare namespace io {
    * @throws TypeError for an option of the wrong type, an option only the
    *   worker takes (numThreads, locateFile, onProgress), or a source that is
    *   not bytes (use loadModelAsync or worker: true); RangeError for a
-   *   budget that is not > 0; Error before {@link init}, and an Error naming
-   *   what is wrong with the file (format version, a tensor's dtype or
-   *   shape, a module's attributes, the graph), or the node that would go
-   *   over the budget on the input shape the file declares.
+   *   budget that is not > 0; Error before {@link init}, and an
+   *   {@link io.LoadError} naming what is wrong with the file (not a model,
+   *   format version, a tensor's dtype or shape, a module's attributes, the
+   *   graph), or the node that would go over the budget on the input shape
+   *   the file declares.
    * @example
    * ```ts
    * await init();
@@ -215,10 +216,10 @@ export declare namespace io {
    * model.dispose();
    * ```
    */
-  function loadModel(
+  function loadModel<Output extends Tensor | QTensor = Tensor | QTensor>(
     bytes: ArrayBuffer | Uint8Array,
-    options?: LoadModelOptions & { worker?: false; onProgress?: never; signal?: never },
-  ): GraphModule;
+    options?: LoadModelOptions & { worker?: false; onProgress?: never; signal?: never; cache?: never },
+  ): GraphModule<Output>;
   /**
    * The model loaded and run in a dedicated worker the library starts (a
    * module worker in browsers, worker_threads in Node.js), so the calling
@@ -231,8 +232,9 @@ export declare namespace io {
    * @param options As the synchronous form's, plus the worker's; see {@link io.WorkerLoadOptions}.
    * @returns A promise of the {@link io.WorkerModel}; dispose() it to end the worker.
    * @throws Nothing synchronously: every error, a bad option included, is a
-   *   rejection (TypeError, RangeError or Error as for the synchronous form;
-   *   Error when no worker can be started or the download fails).
+   *   rejection (TypeError, RangeError or Error as for the synchronous form);
+   *   a failed load is an {@link io.LoadError} (its kind, URL, HTTP status
+   *   and a hint).
    * @example
    * ```ts
    * const model = await io.loadModel('r3d_18.qwasm.safetensors', {
@@ -258,12 +260,67 @@ export declare namespace io {
    * @param source Where the model's bytes come from; see {@link io.ModelSource}.
    * @returns A promise of the {@link io.GraphModule}; the caller disposes it.
    * @throws Rejects as {@link io.loadModel} does (TypeError for worker: true,
-   *   which only loadModel takes), and with an Error when the download fails.
+   *   which only loadModel takes); a failed load is an {@link io.LoadError}.
    */
-  function loadModelAsync(
+  function loadModelAsync<Output extends Tensor | QTensor = Tensor | QTensor>(
     source: ModelSource,
-    options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress' | 'signal'>,
-  ): Promise<GraphModule>;
+    options?: LoadModelOptions & Pick<WorkerLoadOptions, 'onProgress' | 'signal' | 'cache'>,
+  ): Promise<GraphModule<Output>>;
+  /**
+   * Empties the cache that `cache: true` loads keep model files in (the
+   * origin's Cache API cache 'qwasm-models', shared by the page and its
+   * workers).
+   * @returns A promise of true when there was a cache to delete, false
+   *   otherwise (none yet, or no Cache API: Node.js, an insecure context).
+   * @example
+   * ```ts
+   * await io.clearCache(); // the next cache: true load downloads again
+   * ```
+   */
+  function clearCache(): Promise<boolean>;
+
+  /**
+   * What went wrong in a failed load, for code to branch on:
+   * - `'network'`: the bytes could not be fetched or read (offline, no
+   *   server, a CORS or CSP refusal; in Node.js, no file at the path);
+   * - `'http'`: the server answered with an HTTP error (`status`);
+   * - `'not-a-model'`: the bytes are not a qwasm model (an HTML page a dev
+   *   server or an app's fallback sent for a wrong URL, a text file, a
+   *   .safetensors file of something else);
+   * - `'format'`: a qwasm model this version cannot read, or a damaged one;
+   * - `'budget'`: the model goes over the load's budget (or 4 GiB);
+   * - `'worker'`: the model worker could not start or failed (its script did
+   *   not load: see `locateFile`).
+   */
+  type LoadErrorKind = 'network' | 'http' | 'not-a-model' | 'format' | 'budget' | 'worker';
+
+  /**
+   * The error (an Error, TypeError or RangeError) a failed
+   * {@link io.loadModel}, {@link io.loadModelAsync} or
+   * {@link io.WorkerModel.loadFloatModel} throws or rejects with; a wrong
+   * argument is a plain TypeError, an abort the signal's reason, and wasm
+   * memory running out a RangeError of kind `'outOfMemory'`. The message
+   * names the call and ends with the hint.
+   * @example
+   * ```ts
+   * try {
+   *   await io.loadModel('/models/typo.qwasm.safetensors', { worker: true });
+   * } catch (e) {
+   *   const err = e as io.LoadError;
+   *   if (err.kind === 'http' && err.status === 404) console.log(`no model at ${err.url}`);
+   * }
+   * ```
+   */
+  interface LoadError extends Error {
+    /** What went wrong; see {@link io.LoadErrorKind}. */
+    kind: LoadErrorKind;
+    /** The URL (or Node.js path) loaded, or what the source was: `'bytes'`, `'Blob'`, `'Response'`, `'stream'`. */
+    url: string;
+    /** The HTTP status of the answer, or null (not fetched, or no answer). */
+    status: number | null;
+    /** What to try (also at the end of the message), or null. */
+    hint: string | null;
+  }
 
   /** Where a model's bytes come from: a URL (or a path in Node.js), a Response, a byte stream, a Blob or File, or the bytes. */
   type ModelSource = string | URL | Response | ReadableStream<Uint8Array> | Blob | ArrayBuffer | Uint8Array;
@@ -285,6 +342,17 @@ export declare namespace io {
     signal?: AbortSignal;
     /** The worker's init({ numThreads }), 1..64. Default: init()'s default there. */
     numThreads?: number;
+    /**
+     * Keeps a URL's file in the browser's Cache API (the cache
+     * 'qwasm-models', under the URL) and revalidates it on every later load
+     * with its ETag or Last-Modified: unchanged (HTTP 304), nothing is
+     * downloaded; changed, the new file replaces it. A cache that cannot keep
+     * the file (its quota full) leaves the load on the network, with a
+     * warning in the console; offline, the kept copy loads. Ignored for other
+     * sources and where there is no Cache API (Node.js). Default false.
+     * {@link io.clearCache} empties it.
+     */
+    cache?: boolean;
     /**
      * Where the model worker's script is (qwasm.model-worker.mjs; .cjs in
      * Node.js), for bundlers that do not emit it (esbuild, Rollup: copy
@@ -580,8 +648,13 @@ export declare namespace io {
    * paths (namedModules(), getSubmodule('layer1.0.conv1.0')), and the
    * exported graph, which forward() runs node by node. Intermediate
    * QTensors are disposed as soon as they are last used.
+   *
+   * `Output` is what forward() returns: a float {@link Tensor} for a model
+   * that ends with a DeQuantStub (or a float model), a {@link QTensor} for
+   * one that does not. Say which when loading, once, instead of narrowing
+   * every output: `io.loadModel<Tensor>(bytes)`; the default is either.
    */
-  class GraphModule extends nn.Module {
+  class GraphModule<Output extends Tensor | QTensor = Tensor | QTensor> extends nn.Module {
     #private;
     private constructor();
     /** The shape of the example input the model was exported with (elements; informative), or null. */
@@ -606,7 +679,7 @@ export declare namespace io {
      * @throws Error when the file records none.
      * @example
      * ```ts
-     * const model = io.loadModel(await readFile('r3d_18.qwasm.safetensors'));
+     * const model = io.loadModel<Tensor>(await readFile('r3d_18.qwasm.safetensors'));
      * model.classes?.length; // → 400
      * // 16 frames, e.g. ImageData from a <canvas> (RGBA); here mid-grey 171x128 frames
      * const frames = Array.from({ length: 16 }, () => ({ data: new Uint8ClampedArray(171 * 128 * 4).fill(128), width: 171, height: 128 }));
@@ -614,7 +687,7 @@ export declare namespace io {
      * if (!(t instanceof transforms.VideoClassification)) throw new Error('not a video model');
      * const x = t.forward(frames);
      * x.shape; // → [ 1, 3, 16, 112, 112 ]
-     * const logits = model.forward(x) as Tensor;
+     * const logits = model.forward(x); // a Tensor: io.loadModel<Tensor> said so
      * logits.shape; // → [ 1, 400 ]
      * model.dispose();
      * ```
@@ -638,7 +711,7 @@ export declare namespace io {
      *   hold the streamed run (one depth slice per chunk), and an Error
      *   naming maxMemoryBytes when a graph that cannot stream would go over it.
      */
-    forward(x: Tensor, options?: ForwardOptions): Tensor | QTensor;
+    forward(x: Tensor, options?: ForwardOptions): Output;
     /**
      * How forward(x, { maxMemoryBytes }) would run an input of `inputShape`:
      * whether the graph streams along depth (and why not), the depth chunk
@@ -671,7 +744,7 @@ export declare namespace io {
      */
     profile(x: Tensor): {
       /** What forward(x) returns. */
-      output: Tensor | QTensor;
+      output: Output;
       /** One entry per node run, in order. */
       layers: {
         /** The node's name. */

@@ -10,12 +10,15 @@ import { setPlatformHooks } from './runtime/runtime.mjs';
 import { transformFromRecord } from './transforms/from-record.mjs';
 
 setPlatformHooks({
-  startModelWorker: (locateFile) =>
-    browserWorkerPort(
-      locateFile
-        ? new Worker(locatedUrl(locateFile, 'qwasm.model-worker.mjs'), { type: 'module' })
-        : new Worker(new URL('../../dist/qwasm.model-worker.mjs', import.meta.url), { type: 'module' }),
-    ),
+  startModelWorker: (locateFile) => {
+    if (!locateFile) {
+      // The pattern bundlers follow, alone (a second new URL of the file would make them copy it as an asset).
+      const worker = new Worker(new URL('../../dist/qwasm.model-worker.mjs', import.meta.url), { type: 'module' });
+      return browserWorkerPort(worker, 'qwasm.model-worker.mjs');
+    }
+    const script = locatedUrl(locateFile, 'qwasm.model-worker.mjs');
+    return browserWorkerPort(new Worker(script, { type: 'module' }), script);
+  },
 });
 
 // A model's transforms() (the model worker's own bundle leaves the transforms out).

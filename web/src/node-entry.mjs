@@ -50,8 +50,10 @@ setPlatform(async (options, factory, threads) => {
 }, defaultThreads);
 
 setPlatformHooks({
-  startModelWorker: (locateFile) =>
-    nodeWorkerPort(startModelWorkerThread(locateFile ? locatedUrl(locateFile, 'qwasm.model-worker.cjs') : undefined)),
+  startModelWorker: (locateFile) => {
+    const script = locateFile ? locatedUrl(locateFile, 'qwasm.model-worker.cjs') : undefined;
+    return nodeWorkerPort(startModelWorkerThread(script), script);
+  },
   readLocalFile,
   resolveObjectUrl,
 });

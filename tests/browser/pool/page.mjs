@@ -1,7 +1,8 @@
 // init({ numThreads: 2 }) on a cross-origin isolated page whose pool worker
 // script the test server breaks (?timeout=ms shortens the wait for a worker
 // that never starts). Reports how init() settled, how long it took, what
-// runtimeInfo() says, and one quantize on whatever variant loaded.
+// runtimeInfo() says, what qwasm warned in the console, and one quantize
+// on whatever variant loaded.
 import * as Q from '../../../web/src/index.browser.mjs';
 
 const params = new URLSearchParams(location.search);
@@ -9,6 +10,14 @@ const params = new URLSearchParams(location.search);
 async function report(value) {
   await fetch('/__report', { method: 'POST', body: JSON.stringify({ key: 'pool', value }) });
 }
+
+// What qwasm says in the console (a note when threads fall back).
+const warnings = [];
+const warn = console.warn;
+console.warn = (...args) => {
+  warnings.push(args.join(' '));
+  warn.apply(console, args);
+};
 
 const started = performance.now();
 try {
@@ -19,6 +28,7 @@ try {
     ms: performance.now() - started,
     runtime: Q.runtimeInfo(),
     intRepr: Array.from(q.intRepr()),
+    warnings,
   });
   q.dispose();
 } catch (e) {

@@ -57,5 +57,7 @@ try {
     nodes: model.nodes.length,
   });
 } catch (e) {
-  await report({ error: e?.message ? `${e.name}: ${e.message}` : String(e) });
+  // A load error's fields (io.LoadError) too.
+  const fields = { kind: e?.kind, url: e?.url, status: e?.status, hint: e?.hint };
+  await report({ error: e?.message ? `${e.name}: ${e.message}` : String(e), ...fields });
 }

@@ -5,7 +5,16 @@
 // CPU-only torch when asked to export. Where python3 has torch (a developer's
 // machine, not CI), the command also exports a float model io.loadModel runs.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as qwasm from '../../../web/src/index.node.mjs';
@@ -136,7 +145,9 @@ print(json.dumps([d.version, d.requires, [(e.name, e.value) for e in d.entry_poi
   test('qwasm-export --help prints the usage', () => {
     const r = run(bin('qwasm-export'), ['--help']);
     expect([r.status, r.stderr]).toEqual([0, '']);
-    expect(r.stdout).toMatch(/^usage: qwasm-export \[-h\] --input-shape INPUT_SHAPE model out\n/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(
+      /^usage: qwasm-export \[-h\] --input-shape INPUT_SHAPE \[--import MODULE\] \[--traceback\] model out /,
+    );
     expect(r.stdout).toContain('torch.save(model) of a float model');
   });
 
@@ -147,6 +158,14 @@ print(json.dumps([d.version, d.requires, [(e.name, e.value) for e in d.entry_poi
       stdout: '',
       stderr: `qwasm-export: PyTorch is not installed; the CPU-only wheels are enough: ${CPU_TORCH}\n`,
     });
+  });
+
+  test('a malformed --input-shape is one line of error after the usage', () => {
+    const r = run(bin('qwasm-export'), ['model.pt', 'out.safetensors', '--input-shape', '1,3,x']);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trimEnd().split('\n').at(-1)).toBe(
+      "qwasm-export: error: --input-shape must be integers separated by commas, e.g. 1,3,16,112,112; got '1,3,x'",
+    );
   });
 });
 
@@ -191,6 +210,76 @@ with torch.no_grad(): print(json.dumps([x.flatten().tolist(), f(x).flatten().tol
     expect(refused.stderr).toMatch(
       /converted.pt is a converted \(quantized\) model, which torch.load cannot restore whole \(pytorch\/pytorch#61881\)/,
     );
+  },
+  120_000,
+);
+
+(hasTorch ? test : test.skip)(
+  "with torch (not in CI): a model whose class is in the user's folder exports from there (as python -m finds it), else one line says to run there or pass --import; a subclass of nn.Conv3d (as torchvision's video models' Conv3DSimple) is kept as a conv; the file follows the umask",
+  async () => {
+    const bin = installInVenv('venv-torch-user', ['--system-site-packages']);
+    const user = join(work, 'user');
+    mkdirSync(join(user, 'elsewhere'), { recursive: true });
+    writeFileSync(
+      join(user, 'small.py'),
+      `from torch import nn
+class MyConv(nn.Conv3d):  # as torchvision's Conv3DSimple: its own __init__, nn.Conv3d's forward
+    def __init__(self, cin, cout):
+        super().__init__(cin, cout, kernel_size=(1, 3, 3), padding=(0, 1, 1), bias=False)
+class Small(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = MyConv(2, 4)
+        self.fc = nn.Linear(4, 3)
+    def forward(self, x):
+        return self.fc(self.conv(x).mean((2, 3, 4)))
+`,
+    );
+    const saved = run(bin('python'), ['-c', 'import torch, small; torch.save(small.Small().eval(), "m.pt")'], user);
+    expect(saved).toMatchObject({ status: 0 });
+    const args = ['--input-shape', '1,2,2,5,5'];
+    // umask 027: the file is 0640 (safetensors alone writes 0600).
+    const here = spawnSync(
+      'sh',
+      ['-c', 'umask 027 && exec "$0" "$@"', bin('qwasm-export'), 'm.pt', 'o.safetensors', ...args],
+      {
+        cwd: user,
+        env,
+        encoding: 'utf8',
+      },
+    );
+    expect([here.status, here.stdout, here.stderr]).toEqual([0, 'wrote o.safetensors: 2 modules, 5 nodes\n', '']);
+    expect((statSync(join(user, 'o.safetensors')).mode & 0o777).toString(8)).toBe('640');
+    await qwasm.init();
+    const model = qwasm.io.loadModel(new Uint8Array(readFileSync(join(user, 'o.safetensors'))));
+    const modules = model.namedModules().filter(([path]) => path !== '');
+    expect(modules.map(([path, m]) => [path, m.constructor.name])).toEqual([
+      ['conv', 'Conv3d'],
+      ['fc', 'Linear'],
+    ]);
+    model.dispose();
+
+    // From another folder the class's module is not found: one line, what to do.
+    const moved = join(user, 'elsewhere');
+    copyFileSync(join(user, 'm.pt'), join(moved, 'm.pt'));
+    const lost = run(bin('qwasm-export'), ['m.pt', 'o.safetensors', ...args], moved);
+    expect(lost).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        "qwasm-export: error: m.pt holds a class that cannot be found (No module named 'small'): run qwasm-export from the folder that holds its module (small), or name it with --import MODULE\n",
+    });
+    // --import a module found on PYTHONPATH: it exports.
+    const named = spawnSync(bin('qwasm-export'), ['m.pt', 'o.safetensors', ...args, '--import', 'small'], {
+      cwd: moved,
+      env: { ...env, PYTHONPATH: user },
+      encoding: 'utf8',
+    });
+    expect([named.status, named.stderr]).toEqual([0, '']);
+    // An error of the export itself: one line too (no traceback).
+    const wrong = run(bin('qwasm-export'), ['m.pt', 'o.safetensors', '--input-shape', '1,3,2,5,5'], user);
+    expect(wrong.status).toBe(1);
+    expect(wrong.stderr).toMatch(/^qwasm-export: error: RuntimeError: [^\n]*channels[^\n]*\n$/);
   },
   120_000,
 );

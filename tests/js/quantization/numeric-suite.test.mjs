@@ -11,13 +11,13 @@ const { ns } = quantization;
 beforeAll(() => qwasm.init());
 
 class Net extends nn.Module {
-  constructor() {
+  constructor(width = 4) {
     super();
     this.quant = new quantization.QuantStub();
-    this.conv = new nn.Conv3d(2, 4, 1);
-    this.bn = new nn.BatchNorm3d(4);
+    this.conv = new nn.Conv3d(2, width, 1);
+    this.bn = new nn.BatchNorm3d(width);
     this.relu = new nn.ReLU();
-    this.head = new nn.Sequential(new nn.Flatten(), new nn.Linear(4 * 8, 3));
+    this.head = new nn.Sequential(new nn.Flatten(), new nn.Linear(width * 8, 3));
     this.skip = new nn.quantized.FloatFunctional();
     this.dequant = new quantization.DeQuantStub();
   }
@@ -111,6 +111,35 @@ test('compareModelOutputs logs the stub, the fused conv, the linear layer and th
   expect(qwasm.heapInUse()).toBe(heap);
   f.dispose();
   q.dispose();
+});
+
+test('models that are not a float model and its quantized twin are refused, naming the first pair that differs', () => {
+  const { f, q } = models();
+  // The same network at another width (as a 1/8-width float r3d_18 against the full-size int8 one).
+  const wide = new Net(6).eval();
+  quantization.fuseModules(wide, ['conv', 'bn', 'relu']);
+  const x = input(3);
+  expect(() => ns.compareModelOutputs(wide, q, x)).toThrow(
+    new RangeError(
+      "quantization.ns.compareModelOutputs(floatModel, quantizedModel, x): the models do not match: 'conv.stats' gives [2, 4, 2, 2, 2] and its float match 'conv.stats' gives [2, 6, 2, 2, 2]; pass a float model and its own quantized twin",
+    ),
+  );
+  expect(() => ns.compareWeights(wide, q)).toThrow(
+    new RangeError(
+      "quantization.ns.compareWeights(floatModel, quantizedModel): the models do not match: 'conv.weight' [4, 2, 1, 1, 1] and its float match 'conv.0.weight' [6, 2, 1, 1, 1] differ in size; pass a float model and its own quantized twin",
+    ),
+  );
+  // A float model with no layer of the same name: nothing pairs.
+  const other = new nn.Sequential(new nn.Flatten(), new nn.Linear(2 * 8, 3)).eval();
+  expect(() => ns.compareModelOutputs(other, q, x)).toThrow(
+    /: the models do not match: no layer of quantizedModel \(the first: 'quant\.stats'\) has a float match in floatModel/,
+  );
+  expect(() => ns.compareWeights(other, q)).toThrow(
+    /: the models do not match: no weight of quantizedModel \(the first: 'conv\.weight'\) has a float match in floatModel/,
+  );
+  // The twin still compares.
+  expect(Object.keys(ns.compareModelOutputs(f, q, x))).toHaveLength(4);
+  for (const m of [f, q, wide, other]) m.dispose();
 });
 
 test('computeSqnr is 20 log10(|x| / |x - y|), Infinity for equal tensors; errors name the call', () => {

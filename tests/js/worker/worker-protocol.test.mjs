@@ -17,6 +17,7 @@ const OPTIONS = {
   budget: { maxActivationBytes: 2 ** 28, maxLiveBytes: 2 ** 30, maxWork: 5e11 },
   winograd: 'auto',
   numThreads: null,
+  cache: false,
 };
 const TYPES = 'load, loadFloat, dropFloat, forward, profile, forwardFloat, compareWeights, heap, compareModelOutputs';
 const malformed = (why) => ({ name: 'TypeError', message: `the model worker got a malformed request: ${why}` });
@@ -144,15 +145,24 @@ describe('the load options are read once, into the frozen object the worker buil
       );
     const onProgress = () => {};
     const read = readLoadOptions(
-      counted({ maxWork: 1e9, winograd: true, worker: true, numThreads: 2, onProgress, signal: undefined }),
+      counted({
+        maxWork: 1e9,
+        winograd: true,
+        worker: true,
+        numThreads: 2,
+        onProgress,
+        signal: undefined,
+        cache: true,
+      }),
       CTX,
     );
-    expect(reads).toEqual({ maxWork: 1, winograd: 1, worker: 1, numThreads: 1, onProgress: 1, signal: 1 });
+    expect(reads).toEqual({ maxWork: 1, winograd: 1, worker: 1, numThreads: 1, onProgress: 1, signal: 1, cache: 1 });
     expect(read).toEqual({
       model: {
         budget: { maxActivationBytes: 2 ** 28, maxLiveBytes: 2 ** 30, maxWork: 1e9 },
         winograd: true,
         numThreads: 2,
+        cache: true,
       },
       worker: true,
       onProgress,

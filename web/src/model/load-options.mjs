@@ -18,8 +18,8 @@ import { readSignal } from './source.mjs';
  * How a model is built and run, checked: its budget, its quantized
  * convolutions' Winograd mode (the caller's setWinograd default when the
  * option is absent), and a model worker's thread count (null: init()'s
- * default). Structured-clonable.
- * @typedef {Readonly<{budget: Budget, winograd: import('../runtime/winograd.mjs').WinogradMode, numThreads: number | null}>} ModelOptions
+ * default), and whether a URL's file is kept in the Cache API (cache). Structured-clonable.
+ * @typedef {Readonly<{budget: Budget, winograd: import('../runtime/winograd.mjs').WinogradMode, numThreads: number | null, cache: boolean}>} ModelOptions
  */
 
 /** @typedef {(loadedBytes: number, totalBytes: number | null) => void} ProgressCallback */
@@ -46,6 +46,7 @@ const KEYS = [
   'numThreads',
   'locateFile',
   'signal',
+  'cache',
 ];
 
 /**
@@ -81,8 +82,10 @@ export function readLoadOptions(options, ctx) {
     if (!worker) throw new TypeError(`${ctx}: locateFile finds the model worker (worker: true)`);
   }
   const winograd = winogradOption(o, ctx);
+  const cache = o.get('cache') ?? false;
+  if (typeof cache !== 'boolean') throw new TypeError(`${ctx}: cache must be a boolean, got ${describe(cache)}`);
   return Object.freeze({
-    model: Object.freeze({ budget, winograd, numThreads }),
+    model: Object.freeze({ budget, winograd, numThreads, cache }),
     worker,
     onProgress,
     locateFile,

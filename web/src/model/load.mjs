@@ -29,10 +29,11 @@ import { localFileReader, wasm } from '../runtime/runtime.mjs';
 import { buildModule } from './build-module.mjs';
 import { readDescription } from './description.mjs';
 import { GraphModule } from './graph-module.mjs';
+import { loadError, notAModelHint, sourceName, withLoadFields } from './load-error.mjs';
 import { readLoadOptions } from './load-options.mjs';
 import { BudgetError, planGraph } from './plan.mjs';
 import { bytesOfInput, parseSafetensors } from './safetensors.mjs';
-import { isModelSource, sourceError, throwIfAborted } from './source.mjs';
+import { absoluteUrl, isModelSource, sourceError, throwIfAborted } from './source.mjs';
 
 export const FORMAT = 'qwasm-model';
 // Version 2 adds the engine the model was converted under and each quantized
@@ -214,9 +215,9 @@ export async function loadModelAsync(source, options) {
   wasm(ctx);
   // The reader comes with the model client (dist/qwasm.model-client.mjs), loaded on first use.
   const { readModelSource } = await import('../../../dist/qwasm.model-client.mjs');
-  const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), signal);
+  const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), signal, model.cache);
   throwIfAborted(signal); // aborted as the last bytes came: nothing is built
-  return buildModel(bytes, model, ctx);
+  return buildModel(bytes, model, ctx, sourceName(source, absoluteUrl(source)));
 }
 
 /**
@@ -228,6 +229,11 @@ export async function loadModelAsync(source, options) {
 export function loadModelFromBytes(input, options) {
   const ctx = 'io.loadModel(bytes)';
   const { model, onProgress, signal } = readLoadOptions(options, ctx);
+  if (model.cache) {
+    throw new TypeError(
+      `${ctx}: cache keeps a downloaded file: use io.loadModelAsync(url) or io.loadModel(url, { worker: true })`,
+    );
+  }
   if (onProgress !== undefined) {
     throw new TypeError(
       `${ctx}: onProgress follows a download: use io.loadModelAsync(source) or io.loadModel(source, { worker: true })`,
@@ -249,22 +255,32 @@ export function loadModelFromBytes(input, options) {
 /**
  * @internal The file's bytes, checked and built into a GraphModule with
  * `options` as the public call read them (on this thread, or on the thread
- * that sent them to this model worker); errors name `ctx`.
+ * that sent them to this model worker); errors name `ctx`, and are load
+ * errors (load-error.mjs) whose url is `name` (where the bytes came from).
  * @param {ArrayBuffer | ArrayBufferView} input
  * @param {import('./load-options.mjs').ModelOptions} options
  * @param {string} ctx
+ * @param {string} [name]
  */
-export function buildModel(input, { budget, winograd }, ctx) {
+export function buildModel(input, { budget, winograd }, ctx, name = 'bytes') {
   wasm(ctx); // before init() this is the Error to give, not one of an internal call
-  const file = parseSafetensors(bytesOfInput(input, ctx), ctx);
+  const bytes = bytesOfInput(input, ctx);
+  let file;
+  try {
+    file = parseSafetensors(bytes, ctx);
+  } catch (e) {
+    // Not a .safetensors file at all: most often what came instead of it (an HTML page, a text file).
+    throw loadError(e.message, { kind: 'not-a-model', url: name, hint: notAModelHint(bytes) });
+  }
+  const meta = file.metadata;
+  if (meta.format !== FORMAT) {
+    throw loadError(
+      `${ctx}: not a qwasm model: its metadata has format ${describe(meta.format)}, expected '${FORMAT}'`,
+      { kind: 'not-a-model', url: name, hint: 'Write it with qwasm-export (python/qwasm_export.py)' },
+    );
+  }
   const built = [];
   try {
-    const meta = file.metadata;
-    if (meta.format !== FORMAT) {
-      fail(
-        `not a qwasm model: its metadata has format ${describe(meta.format)}, expected '${FORMAT}' (write it with python/qwasm_export.py)`,
-      );
-    }
     const version = meta.format_version;
     if (!READABLE_VERSIONS.includes(version)) {
       fail(`format version ${describe(version)}: this qwasm reads versions ${READABLE_VERSIONS.join(' and ')}`);
@@ -321,8 +337,12 @@ export function buildModel(input, { budget, winograd }, ctx) {
     try {
       planned = planGraph(graph.nodes, infos, inputShape, budget, hint);
     } catch (e) {
-      if (e instanceof BudgetError)
-        fail(`${e.message}${inputShape === null ? '' : ` (on the declared input [${inputShape.join(', ')}])`}`);
+      if (e instanceof BudgetError) {
+        const on = inputShape === null ? '' : ` (on the declared input [${inputShape.join(', ')}])`;
+        // The message ends with what to do (planGraph's `hint`): the error's hint says it again, on its own.
+        const error = loadError(`${ctx}: ${e.message}${on}`, { kind: 'budget', url: name });
+        throw Object.assign(error, { hint: `R${hint.slice(': r'.length)}` });
+      }
       throw e;
     }
     return new GraphModule(modules, graph.nodes, inputShape, {
@@ -335,7 +355,7 @@ export function buildModel(input, { budget, winograd }, ctx) {
     });
   } catch (e) {
     for (const m of built) m.dispose();
-    if (e instanceof FormatError) throw new Error(`${ctx}: ${e.message}`);
-    throw restate(e, ctx);
+    if (e instanceof FormatError) throw loadError(`${ctx}: ${e.message}`, { kind: 'format', url: name });
+    throw withLoadFields(e?.kind === 'budget' ? e : restate(e, ctx), 'format', name);
   }
 }

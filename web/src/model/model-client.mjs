@@ -11,6 +11,7 @@
 // options' defaults, the WorkerModel class itself) comes in from the
 // library as `deps` (io.mjs WORKER_DEPS), never a copy of its own.
 import { bytesOf, describe, isArrayBuffer, readOptions } from '../runtime/args.mjs';
+import { loadError, sourceName, withLoadFields } from './load-error.mjs';
 import { absoluteUrl, isModelSource, kindOf, readSignal, sourceError, throwIfAborted } from './source.mjs';
 import { readModelSource } from './source-read.mjs';
 import { rejectionOf } from './worker-protocol.mjs';
@@ -75,7 +76,7 @@ function clientClass() {
       super();
       this.#port = port;
       port.onMessage((m) => this.#receive(m));
-      port.onError((why) => this.#fail(`the model worker failed: ${why}`));
+      port.onError((why) => this.#fail(`the model worker failed: ${why}`, workerHint(port, this.#info === null)));
     }
 
     /** @param {import('./worker-protocol.mjs').FromWorker} message */
@@ -106,11 +107,15 @@ function clientClass() {
       else p.resolve(message.result);
     }
 
-    #fail(why) {
+    /** Ends the worker; pending requests reject with `why` (a load error of kind 'worker' when `hint` is given). */
+    #fail(why, hint) {
       if (this.#dead !== null) return;
       this.#dead = why;
       this.#port.terminate();
-      for (const p of this.#pending.values()) p.reject(new Error(`${p.ctx}: ${why}`));
+      for (const p of this.#pending.values()) {
+        const message = `${p.ctx}: ${why}`;
+        p.reject(hint === undefined ? new Error(message) : loadError(message, { kind: 'worker', url: 'bytes', hint }));
+      }
       this.#pending.clear();
     }
 
@@ -356,6 +361,21 @@ function clientClass() {
   return Client;
 }
 
+/**
+ * What to try when the model worker fails: before the model loaded, its
+ * script most likely did not load (a bundler that did not emit it); after,
+ * it ran out of memory or was ended.
+ * @returns {string | null}
+ */
+function workerHint(port, loading) {
+  if (!loading) return null;
+  const script = port.script ?? 'qwasm.model-worker.mjs';
+  return (
+    `If its script (${script}) did not load: a bundler that does not emit it (esbuild, Rollup) needs ` +
+    "node_modules/qwasm/dist/ copied and io.loadModel(url, { worker: true, locateFile: (file) => '/qwasm/' + file })"
+  );
+}
+
 function deepFreeze(value) {
   if (value !== null && typeof value === 'object') {
     for (const v of Object.values(value)) deepFreeze(v);
@@ -414,14 +434,23 @@ export async function loadModelInWorker(source, options, injected) {
   if (!isModelSource(source)) throw sourceError(source, CTX);
   throwIfAborted(signal); // no worker is started
   let port;
+  const name = sourceName(source, absoluteUrl(source));
   try {
     port = deps.startModelWorker(locateFile);
   } catch (err) {
     // A locateFile that throws or returns what Worker cannot start (Node.js: not an absolute path).
-    throw new Error(`${CTX}: the model worker could not be started (${err?.message ?? describe(err)})`, { cause: err });
+    throw loadError(`${CTX}: the model worker could not be started (${err?.message ?? describe(err)})`, {
+      kind: 'worker',
+      url: name,
+      cause: err,
+    });
   }
   if (port === null) {
-    throw new Error(`${CTX}: no model worker can be started here (inside a model worker, use io.loadModelAsync)`);
+    throw loadError(`${CTX}: no model worker can be started here`, {
+      kind: 'worker',
+      url: name,
+      hint: 'Inside a model worker, use io.loadModelAsync',
+    });
   }
   const model = new (clientClass())(port);
   try {
@@ -430,6 +459,7 @@ export async function loadModelInWorker(source, options, injected) {
     return model;
   } catch (err) {
     model.dispose();
-    throw err;
+    // The worker names bytes it was handed as 'bytes': they came from `source`.
+    throw typeof err?.kind === 'string' ? withLoadFields(err, err.kind, name) : err;
   }
 }

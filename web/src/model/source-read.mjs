@@ -4,6 +4,8 @@
 // bundle that never loads a model by URL can split it off (loaded on use).
 
 import { bytesOf, bytesOfBuffer, describe, isArrayBuffer, lengthOf, typedArrayKind } from '../runtime/args.mjs';
+import { loadError, looksLikeHtml, notAModelHint, sourceName } from './load-error.mjs';
+import { fetchCached } from './model-cache.mjs';
 import { absoluteUrl, kindOf, MAX_MODEL_BYTES, sourceError, throwIfAborted, whenAborted } from './source.mjs';
 
 /**
@@ -14,7 +16,7 @@ import { absoluteUrl, kindOf, MAX_MODEL_BYTES, sourceError, throwIfAborted, when
  * @param {number | null} total
  * @param {AbortSignal | null} signal
  */
-async function readStream(stream, total, onProgress, ctx, signal) {
+async function readStream(stream, total, onProgress, ctx, signal, name) {
   if (stream.locked) throw new TypeError(`${ctx}: the stream is locked (another reader is reading it)`);
   throwIfAborted(signal);
   const reader = stream.getReader();
@@ -29,7 +31,12 @@ async function readStream(stream, total, onProgress, ctx, signal) {
         next = await (signal === null ? reader.read() : Promise.race([reader.read(), aborted.promise]));
       } catch (err) {
         throwIfAborted(signal);
-        throw new Error(`${ctx}: reading the source failed (${err?.message ?? describe(err)})`, { cause: err });
+        const what = name === 'stream' || name === 'Blob' ? 'the source' : name;
+        throw loadError(`${ctx}: reading ${what} failed (${err?.message ?? describe(err)})`, {
+          kind: 'network',
+          url: name,
+          cause: err,
+        });
       }
       throwIfAborted(signal); // an abort between two chunks
       if (next.done) break;
@@ -39,7 +46,11 @@ async function readStream(stream, total, onProgress, ctx, signal) {
       }
       loaded += lengthOf(value);
       if (loaded > MAX_MODEL_BYTES) {
-        throw new RangeError(`${ctx}: the model is over ${MAX_MODEL_BYTES} bytes (4 GiB), more than wasm32 can hold`);
+        throw loadError(`${ctx}: the model is over ${MAX_MODEL_BYTES} bytes (4 GiB), more than wasm32 can hold`, {
+          kind: 'budget',
+          url: name,
+          Type: RangeError,
+        });
       }
       chunks.push(bytesOf(value, 'a chunk', ctx));
       onProgress?.(loaded, total);
@@ -64,7 +75,12 @@ async function readStream(stream, total, onProgress, ctx, signal) {
 async function readResponse(response, onProgress, ctx, what, signal) {
   if (!response.ok) {
     const status = [response.status, response.statusText].filter(Boolean).join(' ');
-    throw new Error(`${ctx}: fetching ${what} failed: HTTP ${status}`);
+    throw loadError(`${ctx}: fetching ${what} failed: HTTP ${status}`, {
+      kind: 'http',
+      url: what,
+      status: response.status,
+      hint: response.status === 404 ? 'Check the URL: the server has no file there' : null,
+    });
   }
   if (response.bodyUsed || response.body?.locked) {
     throw new TypeError(`${ctx}: the Response's body was already read (or is being read)`);
@@ -74,7 +90,18 @@ async function readResponse(response, onProgress, ctx, what, signal) {
   const encoded = (response.headers.get('content-encoding') ?? 'identity') !== 'identity';
   const total = Number.isSafeInteger(length) && length > 0 && !encoded ? length : null;
   if (response.body === null) return new Uint8Array(0);
-  return readStream(response.body, total, onProgress, ctx, signal);
+  const bytes = await readStream(response.body, total, onProgress, ctx, signal, what);
+  // A dev server or an app's fallback answers a missing file with its HTML page (HTTP 200).
+  const contentType = response.headers.get('content-type');
+  if (looksLikeHtml(bytes) || /^text\/html\b/i.test(contentType ?? '')) {
+    throw loadError(`${ctx}: ${what} is not a model file (HTTP ${response.status})`, {
+      kind: 'not-a-model',
+      url: what,
+      status: response.status,
+      hint: notAModelHint(bytes, contentType),
+    });
+  }
+  return bytes;
 }
 
 /**
@@ -85,9 +112,10 @@ async function readResponse(response, onProgress, ctx, what, signal) {
  * @param {string} ctx
  * @param {((path: string, signal?: AbortSignal | null) => Promise<Uint8Array>) | null} readLocalFile
  * @param {AbortSignal | null} [signal] cancels the read: it rejects with the signal's reason
+ * @param {boolean} [cache] a URL's file is kept in the Cache API and revalidated (model-cache.mjs)
  * @returns {Promise<Uint8Array>}
  */
-export async function readModelSource(source, onProgress, ctx, readLocalFile, signal = null) {
+export async function readModelSource(source, onProgress, ctx, readLocalFile, signal = null, cache = false) {
   throwIfAborted(signal);
   const kind = kindOf(source);
   if (kind === 'bytes') {
@@ -97,8 +125,8 @@ export async function readModelSource(source, onProgress, ctx, readLocalFile, si
     return bytes;
   }
   if (kind === 'response') return readResponse(source, onProgress, ctx, source.url || 'the Response', signal);
-  if (kind === 'blob') return readStream(source.stream(), source.size, onProgress, ctx, signal);
-  if (kind === 'stream') return readStream(source, null, onProgress, ctx, signal);
+  if (kind === 'blob') return readStream(source.stream(), source.size, onProgress, ctx, signal, sourceName(source));
+  if (kind === 'stream') return readStream(source, null, onProgress, ctx, signal, sourceName(source));
   if (kind !== 'url') throw sourceError(source, ctx);
   const url = absoluteUrl(source);
   if (url === null || url.startsWith('file:')) {
@@ -114,21 +142,34 @@ export async function readModelSource(source, onProgress, ctx, readLocalFile, si
       bytes = await readLocalFile(path, signal);
     } catch (err) {
       throwIfAborted(signal); // the signal's reason, not the file system's AbortError
-      throw new Error(`${ctx}: reading ${path} failed (${err?.code ?? err?.message ?? err})`, { cause: err });
+      throw loadError(`${ctx}: reading ${path} failed (${err?.code ?? err?.message ?? err})`, {
+        kind: 'network',
+        url: path,
+        hint: err?.code === 'ENOENT' ? 'Check the path: there is no file there' : null,
+        cause: err,
+      });
     }
     throwIfAborted(signal);
     onProgress?.(bytes.byteLength, bytes.byteLength);
     return bytes;
   }
   let response;
+  let stored = Promise.resolve();
   try {
-    response = await fetch(
-      url,
-      signal === null ? { credentials: 'same-origin' } : { credentials: 'same-origin', signal },
-    );
+    /** @type {RequestInit} */
+    const init = signal === null ? { credentials: 'same-origin' } : { credentials: 'same-origin', signal };
+    if (cache) ({ response, stored } = await fetchCached(url, init));
+    else response = await fetch(url, init);
   } catch (err) {
     throwIfAborted(signal);
-    throw new Error(`${ctx}: fetching ${url} failed (${err?.message ?? err})`, { cause: err });
+    throw loadError(`${ctx}: fetching ${url} failed (${err?.message ?? err})`, {
+      kind: 'network',
+      url,
+      hint: 'The server did not answer (offline, a wrong host, or a CORS or Content-Security-Policy refusal: see the console)',
+      cause: err,
+    });
   }
-  return readResponse(response, onProgress, ctx, url, signal);
+  const bytes = await readResponse(response, onProgress, ctx, url, signal);
+  await stored; // kept before the load ends: a next load finds it
+  return bytes;
 }

@@ -13,6 +13,7 @@ import { init, localFileReader, runtimeInfo } from '../runtime/runtime.mjs';
 import { QTensor } from '../tensors/qtensor.mjs';
 import { tensor } from '../tensors/tensor.mjs';
 import { buildModel } from './load.mjs';
+import { sourceName } from './load-error.mjs';
 import { throwIfAborted } from './source.mjs';
 import { readModelSource } from './source-read.mjs';
 import { errorReply, isAbort, malformedRequest } from './worker-protocol.mjs';
@@ -26,7 +27,7 @@ import { errorReply, isAbort, malformedRequest } from './worker-protocol.mjs';
 /**
  * What the worker holds, and how it reads a model source for request `id`.
  * @typedef {{model: GraphModule | null, floatModel: GraphModule | null,
- *   read: (id: number, source: import('./worker-protocol.mjs').SentSource, ctx: string) => Promise<Uint8Array>}} WorkerState
+ *   read: (id: number, source: import('./worker-protocol.mjs').SentSource, ctx: string, cache?: boolean) => Promise<Uint8Array>}} WorkerState
  */
 
 /**
@@ -68,14 +69,14 @@ const HANDLERS = {
   async load({ source, options }, worker, id) {
     if (worker.model !== null) throw new Error('this worker already holds a model');
     await init(options.numThreads === null ? undefined : { numThreads: options.numThreads });
-    const bytes = await worker.read(id, source, LOAD_CTX);
-    worker.model = buildModel(bytes, options, LOAD_CTX);
+    const bytes = await worker.read(id, source, LOAD_CTX, options.cache);
+    worker.model = buildModel(bytes, options, LOAD_CTX, sourceName(source));
     return plain(summaryOf(worker.model));
   },
   async loadFloat({ source, options }, worker, id) {
     modelOf(worker);
-    const bytes = await worker.read(id, source, LOAD_FLOAT_CTX);
-    const next = buildModel(bytes, options, LOAD_FLOAT_CTX);
+    const bytes = await worker.read(id, source, LOAD_FLOAT_CTX, options.cache);
+    const next = buildModel(bytes, options, LOAD_FLOAT_CTX, sourceName(source));
     worker.floatModel?.dispose();
     worker.floatModel = next;
     return plain({ modules: next.namedModules().length });
@@ -201,13 +202,13 @@ export function serveModel(port) {
     model: null,
     floatModel: null,
     // Reads a model source for request `id`; {type: 'abort', target: id} cancels it.
-    async read(id, source, ctx) {
+    async read(id, source, ctx, cache = false) {
       const controller = new AbortController();
       if (abortedEarly.delete(id)) controller.abort();
       reads.set(id, controller);
       try {
         const onProgress = (loaded, total) => port.post({ id, progress: [loaded, total] }, []);
-        const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), controller.signal);
+        const bytes = await readModelSource(source, onProgress, ctx, localFileReader(), controller.signal, cache);
         throwIfAborted(controller.signal);
         return bytes;
       } finally {

@@ -32,11 +32,12 @@ export function locatedUrl(locateFile, name) {
 }
 
 /**
- * A browser Worker as the port WorkerModel talks through.
+ * A browser Worker as the port WorkerModel talks through; `script` names its script in a load error's hint.
  * @returns {CallerPort}
  */
-export function browserWorkerPort(worker) {
+export function browserWorkerPort(worker, script) {
   return {
+    script, // the worker's script URL, for a load error's hint
     post: (message, transfer) => worker.postMessage(message, transfer),
     onMessage: (handler) => {
       worker.onmessage = (e) => handler(e.data);
@@ -60,9 +61,10 @@ export function browserWorkerPort(worker) {
  * A Node.js worker_threads Worker as the port; it lets the process exit while no request is pending.
  * @returns {CallerPort}
  */
-export function nodeWorkerPort(worker) {
+export function nodeWorkerPort(worker, script) {
   worker.unref();
   return {
+    script, // the worker's script as locateFile gave it, for a load error's hint
     post: (message, transfer) => worker.postMessage(message, transfer),
     onMessage: (handler) => worker.on('message', handler),
     onError: (handler) => {

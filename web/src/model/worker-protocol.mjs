@@ -75,7 +75,7 @@ import { isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
 
 /** What the calling thread posts: a request, or an abort. @typedef {Request | AbortMessage} ToWorker */
 
-/** An error as it crosses: its class's name, its message, and `kind` for an out-of-memory one. @typedef {{name: 'TypeError' | 'RangeError' | 'Error', message: string, kind?: string}} ErrorData */
+/** An error as it crosses: its class's name, its message, and `kind` for an out-of-memory one or a load error (with its url, status and hint). @typedef {{name: 'TypeError' | 'RangeError' | 'Error', message: string, kind?: string, url?: string | null, status?: number | null, hint?: string | null}} ErrorData */
 
 /**
  * What the worker posts: a result, an error, or a read's progress.
@@ -87,7 +87,7 @@ import { isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
  * The calling thread's side of a worker (browserWorkerPort, nodeWorkerPort).
  * busy / idle keep a Node.js process alive while a request is pending.
  * @typedef {{post: (message: ToWorker, transfer: Transferable[]) => void, onMessage: (handler: (message: FromWorker) => void) => void,
- *   onError: (handler: (why: string) => void) => void, busy: () => void, idle: () => void, terminate: () => void}} CallerPort
+ *   onError: (handler: (why: string) => void) => void, busy: () => void, idle: () => void, terminate: () => void, script?: string}} CallerPort
  */
 
 /** The worker's side (the worker entries'). @typedef {{post: (message: FromWorker, transfer: Transferable[]) => void, onMessage: (handler: (message: unknown) => void) => void}} HostPort */
@@ -157,6 +157,10 @@ export function errorReply(id, err) {
   /** @type {ErrorData} */
   const error = { name, message: String(err?.message ?? err) };
   if (isOutOfMemory(err)) error.kind = OUT_OF_MEMORY;
+  // A load error's fields (load-error.mjs), as the thread that asked gets them.
+  else if (typeof err?.kind === 'string') {
+    Object.assign(error, { kind: err.kind, url: err.url ?? null, status: err.status ?? null, hint: err.hint ?? null });
+  }
   return { id, error };
 }
 
@@ -172,5 +176,8 @@ export function rejectionOf(error, ctx) {
   const m = error.message;
   const rejection = new Type(m.startsWith(`${ctx}: `) ? m : `${ctx}: ${m.replace(/^[\w.]+\([^)]*\): /, '')}`);
   if (error.kind === OUT_OF_MEMORY) Object.assign(rejection, { kind: OUT_OF_MEMORY });
+  else if (typeof error.kind === 'string') {
+    Object.assign(rejection, { kind: error.kind, url: error.url, status: error.status, hint: error.hint });
+  }
   return rejection;
 }

@@ -143,8 +143,10 @@ export function compareWeights(floatModel, quantizedModel) {
   const floatKeys = floats.map(([k]) => k);
   const readFloat = new Map(floats);
   const result = {};
+  let unmatched = null; // the first quantized weight with no float match
   for (const [key, read] of stateDictEntries(quantizedModel, `${ctx}: quantizedModel`)) {
     const match = findMatch(floatKeys, key, 'weight') ?? findMatch(floatKeys, key, '_packed_params');
+    if (match === null && read !== null) unmatched ??= key;
     if (match === null || read === null) continue;
     const readMatch = readFloat.get(match);
     if (readMatch === null) continue;
@@ -153,10 +155,15 @@ export function compareWeights(floatModel, quantizedModel) {
     const q = isQTensorInstance(w) ? dequantized(w) : w;
     if (q.data.length !== f.data.length) {
       throw new RangeError(
-        `${ctx}: '${key}' [${q.shape.join(', ')}] and its float match '${match}' [${f.shape.join(', ')}] differ in size`,
+        `${ctx}: the models do not match: '${key}' [${q.shape.join(', ')}] and its float match '${match}' [${f.shape.join(', ')}] differ in size; pass a float model and its own quantized twin`,
       );
     }
     result[key] = { floatKey: match, float: f, quantized: q, ...compare(f, q, { perChannel: true }) };
+  }
+  if (unmatched !== null && Object.keys(result).length === 0) {
+    throw new RangeError(
+      `${ctx}: the models do not match: no weight of quantizedModel (the first: '${unmatched}') has a float match in floatModel; pass a float model and its own quantized twin`,
+    );
   }
   return result;
 }
@@ -242,11 +249,22 @@ export function compareModelOutputs(floatModel, quantizedModel, x) {
     const match = findMatch(floatKeys, key, 'stats');
     if (match === null) continue;
     const f = floats.get(match);
-    if (f.data.length !== q.data.length) continue;
+    // Outputs of another shape: the models are not a float model and its quantized twin (say, another width).
+    if (f.shape.length !== q.shape.length || f.shape.some((d, i) => d !== q.shape[i])) {
+      throw new RangeError(
+        `${ctx}: the models do not match: '${key}' gives [${q.shape.join(', ')}] and its float match '${match}' gives [${f.shape.join(', ')}]; pass a float model and its own quantized twin`,
+      );
+    }
     const { scale, ...quantizedOut } = q;
     const stats = compare(f, q, { step: scale });
     if (scale === null) stats.offByMoreThanOneStep = null;
     result[key] = { floatKey: match, float: { data: f.data, shape: f.shape }, quantized: quantizedOut, ...stats };
+  }
+  const logged = [...quants.keys()].filter((k) => quants.get(k) !== null);
+  if (logged.length > 0 && Object.keys(result).length === 0) {
+    throw new RangeError(
+      `${ctx}: the models do not match: no layer of quantizedModel (the first: '${logged[0]}') has a float match in floatModel; pass a float model and its own quantized twin`,
+    );
   }
   return result;
 }

@@ -20,9 +20,11 @@ import { compileWasm, instantiateGlue, isThreadedWasm, requireWasmSimd, threadsU
 
 const WASM = 'qwasm.wasm';
 
+// locateFile is asked for every file (the threaded variant's too): a function that
+// answers qwasm.wasm for all of them would cost a cross-origin isolated page its threads.
 const REMEDY =
-  `Serve node_modules/qwasm/dist/${WASM} at that URL (as application/wasm), or tell init() where it is: ` +
-  `init({ locateFile: () => '/assets/${WASM}' }), or pass the bytes: init({ wasmBinary })`;
+  `Serve node_modules/qwasm/dist/${WASM} at that URL (as application/wasm), or copy node_modules/qwasm/dist/ ` +
+  `and tell init() where it is: init({ locateFile: (file) => '/qwasm/' + file }), or pass the bytes: init({ wasmBinary })`;
 
 const MT_REMEDY =
   'Serve dist/qwasm.mt.wasm, qwasm.mt.mjs and qwasm.mt.worker.mjs together (e.g. copy node_modules/qwasm/dist/ to /qwasm/) ' +
@@ -145,6 +147,8 @@ setPlatform(async (options, factory, threads) => {
       return { module: await instantiateThreaded(options, factory, threads, compiled), threaded: true, reason };
     } catch (err) {
       reason = `loading the threaded variant failed: ${err?.message ?? err}`;
+      // The page could have had threads: say why it runs on one (runtimeInfo().threadsUnavailable says it too).
+      console.warn(`qwasm: running on one thread: ${reason}`);
     }
   }
   const source = options.locateFile ? locate(options.locateFile, WASM) : defaultWasmUrl();

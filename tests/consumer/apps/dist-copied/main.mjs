@@ -6,10 +6,12 @@
 import * as qwasm from 'qwasm';
 import { runChecks } from '../check.mjs';
 import { modelInWorker } from '../model-check.mjs';
+import { byName, namedImports } from '../named.mjs';
 import { report, runInWorker } from '../report.mjs';
 import { locateFile } from './locate.mjs';
 
 async function main() {
+  report('named', namedImports());
   const c = await (await fetch('./case.json')).json();
   await Promise.all([
     runChecks(qwasm, c, { locateFile }).then(
@@ -17,7 +19,7 @@ async function main() {
       (e) => report('page', { error: String(e?.message ?? e) }),
     ),
     runInWorker(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }), c),
-    modelInWorker(qwasm, { locateFile }).then(
+    modelInWorker(byName, { locateFile }).then(
       (r) => report('model', r),
       (e) => report('model', { error: String(e?.message ?? e) }),
     ),

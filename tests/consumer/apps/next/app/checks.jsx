@@ -8,16 +8,18 @@ import { useEffect } from 'react';
 import c from '../../case.json';
 import { runChecks } from '../../check.mjs';
 import { modelInWorker } from '../../model-check.mjs';
+import { byName, namedImports } from '../../named.mjs';
 import { report, runInWorker } from '../../report.mjs';
 
 export default function Checks() {
   useEffect(() => {
+    report('named', namedImports());
     runChecks(qwasm, c).then(
       (r) => report('page', r),
       (e) => report('page', { error: String(e?.message ?? e) }),
     );
     runInWorker(new Worker(new URL('./worker.mjs', import.meta.url), { type: 'module' }), c);
-    modelInWorker(qwasm).then(
+    modelInWorker(byName).then(
       (r) => report('model', r),
       (e) => report('model', { error: String(e?.message ?? e) }),
     );
