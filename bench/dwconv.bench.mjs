@@ -72,8 +72,13 @@ async function benchLayer(M, c) {
   const { qmod, qx, ortParams: q } = buildConvReLU3d(qwasm, c);
   // The same weights packed for the fbgemm engine: FBGEMM's depthwise fast
   // path (int16 pair saturation) where it applies (channels a multiple of 8).
-  const { qmod: sat } = buildConvReLU3d(qwasm, c);
-  sat._setWeightBias(sat.weight(), sat.bias(), 'fbgemm');
+  qwasm.quantization.setEngine('fbgemm');
+  let sat;
+  try {
+    sat = buildConvReLU3d(qwasm, c).qmod; // packed under the engine in force, as PyTorch's prepack
+  } finally {
+    qwasm.quantization.setEngine('x86');
+  }
   const opts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all' };
   const session = await ort.InferenceSession.create(qlinearConvModel(c, q), opts);
   const xq = new ort.Tensor('uint8', qx.intRepr(), [c.n, c.cin, ...c.spatial]);
