@@ -2,12 +2,14 @@
 // data everywhere: qwasm int8 SIMD, qwasm int8 scalar, qwasm float SIMD,
 // onnxruntime-web QLinearConv and float Conv + Relu, and the peak of the int8
 // kernel's instruction mix, all measured in this one run.
+import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-web';
 import { initBench, interleave, machine, median, saveResult } from './harness.mjs';
 import { floatConvReluModel, qlinearConvModel, qlinearMatMulModel } from './onnx-models.mjs';
 import { buildConvReLU3d, buildLinear, macs, SHAPES } from './workloads.mjs';
 
 const only = process.env.QWASM_BENCH_SHAPES?.split(',');
+const RESULT = new URL('./results/2-conv.json', import.meta.url);
 const RUNS = Number(process.env.QWASM_BENCH_RUNS ?? 7);
 
 // Peak of the int8 kernel's instruction mix: the registered kernel itself
@@ -19,10 +21,12 @@ const PEAK_PAIRS = 256;
 const peakContestant = (M) => ({ name: 'peak', fn: () => M._peakDot16(PEAK_REPS, PEAK_PAIRS) });
 const peakGmacsOf = (t) => (PEAK_REPS * PEAK_PAIRS * 64) / (t.medianMs * 1e6);
 // The depthwise kernel's own ceiling (its instruction mix, requantization and
-// stores included, on L1-resident data), timed in the depthwise row's rounds.
-const DW_PEAK_REPS = 200000;
-const dwPeakContestant = (M) => ({ name: 'dwPeak', fn: () => M._peakDwconv(DW_PEAK_REPS) });
-const dwPeakGmacsOf = (t) => (DW_PEAK_REPS * 64 * 27) / (t.medianMs * 1e6);
+// stores included, on L1-resident data: runs of 16 pixels x 64 channels x 27
+// taps per call), timed in the depthwise row's rounds. The exact-sum kernel:
+// the one S6 runs (symmetric per-channel weights take oneDNN's backend).
+const DW_PEAK_REPS = 12500;
+const dwPeakContestant = (M) => ({ name: 'dwPeak', fn: () => M._peakDwconv(DW_PEAK_REPS, false) });
+const dwPeakGmacsOf = (t) => (DW_PEAK_REPS * 16 * 64 * 27) / (t.medianMs * 1e6);
 
 async function benchShape(c) {
   // Calibrated like PyTorch's eager flow (bench/workloads.mjs); onnxruntime-web on the same integers and floats.
@@ -128,14 +132,22 @@ ort.env.wasm.numThreads = 1;
 ort.env.wasm.simd = true;
 const { qwasm, M } = await initBench();
 
+// QWASM_BENCH_KEEP=1 with QWASM_BENCH_SHAPES: re-measure those rows only and
+// keep the others (and the Linear section) from the last saved run; the
+// text then says which rows were re-measured, when and on what machine.
+const keep = only && process.env.QWASM_BENCH_KEEP === '1' ? JSON.parse(readFileSync(RESULT, 'utf8')) : null;
 const rows = [];
 for (const c of SHAPES) {
-  if (only && !only.includes(c.id)) continue;
+  if (only && !only.includes(c.id)) {
+    const saved = keep?.rows.find((r) => r.id === c.id);
+    if (saved) rows.push(saved);
+    continue;
+  }
   process.stderr.write(`${c.id}...\n`);
   rows.push(await benchShape(c));
 }
 process.stderr.write('Linear...\n');
-const linear = !only || only.includes('L') ? await benchLinear(1024, 512, 512) : null;
+const linear = !only || only.includes('L') ? await benchLinear(1024, 512, 512) : (keep?.linear ?? null);
 const peakGmacs = median(rows.map((r) => r.peakGmacs));
 
 const gmacs = (r, t) => r.macs / (t.medianMs * 1e6);
@@ -161,7 +173,15 @@ const table = rows.map((r) =>
     `${r.ortAgreement.maxLsb} (${fmt(100 * r.ortAgreement.differingShare, 1)}%)`,
   ].join(' | '),
 );
-const date = new Date().toISOString().slice(0, 10);
+const today = new Date().toISOString().slice(0, 10);
+const date = keep ? keep.date : today;
+const host = keep ? keep.machine : machine();
+const ortVersion = keep
+  ? (keep.ortVersion ?? keep.markdown.match(/onnxruntime-web ([\d.]+) \(wasm backend/)?.[1] ?? '')
+  : (ort.env.versions?.web ?? '');
+const remeasured = keep
+  ? `; ${only.join(', ')} re-measured ${today} on ${machine()}, in rounds of ${only.length > 1 ? 'their' : 'its'} own (onnxruntime-web ${ort.env.versions?.web ?? ''}), the other rows are from the run above`
+  : '';
 const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
 const targets = [];
 if (byId.S2) {
@@ -202,7 +222,7 @@ const linearSection = linear
   : '';
 const markdown = `## ConvReLU3d (int8) vs onnxruntime-web
 
-Batch 1, kernel 3x3x3, padding 1, one thread. Every column of a row is timed in the same rounds, interleaved (each round runs every contestant once, in a rotating order, so that all see the same moments of this shared machine); medians of ${RUNS} rounds after warm-up (scalar: 3). qwasm int8: \`nn.intrinsic.quantized.ConvReLU3d.forward\` on a quint8 QTensor (per-channel qint8 weights from \`fromFloat\`), on the direct kernel (\`winograd: false\`; the exact integer Winograd path, which 'auto' takes for S1, S2 and S4, has its own table below), including the input conversion and the output allocation. qwasm float: \`nn.intrinsic.ConvReLU3d.forward\` (copies in and out included). onnxruntime-web ${ort.env.versions?.web ?? ''} (wasm backend, SIMD, 1 thread): QLinearConv (uint8 input, int8 per-channel weights) and float Conv + Relu, same data. Peak: the registered int8 kernel itself (its dot_i16x8 loop, requantization and stores; ${PEAK_PAIRS} reduction pairs per call) on L1-resident data, timed in each row's rounds ("% peak" uses the row's own; the median over rows is **${fmt(peakGmacs)} GMAC/s**). The scalar column is the scalar kernels (compiled without SIMD). "vs ort" = onnxruntime time / qwasm int8 time. Extra memory: scratch of one int8 forward call beyond input, output and packed weights. Last column: max difference to onnxruntime's QLinearConv output in LSBs (share of outputs that differ); onnxruntime rounds its requantization differently from PyTorch, qwasm matches PyTorch. ${machine()}, ${date}.
+Batch 1, kernel 3x3x3, padding 1, one thread. Every column of a row is timed in the same rounds, interleaved (each round runs every contestant once, in a rotating order, so that all see the same moments of this shared machine); medians of ${RUNS} rounds after warm-up (scalar: 3). qwasm int8: \`nn.intrinsic.quantized.ConvReLU3d.forward\` on a quint8 QTensor (per-channel qint8 weights from \`fromFloat\`), on the direct kernel (\`winograd: false\`; the exact integer Winograd path, which 'auto' takes for S1, S2 and S4, has its own table below), including the input conversion and the output allocation. qwasm float: \`nn.intrinsic.ConvReLU3d.forward\` (copies in and out included). onnxruntime-web ${ortVersion} (wasm backend, SIMD, 1 thread): QLinearConv (uint8 input, int8 per-channel weights) and float Conv + Relu, same data. Peak: the registered int8 kernel itself (its dot_i16x8 loop, requantization and stores; ${PEAK_PAIRS} reduction pairs per call) on L1-resident data, timed in each row's rounds ("% peak" uses the row's own; the median over rows is **${fmt(peakGmacs)} GMAC/s**). The scalar column is the scalar kernels (compiled without SIMD). "vs ort" = onnxruntime time / qwasm int8 time. Extra memory: scratch of one int8 forward call beyond input, output and packed weights. Last column: max difference to onnxruntime's QLinearConv output in LSBs (share of outputs that differ); onnxruntime rounds its requantization differently from PyTorch, qwasm matches PyTorch. ${host}, ${date}${remeasured}.
 
 | shape | channels, DxHxW | GMAC | int8 SIMD ms | GMAC/s | % peak | int8 scalar ms | float SIMD ms | ort int8 ms | ort float ms | vs ort int8 | vs ort float | vs qwasm float | extra memory | vs ort output |
 |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
@@ -210,10 +230,10 @@ ${table.map((t) => `| ${t} |`).join('\n')}
 
 ${targets.map((t) => `- ${t}`).join('\n')}
 ${linearSection}`;
-const readme = `ConvReLU3d, batch 1, k3 p1, one thread, median ms (${date}; peak of the int8 instruction mix ${fmt(peakGmacs)} GMAC/s):
+const readme = `ConvReLU3d, batch 1, k3 p1, one thread, median ms (${date}${keep ? `, ${only.join(', ')} re-measured ${today} on ${machine()}` : ''}; peak of the int8 instruction mix ${fmt(peakGmacs)} GMAC/s):
 
 | shape | qwasm int8 SIMD | GMAC/s (% peak) | qwasm float SIMD | onnxruntime-web int8 | onnxruntime-web float | int8 speed-up vs ort int8 |
 |---|---|---|---|---|---|---|
 ${rows.map((r) => `| ${r.id} ${desc(r.shape)} | ${fmt(r.int8Simd.medianMs)} | ${fmt(gmacs(r, r.int8Simd))} (${fmt((100 * gmacs(r, r.int8Simd)) / r.peakGmacs, 0)}%) | ${fmt(r.floatSimd.medianMs)} | ${fmt(r.ortInt8.medianMs)} | ${fmt(r.ortFloat.medianMs)} | ${fmt(r.ortInt8.medianMs / r.int8Simd.medianMs, 2)}x |`).join('\n')}`;
-saveResult('2-conv', { date, machine: machine(), peakGmacs, rows, linear, markdown, readme });
+saveResult('2-conv', { date, machine: host, ortVersion, peakGmacs, rows, linear, markdown, readme });
 console.log(markdown);

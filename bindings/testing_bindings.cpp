@@ -72,8 +72,11 @@ double peak_dot16(double reps, double pairs) {
   return qwasm::testing_support::peak_qconv(static_cast<size_t>(reps), static_cast<size_t>(pairs));
 }
 
-// The registered depthwise kernel on L1-resident operands: reps * 64 * 27 MACs.
-double peak_dwconv(double reps) { return qwasm::testing_support::peak_qdwconv(static_cast<size_t>(reps)); }
+// The registered depthwise kernel (kSat16 when sat16, else kExact) on
+// L1-resident operands: reps * 16 pixels * 64 channels * 27 taps MACs.
+double peak_dwconv(double reps, bool sat16) {
+  return qwasm::testing_support::peak_qdwconv(static_cast<size_t>(reps), sat16);
+}
 
 // Whether the core this was linked with has its asserts (the testing build does).
 bool asserts_enabled() { return qwasm::asserts_enabled(); }

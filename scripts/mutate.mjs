@@ -82,13 +82,13 @@ const MUTATIONS = [
   },
   {
     name: "depthwise fast path: the SIMD kernel's tap pairs stop saturating at int16 (FBGEMM's vpmaddubsw)",
-    file: 'src/kernels/wasmsimd/dwconv3d_sat16_qu8_qs8w_8c2_wasmsimd.cpp',
-    from: 'return wasm_i32x4_min(wasm_i32x4_max(v, wasm_i32x4_const_splat(-32768)), wasm_i32x4_const_splat(32767));',
-    to: 'return v;',
+    file: 'src/kernels/wasmsimd/dwconv_4x8c2.h',
+    from: 'wasm_i16x8_add_sat(wasm_i16x8_mul(x0, w0), wasm_i16x8_mul(x1, w1))',
+    to: 'wasm_i16x8_add(wasm_i16x8_mul(x0, w0), wasm_i16x8_mul(x1, w1))',
   },
   {
     name: "depthwise fast path: the scalar kernel's activation sum is not capped at 32767",
-    file: 'src/kernels/scalar/dwconv3d_sat16_qu8_qs8w_8c2_scalar.cpp',
+    file: 'src/kernels/scalar/dwconv3d_sat16_qu8_qs8w_4x8c2_scalar.cpp',
     from: 'acc -= params->weight_zero_point[ch] * std::min(row_sum, 32767);',
     to: 'acc -= params->weight_zero_point[ch] * row_sum;',
   },

@@ -18,7 +18,10 @@
 // output channels' partial sums at once (XNNPACK's "c2" layout).
 //
 // The depthwise kernels (groups == Cin == Cout) read a channels-last buffer
-// padded to a multiple of cr channels and vectorize across channels. Their
+// padded to a multiple of cr channels and vectorize across channels; one call
+// computes a run of output pixels along W (mr at a time), so that each tap
+// pair's weights are loaded once per mr pixels and the output bytes of mr
+// pixels go to each channel plane in one store. Their
 // kSat16 mode is FBGEMM's depthwise fast path (docs/numerics.md, "int16 pair
 // saturation"): its buffer holds the raw activations (padding = the input
 // zero point) and its weights are the raw int8 values, so that each pair of
@@ -81,15 +84,18 @@ using QConvFn = void (*)(size_t mr, size_t nc, size_t nseg, size_t kblocks, cons
                          const ptrdiff_t* seg_offsets, const int16_t* w, uint8_t* const* c, size_t c_stride,
                          const ConvRequantParams* params);
 
-// Depthwise: one output pixel, `channels` (a multiple of cr) channels of which
-// `valid` are stored; w is [ntaps / kr][channels][kr]. kExact: ntaps is a
-// multiple of kr (padded with zero-weight taps), a holds (x - a_zp) and w
-// (w - w_zp). kSat16: ntaps is the real tap count (the weights of an odd count
-// are still padded to whole pairs with a zero weight), a holds the raw x and
-// w the raw weights.
+// Depthwise: a run of npix output pixels along W, `channels` (a multiple of
+// cr) channels of which `valid` are stored; pixel m reads its taps at
+// a + m * pixel_step + tap_offsets[t] and writes channel j at
+// c[j * c_stride + m] (consecutive bytes of each NCDHW plane). w is
+// [ntaps / kr][channels][kr]. kExact: ntaps is a multiple of kr (padded with
+// zero-weight taps), a holds (x - a_zp) and w (w - w_zp). kSat16: ntaps is the
+// real tap count (the weights of an odd count are still padded to whole pairs
+// with a zero weight), a holds the raw x and w the raw weights.
 enum class DwConvMode : uint8_t { kExact, kSat16 };
-using QDwConvFn = void (*)(size_t channels, size_t valid, size_t ntaps, const int16_t* a, const ptrdiff_t* tap_offsets,
-                           const int16_t* w, uint8_t* c, size_t c_stride, const ConvRequantParams* params);
+using QDwConvFn = void (*)(size_t channels, size_t valid, size_t npix, size_t ntaps, const int16_t* a,
+                           ptrdiff_t pixel_step, const ptrdiff_t* tap_offsets, const int16_t* w, uint8_t* c,
+                           size_t c_stride, const ConvRequantParams* params);
 
 // Float: mr pixels x nc <= nr channels; w is [segment][k][nr]; bias[nr]; relu clamps at 0.
 using FConvFn = void (*)(size_t mr, size_t nc, size_t nseg, size_t seg_len, const float* const* a,
@@ -117,7 +123,7 @@ struct QConvKernel {
 struct QDwConvKernel {
   const char* name;
   Isa isa;
-  size_t cr, kr;
+  size_t mr, cr, kr;  // mr: pixels per step along W (remainders run one at a time)
   DwConvMode mode;
   QDwConvFn fn;
 };
@@ -132,9 +138,10 @@ struct FConvKernel {
 #define QWASM_QCONV(name, isa, mr, nr, kr)                                                                             \
   void name(size_t mr_, size_t nc, size_t nseg, size_t kblocks, const int16_t* const* a, const ptrdiff_t* seg_offsets, \
             const int16_t* w, uint8_t* const* c, size_t c_stride, const ConvRequantParams* params);
-#define QWASM_QDWCONV(name, isa, cr, kr, mode)                                                           \
-  void name(size_t channels, size_t valid, size_t ntaps, const int16_t* a, const ptrdiff_t* tap_offsets, \
-            const int16_t* w, uint8_t* c, size_t c_stride, const ConvRequantParams* params);
+#define QWASM_QDWCONV(name, isa, mr, cr, kr, mode)                                                            \
+  void name(size_t channels, size_t valid, size_t npix, size_t ntaps, const int16_t* a, ptrdiff_t pixel_step, \
+            const ptrdiff_t* tap_offsets, const int16_t* w, uint8_t* c, size_t c_stride,                      \
+            const ConvRequantParams* params);
 #define QWASM_FCONV(name, isa, mr, nr)                                                                               \
   void name(size_t mr_, size_t nc, size_t nseg, size_t seg_len, const float* const* a, const ptrdiff_t* seg_offsets, \
             const float* w, const float* bias, float* const* c, size_t c_stride, bool relu);

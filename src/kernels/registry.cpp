@@ -48,7 +48,7 @@ const QConvKernel kQConv[] = {
 };
 #undef QWASM_QCONV
 
-#define QWASM_QDWCONV(name, isa, cr, kr, mode) {#name, Isa::isa, cr, kr, DwConvMode::mode, &name},
+#define QWASM_QDWCONV(name, isa, mr, cr, kr, mode) {#name, Isa::isa, mr, cr, kr, DwConvMode::mode, &name},
 const QDwConvKernel kQDwConv[] = {
 #include "kernels/qdwconv.inc"
 };

@@ -237,6 +237,7 @@ Status run_qdepthwise(const QCall& call, const Spatial& s, QTensor* out, ConvRun
   // point), and the real tap count; kExact: x - a_zp, padding 0, whole tap groups.
   const int16_t pad_value = sat16 ? static_cast<int16_t>(a_zp) : 0;
   const size_t kernel_taps = sat16 ? static_cast<size_t>(ntaps) : taps.size();
+  const ptrdiff_t pixel_step = static_cast<ptrdiff_t>(g.stride[2] * cpad);
   const bool duplicate = g.out_channels == 2 * g.in_channels;  // FBGEMM's channel multiplier 2 (sat16 only)
   assert(!duplicate || sat16);
   for (int64_t n = 0; n < input.shape()[0]; ++n) {
@@ -257,10 +258,14 @@ Status run_qdepthwise(const QCall& call, const Spatial& s, QTensor* out, ConvRun
     parallel_for_ranges(
         out_size, min_pixels,
         [&](int64_t begin, int64_t end) {
-          for (int64_t p = begin; p < end; ++p) {
-            k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), kernel_taps,
-                  buffer.data() + pixel_offset(g, s, p, cpad), taps.data(), layout->weights.data(), yn + p,
+          // One call per run of pixels along an output row (W): the kernel
+          // steps stride_w positions per pixel.
+          for (int64_t p = begin; p < end;) {
+            const int64_t n = std::min(end, (p / s.Wo + 1) * s.Wo) - p;
+            k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), static_cast<size_t>(n), kernel_taps,
+                  buffer.data() + pixel_offset(g, s, p, cpad), pixel_step, taps.data(), layout->weights.data(), yn + p,
                   static_cast<size_t>(out_size), &params);
+            p += n;
           }
         },
         64);

@@ -269,6 +269,19 @@ std::vector<ConvCase> sweep() {
     add("depthwise" + cs + "_batch2_strided_dilated", 2, c, c, c, {5, 6, 7}, {3, 3, 3}, {2, 2, 2}, {1, 2, 1}, {1, 2, 1},
         {2, 2, 0});
   }
+  // The depthwise kernels' runs along W (4 pixels per step, then 1-3 one at
+  // a time): output widths 8 to 11 at stride 1 and (1, 2, 2), X3D's and
+  // CSN's kernels (3x3x3, 1x3x3, 3x1x1 and 5x1x1 with temporal padding),
+  // channels around the 8-channel block (X3D-XS's 54 = 6 x 8 + 6).
+  for (int64_t w : {8, 9, 10, 11}) {
+    const std::string ws = std::to_string(w);
+    add("depthwise_runs_w" + ws, 1, 11, 11, 11, {3, 4, w}, {3, 3, 3}, one, one, one, one);
+    add("depthwise_runs_w" + ws + "_stride1x2x2", 1, 54, 54, 54, {3, 5, 2 * w}, {3, 3, 3}, {1, 2, 2}, one, one, one);
+  }
+  add("depthwise_x3d_stem_k5x1x1", 1, 24, 24, 24, {4, 3, 13}, {5, 1, 1}, one, one, {2, 0, 0}, {2, 0, 0});
+  add("depthwise_k1x3x3", 1, 16, 16, 16, {2, 4, 10}, {1, 3, 3}, one, one, {0, 1, 1}, {0, 1, 1});
+  add("depthwise_k3x1x1_stride2", 1, 7, 7, 7, {6, 3, 9}, {3, 1, 1}, {2, 1, 2}, one, {1, 0, 0}, {1, 0, 0});
+  add("depthwise_dilated_w13", 1, 9, 9, 9, {5, 5, 13}, {3, 3, 3}, one, {1, 2, 2}, {1, 2, 2}, {1, 2, 2});
   // The Winograd path's shapes (forced on in check_qconv): partial tiles in
   // every dimension (odd outputs), input channels around the transform's
   // 8-channel block, output channels around the GEMM's 8 and the 64-channel
@@ -318,6 +331,13 @@ std::vector<ConvCase> sweep() {
   add("fbgemm_depthwise24_multiplier2_k3x5x5_batch2", 2, 24, 48, 24, {3, 6, 7}, {3, 5, 5}, {1, 2, 1}, one, {1, 2, 2},
       {1, 2, 2});
   add("fbgemm_depthwise8_k3x7x7", 1, 8, 8, 8, {3, 7, 8}, {3, 7, 7}, one, one, {1, 3, 3}, {1, 3, 3});
+  // Runs along W of the kSat16 kernels: widths 9 to 11, strides 1 and 2.
+  for (int64_t w : {9, 10, 11}) {
+    const std::string ws = std::to_string(w);
+    add("fbgemm_depthwise16_runs_w" + ws, 1, 16, 16, 16, {3, 4, w}, {3, 3, 3}, one, one, one, one);
+    add("fbgemm_depthwise24_runs_w" + ws + "_stride1x2x2", 1, 24, 24, 24, {3, 5, 2 * w}, {3, 3, 3}, {1, 2, 2}, one, one,
+        one);
+  }
   // 1x1x1 (pointwise), strided.
   add("pointwise", 1, 16, 12, 1, {3, 4, 5}, one, one, one, zero, zero);
   add("pointwise_stride2", 1, 16, 12, 1, {3, 4, 5}, one, {2, 2, 2}, one, zero, zero);

@@ -49,13 +49,13 @@ TEST(Registry, EveryScalarKernelHasItsSimdTwinInTheWasmBuild) {
 
 TEST(Registry, TheDispatcherPicksTheFirstListedKernelOfTheIsa) {
   EXPECT_STREQ(find_qconv(Isa::kScalar)->name, "conv3d_qu8_qs8w_4x8c2_scalar");
-  EXPECT_STREQ(find_qdwconv(Isa::kScalar)->name, "dwconv3d_qu8_qs8w_8c2_scalar");
-  EXPECT_STREQ(find_qdwconv(Isa::kScalar, DwConvMode::kSat16)->name, "dwconv3d_sat16_qu8_qs8w_8c2_scalar");
+  EXPECT_STREQ(find_qdwconv(Isa::kScalar)->name, "dwconv3d_qu8_qs8w_4x8c2_scalar");
+  EXPECT_STREQ(find_qdwconv(Isa::kScalar, DwConvMode::kSat16)->name, "dwconv3d_sat16_qu8_qs8w_4x8c2_scalar");
   EXPECT_STREQ(find_rowmax(Isa::kScalar)->name, "rowmax_qu8_scalar");
   EXPECT_STREQ(find_rowsum(Isa::kScalar)->name, "rowsum_qu8_qs32_scalar");
 #if QWASM_HAVE_WASMSIMD
-  EXPECT_STREQ(find_qdwconv(Isa::kWasmSimd)->name, "dwconv3d_qu8_qs8w_8c2_wasmsimd");
-  EXPECT_STREQ(find_qdwconv(Isa::kWasmSimd, DwConvMode::kSat16)->name, "dwconv3d_sat16_qu8_qs8w_8c2_wasmsimd");
+  EXPECT_STREQ(find_qdwconv(Isa::kWasmSimd)->name, "dwconv3d_qu8_qs8w_4x8c2_wasmsimd");
+  EXPECT_STREQ(find_qdwconv(Isa::kWasmSimd, DwConvMode::kSat16)->name, "dwconv3d_sat16_qu8_qs8w_4x8c2_wasmsimd");
   EXPECT_STREQ(find_rowmax(Isa::kWasmSimd)->name, "rowmax_qu8_wasmsimd");
   EXPECT_STREQ(find_rowsum(Isa::kWasmSimd)->name, "rowsum_qu8_qs32_wasmsimd");
 #endif

@@ -46,22 +46,28 @@ int32_t peak_qconv(size_t reps, size_t kblocks) {
   return sum;
 }
 
-int32_t peak_qdwconv(size_t reps) {
-  const kernels::QDwConvKernel& k = *kernels::find_qdwconv(kernels::best_isa());
-  constexpr size_t kChannels = 64, kTaps = 27;  // 64 is a multiple of every cr
+int32_t peak_qdwconv(size_t reps, bool sat16) {
+  const kernels::QDwConvKernel& k =
+      *kernels::find_qdwconv(kernels::best_isa(), sat16 ? kernels::DwConvMode::kSat16 : kernels::DwConvMode::kExact);
+  constexpr size_t kChannels = 64, kTaps = 27, kPixels = kDwPeakPixels;  // 64 is a multiple of every cr
   const size_t ntaps = (kTaps + k.kr - 1) / k.kr * k.kr;
-  std::vector<int16_t> a(ntaps * kChannels), w(ntaps * kChannels);
-  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int16_t>(i % 23 - 11);
+  // Pixel m reads taps m .. m + ntaps - 1 of a row of positions: a run of
+  // kPixels along W with stride 1, every value in L1.
+  std::vector<int16_t> a((ntaps + kPixels) * kChannels), w(ntaps * kChannels);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int16_t>(sat16 ? i % 251 : i % 23 - 11);
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int16_t>(i % 13 - 6);
   std::vector<ptrdiff_t> taps(ntaps);
   for (size_t t = 0; t < ntaps; ++t) taps[t] = static_cast<ptrdiff_t>(t * kChannels);
   const Requant rq(kChannels);
-  const kernels::ConvRequantParams params = rq.params();
-  uint8_t out[kChannels];
+  kernels::ConvRequantParams params = rq.params();
+  const std::vector<int32_t> offsets(2 * kChannels, 1000);
+  params.acc_offset = offsets.data();
+  uint8_t out[kChannels * kPixels];
   int32_t sum = 0;
   for (size_t r = 0; r < reps; ++r) {
-    k.fn(kChannels, kChannels, ntaps, a.data(), taps.data(), w.data(), out, 1, &params);
-    sum += out[r % kChannels];
+    k.fn(kChannels, kChannels, kPixels, sat16 ? kTaps : ntaps, a.data(), kChannels, taps.data(), w.data(), out, kPixels,
+         &params);
+    sum += out[r % sizeof(out)];
   }
   return sum;
 }

@@ -20,10 +20,12 @@ namespace testing_support {
 // reps * kblocks * mr * nr * kr multiply-adds (64 per kblock for 4x8c2).
 int32_t peak_qconv(size_t reps, size_t kblocks);
 
-// The depthwise kernel of the best ISA (find_qdwconv) on one output pixel of
-// 64 channels and 3x3x3 taps (+ padding to its tap group), `reps` times:
-// reps * 64 * 27 multiply-adds counted.
-int32_t peak_qdwconv(size_t reps);
+// The depthwise kernel of the best ISA (find_qdwconv, kExact or kSat16) on a
+// run of kDwPeakPixels output pixels along W of 64 channels and 3x3x3 taps
+// (+ padding to its tap group), `reps` times: reps * kDwPeakPixels * 64 * 27
+// multiply-adds counted.
+constexpr size_t kDwPeakPixels = 16;
+int32_t peak_qdwconv(size_t reps, bool sat16);
 
 }  // namespace testing_support
 }  // namespace qwasm
