@@ -34,6 +34,9 @@ constexpr int64_t kChunk = 64;
 // each transforming its 16 tiles' input again (a few percent of the GEMMs);
 // layers of up to 256 channels in 3-D run in one.
 constexpr int64_t kPassBytes = int64_t{8} << 20;
+// A layer of several passes keeps every tile block's transformed input for
+// the call while it takes at most this many bytes (r3d_18's layer4: 1 MiB).
+constexpr int64_t kVCacheBytes = int64_t{4} << 20;
 
 // kAuto's policy (measured on one thread against the direct path,
 // docs/winograd.md "When it pays"). The GEMMs save work in proportion to
@@ -225,7 +228,8 @@ struct WinogradScratch {
   // Chunks per pass of the weight transform, and the blocks of nr channels
   // a pass's transformed weights have room for (the point stride of U).
   int64_t pass_chunks = 0, pass_blocks = 0, u_stride = 0;
-  CheckedSize buffer_elems, v_elems, m_elems, u_elems;
+  // v_cache_elems: every tile block's V for the call (0: each task makes its own).
+  CheckedSize buffer_elems, v_elems, m_elems, u_elems, v_cache_elems;
   // The per-task transformed input (int16) and GEMM results (int32).
   CheckedSize per_task_bytes() const { return v_elems * 2 + m_elems * 4; }
 };
@@ -260,6 +264,13 @@ WinogradScratch winograd_scratch(const PackedQConv& pw, const Spatial& s) {
   // all fall in one L1 set (a pass's points are a power of two apart).
   w.u_stride = w.pass_blocks * w.cinp * nr + 32;
   w.u_elems = CheckedSize(w.P) * w.u_stride;
+  // Several passes over few tile blocks (late layers: many channels, small
+  // outputs): every block's transformed input is kept for the call, rather
+  // than made again in each pass.
+  const int64_t tile_blocks = ceil_div(grid.total(), kTiles);
+  const CheckedSize all_v = w.v_elems * tile_blocks;
+  const bool several_passes = ceil_div(chunks, w.pass_chunks) > 1;
+  w.v_cache_elems = several_passes && all_v.at_most(kVCacheBytes / 2) ? all_v : CheckedSize(0);
   return w;
 }
 
@@ -270,7 +281,8 @@ CheckedSize winograd_scratch_bytes(const PackedQConv& pw, const Spatial& s, size
   const WinogradScratch w = winograd_scratch(pw, s);
   const int64_t constants = 3 * (ceil_div(pw.geometry.out_channels, static_cast<int64_t>(pw.winograd.nr)) + 1) *
                             static_cast<int64_t>(pw.winograd.nr) * static_cast<int64_t>(sizeof(float));
-  return w.buffer_elems * 2 + w.u_elems * 2 + w.per_task_bytes() * static_cast<int64_t>(threads) + constants;
+  return w.buffer_elems * 2 + w.u_elems * 2 + w.v_cache_elems * 2 + w.per_task_bytes() * static_cast<int64_t>(threads) +
+         constants;
 }
 
 namespace {
@@ -510,11 +522,12 @@ void transform_output(const WinogradRun& run, const int32_t* M, const int64_t (*
 // block's input transformed once while its chunks follow one another. U: the
 // pass's transformed weights, from output channel u0. phase_ms: the call's
 // time split, or null.
-Status run_units(const WinogradRun& run, const int16_t* padded, const int16_t* U, int64_t u0, int64_t pass_chunks,
-                 uint8_t* yn, int64_t begin, int64_t end, double* phase_ms, std::mutex* phase_lock) {
+Status run_units(const WinogradRun& run, const int16_t* padded, const int16_t* v_cache, const int16_t* U, int64_t u0,
+                 int64_t pass_chunks, uint8_t* yn, int64_t begin, int64_t end, double* phase_ms,
+                 std::mutex* phase_lock) {
   Buffer<int16_t> V;
   Buffer<int32_t> M;
-  QWASM_RETURN_IF_ERROR(V.allocate(run.ws.v_elems, "the Winograd transformed input", false));
+  if (!v_cache) QWASM_RETURN_IF_ERROR(V.allocate(run.ws.v_elems, "the Winograd transformed input", false));
   QWASM_RETURN_IF_ERROR(M.allocate(run.ws.m_elems, "the Winograd products", false));
   int64_t transformed = -1;  // the tile block V holds
   PhaseTimer timer(phase_ms != nullptr);
@@ -524,12 +537,13 @@ Status run_units(const WinogradRun& run, const int16_t* padded, const int16_t* U
     const int64_t cc = std::min(run.ws.chunk, run.blocks * run.nr - c0);
     int64_t origin[kTiles][3];
     tile_origins(run.grid, t0, nt, origin);
-    if (transformed != tb) {
+    if (!v_cache && transformed != tb) {
       transform_input(run, padded, origin, nt, V.data());
       transformed = tb;
       timer.lap(kInputTransform);
     }
-    multiply_points(run, V.data(), nt, U, u0, c0, cc, M.data());
+    const int16_t* v = v_cache ? v_cache + tb * run.ws.v_elems.value() : V.data();
+    multiply_points(run, v, nt, U, u0, c0, cc, M.data());
     timer.lap(kGemms);
     transform_output(run, M.data(), origin, nt, c0, cc, yn);
     timer.lap(kOutputTransform);
@@ -547,14 +561,16 @@ Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunI
   QWASM_RETURN_IF_ERROR(find_winograd_kernels(call.isa, pw.winograd, &kernel));
   RequantConstants rc;
   const WinogradRun run(pw, s, kernel, rc);
-  Buffer<int16_t> padded, U;
+  Buffer<int16_t> padded, U, v_cache;
   QWASM_RETURN_IF_ERROR(padded.allocate(run.ws.buffer_elems, "the conv's padded input"));
   QWASM_RETURN_IF_ERROR(U.allocate(run.ws.u_elems, "the Winograd transformed weights", false));
+  const bool cached = run.ws.v_cache_elems.value() > 0;
+  if (cached) QWASM_RETURN_IF_ERROR(v_cache.allocate(run.ws.v_cache_elems, "the Winograd transformed input", false));
   QWASM_RETURN_IF_ERROR(make_qoutput(call, pw.winograd.nr, out, &rc));
   if (info) {
     const int64_t per_task = run.ws.per_task_bytes().value();
     info->scratch_bytes =
-        (padded.size() + U.size()) * 2 + rc.bytes() + static_cast<size_t>(per_task) * num_threads();
+        (padded.size() + U.size() + v_cache.size()) * 2 + rc.bytes() + static_cast<size_t>(per_task) * num_threads();
     info->kernel = kernel.gemm->name;
     info->winograd = true;
   }
@@ -571,6 +587,19 @@ Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunI
     if (n > 0) padded.fill(0);
     to_padded_input(run, call.input, n, padded.data());
     uint8_t* yn = out->mutable_data() + n * pw.geometry.out_channels * run.plane;
+    if (cached) {  // every tile block's transformed input, once for the passes
+      parallel_for_ranges(run.tile_blocks, 1, [&](int64_t begin, int64_t end) {
+        PhaseTimer timer(phase_ms != nullptr);
+        for (int64_t tb = begin; tb < end; ++tb) {
+          const int64_t t0 = tb * kTiles, nt = std::min(kTiles, run.tiles - t0);
+          int64_t origin[kTiles][3];
+          tile_origins(run.grid, t0, nt, origin);
+          transform_input(run, padded.data(), origin, nt, v_cache.data() + tb * run.ws.v_elems.value());
+        }
+        timer.lap(kInputTransform);
+        timer.add_to(phase_ms, &phase_lock);
+      });
+    }
     for (int64_t pass = 0; pass < passes; ++pass) {
       const int64_t first_chunk = pass * run.ws.pass_chunks;
       const int64_t pass_chunks = std::min(run.ws.pass_chunks, run.chunks - first_chunk);
@@ -588,7 +617,8 @@ Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunI
       QWASM_RETURN_IF_ERROR(parallel_for_ranges_status(
           run.tile_blocks * pass_chunks, items_for_work(int64_t{1} << 22, unit_macs),
           [&](int64_t begin, int64_t end) {
-            return run_units(run, padded.data(), U.data(), u0, pass_chunks, yn, begin, end, phase_ms, &phase_lock);
+            return run_units(run, padded.data(), cached ? v_cache.data() : nullptr, U.data(), u0, pass_chunks, yn,
+                             begin, end, phase_ms, &phase_lock);
           },
           align));
     }
