@@ -62,8 +62,7 @@ using WinoOutputFn = void (*)(size_t nd, size_t nc, const int32_t* m, size_t m_s
 // U = G'^{(x)nd} g, goes to u[xi * u_stride + i]: int16, as |U| <= 3^nd * 255
 // (every step fits int16).
 constexpr size_t kWinoWeightsPeriod = 16;
-using WinoWeightsFn = void (*)(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u,
-                               size_t u_stride);
+using WinoWeightsFn = void (*)(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u, size_t u_stride);
 
 struct WinoWeightsKernel {
   const char* name;
