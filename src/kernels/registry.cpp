@@ -96,6 +96,12 @@ const WinoOutputKernel kWinoOutput[] = {
 #undef QWASM_QGEMM
 #undef QWASM_WINO_OUTPUT
 
+#define QWASM_WINO_WEIGHTS(name, isa) {#name, Isa::isa, &name},
+const WinoWeightsKernel kWinoWeights[] = {
+#include "kernels/winograd_weights.inc"
+};
+#undef QWASM_WINO_WEIGHTS
+
 #define QWASM_ROWMAX(name, isa, block) {#name, Isa::isa, block, &name},
 #define QWASM_ROWSUM(name, isa, block)
 const RowMaxKernel kRowMax[] = {
@@ -140,6 +146,7 @@ KernelTable<FConvKernel> fconv_kernels() { return table(kFConv); }
 KernelTable<WinoInputKernel> wino_input_kernels() { return table(kWinoInput); }
 KernelTable<QGemmKernel> qgemm_kernels() { return table(kQGemm); }
 KernelTable<WinoOutputKernel> wino_output_kernels() { return table(kWinoOutput); }
+KernelTable<WinoWeightsKernel> wino_weights_kernels() { return table(kWinoWeights); }
 KernelTable<RowMaxKernel> rowmax_kernels() { return table(kRowMax); }
 KernelTable<RowSumKernel> rowsum_kernels() { return table(kRowSum); }
 
@@ -176,6 +183,10 @@ const QGemmKernel* find_qgemm(Isa isa) {
 }
 const WinoOutputKernel* find_wino_output(Isa isa) {
   return first(kWinoOutput, isa, [](const WinoOutputKernel&) { return true; });
+}
+
+const WinoWeightsKernel* find_wino_weights(Isa isa) {
+  return first(kWinoWeights, isa, [](const WinoWeightsKernel&) { return true; });
 }
 
 const RowMaxKernel* find_rowmax(Isa isa) {

@@ -53,6 +53,23 @@ using QGemmFn = void (*)(size_t rows, size_t kblocks, const int16_t* a, size_t a
 using WinoOutputFn = void (*)(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride,
                               const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params);
 
+// The weight transform, run per block of output channels at call time (the
+// weights stay int8 in memory: docs/winograd.md "Memory"). `len` lanes (a
+// multiple of kWinoWeightsPeriod = P16) of 3^nd taps: tap t of lane i is
+// w[(i / P16 * 3^nd + t) * P16 + i % P16] (taps in radix 3, the outermost
+// active dimension most significant: a group of 16 lanes reads one run of
+// bytes), centred by zp[i % P16], g = w - zp (|g| <= 255). Point xi of lane i,
+// U = G'^{(x)nd} g, goes to u[xi * u_stride + i]: int16, as |U| <= 3^nd * 255
+// (every step fits int16).
+constexpr size_t kWinoWeightsPeriod = 16;
+using WinoWeightsFn = void (*)(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u, size_t u_stride);
+
+struct WinoWeightsKernel {
+  const char* name;
+  Isa isa;
+  WinoWeightsFn fn;
+};
+
 struct WinoInputKernel {
   const char* name;
   Isa isa;
@@ -86,14 +103,20 @@ struct WinoOutputKernel {
 #undef QWASM_WINO_INPUT
 #undef QWASM_QGEMM
 #undef QWASM_WINO_OUTPUT
+#define QWASM_WINO_WEIGHTS(name, isa) \
+  void name(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u, size_t u_stride);
+#include "kernels/winograd_weights.inc"
+#undef QWASM_WINO_WEIGHTS
 
 KernelTable<WinoInputKernel> wino_input_kernels();
 KernelTable<QGemmKernel> qgemm_kernels();
 KernelTable<WinoOutputKernel> wino_output_kernels();
+KernelTable<WinoWeightsKernel> wino_weights_kernels();
 
 const WinoInputKernel* find_wino_input(Isa isa);
 const QGemmKernel* find_qgemm(Isa isa);
 const WinoOutputKernel* find_wino_output(Isa isa);
+const WinoWeightsKernel* find_wino_weights(Isa isa);
 
 }  // namespace kernels
 }  // namespace qwasm

@@ -63,15 +63,23 @@ ConvBackend conv_backend_for(QEngine engine, const ConvGeometry& g, const QTenso
 // guard allow, kOff never.
 enum class WinogradMode : uint8_t { kOff, kAuto, kOn };
 
-// Transformed weights U = G'^{(x)nd} (w - w_zp) (kernels/winograd_kernels.h),
-// [point][block of nr output channels][kblock of the padded input channels][nr][kr].
+// A Winograd layer's weights, kept as the int8 integers they are: the
+// transformed weights U = G'^{(x)nd} (w - w_zp) (kernels/winograd_kernels.h)
+// are 64/27 times as many int16 values in 3-D (4.7x the int8 bytes), so each
+// call transforms them per block of output channels into scratch memory
+// (docs/winograd.md "Memory"). Such a layer keeps no direct packing either:
+// a call the Winograd path does not take packs it for that call.
+// taps: [block of nr output channels][tap (3^nd, the kernel's order)][kblock
+// of the padded input channels][nr][kr], the raw weights w; padding input
+// channels hold their output channel's zero point (so w - w_zp = 0), padding
+// output channels 0 (zero point 0).
 struct WinogradWeights {
-  size_t nd = 0;     // 3-tap dimensions; 0: nothing packed
+  size_t nd = 0;     // 3-tap dimensions; 0: not a Winograd layer
   int dims[3] = {};  // those dimensions (0 = D, 1 = H, 2 = W), outermost first
   size_t nr = 0, kr = 0;
   int64_t cin_padded = 0;   // input channels rounded up to the input transform's block
   int64_t abs_sum_max = 0;  // max over output channels of sum |w - w_zp|: the guard's bound
-  Buffer<int16_t> weights;
+  Buffer<int8_t> taps;
 };
 
 // Weights packed for one kernel tile (kernels/conv_kernels.h).
@@ -95,7 +103,7 @@ struct PackedQConv {
   // channel sum(w - w_zp) and, when some zero point is not 0, the zero points.
   bool sat16 = false;
   Buffer<int32_t> weight_sums, weight_zero_points;
-  QConvLayout layouts[2];  // one per distinct tile of the family's kernels
+  QConvLayout layouts[2];  // one per distinct tile of the family's kernels (none for a Winograd layer)
   size_t nlayouts = 0;
   Buffer<float> weight_scales;  // per output channel (float, as FBGEMM keeps them)
   Buffer<float> bias;           // per output channel, 0 when there is no bias
@@ -118,7 +126,8 @@ struct PackedQConv {
 // module_weight_shape(g) (or the same lifted to 5-D). bias: bias_count (= Cout)
 // finite floats, or nullptr. The oneDNN backend takes symmetric weights (every
 // zero point 0), as PyTorch routes only those to it.
-// `winograd` decides whether Winograd weights are packed beside the direct ones.
+// `winograd` decides whether the layer is packed for Winograd (int8 taps, no
+// direct packing) or for the direct path only.
 // `exact_sums`: never FBGEMM's int16 pair saturation (sat16), even on its
 // depthwise fast path. A PT2E graph's reference (dequantize, float conv,
 // quantize) sums exactly, so a conv of such a graph that takes FBGEMM's
@@ -127,8 +136,8 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
                   ConvBackend backend = ConvBackend::kFbgemm, WinogradMode winograd = WinogradMode::kAuto,
                   bool exact_sums = false);
 
-// Bytes of a layer's Winograd weights (0 when none are packed).
-inline size_t winograd_bytes(const PackedQConv& p) { return p.winograd.weights.size() * sizeof(int16_t); }
+// Bytes of a layer's Winograd weights (its int8 taps; 0 when it is not a Winograd layer).
+inline size_t winograd_bytes(const PackedQConv& p) { return p.winograd.taps.size(); }
 
 // Whether a call with this input zero point keeps every accumulator within
 // the Winograd path's exact range: max_oc sum |w - w_zp| * max(a_zp, 255 -

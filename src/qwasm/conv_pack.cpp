@@ -216,15 +216,56 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
         kernels::qdwconv_kernels(), [](const kernels::QDwConvKernel& k) { return std::make_pair(k.cr, k.kr); },
         [&](size_t cr, size_t kr) { return pack_depthwise(g, w, dw_zps, cr, kr, &out->layouts[out->nlayouts++]); });
   }
-  QWASM_RETURN_IF_ERROR(for_each_tile_kind(
+  // A Winograd layer keeps its int8 taps alone (conv.h, WinogradWeights):
+  // the direct packing is made per call when a call runs direct.
+  QWASM_RETURN_IF_ERROR(pack_winograd(g, w, zps.data(), winograd, &out->winograd));
+  if (out->winograd.nd > 0) return Status::Ok();
+  return for_each_tile_kind(
       kernels::qconv_kernels(), [](const kernels::QConvKernel& k) { return std::make_pair(k.nr, k.kr); },
-      [&](size_t nr, size_t kr) { return pack_generic(g, w, zps.data(), nr, kr, &out->layouts[out->nlayouts++]); }));
-  return pack_winograd(g, w, zps.data(), winograd, &out->winograd);
+      [&](size_t nr, size_t kr) { return pack_generic(g, w, zps.data(), nr, kr, &out->layouts[out->nlayouts++]); });
 }
+
+namespace conv_internal {
+
+namespace {
+
+int64_t weight_count(const ConvGeometry& g) {  // bounded: the weight exists
+  return g.out_channels * (g.in_channels / g.groups) * g.kernel[0] * g.kernel[1] * g.kernel[2];
+}
+
+// The weight's zero point of output channel oc, as pack_qconv took it.
+int32_t weight_zero_point(const PackedQConv& p, int64_t oc) {
+  const bool per_channel = p.weight_scheme == QScheme::kPerChannelAffine;
+  return static_cast<int32_t>(p.weight_qzero_points[per_channel ? static_cast<size_t>(oc) : 0]);
+}
+
+}  // namespace
+
+CheckedSize direct_for_call_bytes(const PackedQConv& pw, size_t nr, size_t kr) {
+  if (pw.winograd.nd == 0) return CheckedSize(0);
+  const ConvGeometry& g = pw.geometry;
+  const Reduction r = reduction_of(g, static_cast<int64_t>(nr), static_cast<int64_t>(kr));
+  const CheckedSize layout = CheckedSize(g.groups) * r.blocks * r.nseg * r.kblocks * static_cast<int64_t>(kr * nr) * 2;
+  return layout + weight_count(g) + g.out_channels * static_cast<int64_t>(sizeof(int32_t));
+}
+
+Status pack_direct_for_call(const PackedQConv& pw, size_t nr, size_t kr, QConvLayout* out) {
+  assert(pw.winograd.nd > 0);
+  const ConvGeometry& g = pw.geometry;
+  Buffer<int8_t> w;
+  Buffer<int32_t> zps;
+  QWASM_RETURN_IF_ERROR(w.allocate(weight_count(g), "the conv's weights for the direct path", false));
+  QWASM_RETURN_IF_ERROR(zps.allocate(g.out_channels, "the weight zero points", false));
+  unpack_winograd_taps(pw, w.data());
+  for (int64_t oc = 0; oc < g.out_channels; ++oc) zps[oc] = weight_zero_point(pw, oc);
+  return pack_generic(g, w.data(), zps.data(), nr, kr, out);
+}
+
+}  // namespace conv_internal
 
 Status unpack_qconv_weight(const PackedQConv& p, QTensor* out) {
   const ConvGeometry& g = p.geometry;
-  assert(p.nlayouts >= 1);
+  assert(p.nlayouts >= 1 || p.winograd.nd > 0);
   QTensor q;
   QWASM_RETURN_IF_ERROR(make_qtensor(p.weight_shape, DType::kQInt8, p.weight_scheme, 0, p.weight_qscales.data(),
                                      p.weight_qzero_points.data(), p.weight_qscales.size(), &q));
@@ -233,6 +274,11 @@ Status unpack_qconv_weight(const PackedQConv& p, QTensor* out) {
   const auto zp = [&](int64_t oc) {
     return static_cast<int32_t>(p.weight_qzero_points[per_channel ? static_cast<size_t>(oc) : 0]);
   };
+  if (p.winograd.nd > 0) {  // a Winograd layer: its taps are the weight's integers
+    unpack_winograd_taps(p, w);
+    *out = std::move(q);
+    return Status::Ok();
+  }
   const QConvLayout& l = p.layouts[0];
   const int16_t* src = l.weights.data();
   if (p.depthwise) {  // the inverse of pack_depthwise

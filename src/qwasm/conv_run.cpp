@@ -152,8 +152,11 @@ Status run_qgeneric(const QCall& call, const Spatial& s, int64_t batch, bool cha
                     ConvRunInfo* info) {
   const ConvGeometry& g = call.pw.geometry;
   const kernels::QConvKernel* k = kernels::find_qconv(call.isa);
+  // A Winograd layer keeps no direct packing: a call that runs direct packs it.
+  QConvLayout for_call;
+  if (call.pw.winograd.nd > 0) QWASM_RETURN_IF_ERROR(pack_direct_for_call(call.pw, k->nr, k->kr, &for_call));
   Status st;
-  const QConvLayout* layout = packed_for(call.pw, k->nr, k->kr, &st);
+  const QConvLayout* layout = call.pw.winograd.nd > 0 ? &for_call : packed_for(call.pw, k->nr, k->kr, &st);
   if (!layout) return st;
   const Reduction r = reduction_of(g, static_cast<int64_t>(k->nr), static_cast<int64_t>(k->kr));
   Buffer<int16_t> buffer;
@@ -163,7 +166,8 @@ Status run_qgeneric(const QCall& call, const Spatial& s, int64_t batch, bool cha
   RequantConstants rc;
   QWASM_RETURN_IF_ERROR(make_qoutput(call, k->nr, out, &rc));
   if (info) {
-    info->scratch_bytes = buffer.size() * 2 + rc.bytes() + offsets.size() * sizeof(ptrdiff_t);
+    info->scratch_bytes = buffer.size() * 2 + rc.bytes() + offsets.size() * sizeof(ptrdiff_t) +
+                          static_cast<size_t>(direct_for_call_bytes(call.pw, k->nr, k->kr).value());
     info->kernel = k->name;
   }
   const int32_t a_zp = static_cast<int32_t>(call.input.q_zero_point());
@@ -409,7 +413,7 @@ Status qconv_scratch_bound(const PackedQConv& pw, const Shape& input_shape, int6
       const kernels::QConvKernel& k = *kernels::find_qconv(isa);
       const Reduction r = reduction_of(g, static_cast<int64_t>(k.nr), static_cast<int64_t>(k.kr));
       b = generic_buffer_elements(g, s, k) * 2 + r.nseg * static_cast<int64_t>(sizeof(ptrdiff_t)) +
-          requant_constant_bytes(pw, k.nr);
+          requant_constant_bytes(pw, k.nr) + direct_for_call_bytes(pw, k.nr, k.kr);
     }
     if (!b.ok()) return Status::RangeError("the conv's scratch memory would exceed 2^63 bytes");
     most = std::max(most.value(), b.value());

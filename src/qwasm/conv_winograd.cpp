@@ -14,7 +14,6 @@
 #include <mutex>
 
 #include "kernels/winograd_kernels.h"
-#include "kernels/winograd_separable.h"
 #include "qwasm/conv_requant.h"
 #include "qwasm/thread_pool.h"
 
@@ -29,6 +28,15 @@ namespace {
 // chunk's GEMMs stream it.
 constexpr int64_t kTiles = 16;
 constexpr int64_t kChunk = 64;
+// A call transforms the weights of a pass of whole chunks at a time into
+// scratch memory, as many chunks as fit in this many bytes (at least one).
+// r3d_18's layer4 (512 -> 512, 3x3x3: 4 MiB per chunk) runs in 4 passes,
+// each transforming its 16 tiles' input again (a few percent of the GEMMs);
+// layers of up to 256 channels in 3-D run in one.
+constexpr int64_t kPassBytes = int64_t{8} << 20;
+// A layer of several passes keeps every tile block's transformed input for
+// the call while it takes at most this many bytes (r3d_18's layer4: 1 MiB).
+constexpr int64_t kVCacheBytes = int64_t{4} << 20;
 
 // kAuto's policy (measured on one thread against the direct path,
 // docs/winograd.md "When it pays"). The GEMMs save work in proportion to
@@ -47,8 +55,6 @@ constexpr int64_t kAutoMinTiles = 2;
 // A dilated layer's tiles may overhang the output by up to the dilation per
 // 3-tap dimension; past this ratio of computed to stored outputs it stays direct.
 constexpr double kAutoMaxDilatedWaste = 1.25;
-
-const int kG2[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
 
 size_t points_of(size_t nd) { return size_t{1} << (2 * nd); }
 
@@ -143,8 +149,9 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
   const int64_t cinp = ceil_div(g.in_channels, input_block()) * input_block();
   assert(cinp % kr == 0);
   const int64_t P = static_cast<int64_t>(points_of(nd)), blocks = ceil_div(g.out_channels, nr), kblocks = cinp / kr;
-  const CheckedSize elements = CheckedSize(P) * blocks * kblocks * nr * kr;
-  const CheckedSize bytes = elements * 2;
+  // The transformed weights' size (what a call's passes transform, and
+  // kAuto's cap on a layer).
+  const CheckedSize bytes = CheckedSize(P) * blocks * kblocks * nr * kr * 2;
   if (!bytes.ok()) return Status::Ok();  // larger than any buffer: the direct path it is
   if (mode == WinogradMode::kAuto && !winograd_pays_for_layer(g, nd, bytes.value())) return Status::Ok();
   // The guard's bound, and whether any input could pass it: the smallest
@@ -157,9 +164,10 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
     abs_sum_max = std::max(abs_sum_max, sum);
   }
   if (abs_sum_max * 128 >= guard_limit(nd)) return Status::Ok();
-  const Status allocated = out->weights.allocate(elements, "the Winograd weights");
-  // Under 'auto' the transformed weights are an optimization: without the
-  // memory for them the layer is still built, on the direct path.
+  const CheckedSize tap_bytes = CheckedSize(blocks) * nr * taps * cinp;
+  const Status allocated = out->taps.allocate(tap_bytes, "the Winograd weights", false);
+  // Under 'auto' Winograd is an optimization: without the memory for its
+  // weights the layer is still built, on the direct path.
   if (!allocated.ok()) return mode == WinogradMode::kAuto ? Status::Ok() : allocated;
   out->nd = nd;
   std::copy(dims, dims + 3, out->dims);
@@ -167,24 +175,36 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
   out->kr = k.kr;
   out->cin_padded = cinp;
   out->abs_sum_max = abs_sum_max;
-  // The taps of one (output, input) channel pair, outermost 3-tap dimension
-  // first: the kernel's own order, the 1-tap dimensions dropping out.
-  int16_t* U = out->weights.data();
-  for (int64_t oc = 0; oc < g.out_channels; ++oc) {
-    for (int64_t ic = 0; ic < g.in_channels; ++ic) {
-      int32_t x[64];
-      const int8_t* src = w + (oc * g.in_channels + ic) * taps;
-      for (int64_t t = 0; t < taps; ++t) x[t] = src[t] - zps[oc];
-      size_t ext[3] = {3, 3, 3};
-      for (size_t d = 0; d < nd; ++d) kernels::winograd_internal::apply_along(kG2, nd, ext, d, x);
-      for (int64_t xi = 0; xi < P; ++xi) {
-        assert(std::abs(x[xi]) <= 32767);  // |U| <= 27 * 255
-        U[((xi * blocks + oc / nr) * kblocks + ic / kr) * nr * kr + (oc % nr) * kr + ic % kr] =
-            static_cast<int16_t>(x[xi]);
+  // The taps of one (output, input) channel pair in the kernel's own order
+  // (outermost 3-tap dimension first, the 1-tap dimensions dropping out).
+  // Padding: w_zp for input channels past Cin (w - w_zp = 0), 0 with zero
+  // point 0 for output channels past Cout (the transform kernel's zp row).
+  int8_t* T = out->taps.data();
+  for (int64_t oc = 0; oc < blocks * nr; ++oc) {
+    for (int64_t ic = 0; ic < cinp; ++ic) {
+      const bool real = oc < g.out_channels && ic < g.in_channels;
+      assert(oc >= g.out_channels || (zps[oc] >= -128 && zps[oc] <= 127));  // a qint8 zero point
+      const int8_t pad = static_cast<int8_t>(oc < g.out_channels ? zps[oc] : 0);
+      for (int64_t t = 0; t < taps; ++t) {
+        T[((oc / nr * kblocks + ic / kr) * taps + t) * nr * kr + (oc % nr) * kr + ic % kr] =
+            real ? w[(oc * g.in_channels + ic) * taps + t] : pad;
       }
     }
   }
   return Status::Ok();
+}
+
+void unpack_winograd_taps(const PackedQConv& pw, int8_t* w) {
+  const ConvGeometry& g = pw.geometry;
+  const WinogradWeights& ww = pw.winograd;
+  const int64_t nr = static_cast<int64_t>(ww.nr), kr = static_cast<int64_t>(ww.kr);
+  const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2], kblocks = ww.cin_padded / kr;
+  const int8_t* T = ww.taps.data();
+  for (int64_t oc = 0; oc < g.out_channels; ++oc)
+    for (int64_t ic = 0; ic < g.in_channels; ++ic)
+      for (int64_t t = 0; t < taps; ++t)
+        w[(oc * g.in_channels + ic) * taps + t] =
+            T[((oc / nr * kblocks + ic / kr) * taps + t) * nr * kr + (oc % nr) * kr + ic % kr];
 }
 
 bool winograd_applies(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s) {
@@ -205,7 +225,11 @@ namespace {
 struct WinogradScratch {
   Spatial sx;  // the padded input, each 3-tap dimension extended to whole tiles
   int64_t cinp = 0, P = 0, chunk = 0, v_stride = 0;
-  CheckedSize buffer_elems, v_elems, m_elems;
+  // Chunks per pass of the weight transform, and the blocks of nr channels
+  // a pass's transformed weights have room for (the point stride of U).
+  int64_t pass_chunks = 0, pass_blocks = 0, u_stride = 0;
+  // v_cache_elems: every tile block's V for the call (0: each task makes its own).
+  CheckedSize buffer_elems, v_elems, m_elems, u_elems, v_cache_elems;
   // The per-task transformed input (int16) and GEMM results (int32).
   CheckedSize per_task_bytes() const { return v_elems * 2 + m_elems * 4; }
 };
@@ -232,6 +256,21 @@ WinogradScratch winograd_scratch(const PackedQConv& pw, const Spatial& s) {
   w.v_stride = kTiles * w.cinp + 32;  // + 64 bytes: the points' rows do not share a few L1 sets
   w.v_elems = CheckedSize(w.P) * w.v_stride;
   w.m_elems = CheckedSize(kTiles) * w.P * w.chunk;
+  const int64_t chunks = ceil_div(blocks * nr, w.chunk);
+  const CheckedSize chunk_bytes = CheckedSize(w.P) * w.chunk * w.cinp * 2;
+  w.pass_chunks = chunk_bytes.ok() ? std::min(chunks, std::max<int64_t>(1, kPassBytes / chunk_bytes.value())) : 1;
+  w.pass_blocks = w.pass_chunks * w.chunk / nr;
+  // + 64 bytes per point: the weight transform's 4^nd rows of stores do not
+  // all fall in one L1 set (a pass's points are a power of two apart).
+  w.u_stride = w.pass_blocks * w.cinp * nr + 32;
+  w.u_elems = CheckedSize(w.P) * w.u_stride;
+  // Several passes over few tile blocks (late layers: many channels, small
+  // outputs): every block's transformed input is kept for the call, rather
+  // than made again in each pass.
+  const int64_t tile_blocks = ceil_div(grid.total(), kTiles);
+  const CheckedSize all_v = w.v_elems * tile_blocks;
+  const bool several_passes = ceil_div(chunks, w.pass_chunks) > 1;
+  w.v_cache_elems = several_passes && all_v.at_most(kVCacheBytes / 2) ? all_v : CheckedSize(0);
   return w;
 }
 
@@ -242,7 +281,8 @@ CheckedSize winograd_scratch_bytes(const PackedQConv& pw, const Spatial& s, size
   const WinogradScratch w = winograd_scratch(pw, s);
   const int64_t constants = 3 * (ceil_div(pw.geometry.out_channels, static_cast<int64_t>(pw.winograd.nr)) + 1) *
                             static_cast<int64_t>(pw.winograd.nr) * static_cast<int64_t>(sizeof(float));
-  return w.buffer_elems * 2 + w.per_task_bytes() * static_cast<int64_t>(threads) + constants;
+  return w.buffer_elems * 2 + w.u_elems * 2 + w.v_cache_elems * 2 + w.per_task_bytes() * static_cast<int64_t>(threads) +
+         constants;
 }
 
 namespace {
@@ -250,6 +290,7 @@ namespace {
 // The ISA's kernels of the Winograd path.
 struct WinogradKernels {
   const kernels::ToChannelsLastKernel* to_channels_last;
+  const kernels::WinoWeightsKernel* weights;
   const kernels::WinoInputKernel* input;
   const kernels::QGemmKernel* gemm;
   const kernels::WinoOutputKernel* output;
@@ -262,7 +303,8 @@ Status find_winograd_kernels(kernels::Isa isa, const WinogradWeights& ww, Winogr
   k->gemm = kernels::find_qgemm(isa);
   k->output = kernels::find_wino_output(isa);
   k->to_channels_last = kernels::find_to_channels_last(isa);
-  if (k->gemm->nr != ww.nr || k->gemm->kr != ww.kr) {
+  k->weights = kernels::find_wino_weights(isa);
+  if (k->gemm->nr != ww.nr || k->gemm->kr != ww.kr || ww.nr * ww.kr != kernels::kWinoWeightsPeriod) {
     return Status::Error("internal: no Winograd weights for the GEMM's tile");
   }
   return Status::Ok();
@@ -361,7 +403,8 @@ class PhaseTimer {
 // work. A unit is a block of kTiles tiles by a chunk of output channels.
 struct WinogradRun {
   WinogradRun(const PackedQConv& pw, const Spatial& s, const WinogradKernels& kernel, const RequantConstants& rc)
-      : g(pw.geometry),
+      : pw(pw),
+        g(pw.geometry),
         ww(pw.winograd),
         rc(rc),
         kernel(kernel),
@@ -379,6 +422,7 @@ struct WinogradRun {
         tile_blocks(ceil_div(tiles, kTiles)),
         chunks(ceil_div(blocks * nr, ws.chunk)) {}
 
+  const PackedQConv& pw;
   const ConvGeometry& g;
   const WinogradWeights& ww;
   const RequantConstants& rc;  // made with the output, after the run's layout
@@ -421,17 +465,38 @@ void transform_input(const WinogradRun& run, const int16_t* padded, const int64_
   }
 }
 
-// The GEMMs of every transform point for the cc output channels from c0:
+// The weight transform of the blocks [b_begin, b_end) of nr output channels
+// into U (a pass's buffer, its blocks from b_begin): point xi of block b at
+// U[xi * u_stride + (b - b_begin) * kblocks * nr * kr].
+void transform_weights(const WinogradRun& run, int64_t b_begin, int64_t b_end, int16_t* U) {
+  const int64_t nr = run.nr, kr = run.kr, len = run.kblocks * nr * kr;
+  int64_t taps = 1;
+  for (size_t k = 0; k < run.ww.nd; ++k) taps *= 3;
+  const bool per_channel = run.pw.weight_scheme == QScheme::kPerChannelAffine;
+  for (int64_t b = b_begin; b < b_end; ++b) {
+    int16_t zp[kernels::kWinoWeightsPeriod];  // lane j * kr + e: output channel b * nr + j
+    for (int64_t j = 0; j < nr; ++j) {
+      const int64_t oc = b * nr + j;
+      const double z = oc < run.g.out_channels ? run.pw.weight_qzero_points[per_channel ? oc : 0] : 0.0;
+      for (int64_t e = 0; e < kr; ++e) zp[j * kr + e] = static_cast<int16_t>(z);
+    }
+    run.kernel.weights->fn(run.ww.nd, static_cast<size_t>(len), run.ww.taps.data() + b * taps * len, zp,
+                           U + (b - b_begin) * len, static_cast<size_t>(run.ws.u_stride));
+  }
+}
+
+// The GEMMs of every transform point for the cc output channels from c0 (U:
+// the transformed weights of the pass that begins at output channel u0):
 // M[t][xi][c] = sum over input channels of V[xi][t][.] * U[xi][.][c0 + c].
-void multiply_points(const WinogradRun& run, const int16_t* V, int64_t nt, int64_t c0, int64_t cc, int32_t* M) {
+void multiply_points(const WinogradRun& run, const int16_t* V, int64_t nt, const int16_t* U, int64_t u0, int64_t c0,
+                     int64_t cc, int32_t* M) {
   const int64_t nr = run.nr, kr = run.kr, P = run.ws.P, chunk = run.ws.chunk;
-  const int16_t* U = run.ww.weights.data();
   for (int64_t xi = 0; xi < P; ++xi) {
     for (int64_t b = 0; b < cc / nr; ++b) {
       run.kernel.gemm->fn(static_cast<size_t>(nt), static_cast<size_t>(run.kblocks), V + xi * run.ws.v_stride,
                           static_cast<size_t>(run.ws.cinp),
-                          U + ((xi * run.blocks + c0 / nr + b) * run.kblocks) * nr * kr, M + xi * chunk + b * nr,
-                          static_cast<size_t>(P * chunk));
+                          U + xi * run.ws.u_stride + ((c0 - u0) / nr + b) * run.kblocks * nr * kr,
+                          M + xi * chunk + b * nr, static_cast<size_t>(P * chunk));
     }
   }
 }
@@ -452,29 +517,33 @@ void transform_output(const WinogradRun& run, const int32_t* M, const int64_t (*
   }
 }
 
-// One task: units begin to end of one batch item (unit u: tile block
-// u / chunks, channel chunk u % chunks), each block's input transformed once
-// while its chunks follow one another. phase_ms: the call's time split, or null.
-Status run_units(const WinogradRun& run, const int16_t* padded, uint8_t* yn, int64_t begin, int64_t end,
-                 double* phase_ms, std::mutex* phase_lock) {
+// One task: units begin to end of one batch item and one pass (unit u: tile
+// block u / pass_chunks, channel chunk u0 / chunk + u % pass_chunks), each
+// block's input transformed once while its chunks follow one another. U: the
+// pass's transformed weights, from output channel u0. phase_ms: the call's
+// time split, or null.
+Status run_units(const WinogradRun& run, const int16_t* padded, const int16_t* v_cache, const int16_t* U, int64_t u0,
+                 int64_t pass_chunks, uint8_t* yn, int64_t begin, int64_t end, double* phase_ms,
+                 std::mutex* phase_lock) {
   Buffer<int16_t> V;
   Buffer<int32_t> M;
-  QWASM_RETURN_IF_ERROR(V.allocate(run.ws.v_elems, "the Winograd transformed input", false));
+  if (!v_cache) QWASM_RETURN_IF_ERROR(V.allocate(run.ws.v_elems, "the Winograd transformed input", false));
   QWASM_RETURN_IF_ERROR(M.allocate(run.ws.m_elems, "the Winograd products", false));
   int64_t transformed = -1;  // the tile block V holds
   PhaseTimer timer(phase_ms != nullptr);
   for (int64_t unit = begin; unit < end; ++unit) {
-    const int64_t tb = unit / run.chunks, c0 = unit % run.chunks * run.ws.chunk;
+    const int64_t tb = unit / pass_chunks, c0 = u0 + unit % pass_chunks * run.ws.chunk;
     const int64_t t0 = tb * kTiles, nt = std::min(kTiles, run.tiles - t0);
     const int64_t cc = std::min(run.ws.chunk, run.blocks * run.nr - c0);
     int64_t origin[kTiles][3];
     tile_origins(run.grid, t0, nt, origin);
-    if (transformed != tb) {
+    if (!v_cache && transformed != tb) {
       transform_input(run, padded, origin, nt, V.data());
       transformed = tb;
       timer.lap(kInputTransform);
     }
-    multiply_points(run, V.data(), nt, c0, cc, M.data());
+    const int16_t* v = v_cache ? v_cache + tb * run.ws.v_elems.value() : V.data();
+    multiply_points(run, v, nt, U, u0, c0, cc, M.data());
     timer.lap(kGemms);
     transform_output(run, M.data(), origin, nt, c0, cc, yn);
     timer.lap(kOutputTransform);
@@ -492,12 +561,16 @@ Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunI
   QWASM_RETURN_IF_ERROR(find_winograd_kernels(call.isa, pw.winograd, &kernel));
   RequantConstants rc;
   const WinogradRun run(pw, s, kernel, rc);
-  Buffer<int16_t> padded;
+  Buffer<int16_t> padded, U, v_cache;
   QWASM_RETURN_IF_ERROR(padded.allocate(run.ws.buffer_elems, "the conv's padded input"));
+  QWASM_RETURN_IF_ERROR(U.allocate(run.ws.u_elems, "the Winograd transformed weights", false));
+  const bool cached = run.ws.v_cache_elems.value() > 0;
+  if (cached) QWASM_RETURN_IF_ERROR(v_cache.allocate(run.ws.v_cache_elems, "the Winograd transformed input", false));
   QWASM_RETURN_IF_ERROR(make_qoutput(call, pw.winograd.nr, out, &rc));
   if (info) {
     const int64_t per_task = run.ws.per_task_bytes().value();
-    info->scratch_bytes = padded.size() * 2 + rc.bytes() + static_cast<size_t>(per_task) * num_threads();
+    info->scratch_bytes =
+        (padded.size() + U.size() + v_cache.size()) * 2 + rc.bytes() + static_cast<size_t>(per_task) * num_threads();
     info->kernel = kernel.gemm->name;
     info->winograd = true;
   }
@@ -506,19 +579,49 @@ Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunI
   // writing neighbouring bytes of the same lines would slow each other down.
   // With few, tasks may split a block's channel chunks (other planes).
   const int64_t unit_macs = kTiles * run.ws.P * run.ws.cinp * run.ws.chunk;
-  const int64_t align = run.tile_blocks >= 16 ? ceil_div(64, kTiles * run.grid.extent[2]) * run.chunks : 1;
+  const int64_t passes = ceil_div(run.chunks, run.ws.pass_chunks);
+  const int64_t len = run.kblocks * run.nr * run.kr;
   double* phase_ms = info ? info->winograd_phase_ms : nullptr;
   std::mutex phase_lock;
   for (int64_t n = 0; n < call.input.shape()[0]; ++n) {
     if (n > 0) padded.fill(0);
     to_padded_input(run, call.input, n, padded.data());
     uint8_t* yn = out->mutable_data() + n * pw.geometry.out_channels * run.plane;
-    QWASM_RETURN_IF_ERROR(parallel_for_ranges_status(
-        run.tile_blocks * run.chunks, items_for_work(int64_t{1} << 22, unit_macs),
-        [&](int64_t begin, int64_t end) {
-          return run_units(run, padded.data(), yn, begin, end, phase_ms, &phase_lock);
-        },
-        align));
+    if (cached) {  // every tile block's transformed input, once for the passes
+      parallel_for_ranges(run.tile_blocks, 1, [&](int64_t begin, int64_t end) {
+        PhaseTimer timer(phase_ms != nullptr);
+        for (int64_t tb = begin; tb < end; ++tb) {
+          const int64_t t0 = tb * kTiles, nt = std::min(kTiles, run.tiles - t0);
+          int64_t origin[kTiles][3];
+          tile_origins(run.grid, t0, nt, origin);
+          transform_input(run, padded.data(), origin, nt, v_cache.data() + tb * run.ws.v_elems.value());
+        }
+        timer.lap(kInputTransform);
+        timer.add_to(phase_ms, &phase_lock);
+      });
+    }
+    for (int64_t pass = 0; pass < passes; ++pass) {
+      const int64_t first_chunk = pass * run.ws.pass_chunks;
+      const int64_t pass_chunks = std::min(run.ws.pass_chunks, run.chunks - first_chunk);
+      const int64_t u0 = first_chunk * run.ws.chunk;
+      const int64_t b_begin = u0 / run.nr, b_end = std::min(run.blocks, b_begin + run.ws.pass_blocks);
+      // One pass's weights, transformed once per batch item (the whole
+      // layer's, when it fits one pass, once per call).
+      if (n == 0 || passes > 1) {
+        parallel_for_ranges(b_end - b_begin, items_for_work(int64_t{1} << 16, len * run.ws.P),
+                            [&](int64_t begin, int64_t end) {
+                              transform_weights(run, b_begin + begin, b_begin + end, U.data() + begin * len);
+                            });
+      }
+      const int64_t align = run.tile_blocks >= 16 ? ceil_div(64, kTiles * run.grid.extent[2]) * pass_chunks : 1;
+      QWASM_RETURN_IF_ERROR(parallel_for_ranges_status(
+          run.tile_blocks * pass_chunks, items_for_work(int64_t{1} << 22, unit_macs),
+          [&](int64_t begin, int64_t end) {
+            return run_units(run, padded.data(), cached ? v_cache.data() : nullptr, U.data(), u0, pass_chunks, yn,
+                             begin, end, phase_ms, &phase_lock);
+          },
+          align));
+    }
   }
   return Status::Ok();
 }

@@ -19,10 +19,23 @@ namespace conv_internal {
 // dims; returns their count, or 0 when the layer does not qualify.
 size_t winograd_dims(const ConvGeometry& g, int* dims);
 
-// Packs g's transformed weights into out when `mode` and the policy allow
-// (w: the qint8 weight, zps: per output channel); leaves out empty otherwise.
+// Packs g's weights for Winograd (their int8 taps, WinogradWeights) when
+// `mode` and the policy allow (w: the qint8 weight, zps: per output channel);
+// leaves out empty otherwise (the direct path's packing is then made).
 Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps, WinogradMode mode,
                      WinogradWeights* out);
+
+// A Winograd layer's weight back in PyTorch's order [Cout][Cin][taps] (w:
+// Cout * Cin * taps values), from its taps.
+void unpack_winograd_taps(const PackedQConv& pw, int8_t* w);
+
+// The direct path's packing for the tile (nr, kr) of a layer that keeps none
+// (a Winograd layer, on a call the Winograd path does not take), into out.
+Status pack_direct_for_call(const PackedQConv& pw, size_t nr, size_t kr, QConvLayout* out);
+
+// Bytes pack_direct_for_call allocates for the tile (0 when the layer keeps
+// its direct packing).
+CheckedSize direct_for_call_bytes(const PackedQConv& pw, size_t nr, size_t kr);
 
 // Whether this call runs on the Winograd path: weights packed, the guard
 // holds for the input's zero point, and (kAuto) the output is large enough.

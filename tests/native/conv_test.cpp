@@ -912,3 +912,80 @@ TEST(QConvWinograd, GuardBoundsPerDimensionCount) {
   PackedQConv none;
   EXPECT_FALSE(winograd_guard_passes(none, 128));
 }
+
+// A layer whose transformed weights take more than one pass of the driver's
+// scratch (docs/winograd.md, "The driver", step 0): 1x3x3, 1024 -> 328
+// channels (16 x 64 x 1024 x 2 bytes = 2 MiB per 64-channel chunk: 6 chunks,
+// the last of 8 channels, in passes of 4), and a 3x3x3 one of 600 -> 136
+// (2 passes). Their few tiles make the driver keep every block's transformed
+// input for the passes. Per-channel weights with non-zero zero points; the
+// bytes must be the direct reference's at both ISAs and 1 and 3 threads, and
+// weight() must give the integers back.
+TEST(QConvWinograd, LayersOfSeveralPassesAreExact) {
+  struct Case {
+    int64_t cin, cout;
+    std::array<int64_t, 3> kernel, pad;
+    Shape in_shape;
+  };
+  const Case cases[] = {
+      {1024, 328, {1, 3, 3}, {0, 1, 1}, {1, 1024, 1, 5, 6}},
+      {600, 136, {3, 3, 3}, {1, 1, 1}, {1, 600, 3, 3, 4}},
+  };
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 rng(seed);
+  for (const Case& c : cases) {
+    ConvGeometry geo;
+    geo.in_channels = c.cin;
+    geo.out_channels = c.cout;
+    geo.kernel = c.kernel;
+    geo.pad_begin = geo.pad_end = c.pad;
+    const int64_t taps = c.kernel[0] * c.kernel[1] * c.kernel[2];
+    std::vector<int8_t> w(static_cast<size_t>(c.cout * c.cin * taps));
+    for (auto& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 21) - 10);
+    std::vector<double> scales(static_cast<size_t>(c.cout)), zps(static_cast<size_t>(c.cout));
+    std::vector<float> ws(scales.size());
+    std::vector<int32_t> wz(scales.size());
+    for (size_t oc = 0; oc < scales.size(); ++oc) {
+      scales[oc] = ws[oc] = 0.001f * static_cast<float>(1 + rng() % 7);
+      wz[oc] = static_cast<int32_t>(rng() % 7) - 3;
+      zps[oc] = wz[oc];
+    }
+    std::vector<uint8_t> x(static_cast<size_t>(c.in_shape[1] * c.in_shape[2] * c.in_shape[3] * c.in_shape[4]));
+    for (auto& v : x) v = static_cast<uint8_t>(rng() % 256);
+    QTensor input, weight;
+    ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), c.in_shape, 0.02, 120, DType::kQUInt8, &input).ok());
+    ASSERT_TRUE(make_per_channel_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(),
+                                           {c.cout, c.cin, c.kernel[0], c.kernel[1], c.kernel[2]}, scales.data(),
+                                           zps.data(), scales.size(), 0, false, DType::kQInt8, &weight)
+                    .ok());
+    PackedQConv packed;
+    ASSERT_TRUE(pack_qconv(geo, weight, nullptr, c.cout, &packed, ConvBackend::kFbgemm, WinogradMode::kOn).ok());
+    ASSERT_GT(winograd_bytes(packed), 0u);
+    EXPECT_EQ(packed.nlayouts, 0u) << "a Winograd layer keeps no direct packing";
+    QTensor back;
+    ASSERT_TRUE(unpack_qconv_weight(packed, &back).ok());
+    ASSERT_EQ(std::memcmp(back.data(), w.data(), w.size()), 0) << "weight() must give the int8 integers back";
+    const double out_scale = 2.0;
+    Shape out_shape;
+    ASSERT_TRUE(conv_output_shape(geo, c.in_shape, &out_shape).ok());
+    std::vector<uint8_t> want(static_cast<size_t>(out_shape[1] * out_shape[2] * out_shape[3] * out_shape[4]));
+    ref::QConvArgs args{x.data(), c.in_shape, 0.02, 120, w.data(), ws.data(), wz.data(), nullptr, out_scale, 7, false};
+    ref::qconv3d(geo, args, want.data());
+    int64_t bound = 0;
+    ASSERT_TRUE(qconv_scratch_bound(packed, c.in_shape, &bound).ok());
+    for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+      if (!kernels::isa_available(isa)) continue;
+      for (size_t threads : {size_t{1}, size_t{3}}) {
+        ASSERT_TRUE(set_num_threads(std::min(threads, max_threads())).ok());
+        QTensor out;
+        ConvRunInfo info;
+        ASSERT_TRUE(qconv3d(packed, input, out_scale, 7, false, isa, &out, &info).ok());
+        EXPECT_TRUE(info.winograd);
+        EXPECT_LE(static_cast<int64_t>(info.scratch_bytes), bound);
+        EXPECT_TRUE(std::equal(want.begin(), want.end(), out.data()))
+            << c.cin << " -> " << c.cout << " " << kernels::isa_name(isa) << " threads " << threads << " seed " << seed;
+      }
+    }
+    ASSERT_TRUE(set_num_threads(max_threads()).ok());
+  }
+}

@@ -2,6 +2,7 @@
 // build, by name, against tests/reference/winograd_ref.h with tolerance 0:
 //   winograd input: nd1, nd2, nd3, channels_gt_cr, extremes (every tap at +-255);
 //   qgemm: m_eq_mr, m_lt_mr, m_gt_mr, k_blocks (1..9), extremes + wraparound (int32 sums past 2^31);
+//   winograd weights: nd1, nd2, nd3, several periods, extremes (|w - zp| = 255);
 //   winograd output: nd1, nd2, nd3, nc_lt_cr, nc_gt_cr, partial_tiles (every
 //     valid mask), strided_outputs (no adjacent pair), wraparound (full-range
 //     int32 points), qmin, qmax, relu_floor.
@@ -83,6 +84,58 @@ TEST_P(WinoInputKernelTest, extremes) {  // |V| reaches 2^nd * 255, still int16
 
 INSTANTIATE_TEST_SUITE_P(Registry, WinoInputKernelTest, ::testing::ValuesIn(all(wino_input_kernels())),
                          kernel_name<WinoInputKernel>);
+
+class WinoWeightsKernelTest : public ::testing::TestWithParam<const WinoWeightsKernel*> {
+ protected:
+  const WinoWeightsKernel& k() const { return *GetParam(); }
+  // len lanes of 3^nd taps, w and zp random int8 (or, extremes, -128 / 127
+  // against 127 / -128: |w - zp| = 255 everywhere).
+  void check(size_t nd, size_t len, bool extremes = false) {
+    const uint64_t seed = qwasm_test::test_seed();
+    std::mt19937_64 g(seed ^ (nd * 7919 + len * 31 + extremes));
+    std::uniform_int_distribution<int> v(-128, 127);
+    size_t taps = 1;
+    for (size_t d = 0; d < nd; ++d) taps *= 3;
+    std::vector<int8_t> w(taps * len);
+    std::vector<int16_t> zp(kWinoWeightsPeriod);
+    for (size_t i = 0; i < zp.size(); ++i) zp[i] = static_cast<int16_t>(extremes ? (i & 1 ? 127 : -128) : v(g));
+    // Tap t of lane i at w[(i / 16 * taps + t) * 16 + i % 16]: lane i % 16 is every 16th byte.
+    for (size_t i = 0; i < w.size(); ++i) {
+      const bool high = zp[i % kWinoWeightsPeriod] < 0;
+      w[i] = static_cast<int8_t>(extremes ? (high ? 127 : -128) : v(g));
+    }
+    const size_t points = size_t{1} << (2 * nd), u_stride = len + 5;
+    std::vector<int16_t> out(points * u_stride, int16_t{0x5a5a});
+    k().fn(nd, len, w.data(), zp.data(), out.data(), u_stride);
+    for (size_t xi = 0; xi < points; ++xi) {
+      for (size_t i = 0; i < u_stride; ++i) {
+        const int16_t got = out[xi * u_stride + i];
+        if (i >= len) {
+          EXPECT_EQ(got, 0x5a5a) << k().name << " wrote past the lanes at point " << xi;
+          continue;
+        }
+        int32_t taps_of_lane[27];
+        const size_t P16 = kWinoWeightsPeriod;
+        for (size_t t = 0; t < taps; ++t) taps_of_lane[t] = w[(i / P16 * taps + t) * P16 + i % P16] - zp[i % P16];
+        const int64_t want = ref::winograd_weight_point(nd, taps_of_lane, xi);
+        ASSERT_EQ(got, want) << k().name << " nd " << nd << " point " << xi << " lane " << i << " seed " << seed;
+      }
+    }
+  }
+};
+
+TEST_P(WinoWeightsKernelTest, nd1) { check(1, kWinoWeightsPeriod); }
+TEST_P(WinoWeightsKernelTest, nd2) { check(2, kWinoWeightsPeriod); }
+TEST_P(WinoWeightsKernelTest, nd3) { check(3, kWinoWeightsPeriod); }
+TEST_P(WinoWeightsKernelTest, several_periods) {
+  for (size_t nd = 1; nd <= 3; ++nd) check(nd, 5 * kWinoWeightsPeriod);
+}
+TEST_P(WinoWeightsKernelTest, extremes) {  // |U| reaches 3^nd * 255, still int16
+  for (size_t nd = 1; nd <= 3; ++nd) check(nd, 2 * kWinoWeightsPeriod, true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, WinoWeightsKernelTest, ::testing::ValuesIn(all(wino_weights_kernels())),
+                         kernel_name<WinoWeightsKernel>);
 
 class QGemmKernelTest : public ::testing::TestWithParam<const QGemmKernel*> {
  protected:

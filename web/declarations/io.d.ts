@@ -442,7 +442,7 @@ export declare namespace io {
     weightBytes(): {
       /** Bytes of packed weights in wasm memory. */
       packed: number;
-      /** Bytes of Winograd-transformed weights among them. */
+      /** Bytes of the Winograd layers' int8 weights among them (transformed per call, in scratch memory). */
       winograd: number;
     };
     /**
@@ -733,7 +733,7 @@ export declare namespace io {
     weightBytes(): {
       /** Bytes of packed weights in wasm memory. */
       packed: number;
-      /** Bytes of Winograd-transformed weights among them. */
+      /** Bytes of the Winograd layers' int8 weights among them (transformed per call, in scratch memory). */
       winograd: number;
     };
     /**

@@ -130,7 +130,7 @@ export declare abstract class QuantizedConv<K extends number[]> extends Quantize
   readonly padding: Padding;
   /** The Winograd option the module was built with. */
   readonly winograd: WinogradOption;
-  /** Bytes of the Winograd-transformed weights among packedWeightBytes() (0 when none are held). */
+  /** Bytes of the Winograd layer's int8 weights among packedWeightBytes() (0 when the layer is not packed for Winograd); each call transforms them into scratch memory. */
   winogradWeightBytes(): number;
   /**
    * The arithmetic the last forward() ran: 'winograd' or 'direct' ('' before

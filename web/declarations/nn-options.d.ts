@@ -26,11 +26,11 @@ export interface ConvOptions {
 
 /**
  * The exact integer Winograd option of the quantized convolutions: 'auto'
- * (the default: transformed weights packed, and used, where it pays), true
- * (wherever the shape allows: stride 1, dilation 1, groups 1, each kernel
- * extent 3 or 1) or false (never). The output bytes are the same either way;
- * the option trades memory (packed weight bytes) for speed. qwasm's own:
- * PyTorch has no such option.
+ * (the default: where it pays), true (wherever the shape allows: stride 1,
+ * groups 1, each kernel extent 3 or 1) or false (never). The output bytes are
+ * the same either way. A layer on the path holds its weights as int8 (half
+ * the direct packing) and transforms them per call into scratch memory.
+ * qwasm's own: PyTorch has no such option.
  */
 export type WinogradOption = 'auto' | boolean;
 

@@ -14,7 +14,25 @@ using winograd_internal::apply_along;
 namespace {
 const int kBT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
 const int kAT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
+const int kG2[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
 }  // namespace
+
+void winograd_weights_f23_scalar(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u,
+                                 size_t u_stride) {
+  assert(nd >= 1 && nd <= kWinogradMaxDims && len % kWinoWeightsPeriod == 0);
+  size_t taps = 1;
+  for (size_t k = 0; k < nd; ++k) taps *= 3;
+  const size_t points = size_t{1} << (2 * nd);
+  for (size_t i = 0; i < len; ++i) {
+    int32_t x[64];  // |values| <= 3^nd * 255
+    const size_t lane = i % kWinoWeightsPeriod;
+    const int8_t* wi = w + i / kWinoWeightsPeriod * taps * kWinoWeightsPeriod + lane;
+    for (size_t t = 0; t < taps; ++t) x[t] = wi[t * kWinoWeightsPeriod] - zp[lane];
+    size_t ext[kWinogradMaxDims] = {3, 3, 3};
+    for (size_t k = 0; k < nd; ++k) apply_along(kG2, nd, ext, k, x);
+    for (size_t xi = 0; xi < points; ++xi) u[xi * u_stride + i] = static_cast<int16_t>(x[xi]);
+  }
+}
 
 void winograd_input_f23_scalar(size_t nd, size_t channels, const int16_t* d, const ptrdiff_t* strides, int16_t* v,
                                size_t v_stride) {

@@ -186,5 +186,83 @@ void winograd_output_f23_wasmsimd(size_t nd, size_t nc, const int32_t* m, size_t
   }
 }
 
+namespace {
+
+// G' along one dimension: 3 taps -> 4 points, 2a, a + b + c, a - b + c, 2c.
+inline void g4(v128_t a, v128_t b, v128_t c, v128_t* y) {
+  const v128_t ac = wasm_i16x8_add(a, c);
+  y[0] = wasm_i16x8_add(a, a);
+  y[1] = wasm_i16x8_add(ac, b);
+  y[2] = wasm_i16x8_sub(ac, b);
+  y[3] = wasm_i16x8_add(c, c);
+}
+
+// The last two dimensions: e[j][k] (taps) -> points (b, c) stored at u + (b * 4 + c) * us.
+inline void g2d_store(const v128_t e[3][3], int16_t* u, size_t us) {
+  v128_t f[4][3];  // f[b][k]
+  for (int k = 0; k < 3; ++k) {
+    v128_t y[4];
+    g4(e[0][k], e[1][k], e[2][k], y);
+    for (int b = 0; b < 4; ++b) f[b][k] = y[b];
+  }
+  for (int b = 0; b < 4; ++b) {
+    v128_t y[4];
+    g4(f[b][0], f[b][1], f[b][2], y);
+    for (int c = 0; c < 4; ++c) wasm_v128_store(u + static_cast<size_t>(b * 4 + c) * us, y[c]);
+  }
+}
+
+}  // namespace
+
+// 8 lanes at a time, every step in registers: the taps (int8, widened and
+// centred as they load), then G' dimension by dimension. In 3-D the
+// outermost dimension goes first, one of its 4 points at a time, reading
+// the taps again for each (a group's 432 bytes stay in L1) rather than
+// holding all 27.
+void winograd_weights_f23_wasmsimd(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u,
+                                   size_t u_stride) {
+  assert(nd >= 1 && nd <= kWinogradMaxDims && len % kWinoWeightsPeriod == 0);
+  size_t taps = 1;
+  for (size_t k = 0; k < nd; ++k) taps *= 3;
+  for (size_t i = 0; i < len; i += 8) {
+    const size_t lane = i % kWinoWeightsPeriod;
+    const v128_t z = wasm_v128_load(zp + lane);
+    const int8_t* wi = w + i / kWinoWeightsPeriod * taps * kWinoWeightsPeriod + lane;
+    auto tap = [&](size_t t) { return wasm_i16x8_sub(wasm_i16x8_load8x8(wi + t * kWinoWeightsPeriod), z); };
+    int16_t* ui = u + i;
+    if (nd == 1) {
+      v128_t y[4];
+      g4(tap(0), tap(1), tap(2), y);
+      for (int a = 0; a < 4; ++a) wasm_v128_store(ui + a * u_stride, y[a]);
+    } else if (nd == 2) {
+      v128_t e[3][3];
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 3; ++k) e[j][k] = tap(j * 3 + k);
+      g2d_store(e, ui, u_stride);
+    } else {
+      for (int a = 0; a < 4; ++a) {
+        v128_t e[3][3];
+        for (int j = 0; j < 3; ++j) {
+          for (int k = 0; k < 3; ++k) {
+            const size_t t = j * 3 + k;
+            // Row a of G' over the outermost dimension's taps t, t + 9, t + 18.
+            if (a == 0) {
+              const v128_t x0 = tap(t);
+              e[j][k] = wasm_i16x8_add(x0, x0);
+            } else if (a == 3) {
+              const v128_t x2 = tap(t + 18);
+              e[j][k] = wasm_i16x8_add(x2, x2);
+            } else {
+              const v128_t ac = wasm_i16x8_add(tap(t), tap(t + 18)), b = tap(t + 9);
+              e[j][k] = a == 1 ? wasm_i16x8_add(ac, b) : wasm_i16x8_sub(ac, b);
+            }
+          }
+        }
+        g2d_store(e, ui + static_cast<size_t>(a) * 16 * u_stride, u_stride);
+      }
+    }
+  }
+}
+
 }  // namespace kernels
 }  // namespace qwasm

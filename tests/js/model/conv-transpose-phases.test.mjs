@@ -170,7 +170,7 @@ function loadLayer(g, w, p) {
 
 // The transposed conv as it ran before phases: one stride-1 conv (kernel flipped, in / out axes swapped) over
 // the input with stride - 1 zero points between its values and the reach minus the padding around it.
-function zeroInsertedReference(g, w, p, x, xZp) {
+function zeroInsertedReference(g, w, p, x, xZp, winograd = 'auto') {
   const ocg = g.outChannels / g.groups;
   const icg = g.inChannels / g.groups;
   const taps = numel(g.kernel);
@@ -199,6 +199,7 @@ function zeroInsertedReference(g, w, p, x, xZp) {
     dilation: g.dilation,
     groups: g.groups,
     bias: p.bias !== null,
+    winograd,
   });
   conv._setWeightBias(weight, p.bias, 'fbgemm');
   weight.dispose();
@@ -366,9 +367,10 @@ describe('an empty batch', () => {
 });
 
 // The phases partition the kernel, so a real layer's phases hold the packed integers of the one conv over the
-// zero-inserted input, plus, for each of the 7 more convs (8 phases), its float bias and weight scale per
+// zero-inserted input (its direct int16 packing: winograd false, since a layer on the Winograd path holds
+// int8 instead), plus, for each of the 7 more convs (8 phases), its float bias and weight scale per
 // output channel (PackedQConv::bytes); and no Winograd weights for the MONAI layer (its sub-kernels have 1
-// and 2 taps a side; the 3x3x3 conv's were Winograd's too).
+// and 2 taps a side).
 describe('packed weights of real decoder layers', () => {
   test.each([
     [
@@ -384,7 +386,7 @@ describe('packed weights of real decoder layers', () => {
     const p = weightsOf(g, w, random);
     const x = Uint8Array.from({ length: inChannels * numel(g.spatial) }, () => Math.floor(random() * 256));
     const { model, layer } = loadLayer(g, w, p);
-    const { y, packed } = zeroInsertedReference(g, w, p, x, 3);
+    const { y, packed } = zeroInsertedReference(g, w, p, x, 3, false);
     const phases = { all: layer.packedWeightBytes(), winograd: layer.winogradWeightBytes() };
     console.log(
       `[conv-transpose phases] ${name}: packed ${phases.all} bytes (zero-inserted conv: ${packed.all}, of which Winograd ${packed.winograd})`,

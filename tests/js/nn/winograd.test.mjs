@@ -320,39 +320,74 @@ describe('io.loadModel: the option, what the model holds, which path each layer 
   });
 });
 
-// The numbers README.md and docs/winograd.md give: transformed weights take
-// 4^nd / 3^nd of the direct int16 packing (64/27 in 3-D), 'auto' packs them
-// from h = Cin * Cout / (Cin + Cout) = 8 (2-D, 3-D) or 40 (1-D), and at most
-// 64 MiB per layer.
+// Issue 34's memory target: under 'auto', a model's packed weights take at
+// most twice its int8 weights' bytes (the direct int16 packing for the layers
+// off the Winograd path, the int8 taps on it), on r3d_18's architecture.
+test("io.loadModel under 'auto': packed weights <= 2x the int8 weights, the same logits", () => {
+  const bytes = readFileSync(new URL('../../golden/exported/r3d_18.qwasm.safetensors', import.meta.url));
+  const heap = qwasm.heapInUse();
+  const model = qwasm.io.loadModel(bytes);
+  let int8 = 0;
+  let winogradLayers = 0;
+  for (const [, m] of model.namedModules()) {
+    if (typeof m.packedWeightBytes !== 'function') continue;
+    const w = m.weight();
+    int8 += w.shape.reduce((a, b) => a * b, 1);
+    w.dispose();
+    if (typeof m.winogradWeightBytes === 'function' && m.winogradWeightBytes() > 0) winogradLayers++;
+  }
+  const { packed, winograd } = model.weightBytes();
+  expect(winogradLayers).toBeGreaterThanOrEqual(1); // the layers the bound is about are on Winograd
+  expect(winograd).toBeGreaterThan(0);
+  expect(packed / int8).toBeLessThanOrEqual(2);
+  // The same logits as the direct path's (which holds more: int16 for every layer).
+  const direct = qwasm.io.loadModel(bytes, { winograd: false });
+  expect(direct.weightBytes().packed).toBeGreaterThan(packed);
+  const next = rng(SEED);
+  const clip = { data: Float32Array.from({ length: 3 * 4 * 16 * 16 }, () => next() * 2 - 1), shape: [1, 3, 4, 16, 16] };
+  expect(Array.from(model.forward(clip).data)).toEqual(Array.from(direct.forward(clip).data));
+  model.dispose();
+  direct.dispose();
+  expect(qwasm.heapInUse()).toBe(heap);
+});
+
+// The numbers README.md and docs/winograd.md give: a layer on the Winograd
+// path holds its weights as int8, half the direct int16 packing; a call's
+// transformed weights take 4^nd / 3^nd of the direct packing (64/27 in 3-D)
+// in scratch memory, a pass of at most 8 MiB; 'auto' takes the path from
+// h = Cin * Cout / (Cin + Cout) = 8 (2-D, 3-D) or 40 (1-D), and while the
+// transformed weights take at most 64 MiB per layer.
 test("the README's and docs' Winograd numbers hold", () => {
   const text = (path) => readFileSync(new URL(path, import.meta.url), 'utf8').replace(/\s+/g, ' ');
   const readme = text('../../../README.md');
   const docs = text('../../../docs/winograd.md');
   expect(readme).toContain('at most 64 MiB per layer');
   expect(readme).toContain('transformed weights take 64/27 of the direct packing in 3-D');
+  expect(readme).toContain('holds its weights as int8, half the direct packing');
   expect(docs).toContain('`h >= 8` with two or three active dimensions, or `h >= 40` with one');
   expect(docs).toContain('at most 64 MiB per layer');
   expect(docs).toContain('64/27 in 3-D, 16/9 in 2-D, 4/3 in 1-D');
-  // The ratio: 64 -> 64 channels (no padding in any block), scales and bias (8 bytes per channel) aside.
-  for (const [kernel, ratio] of [
-    [
-      [3, 3, 3],
-      [64, 27],
-    ],
-    [
-      [1, 3, 3],
-      [16, 9],
-    ],
-    [
-      [3, 1, 1],
-      [4, 3],
-    ],
+  expect(docs).toContain('a pass of at most 8 MiB');
+  // 64 -> 64 channels (no padding in any block), scales and bias (8 bytes per channel) aside.
+  for (const [kernel, taps, ratio] of [
+    [[3, 3, 3], 27, [64, 27]],
+    [[1, 3, 3], 9, [16, 9]],
+    [[3, 1, 1], 3, [4, 3]],
   ]) {
-    const m = new nn.quantized.Conv3d(64, 64, kernel, { winograd: true });
-    const transformed = m.winogradWeightBytes();
-    const direct = m.packedWeightBytes() - transformed - 64 * 8;
-    expect({ kernel, scaled: transformed * ratio[1] }).toEqual({ kernel, scaled: direct * ratio[0] });
-    m.dispose();
+    const wino = new nn.quantized.Conv3d(64, 64, kernel, { winograd: true });
+    const direct = new nn.quantized.Conv3d(64, 64, kernel, { winograd: false });
+    const x = input([1, 64, 4, 4, 4], 128, rng(SEED));
+    wino.forward(x).dispose();
+    direct.forward(x).dispose();
+    x.dispose();
+    expect(wino.lastPath()).toBe('winograd');
+    const int8 = wino.winogradWeightBytes();
+    const held = { int8, all: wino.packedWeightBytes() - 64 * 8, direct: direct.packedWeightBytes() - 64 * 8 };
+    expect({ kernel, held }).toEqual({ kernel, held: { int8: 64 * 64 * taps, all: int8, direct: 2 * int8 } });
+    // The call's scratch holds the transformed weights (64 x 64 x 4^nd int16) and more.
+    expect(wino.lastScratchBytes()).toBeGreaterThan((held.direct * ratio[0]) / ratio[1]);
+    wino.dispose();
+    direct.dispose();
   }
   // The policy's thresholds, each side of them.
   const packedUnderAuto = (cin, cout, kernel) => {

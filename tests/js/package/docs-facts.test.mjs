@@ -195,11 +195,14 @@ describe('what the docs say the benchmarks read, call or record', () => {
     const text = flat(read('docs/winograd.md'));
     const r3d = result('5-models').byThreads['1'].find((m) => m.arch === 'r3d_18');
     const ratio = /- r3d_18:.*? (\d+\.\d+)x the packed weights plus/.exec(result('5-models').markdown)?.[1];
-    expect(text).toContain(
-      `${Math.round(r3d.winograd / 1e6)} MB (${Math.round(r3d.winograd / 2 ** 20)} MiB) of transformed weights; ` +
-        `the model's packed weights total ${Math.round(r3d.packed / 1e6)} MB, and one forward's heap high-water ` +
-        `mark is ${ratio}x the packed weights`,
-    );
+    const held =
+      `r3d_18 holds ${Math.round(r3d.packed / 1e6)} MB of packed weights, ${(r3d.packed / r3d.int8).toFixed(2)}x its ` +
+      `${Math.round(r3d.int8 / 1e6)} MB of int8 weights (${Math.round(r3d.winograd / 1e6)} MB of them the Winograd ` +
+      `layers'), and one forward's heap high-water mark is ${ratio}x the packed weights`;
+    expect(text).toContain(held);
+    // README's memory claim (issue 34): the same numbers, every model at most 2x.
+    expect(flat(readme)).toContain(held);
+    expect(result('5-models').byThreads['1'].filter((m) => m.packed > 2 * m.int8)).toEqual([]);
     const gemmShares = Object.values(result('2d-winograd').byThreads)
       .flat()
       .filter((row) => row.kind === '3x3x3' && row.split)

@@ -197,7 +197,10 @@ describe('the load options are read once, into the frozen object the worker buil
       qwasm.quantization.setWinograd('auto');
     }
     try {
-      expect(model.weightBytes()).toEqual({ packed: withWinograd.packed - withWinograd.winograd, winograd: 0 });
+      // Off Winograd, the layers hold the direct int16 packing instead of their int8 taps.
+      const without = model.weightBytes();
+      expect(without.winograd).toBe(0);
+      expect(without.packed).toBeGreaterThan(withWinograd.packed);
     } finally {
       model.dispose();
     }
