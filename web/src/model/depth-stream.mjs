@@ -154,7 +154,17 @@ export function sizeStages(stages, inputShape, planned) {
     const v = planned.get(st.node.name);
     const outAxis = st.kind === 'conv' ? axis : st.axisAfter(axis);
     const outBytes = v.value.kind === 'quantized' ? 1 : 4;
-    const s = { ...st, inShape, outShape: v.value.shape, axis, outAxis, inBytes, outBytes, scratch: v.scratchBytes };
+    const s = {
+      ...st,
+      inShape,
+      outShape: v.value.shape,
+      axis,
+      outAxis,
+      inBytes,
+      outBytes,
+      scratch: v.scratchBytes,
+      work: v.work,
+    };
     if (st.kind === 'conv') {
       s.dIn = inShape[2];
       s.dOut = v.value.shape[2];
@@ -330,8 +340,9 @@ function inputChunk(x, begin, end) {
  * hands it over in a box that the callee empties, so that no caller's frame
  * keeps it while the stages below run.
  */
-export function runDepthStream(plan, x, T) {
+export function runDepthStream(plan, x, T, onProgress = null) {
   const { stages, outAxis, outShape } = plan;
+  const progress = onProgress === null ? null : streamProgress(stages, onProgress);
   let chunk = T; // the most slices one push brings to a stage (streamBytes)
   const lines = stages.map((st) => {
     if (st.kind !== 'conv') return null;
@@ -357,6 +368,7 @@ export function runDepthStream(plan, x, T) {
     if (st.kind === 'voxel') {
       if (isSlab(value)) value = tensorOfSlab(value);
       let out;
+      const slices = value.shape[st.axis];
       try {
         out = st.run(value);
       } finally {
@@ -364,6 +376,7 @@ export function runDepthStream(plan, x, T) {
       }
       value = null;
       push(i + 1, { value: out }, final);
+      progress?.advance(i, slices); // (after the push: a throwing callback leaves no value behind)
       return;
     }
     const line = lines[i];
@@ -383,13 +396,50 @@ export function runDepthStream(plan, x, T) {
         : runWindow(st, line.ring, line.outDone, oEnd);
       // The first input slice a later output reads: older ones leave the line buffer.
       line.ring.dropBelow(Math.max(0, oEnd - st.pb));
+      const made = oEnd - line.outDone;
       line.outDone = oEnd;
       push(i + 1, { value: out }, final && oEnd === st.dOut);
+      progress?.advance(i, made);
     }
   };
   const depth = x.shape[2];
   for (let d = 0; d < depth; d += T) push(0, { value: inputChunk(x, d, Math.min(depth, d + T)) }, d + T >= depth);
-  return tensorOfSlab(joinSlabs(pieces, outShape[outAxis]));
+  const out = tensorOfSlab(joinSlabs(pieces, outShape[outAxis]));
+  progress?.finish();
+  return out;
+}
+
+/**
+ * A streamed run's progress, in the planner's multiply-adds (each stage's
+ * planned work, shared out over its output slices; slices when the planner
+ * prices none of the stages): onProgress({done, total}) after each call.
+ */
+function streamProgress(stages, onProgress) {
+  const priced = stages.some((s) => s.work > 0);
+  const weight = stages.map((s) => (priced ? s.work : 1));
+  const full = stages.map((s) => (s.kind === 'conv' ? s.dOut : s.inShape[s.axis]));
+  const made = stages.map(() => 0);
+  const sum = (f) => stages.reduce((acc, _, i) => acc + (full[i] === 0 ? 0 : (weight[i] * f(i)) / full[i]), 0);
+  const total = sum((i) => full[i]);
+  let last = -1;
+  const report = (done) => {
+    last = done;
+    onProgress({ done, total });
+  };
+  return {
+    advance(i, slices) {
+      made[i] += slices;
+      report(
+        Math.min(
+          total,
+          sum((i) => made[i]),
+        ),
+      );
+    },
+    finish() {
+      if (last !== total) report(total);
+    },
+  };
 }
 
 // Outputs [o0, o1) of a conv stage in one call: the window of input slices
