@@ -16,8 +16,10 @@
 // input slices [o0 - pb, o1 - pb + reach) clipped to the volume, and runs the
 // layer on it with the depth padding replaced by what the window lacks at the
 // volume's borders (0 inside): each output slice sums the same products as in
-// the untiled run, so its bytes are the same. Every call makes at most T
-// output slices, so every window is at most T + reach slices.
+// the untiled run, so its bytes are the same. Every call makes one block of
+// at most B output slices (blockOf: T, or whole Winograd tiles along depth),
+// so every window is at most B + reach slices; a dilated quantized conv makes
+// its block one depth phase at a time (runPhases), windows of B / dilation + 2.
 import { nn } from '../nn/index.mjs';
 import { graphCallable } from '../ops/registry.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
