@@ -177,7 +177,8 @@ describe(`bytes equal to the untiled run (seed ${SEED})`, () => {
     const shape = [1, 1, 24, 16, 16]; // H, W: whole tiles of the dilation (no waste there either)
     const bytes = stackModel(shape, [1, 4], { channels: 16, seed: SEED + 120 });
     expectStreamedEqual(bytes, shape, [2, 5], SEED + 120);
-    const model = io.loadModel(bytes);
+    // 'auto' whatever the suite's default (QWASM_TEST_WINOGRAD): the policy that sends wasteful tiles direct.
+    const model = io.loadModel(bytes, { winograd: 'auto' });
     try {
       model.forward(input(shape, SEED), { maxMemoryBytes: budgetFor(model, shape, 3) });
       // m2 is the dilation-4 layer: each phase call is one tile deep, no slot past the block.
@@ -463,8 +464,11 @@ describe('budgets and graphs that do not stream', () => {
 
 test('in the model worker: forward(x, { maxMemoryBytes }) streams there, with the same bytes', async () => {
   const url = new URL('../../golden/exported/zoo3d_meshnet.qwasm.safetensors', import.meta.url);
-  const local = io.loadModel(new Uint8Array(readFileSync(url)));
-  const worker = await io.loadModel(url, { worker: true });
+  // The worker plans as this thread does (the scratch bounds depend on both): the same Winograd
+  // policy and threads (QWASM_TEST_WINOGRAD / QWASM_TEST_THREADS set this thread's only).
+  const local = io.loadModel(new Uint8Array(readFileSync(url)), { winograd: 'auto' });
+  const { numThreads } = qwasm.runtimeInfo();
+  const worker = await io.loadModel(url, { worker: true, winograd: 'auto', numThreads });
   try {
     const shape = [1, 1, 17, 12, 10];
     const x = input(shape, SEED + 60);
