@@ -73,34 +73,43 @@ val conv_weight_count(const ConvGeometryArgs& geometry) {
 // Depth streaming (web/src/model/depth-stream.mjs) runs a Conv3d over a
 // window of depth slices with the depth padding of the window's place in the
 // volume: 0 inside, up to the layer's own at the volume's borders. The
-// override replaces the geometry's pad_begin[0] / pad_end[0] for one call and
-// puts them back on every return; the packed weights do not depend on
-// padding, so nothing is repacked or copied. (Calls are synchronous: no other
-// call sees the replaced values.)
+// override replaces the geometry's pad_begin[0] / pad_end[0] (and, for a
+// quantized conv, may set dilation[0] to 1: a window of the slices of one
+// depth phase of a dilated layer, every dilation-th slice, is an undilated
+// conv along depth over the same taps) for one call and puts them back on
+// every return; the packed weights do not depend on padding or dilation, so
+// nothing is repacked or copied. (Calls are synchronous: no other call sees
+// the replaced values.)
 class DepthPaddingOverride {
  public:
-  explicit DepthPaddingOverride(qwasm::ConvGeometry* g) : g_(g), begin_(g->pad_begin[0]), end_(g->pad_end[0]) {}
+  explicit DepthPaddingOverride(qwasm::ConvGeometry* g)
+      : g_(g), begin_(g->pad_begin[0]), end_(g->pad_end[0]), dilation_(g->dilation[0]) {}
   ~DepthPaddingOverride() {
     g_->pad_begin[0] = begin_;
     g_->pad_end[0] = end_;
+    g_->dilation[0] = dilation_;
   }
   DepthPaddingOverride(const DepthPaddingOverride&) = delete;
   DepthPaddingOverride& operator=(const DepthPaddingOverride&) = delete;
 
-  // Sets the call's depth padding, validated as the layer's own would be.
-  Status set(double begin, double end) {
+  // Sets the call's depth padding, validated as the layer's own would be;
+  // undilated: the depth dilation becomes 1 (a layer of groups 1 only: the
+  // depthwise fast path's choice reads the dilation).
+  Status set(double begin, double end, bool undilated = false) {
     if (g_->spatial_dims != 3) return Status::Error("a depth padding override is for a Conv3d");
+    if (undilated && g_->groups != 1) return Status::Error("a depth dilation override is for a conv of groups 1");
     int64_t b = 0, e = 0;
     QWASM_RETURN_IF_ERROR(to_int(begin, "depth padding (begin)", 0, qwasm::kMaxGeometryValue, &b));
     QWASM_RETURN_IF_ERROR(to_int(end, "depth padding (end)", 0, qwasm::kMaxGeometryValue, &e));
     g_->pad_begin[0] = b;
     g_->pad_end[0] = e;
+    if (undilated) g_->dilation[0] = 1;
     return qwasm::validate_geometry(*g_);
   }
 
  private:
   qwasm::ConvGeometry* g_;
-  int64_t begin_, end_;
+  int64_t begin_, end_, dilation_;
 };
 
 // A quantized conv module's packed weights, owned by the JS module object.
@@ -190,20 +199,20 @@ val qconv_scratch_bound(const QConvModule& m, val shape) {
   return s.ok() ? val(static_cast<double>(bytes)) : error_value(s);
 }
 
-// forward() with the call's depth padding replaced (DepthPaddingOverride).
+// forward() with the call's depth padding (and, undilated, depth dilation) replaced (DepthPaddingOverride).
 val qconv_forward_depth_padded(QConvModule& m, const QTensor& input, double out_scale, double out_zp, bool relu,
-                               double isa, double pad_begin, double pad_end) {
+                               double isa, double pad_begin, double pad_end, bool undilated) {
   QWASM_BIND_ENTER();
   DepthPaddingOverride padding(&m.packed.geometry);
-  const Status s = padding.set(pad_begin, pad_end);
+  const Status s = padding.set(pad_begin, pad_end, undilated);
   return s.ok() ? qconv_forward(m, input, out_scale, out_zp, relu, isa) : error_value(s);
 }
 
 // scratchBound(shape) under the same override.
-val qconv_scratch_bound_depth_padded(QConvModule& m, val shape, double pad_begin, double pad_end) {
+val qconv_scratch_bound_depth_padded(QConvModule& m, val shape, double pad_begin, double pad_end, bool undilated) {
   QWASM_BIND_ENTER();
   DepthPaddingOverride padding(&m.packed.geometry);
-  const Status s = padding.set(pad_begin, pad_end);
+  const Status s = padding.set(pad_begin, pad_end, undilated);
   return s.ok() ? qconv_scratch_bound(m, shape) : error_value(s);
 }
 

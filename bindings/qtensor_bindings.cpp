@@ -80,6 +80,19 @@ val make_per_tensor(uintptr_t bytes, double nbytes, val shape, double scale, dou
   return result(s, std::move(q));
 }
 
+// A per-tensor QTensor whose integers are not set (depth streaming writes
+// them in place, through intReprView, instead of copying them in twice).
+val empty_per_tensor(val shape, double scale, double zero_point, double dtype) {
+  QWASM_BIND_ENTER();
+  DType d;
+  qwasm::Shape dims;
+  Status s = to_dtype(dtype, &d);
+  if (s.ok()) s = to_shape(shape, &dims);
+  QTensor q;
+  if (s.ok()) s = qwasm::make_qtensor(dims, d, QScheme::kPerTensorAffine, -1, &scale, &zero_point, 1, &q);
+  return result(s, std::move(q));
+}
+
 val make_per_channel(uintptr_t bytes, double nbytes, val shape, uintptr_t qparams, double nscales, double nzps,
                      double axis, bool float_zp, double dtype) {
   QWASM_BIND_ENTER();
@@ -193,6 +206,7 @@ EMSCRIPTEN_BINDINGS(qwasm_qtensor) {
   function("_quantizePerTensor", &quantize_per_tensor);
   function("_quantizePerChannel", &quantize_per_channel);
   function("_makePerTensor", &make_per_tensor);
+  function("_emptyPerTensor", &empty_per_tensor);
   function("_makePerChannel", &make_per_channel);
   function("_view", &view);
   function("_withMemoryFormat", &with_memory_format);

@@ -29,7 +29,8 @@ const state = {
   cursor: null, // [i, j, k]
   labelsFile: null, // Uint8Array: the labels as a NIfTI file in the input's grid
   volumesMl: null,
-  run: null, // {ms, maxMemoryBytes, before, after}: the worker's heap (WorkerModel.heap()) around the run
+  run: null, // {ms, maxMemoryBytes, before, after, progress}: the worker's heap (WorkerModel.heap()) around the run,
+  // and its forward's last onProgress ({calls, done, total}: the bar's determinate part)
 };
 let chart = null;
 
@@ -96,7 +97,16 @@ async function segment(source, name) {
     $('v-status').textContent = `Segmenting ${name} [${dims.join(' x ')}] in the worker…`;
     const before = await model.heap();
     const started = performance.now();
-    const logits = await model.forward(x, maxMemoryBytes > 0 ? { maxMemoryBytes } : {});
+    // Determinate from here: the worker reports the forward's work done (onProgress, {done, total}).
+    bar.value = 0;
+    const progress = { calls: 0, done: 0, total: 0 };
+    const onProgress = ({ done, total }) => {
+      progress.calls += 1;
+      progress.done = done;
+      progress.total = total;
+      bar.value = total > 0 ? done / total : 0;
+    };
+    const logits = await model.forward(x, maxMemoryBytes > 0 ? { maxMemoryBytes, onProgress } : { onProgress });
     const ms = performance.now() - started;
     const after = await model.heap();
     state.volume = volume;
@@ -109,7 +119,7 @@ async function segment(source, name) {
     // One voxel of the model's grid: the spacing its file records (1 mm for the brain MeshNet).
     const voxelMm3 = transform.spacing.reduce((a, b) => a * b, 1);
     state.volumesMl = classVolumesMl(state.labels, model.classes.length, voxelMm3);
-    state.run = { ms, maxMemoryBytes, before, after };
+    state.run = { ms, maxMemoryBytes, before, after, progress };
     showResults(model);
     $('v-status').textContent = `Segmented ${name}.`;
   } catch (e) {

@@ -139,9 +139,19 @@ describe.each(selectedEngines())('%s', (engineName) => {
       /^crop-lps\.nii\.gz: \[40 x 44 x 30\] voxels segmented in [\d.]+ s in the worker \(memory budget 128 MiB\); peak wasm heap [\d.]+ MB, this run at most [\d.]+ MB of it\.$/,
     );
     // The run's bound on its own heap: within the budget (the worker's WorkerModel.heap()).
-    const { before, after } = await tab.evaluate('window.qwasmDemo.volume.state.run');
+    const { before, after, progress } = await tab.evaluate('window.qwasmDemo.volume.state.run');
     expect(after.highWater - before.inUse).toBeLessThanOrEqual(128 * 2 ** 20);
     expect(after.inUse).toBe(before.inUse);
+    // The progress bar: determinate during the forward (the worker's onProgress, each streamed call),
+    // and full at its end.
+    expect(progress.calls).toBeGreaterThan(2);
+    expect(progress.total).toBeGreaterThan(0);
+    expect(progress.done).toBe(progress.total);
+    expect(
+      await tab.evaluate(
+        `(() => { const b = document.getElementById('v-progress'); return [b.hasAttribute('value'), b.value, b.max]; })()`,
+      ),
+    ).toEqual([true, 1, 1]);
     expectPlanes(shown, want);
     expectVolumes(shown.rows, want.labels);
     // The download: the labels on the dropped file's own (LPS) grid, its affine kept.

@@ -167,6 +167,12 @@ export async function cases(): Promise<unknown[]> {
     io.loadModel('m', { worker: true }).then((m) => m.heap().inUse),
     // @ts-expect-error: readNifti takes the file's bytes, a Blob or a URL, not a number
     io.readNifti(42),
+    // @ts-expect-error: forward's onProgress gets one {done, total}, not (loaded, total) as a load's
+    io.loadModel(new Uint8Array(0)).forward(x, { onProgress: (done: number, total: number) => done + total }),
+    // @ts-expect-error: progress is in work units: done is a number
+    io.loadModel('m', { worker: true }).then((m) => m.forward(x, { onProgress: (p) => p.done.length })),
+    // @ts-expect-error: depthStreamPlan only plans: it takes no onProgress
+    io.loadModel(new Uint8Array(0)).depthStreamPlan([1, 1, 8, 8, 8], { onProgress: () => {} }),
   ];
 }
 

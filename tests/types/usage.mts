@@ -148,7 +148,11 @@ export async function runModelInWorker(url: string, clip: Float32Array): Promise
     maxWork: Number.POSITIVE_INFINITY,
     signal: new AbortController().signal,
   });
-  const out: io.WorkerOutput = await model.forward({ data: clip, shape: [1, 3, 16, 112, 112] }, { transfer: false });
+  const fractions: number[] = [];
+  const out: io.WorkerOutput = await model.forward(
+    { data: clip, shape: [1, 3, 16, 112, 112] },
+    { transfer: false, maxMemoryBytes: 2 ** 28, onProgress: ({ done, total }) => fractions.push(done / total) },
+  );
   const values = 'scale' in out ? Array.from(out.data, (v) => (v - out.zeroPoint) * out.scale) : Array.from(out.data);
   const { layers } = await model.profile({ data: clip, shape: [1, 3, 16, 112, 112] });
   const scales = model.modules.find((m) => m.weight !== undefined)?.weight?.scales ?? [];
@@ -179,6 +183,7 @@ export async function runModelInWorker(url: string, clip: Float32Array): Promise
     model.weightBytes().packed,
     status ?? 0,
     why.length + (kind?.length ?? 0) + Number(hadCache),
+    ...fractions,
   ];
 }
 
@@ -191,7 +196,8 @@ export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[
   });
   const { packed, winograd: transformed } = model.weightBytes();
   const paths = model.profile({ data: clip, shape: [1, 3, 16, 112, 112] }).layers.map((l) => l.path ?? 'none');
-  const out = model.forward({ data: clip, shape: [1, 3, 16, 112, 112] });
+  let progress: io.ForwardProgress = { done: 0, total: 0 };
+  const out = model.forward({ data: clip, shape: [1, 3, 16, 112, 112] }, { onProgress: (p) => (progress = p) });
   const logits = 'data' in out ? out.data : out.dequantize().data;
   const conv = model.getSubmodule('layer1.0.conv1.0');
   const layers: string[] = model.namedModules().map(([path]) => path);
@@ -219,6 +225,7 @@ export function runExportedModel(bytes: Uint8Array, clip: Float32Array): number[
     Number(conv instanceof nn.intrinsic.quantized.ConvReLU3d),
     addScale ?? 0,
     typeof firstArg === 'object' && firstArg !== null && 'node' in firstArg ? 1 : 0,
+    progress.done / progress.total,
   ];
 }
 

@@ -451,13 +451,18 @@ export declare namespace io {
      *   here) unless transfer is false (then copied once); a view into a
      *   larger buffer is always copied.
      * @param options transfer: default true; maxMemoryBytes: as
-     *   {@link io.GraphModule.forward}'s, in the worker.
+     *   {@link io.GraphModule.forward}'s, in the worker; onProgress: as
+     *   {@link io.ForwardOptions}'s, called here as the worker reports (what
+     *   it throws rejects the forward; the worker finishes the run).
      * @returns A promise of the output (JS-owned).
      * @throws Rejects with a TypeError for an x that is not a float tensor
      *   or a transfer that is not a boolean, with the worker's error as
      *   GraphModule.forward would throw it, and with an Error after dispose().
      */
-    forward(x: Tensor, options?: { transfer?: boolean; maxMemoryBytes?: number }): Promise<WorkerOutput>;
+    forward(
+      x: Tensor,
+      options?: { transfer?: boolean; maxMemoryBytes?: number; onProgress?: (progress: ForwardProgress) => void },
+    ): Promise<WorkerOutput>;
     /**
      * {@link io.GraphModule.profile} in the worker.
      * @throws Rejects as forward() does.
@@ -566,6 +571,27 @@ export declare namespace io {
   interface ForwardOptions {
     /** A positive integer: bytes of memory (wasm heap and JS arrays) the forward may hold at once. */
     maxMemoryBytes?: number;
+    /**
+     * Called as the forward goes, with the work done so far and the whole
+     * run's work ({@link io.ForwardProgress}): after each node of an untiled
+     * run, after each call of a streamed one; its last call has done equal
+     * to total. What it throws ends the forward (the error reaches the
+     * caller as it was thrown).
+     */
+    onProgress?: (progress: ForwardProgress) => void;
+  }
+
+  /**
+   * A forward's progress: done of total work units, the multiply-adds the
+   * load budget charges (io.LoadModelOptions' maxWork), so done / total is
+   * the fraction done (nodes when the planner prices none of them). done
+   * never decreases and never passes total.
+   */
+  interface ForwardProgress {
+    /** The work done so far, from 0 to total. */
+    done: number;
+    /** The whole forward's work (the same in every call of one forward). */
+    total: number;
   }
 
   /** What {@link io.GraphModule.depthStreamPlan} tells. */
@@ -700,7 +726,8 @@ export declare namespace io {
      *   QTensor the caller disposes when it does not).
      * @param options maxMemoryBytes: run within this many bytes of memory
      *   by streaming along depth ({@link io.ForwardOptions}); the output's
-     *   bytes are the untiled run's. Without it, a graph that streams, on an
+     *   bytes are the untiled run's. onProgress: called with
+     *   {done, total} work units as the run goes. Without it, a graph that streams, on an
      *   input whose untiled run would go over the load budget's
      *   maxActivationBytes or maxLiveBytes (but not its maxWork), streams
      *   within maxLiveBytes instead of being refused.
@@ -720,7 +747,7 @@ export declare namespace io {
      * (the whole depth).
      * @throws An Error when the input's work is over the load budget's maxWork.
      */
-    depthStreamPlan(inputShape: number[], options?: ForwardOptions): DepthStreamPlan;
+    depthStreamPlan(inputShape: number[], options?: Pick<ForwardOptions, 'maxMemoryBytes'>): DepthStreamPlan;
     /**
      * For pipelines: q enters where the QuantStub's output would, and the
      * result is the QTensor the final DeQuantStub would have read (the caller

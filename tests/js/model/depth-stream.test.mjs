@@ -161,6 +161,33 @@ describe(`bytes equal to the untiled run (seed ${SEED})`, () => {
     expectStreamedEqual(stackModel([1, 1, 5, 4, 3], dil), [1, 1, 5, 4, 3], [1, 2, 5], SEED + 22);
   });
 
+  // Quantized convs run in blocks of whole Winograd tiles along depth (2 x dilation outputs), a
+  // dilated one depth phase at a time (depth-stream.mjs, runPhases): several blocks and a partial
+  // last one, phases cut at both borders, chunks that are not multiples of the block.
+  test('dilated layers by depth phase: several blocks, a partial last one, on [1, 2, 37, 6, 5]', () => {
+    for (const d of [2, 3, 5, 8]) {
+      const shape = [1, 2, 37, 6, 5];
+      expectStreamedEqual(stackModel(shape, [d, 1], { seed: SEED + 100 + d }), shape, [1, 3, 7, 37], SEED + 100 + d);
+    }
+    const dil = [1, 1, 1, 2, 4, 8, 1, 1];
+    expectStreamedEqual(stackModel([1, 1, 41, 5, 4], dil), [1, 1, 41, 5, 4], [1, 5, 9, 17], SEED + 110);
+  });
+
+  test('a dilated layer wide enough for Winograd runs it when streamed (blocks of whole tiles), same bytes', () => {
+    const shape = [1, 1, 24, 16, 16]; // H, W: whole tiles of the dilation (no waste there either)
+    const bytes = stackModel(shape, [1, 4], { channels: 16, seed: SEED + 120 });
+    expectStreamedEqual(bytes, shape, [2, 5], SEED + 120);
+    // 'auto' whatever the suite's default (QWASM_TEST_WINOGRAD): the policy that sends wasteful tiles direct.
+    const model = io.loadModel(bytes, { winograd: 'auto' });
+    try {
+      model.forward(input(shape, SEED), { maxMemoryBytes: budgetFor(model, shape, 3) });
+      // m2 is the dilation-4 layer: each phase call is one tile deep, no slot past the block.
+      expect(model.m2.lastPath()).toBe('winograd');
+    } finally {
+      model.dispose();
+    }
+  });
+
   test('the exported MeshNet (PT2E and eager flow, tests/golden/exported) on odd shapes', () => {
     for (const file of ['zoo3d_meshnet', 'zoo3d_meshnet_eager']) {
       const bytes = new Uint8Array(
@@ -437,8 +464,11 @@ describe('budgets and graphs that do not stream', () => {
 
 test('in the model worker: forward(x, { maxMemoryBytes }) streams there, with the same bytes', async () => {
   const url = new URL('../../golden/exported/zoo3d_meshnet.qwasm.safetensors', import.meta.url);
-  const local = io.loadModel(new Uint8Array(readFileSync(url)));
-  const worker = await io.loadModel(url, { worker: true });
+  // The worker plans as this thread does (the scratch bounds depend on both): the same Winograd
+  // policy and threads (QWASM_TEST_WINOGRAD / QWASM_TEST_THREADS set this thread's only).
+  const local = io.loadModel(new Uint8Array(readFileSync(url)), { winograd: 'auto' });
+  const { numThreads } = qwasm.runtimeInfo();
+  const worker = await io.loadModel(url, { worker: true, winograd: 'auto', numThreads });
   try {
     const shape = [1, 1, 17, 12, 10];
     const x = input(shape, SEED + 60);

@@ -188,7 +188,7 @@ describe('io.loadModel(source, { worker: true })', () => {
         new RangeError('WorkerModel.forward(x): shape [3] holds 3 elements but data has 2'),
       );
       await expect(model.forward(clip(shape), { transfer: true, copy: 1 })).rejects.toThrow(
-        "WorkerModel.forward(x): unknown option 'copy' (expected 'transfer', 'maxMemoryBytes')",
+        "WorkerModel.forward(x): unknown option 'copy' (expected 'transfer', 'maxMemoryBytes', 'onProgress')",
       );
       await expect(model.forward(null)).rejects.toThrow('WorkerModel.forward(x): x must be a float tensor');
       // The caller's own error (a getter, even a TypeError) reaches them unchanged, as in-process.

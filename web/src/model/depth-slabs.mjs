@@ -5,7 +5,11 @@
 // module takes: a quint8 per-tensor QTensor (same integers, same qparams) or
 // a float tensor ({data, shape}).
 import { isFloatTensor } from '../ops/graph-calls.mjs';
-import { isQTensorInstance } from '../tensors/qtensor.mjs';
+import { DTYPE } from '../runtime/codes.mjs';
+import { checked } from '../runtime/errors.mjs';
+import { noteOutOfMemory } from '../runtime/heap.mjs';
+import { wasm } from '../runtime/runtime.mjs';
+import { isQTensorInstance, qtensorHandle, wrapHandle } from '../tensors/qtensor.mjs';
 import { makePerTensorQuantizedTensor } from '../tensors/quantize.mjs';
 
 /**
@@ -69,24 +73,6 @@ export function sliceSlab(slab, begin, end) {
   return { data, shape: out, axis, q: slab.q };
 }
 
-/** a then b along their axis (a copy); null stands for no slices. */
-export function concatSlabs(a, b) {
-  if (a === null) return b;
-  if (b === null) return a;
-  const { shape, axis } = a;
-  const { outer, inner } = split(shape, axis);
-  const da = shape[axis] * inner;
-  const db = b.shape[axis] * inner;
-  const data = new /** @type {any} */ (a.data.constructor)(outer * (da + db));
-  for (let o = 0; o < outer; o++) {
-    data.set(a.data.subarray(o * da, (o + 1) * da), o * (da + db));
-    data.set(b.data.subarray(o * db, (o + 1) * db), o * (da + db) + da);
-  }
-  const out = shape.slice();
-  out[axis] = shape[axis] + b.shape[axis];
-  return { data, shape: out, axis, q: a.q };
-}
-
 /** Pieces in depth order into one slab of `depth` slices (the streamed output). */
 export function joinSlabs(pieces, depth) {
   const first = pieces[0];
@@ -102,4 +88,149 @@ export function joinSlabs(pieces, depth) {
   const shape = first.shape.slice();
   shape[axis] = depth;
   return { data, shape, axis, q: first.q };
+}
+
+/**
+ * A conv's line buffer in depth streaming: the input slices [start, start +
+ * count) of a tensor [N, C, D, ...] along depth (axis 2), held slice by slice
+ * in a ring (each slot one slice of every [N, C] plane), so that slices
+ * leave from the front and arrive at the back without moving the others.
+ */
+export class DepthRing {
+  #outer;
+  #inner;
+  #Ctor;
+  #buf = null;
+  #cap = 0; // slots
+  #head = 0; // the slot of slice `start`
+  /** The first slice held (an index into the whole depth). */
+  start = 0;
+  /** How many slices are held. */
+  count = 0;
+  /** The slices' qparams (quantized) or null (float). */
+  q = null;
+  /** The shape of a slab of these slices, with the depth of the last one appended. */
+  shape = null;
+  #planned;
+
+  /** @param {number} planned the most slices it is expected to hold (its first allocation) */
+  constructor(planned = 0) {
+    this.#planned = planned;
+  }
+
+  /** Appends the slab's slices (a view may be passed: it is copied at once). */
+  append(slab) {
+    if (slab.axis !== 2) throw new Error('depth streaming: a line buffer holds slices along depth');
+    const n = slab.shape[2];
+    if (this.shape === null) {
+      ({ outer: this.#outer, inner: this.#inner } = split(slab.shape, 2));
+      this.#Ctor = slab.data.constructor;
+      this.q = slab.q;
+      this.shape = slab.shape.slice();
+    }
+    if (this.count + n > this.#cap) this.#grow(Math.max(this.count + n, this.#planned));
+    const outer = this.#outer;
+    const inner = this.#inner;
+    const plane = outer * inner;
+    for (let j = 0; j < n; j++) {
+      const slot = (this.#head + this.count + j) % this.#cap;
+      for (let o = 0; o < outer; o++) {
+        const from = (o * n + j) * inner;
+        this.#buf.set(slab.data.subarray(from, from + inner), slot * plane + o * inner);
+      }
+    }
+    this.count += n;
+  }
+
+  // Room for `need` slices, the held ones moved to the front in order.
+  #grow(need) {
+    const plane = this.#outer * this.#inner;
+    const buf = new this.#Ctor(need * plane);
+    for (let j = 0; j < this.count; j++) {
+      const slot = (this.#head + j) % this.#cap;
+      buf.set(this.#buf.subarray(slot * plane, (slot + 1) * plane), j * plane);
+    }
+    this.#buf = buf;
+    this.#cap = need;
+    this.#head = 0;
+  }
+
+  /** Drops the slices below `first` (an index into the whole depth). */
+  dropBelow(first) {
+    const n = Math.min(this.count, first - this.start);
+    if (n <= 0) return;
+    this.#head = (this.#head + n) % this.#cap;
+    this.start += n;
+    this.count -= n;
+  }
+
+  /**
+   * The slices begin, begin + step, ... below end (indices into the whole
+   * depth) as the value a module takes: a new QTensor (the caller owns it)
+   * whose integers are written in place in wasm memory, or a float tensor.
+   */
+  gather(begin, end, step) {
+    if (begin < this.start || end > this.start + this.count) {
+      throw new Error(`depth streaming: slices [${begin}, ${end}) are not in the line buffer`);
+    }
+    const n = end > begin ? Math.ceil((end - begin) / step) : 0;
+    const shape = this.shape.slice();
+    shape[2] = n;
+    if (this.q === null) {
+      const data = new this.#Ctor(this.#outer * n * this.#inner);
+      this.#gatherInto(data, begin, n, step);
+      return { data, shape };
+    }
+    const ctx = 'depth streaming';
+    let q;
+    try {
+      q = wrapHandle(
+        checked(wasm(ctx)._emptyPerTensor(shape, this.q.scale, this.q.zeroPoint, DTYPE.get('quint8')), ctx),
+      );
+    } catch (e) {
+      throw noteOutOfMemory(e);
+    }
+    this.#gatherInto(qtensorHandle(q, ctx).intReprView(), begin, n, step);
+    return q;
+  }
+
+  #gatherInto(data, begin, n, step) {
+    const outer = this.#outer;
+    const inner = this.#inner;
+    const plane = outer * inner;
+    for (let j = 0; j < n; j++) {
+      const slot = (this.#head + begin - this.start + j * step) % this.#cap;
+      for (let o = 0; o < outer; o++) {
+        const from = slot * plane + o * inner;
+        data.set(this.#buf.subarray(from, from + inner), (o * n + j) * inner);
+      }
+    }
+  }
+}
+
+/**
+ * A value's slab without a copy where it can be: a QTensor's integers as a
+ * view of the wasm heap (valid until the next allocation: the caller copies
+ * it at once), a float tensor's data or a slab as they are.
+ */
+export function slabView(value, axis, ctx) {
+  if (isSlab(value)) return value;
+  if (isQTensorInstance(value)) {
+    if (value.dtype !== 'quint8' || value.qscheme() !== 'per_tensor_affine') {
+      throw new Error(`${ctx}: depth streaming carries quint8 per-tensor values, got ${value.dtype}`);
+    }
+    const view = qtensorHandle(value, ctx).intReprView();
+    return {
+      data: view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength),
+      shape: [...value.shape],
+      axis,
+      q: { scale: value.qScale(), zeroPoint: value.qZeroPoint() },
+    };
+  }
+  return slabOf(value, axis, ctx);
+}
+
+/** Whether v is a slab (depth streaming's own values between stages). */
+export function isSlab(v) {
+  return v !== null && typeof v === 'object' && Object.hasOwn(v, 'axis') && Object.hasOwn(v, 'q');
 }

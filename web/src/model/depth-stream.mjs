@@ -16,12 +16,14 @@
 // input slices [o0 - pb, o1 - pb + reach) clipped to the volume, and runs the
 // layer on it with the depth padding replaced by what the window lacks at the
 // volume's borders (0 inside): each output slice sums the same products as in
-// the untiled run, so its bytes are the same. Every call makes at most T
-// output slices, so every window is at most T + reach slices.
+// the untiled run, so its bytes are the same. Every call makes one block of
+// at most B output slices (blockOf: T, or whole Winograd tiles along depth),
+// so every window is at most B + reach slices; a dilated quantized conv makes
+// its block one depth phase at a time (runPhases), windows of B / dilation + 2.
 import { nn } from '../nn/index.mjs';
 import { graphCallable } from '../ops/registry.mjs';
 import { isQTensorInstance } from '../tensors/qtensor.mjs';
-import { concatSlabs, joinSlabs, slabOf, sliceSlab, tensorOfSlab } from './depth-slabs.mjs';
+import { DepthRing, isSlab, joinSlabs, slabOf, slabView, sliceSlab, tensorOfSlab } from './depth-slabs.mjs';
 import { abstractOf, BudgetError, chargeNode, nodeCost, planGraph } from './plan.mjs';
 
 const isQ = (v) => isQTensorInstance(v);
@@ -78,7 +80,13 @@ function stageOf(node, mod) {
       // A 1x1x1-deep conv without depth padding reads each slice on its own.
       if (reach === 0 && pb === 0 && pe === 0)
         return { kind: 'voxel', node, run: (x) => mod.forward(x), axisAfter: (a) => a };
-      return { kind: 'conv', node, mod, reach, pb, pe };
+      // Exact integer sums (a quantized conv of groups 1): blocks of whole
+      // Winograd tiles along depth, and a dilated layer's depth phases run
+      // one by one (runConv). Its middle tap always inside the volume
+      // (padding at most the dilation) keeps every phase's window non-empty.
+      const phases = mod._depthPhases === true && k === 3;
+      const phased = phases && dil > 1 && pb <= dil && pe <= dil;
+      return { kind: 'conv', node, mod, reach, pb, pe, dil, k, tiles: phases, phased };
     }
     if (!VOXELWISE_MODULES().some((C) => mod instanceof C)) {
       return `a ${mod?.constructor?.name ?? 'missing'} module is not known to be local along depth`;
@@ -148,7 +156,17 @@ export function sizeStages(stages, inputShape, planned) {
     const v = planned.get(st.node.name);
     const outAxis = st.kind === 'conv' ? axis : st.axisAfter(axis);
     const outBytes = v.value.kind === 'quantized' ? 1 : 4;
-    const s = { ...st, inShape, outShape: v.value.shape, axis, outAxis, inBytes, outBytes, scratch: v.scratchBytes };
+    const s = {
+      ...st,
+      inShape,
+      outShape: v.value.shape,
+      axis,
+      outAxis,
+      inBytes,
+      outBytes,
+      scratch: v.scratchBytes,
+      work: v.work,
+    };
     if (st.kind === 'conv') {
       s.dIn = inShape[2];
       s.dOut = v.value.shape[2];
@@ -237,9 +255,11 @@ const sliceBytes = (shape, axis, elem) => (product(shape) / shape[axis]) * elem;
 
 // A conv's scratch bound on a window; a window too large for the core's
 // limits (a RangeError) needs more than any budget: Infinity.
-function scratchOf(mod, windowShape) {
+function scratchOf(mod, windowShape, undilated) {
   try {
-    return mod._scratchBoundDepthPadded(windowShape, 0, 0);
+    return undilated
+      ? mod._scratchBoundDepthPadded(windowShape, 0, 0, true)
+      : mod._scratchBoundDepthPadded(windowShape, 0, 0);
   } catch (e) {
     if (e instanceof RangeError) return Infinity;
     throw e;
@@ -247,31 +267,50 @@ function scratchOf(mod, windowShape) {
 }
 
 /**
+ * The output slices a conv stage makes per block when the input comes in
+ * chunks of T: T, or for exact integer sums (`tiles`) T rounded up to whole
+ * Winograd tiles along depth, 2 x dilation slices (a tile pairs outputs o and
+ * o + dilation), so that no block computes slots past its outputs.
+ */
+export function blockOf(s, T) {
+  const span = s.tiles ? 2 * s.dil : 1;
+  return Math.min(span * Math.ceil(T / span), s.dOut);
+}
+
+/**
  * The memory model of a streamed run with chunks of T slices (docs/architecture.md,
- * "Depth streaming"): the input chunk, every conv's line buffer (reach + T
- * input slices), and the most one stage holds while it runs (a conv: its
- * window in JS and in wasm, its scratch, its output chunk and that chunk's
- * copy; a voxel stage: its input, output and copy, and its scratch). The
- * caller's input and the returned output are not counted.
+ * "Depth streaming"): the input chunk, every conv's line buffer (what its
+ * next block reads, its reach + its block, and up to one incoming chunk
+ * more), and the most one stage holds while it runs (a conv: a call's window
+ * in JS and in wasm, its scratch, its output and, phased, the block it
+ * assembles and that block's copy; a voxel stage: its input, its input's
+ * copy, its output and that output's copy, and its scratch). The caller's
+ * input and the returned output are not counted.
  */
 export function streamBytes(sized, T) {
   const first = sized[0];
   let total = T * sliceBytes(first.inShape, 2, 4);
   let most = 0;
+  let chunk = T; // the most slices one push brings to the stage
   for (const s of sized) {
     const rowIn = sliceBytes(s.inShape, s.axis, s.inBytes);
     const rowOut = sliceBytes(s.outShape, s.outAxis, s.outBytes);
     if (s.kind === 'conv') {
-      const window = T + s.reach;
-      total += window * rowIn; // the line buffer before a call drops what it no longer needs
+      const block = blockOf(s, T);
+      total += Math.min(s.dIn, s.reach + block + chunk - 1) * rowIn;
+      // A call: the whole block, or (phased) one depth phase of it.
+      const outs = s.phased ? Math.ceil(block / s.dil) : block;
+      const window = s.phased ? outs + s.k - 1 : block + s.reach;
       const windowShape = s.inShape.slice();
       windowShape[2] = window;
-      const scratch = scratchOf(s.mod, windowShape);
-      most = Math.max(most, 2 * window * rowIn + scratch + 2 * T * rowOut);
+      const scratch = scratchOf(s.mod, windowShape, s.phased);
+      most = Math.max(most, 2 * window * rowIn + scratch + outs * rowOut + (s.phased ? 2 * block * rowOut : 0));
+      chunk = block;
     } else {
       const depth = s.inShape[s.axis];
-      const scratch = depth === 0 ? 0 : Math.ceil((s.scratch * Math.min(T, depth)) / depth);
-      most = Math.max(most, Math.min(T, s.inShape[s.axis]) * (rowIn + 2 * rowOut) + scratch);
+      const n = Math.min(chunk, depth);
+      const scratch = depth === 0 ? 0 : Math.ceil((s.scratch * n) / depth);
+      most = Math.max(most, n * (2 * rowIn + 2 * rowOut) + scratch);
     }
   }
   return total + most;
@@ -299,15 +338,29 @@ function inputChunk(x, begin, end) {
 /**
  * Runs the sized stages on x (a float tensor [N, C, D, H, W]) in chunks of T
  * slices; returns the output (a new QTensor the caller owns, or a float tensor).
+ * Between stages a value is a QTensor, a float tensor or a slab; each push
+ * hands it over in a box that the callee empties, so that no caller's frame
+ * keeps it while the stages below run.
  */
-export function runDepthStream(plan, x, T) {
+export function runDepthStream(plan, x, T, onProgress = null) {
   const { stages, outAxis, outShape } = plan;
-  const lines = stages.map(() => ({ held: null, heldStart: 0, inEnd: 0, outDone: 0 }));
+  const progress = onProgress === null ? null : streamProgress(stages, onProgress);
+  let chunk = T; // the most slices one push brings to a stage (streamBytes)
+  const lines = stages.map((st) => {
+    if (st.kind !== 'conv') return null;
+    const block = blockOf(st, T);
+    const line = { ring: new DepthRing(Math.min(st.dIn, st.reach + block + chunk - 1)), outDone: 0, block };
+    chunk = block;
+    return line;
+  });
   const pieces = [];
-  const push = (i, value, final) => {
+  const ctx = 'depth streaming';
+  const push = (i, box, final) => {
+    let value = box.value;
+    box.value = null;
     if (i === stages.length) {
       try {
-        pieces.push(slabOf(value, outAxis, 'depth streaming'));
+        pieces.push(isSlab(value) ? value : slabOf(value, outAxis, ctx));
       } finally {
         if (isQ(value)) value.dispose();
       }
@@ -315,53 +368,142 @@ export function runDepthStream(plan, x, T) {
     }
     const st = stages[i];
     if (st.kind === 'voxel') {
+      if (isSlab(value)) value = tensorOfSlab(value);
       let out;
+      const slices = value.shape[st.axis];
       try {
         out = st.run(value);
       } finally {
         if (isQ(value) && out !== value) value.dispose();
       }
-      push(i + 1, out, final);
+      value = null;
+      push(i + 1, { value: out }, final);
+      progress?.advance(i, slices); // (after the push: a throwing callback leaves no value behind)
       return;
     }
     const line = lines[i];
-    let slab;
     try {
-      slab = slabOf(value, 2, 'depth streaming');
+      line.ring.append(slabView(value, 2, ctx));
     } finally {
       if (isQ(value)) value.dispose();
     }
-    line.held = concatSlabs(line.held, slab);
-    line.inEnd += slab.shape[2];
-    const producible = final ? st.dOut : Math.min(st.dOut, line.inEnd + st.pb - st.reach);
-    while (line.outDone < producible) {
-      const oEnd = Math.min(producible, line.outDone + T);
-      const w0 = line.outDone - st.pb;
-      const w1 = oEnd - st.pb + st.reach;
-      const lead = Math.max(0, -w0);
-      const trail = Math.max(0, w1 - st.dIn);
-      const begin = Math.max(0, w0);
-      const end = Math.min(st.dIn, w1);
-      const window = sliceSlab(line.held, begin - line.heldStart, end - line.heldStart);
+    value = null;
+    const inEnd = line.ring.start + line.ring.count;
+    const producible = final ? st.dOut : Math.min(st.dOut, inEnd + st.pb - st.reach);
+    // Whole blocks while the input comes; the rest once it has all come.
+    while (line.outDone < producible && (final || producible - line.outDone >= line.block)) {
+      const oEnd = Math.min(producible, line.outDone + line.block);
+      const out = st.phased
+        ? runPhases(st, line.ring, line.outDone, oEnd)
+        : runWindow(st, line.ring, line.outDone, oEnd);
       // The first input slice a later output reads: older ones leave the line buffer.
-      const keep = Math.max(0, oEnd - st.pb);
-      if (keep > line.heldStart) {
-        line.held =
-          keep >= line.inEnd ? null : sliceSlab(line.held, keep - line.heldStart, line.inEnd - line.heldStart);
-        line.heldStart = keep;
-      }
-      const input = tensorOfSlab(window);
-      let out;
-      try {
-        out = st.mod._forwardDepthPadded(input, lead, trail);
-      } finally {
-        if (isQ(input)) input.dispose();
-      }
+      line.ring.dropBelow(Math.max(0, oEnd - st.pb));
+      const made = oEnd - line.outDone;
       line.outDone = oEnd;
-      push(i + 1, out, final && oEnd === st.dOut);
+      push(i + 1, { value: out }, final && oEnd === st.dOut);
+      progress?.advance(i, made);
     }
   };
   const depth = x.shape[2];
-  for (let d = 0; d < depth; d += T) push(0, inputChunk(x, d, Math.min(depth, d + T)), d + T >= depth);
-  return tensorOfSlab(joinSlabs(pieces, outShape[outAxis]));
+  for (let d = 0; d < depth; d += T) push(0, { value: inputChunk(x, d, Math.min(depth, d + T)) }, d + T >= depth);
+  const out = tensorOfSlab(joinSlabs(pieces, outShape[outAxis]));
+  progress?.finish();
+  return out;
 }
+
+/**
+ * A streamed run's progress, in the planner's multiply-adds (each stage's
+ * planned work, shared out over its output slices; slices when the planner
+ * prices none of the stages): onProgress({done, total}) after each call.
+ */
+function streamProgress(stages, onProgress) {
+  const priced = stages.some((s) => s.work > 0);
+  const weight = stages.map((s) => (priced ? s.work : 1));
+  const full = stages.map((s) => (s.kind === 'conv' ? s.dOut : s.inShape[s.axis]));
+  const made = stages.map(() => 0);
+  const sum = (f) => stages.reduce((acc, _, i) => acc + (full[i] === 0 ? 0 : (weight[i] * f(i)) / full[i]), 0);
+  const total = sum((i) => full[i]);
+  let last = -1;
+  const report = (done) => {
+    last = done;
+    onProgress({ done, total });
+  };
+  return {
+    advance(i, slices) {
+      made[i] += slices;
+      report(
+        Math.min(
+          total,
+          sum((i) => made[i]),
+        ),
+      );
+    },
+    finish() {
+      if (last !== total) report(total);
+    },
+  };
+}
+
+// Outputs [o0, o1) of a conv stage in one call: the window of input slices
+// [o0 - pb, o1 - pb + reach) clipped to the volume, the depth padding
+// replaced by what the clipping took away.
+function runWindow(st, ring, o0, o1) {
+  const w0 = o0 - st.pb;
+  const w1 = o1 - st.pb + st.reach;
+  const input = ring.gather(Math.max(0, w0), Math.min(st.dIn, w1), 1);
+  try {
+    return st.mod._forwardDepthPadded(input, Math.max(0, -w0), Math.max(0, w1 - st.dIn));
+  } finally {
+    if (isQ(input)) input.dispose();
+  }
+}
+
+// Outputs [o0, o1) of a dilated conv stage one depth phase at a time: the
+// outputs o0 + phi, o0 + phi + dil, ... read only the input slices o0 + phi
+// - pb + dil * j, so each phase is an undilated conv along depth over those
+// slices (the layer's own taps and sums). With blocks of 2 x dil outputs a
+// phase is one Winograd tile deep: none of its slots falls past the block,
+// whatever the dilation. Returns the block as a slab.
+function runPhases(st, ring, o0, o1) {
+  let block = null;
+  let blockInner = 0;
+  const n = o1 - o0;
+  for (let phi = 0; phi < st.dil && o0 + phi < o1; phi++) {
+    const count = Math.ceil((n - phi) / st.dil);
+    const base = o0 + phi - st.pb; // the input slice of tap j is base + dil * j
+    const taps = count + st.k - 1;
+    const lead = base < 0 ? Math.min(taps, Math.ceil(-base / st.dil)) : 0;
+    const last = base + st.dil * (taps - 1);
+    const trail = last >= st.dIn ? Math.min(taps - lead, Math.floor((last - st.dIn) / st.dil) + 1) : 0;
+    const first = base + st.dil * lead;
+    const input = ring.gather(first, first + st.dil * (taps - lead - trail - 1) + 1, st.dil);
+    let out;
+    try {
+      out = st.mod._forwardDepthPadded(input, lead, trail, true);
+    } finally {
+      input.dispose();
+    }
+    try {
+      const view = slabView(out, 2, 'depth streaming');
+      if (block === null) {
+        const shape = view.shape.slice();
+        shape[2] = n;
+        ({ inner: blockInner } = split(shape, 2));
+        block = { data: new Uint8Array(product(shape)), shape, axis: 2, q: view.q };
+      }
+      // Output i of the phase is slice phi + dil * i of the block.
+      const outer = product(view.shape.slice(0, 2));
+      for (let o = 0; o < outer; o++) {
+        for (let i = 0; i < count; i++) {
+          const from = (o * count + i) * blockInner;
+          block.data.set(view.data.subarray(from, from + blockInner), (o * n + phi + st.dil * i) * blockInner);
+        }
+      }
+    } finally {
+      out.dispose();
+    }
+  }
+  return block;
+}
+
+const split = (shape, axis) => ({ inner: product(shape.slice(axis + 1)) });

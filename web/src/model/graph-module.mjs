@@ -13,7 +13,15 @@ import { isQTensorInstance } from '../tensors/qtensor.mjs';
 import { tensor } from '../tensors/tensor.mjs';
 import { overMemoryOnly, planDepthStream, planStreamedRun, runDepthStream } from './depth-stream.mjs';
 import { transformsOf } from './description.mjs';
-import { abstractOf, BudgetError, chargeNode, DEFAULT_LIMITS, nodeCost, referencedNames } from './plan.mjs';
+import {
+  abstractOf,
+  BudgetError,
+  chargeNode,
+  DEFAULT_LIMITS,
+  nodeCost,
+  plannedWork,
+  referencedNames,
+} from './plan.mjs';
 
 const isQ = (v) => isQTensorInstance(v);
 // A node output's size: a QTensor's integers, a float tensor's float32s.
@@ -173,10 +181,12 @@ export class GraphModule extends Module {
   /** Documented at io.GraphModule.forward (web/declarations/io.d.ts). */
   forward(x, options) {
     const ctx = 'GraphModule.forward(x)';
-    const budget = readMemoryOption(options, ctx);
+    const { budget, onProgress } = readForwardOptions(options, ctx);
     if (budget === null) {
       const auto = this.#autoStream(x, ctx);
-      return auto === null ? this.#run(x, false, ctx) : this.#streamRun(auto.stream, auto.input, ctx);
+      return auto === null
+        ? this.#run(x, false, ctx, null, this.#limits, this.#hint, onProgress)
+        : this.#streamRun(auto.stream, auto.input, ctx, onProgress);
     }
     // The streamed run reads x's data by offsets: only a float tensor whose
     // data matches its shape streams (the untiled run names what is wrong with any other).
@@ -202,15 +212,16 @@ export class GraphModule extends Module {
         maxLiveBytes: Math.min(this.#limits.maxLiveBytes, budget),
       };
       const hint = ` (maxMemoryBytes ${budget}; the graph cannot stream along depth: ${stream.reason})`;
-      return this.#run(x, false, ctx, null, limits, hint);
+      return this.#run(x, false, ctx, null, limits, hint, onProgress);
     }
-    return this.#streamRun(stream, input, ctx);
+    return this.#streamRun(stream, input, ctx, onProgress);
   }
 
-  #streamRun(stream, input, ctx) {
+  #streamRun(stream, input, ctx, onProgress = null) {
     try {
-      return runDepthStream(stream.plan, input, stream.depthChunk);
+      return runDepthStream(stream.plan, input, stream.depthChunk, callerProgress(onProgress));
     } catch (e) {
+      if (e instanceof ProgressThrew) throw e.error;
       if (e instanceof Error && !e.message.startsWith(ctx)) e.message = `${ctx}: depth streaming: ${e.message}`;
       throw e;
     }
@@ -236,7 +247,7 @@ export class GraphModule extends Module {
   /** Documented at io.GraphModule.depthStreamPlan (web/declarations/io.d.ts). */
   depthStreamPlan(inputShape, options) {
     const ctx = 'GraphModule.depthStreamPlan(inputShape, options)';
-    const budget = readMemoryOption(options, ctx) ?? Number.MAX_SAFE_INTEGER;
+    const budget = readMemoryOption(options, ctx).budget ?? Number.MAX_SAFE_INTEGER;
     const { streamable, reason, depthChunk, bytes, minBytes } = this.#depthStream(inputShape, budget, ctx);
     return { streamable, reason, depthChunk, bytes, minBytes };
   }
@@ -284,8 +295,9 @@ export class GraphModule extends Module {
     return { output, layers, peakHeapBytes: peak };
   }
 
-  #run(x, quantized, ctx, onNode = null, limits = this.#limits, hint = this.#hint) {
+  #run(x, quantized, ctx, onNode = null, limits = this.#limits, hint = this.#hint, onProgress = null) {
     const nodes = this.#nodes;
+    const progress = onProgress === null ? null : this.#nodeProgress(x, callerProgress(onProgress));
     const env = new Map();
     const live = new Map(); // QTensor -> references still to come
     let skipFirst = null;
@@ -363,6 +375,7 @@ export class GraphModule extends Module {
           // that goes on past its final DeQuantStub): freed.
           live.delete(v);
           for (const other of live.keys()) if (other !== v) other.dispose();
+          progress?.finish();
           // The caller's own QTensor coming back (a graph that only passes it
           // through) is returned as a new view, so that disposing the result
           // leaves the input alone.
@@ -378,6 +391,7 @@ export class GraphModule extends Module {
         else value = graphCallable(node.op, node.target).run(args, kwargs);
         store(node, value);
         if (onNode !== null) onNode(node, performance.now() - start, value, spent - before);
+        progress?.advance(spent);
         for (const r of node.refs) release(r);
         // An output no later node reads is freed now, unless it is the
         // caller's input or another node's value still to be read (a node
@@ -390,12 +404,42 @@ export class GraphModule extends Module {
       throw new Error(`${ctx}: the graph has no output`);
     } catch (e) {
       for (const v of live.keys()) v.dispose();
+      if (e instanceof ProgressThrew) throw e.error; // the caller's own error, unchanged
       const where = `node '${current.name}' (${current.op} ${current.target ?? ''})`.replace(' )', ')');
       if (e instanceof BudgetError) throw new Error(`${ctx}: ${e.message}`);
       if (e instanceof NodeError) throw new Error(`${ctx}: ${where}: ${e.message}`);
       if (e instanceof Error) e.message = `${ctx}: ${where}: ${e.message}`;
       throw e;
     }
+  }
+
+  // An untiled run's progress: the work charged so far over the planner's
+  // total on x's shape (nodes run over nodes when the planner prices none).
+  #nodeProgress(x, report) {
+    let total = 0;
+    try {
+      if (isFloatTensor(x)) total = plannedWork(this.#nodes, this.#infos, [...x.shape]);
+    } catch {
+      total = 0; // the run reports what is wrong with x
+    }
+    const nodes = this.#nodes.length - 2;
+    let ran = 0;
+    let last = -1;
+    const send = (done, all) => {
+      last = done;
+      report({ done, total: all });
+    };
+    return {
+      advance(spent) {
+        ran += 1;
+        if (total > 0) send(Math.min(spent, total), total);
+        else send(Math.min(ran, nodes), nodes);
+      },
+      finish() {
+        const all = total > 0 ? total : nodes;
+        if (last !== all) send(all, all);
+      },
+    };
   }
 
   // The node's cost on the values it is about to get, charged to this
@@ -425,14 +469,43 @@ export class GraphModule extends Module {
 }
 
 // forward's maxMemoryBytes: a positive safe integer, or null when not given.
-function readMemoryOption(options, ctx) {
-  const o = readOptions(options, ['maxMemoryBytes'], ctx);
-  if (!o.has('maxMemoryBytes')) return null;
+function readMemoryOption(options, ctx, names = ['maxMemoryBytes']) {
+  const o = readOptions(options, names, ctx);
+  if (!o.has('maxMemoryBytes')) return { budget: null, read: o };
   const v = o.get('maxMemoryBytes');
   if (!Number.isSafeInteger(v) || v <= 0) {
     throw new RangeError(`${ctx}: maxMemoryBytes must be a positive integer (bytes), got ${describe(v)}`);
   }
-  return v;
+  return { budget: v, read: o };
+}
+
+// forward's options: the budget (or null) and onProgress (a function, or null).
+function readForwardOptions(options, ctx) {
+  const { budget, read } = readMemoryOption(options, ctx, ['maxMemoryBytes', 'onProgress']);
+  const onProgress = read.get('onProgress') ?? null;
+  if (onProgress !== null && typeof onProgress !== 'function') {
+    throw new TypeError(`${ctx}: onProgress must be a function, got ${describe(onProgress)}`);
+  }
+  return { budget, onProgress };
+}
+
+// An error thrown by the caller's onProgress, carried out of the run unchanged.
+class ProgressThrew {
+  constructor(error) {
+    this.error = error;
+  }
+}
+
+// The caller's onProgress, called as a function (not a method), its throw marked as its own.
+function callerProgress(onProgress) {
+  if (onProgress === null) return null;
+  return (p) => {
+    try {
+      onProgress(p);
+    } catch (error) {
+      throw new ProgressThrew(error);
+    }
+  };
 }
 
 /**

@@ -92,7 +92,10 @@ function clientClass() {
           // As when it throws during a read on this thread: the load fails with that error.
           this.#pending.delete(id);
           p.reject(err);
-          if (p.type !== 'loadFloat') this.#fail('the load failed: onProgress threw');
+          if (p.type === 'forward') {
+            // The forward rejects with it; the worker finishes the run, its answer finds no request.
+            if (this.#pending.size === 0) this.#port.idle();
+          } else if (p.type !== 'loadFloat') this.#fail('the load failed: onProgress threw');
           else {
             // The model stays; the float twin the worker goes on loading is dropped after it (requests run in order).
             if (this.#pending.size === 0) this.#port.idle();
@@ -245,14 +248,22 @@ function clientClass() {
     forward(x, options) {
       const ctx = 'WorkerModel.forward(x)';
       try {
-        const { x: input, transfer, read } = this.#input(x, options, ctx, ['maxMemoryBytes']);
+        const { x: input, transfer, read } = this.#input(x, options, ctx, ['maxMemoryBytes', 'onProgress']);
         // Checked by GraphModule.forward in the worker; a number crosses as itself.
         const maxMemoryBytes = read.get('maxMemoryBytes');
         if (maxMemoryBytes !== undefined && typeof maxMemoryBytes !== 'number') {
           throw new TypeError(`${ctx}: maxMemoryBytes must be a number, got ${describe(maxMemoryBytes)}`);
         }
+        // onProgress stays here: the worker is asked to report, and its reports call it.
+        const onProgress = read.get('onProgress');
+        if (onProgress !== undefined && typeof onProgress !== 'function') {
+          throw new TypeError(`${ctx}: onProgress must be a function, got ${describe(onProgress)}`);
+        }
+        /** @type {{maxMemoryBytes?: number, progress?: boolean}} */
         const sent = maxMemoryBytes === undefined ? {} : { maxMemoryBytes };
-        return this.#request(ctx, 'forward', { x: input, options: sent }, transfer).then(plainResult);
+        if (onProgress !== undefined) sent.progress = true;
+        const relay = onProgress === undefined ? undefined : (done, total) => onProgress({ done, total });
+        return this.#request(ctx, 'forward', { x: input, options: sent }, transfer, relay).then(plainResult);
       } catch (err) {
         return Promise.reject(err);
       }

@@ -87,6 +87,17 @@ export function abstractOf(v, isQ) {
  * @returns {Map<string, import('../ops/abstract-values.mjs').Value>}
  */
 export function planGraph(nodes, infos, inputShape, limits, hint) {
+  return walkGraph(nodes, infos, inputShape, limits, hint).values;
+}
+
+/** The planned multiply-adds of a whole forward on `inputShape` (unlimited): forward's onProgress total. */
+export function plannedWork(nodes, infos, inputShape) {
+  const unlimited = { maxWork: Infinity, maxActivationBytes: Infinity, maxLiveBytes: Infinity };
+  return walkGraph(nodes, infos, inputShape, unlimited, '').spent;
+}
+
+// planGraph's walk: the planned values, and the work charged.
+function walkGraph(nodes, infos, inputShape, limits, hint) {
   const values = new Map();
   const resolve = (a) =>
     Array.isArray(a) ? a.map(resolve) : a !== null && typeof a === 'object' ? values.get(a.node) : a;
@@ -126,7 +137,7 @@ export function planGraph(nodes, infos, inputShape, limits, hint) {
     values.set(node.name, cost.value);
     if ((lastUse.get(node.name) ?? 0) > i) heldUntil.set(node.name, lastUse.get(node.name));
   }
-  return values;
+  return { values, spent };
 }
 
 /** @internal The node names an argument structure refers to ({node: name} anywhere inside), once per reference. */

@@ -33,8 +33,8 @@ import { errorReply, isAbort, malformedRequest } from './worker-protocol.mjs';
 /**
  * A request's handler: its result, and the buffers to transfer with it.
  * @template {RequestType} T
- * @typedef {(payload: Requests[T]['payload'], worker: WorkerState, id: number) =>
- *   Promise<Answer<T>> | Answer<T>} Handler
+ * @typedef {(payload: Requests[T]['payload'], worker: WorkerState, id: number,
+ *   port: import('./worker-protocol.mjs').HostPort) => Promise<Answer<T>> | Answer<T>} Handler
  */
 /** @template {RequestType} T @typedef {{result: Requests[T]['result'], transfer: Transferable[]}} Answer */
 
@@ -87,17 +87,16 @@ const HANDLERS = {
     worker.floatModel = null;
     return plain(null);
   },
-  forward({ x, options }, worker) {
+  forward({ x, options }, worker, id, port) {
     const transfer = [];
-    // GraphModule.forward reads (and checks) the options: only maxMemoryBytes crosses, when given.
-    const maxMemoryBytes = options !== null && typeof options === 'object' ? options.maxMemoryBytes : undefined;
-    return {
-      result: plainOutput(
-        modelOf(worker).forward(inputOf(x), maxMemoryBytes === undefined ? undefined : { maxMemoryBytes }),
-        transfer,
-      ),
-      transfer,
-    };
+    // GraphModule.forward reads (and checks) the options: only maxMemoryBytes crosses, when given,
+    // and progress: true when the caller passed onProgress (reported as {id, progress: [done, total]}).
+    const o = options !== null && typeof options === 'object' ? options : {};
+    /** @type {{maxMemoryBytes?: number, onProgress?: (p: {done: number, total: number}) => void}} */
+    const run = {};
+    if (o.maxMemoryBytes !== undefined) run.maxMemoryBytes = o.maxMemoryBytes;
+    if (o.progress === true) run.onProgress = ({ done, total }) => port.post({ id, progress: [done, total] }, []);
+    return { result: plainOutput(modelOf(worker).forward(inputOf(x), run), transfer), transfer };
   },
   profile({ x }, worker) {
     const { output, layers, peakHeapBytes } = modelOf(worker).profile(inputOf(x));
@@ -224,7 +223,7 @@ export function serveModel(port) {
       const malformed = malformedRequest(message);
       if (malformed !== null) throw new TypeError(`the model worker got a malformed request: ${malformed}`);
       const handler = /** @type {Handler<any>} */ (HANDLERS[message.type]);
-      const { result, transfer } = await handler(message.payload, worker, id);
+      const { result, transfer } = await handler(message.payload, worker, id, port);
       port.post({ id, result }, transfer);
     } catch (err) {
       port.post(errorReply(id, err), []);

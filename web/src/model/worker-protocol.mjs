@@ -6,8 +6,10 @@
 //
 // Request<T> is {type: T, id, payload: Requests[T]['payload']}; the worker
 // answers it, in the order the requests came, with {id, result:
-// Requests[T]['result']} or {id, error}, and while it reads a model source
-// with {id, progress: [loadedBytes, totalBytes]}. One message skips the
+// Requests[T]['result']} or {id, error}, while it reads a model source
+// with {id, progress: [loadedBytes, totalBytes]}, and while it runs a forward
+// that asked for it (options.progress) with {id, progress: [done, total]}
+// (GraphModule.forward's onProgress, in work units). One message skips the
 // queue and has no reply: {type: 'abort', target}, which stops the read of
 // the load or loadFloat request `target` at once (the calling thread's signal
 // fired). Anything else the worker receives (not an object, an unknown type,
@@ -54,7 +56,7 @@ import { isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
  *   load: {payload: {source: SentSource, options: import('./load-options.mjs').ModelOptions}, result: ModelSummary},
  *   loadFloat: {payload: {source: SentSource, options: import('./load-options.mjs').ModelOptions}, result: {modules: number}},
  *   dropFloat: {payload: {}, result: null},
- *   forward: {payload: {x: FloatInput, options?: {maxMemoryBytes?: number}}, result: PlainOutput},
+ *   forward: {payload: {x: FloatInput, options?: {maxMemoryBytes?: number, progress?: boolean}}, result: PlainOutput},
  *   profile: {payload: {x: FloatInput}, result: {output: PlainOutput, layers: any[], peakHeapBytes: number}},
  *   forwardFloat: {payload: {x: FloatInput}, result: PlainOutput},
  *   compareWeights: {payload: {}, result: NsStatistics},
@@ -102,7 +104,7 @@ const PAYLOAD_FIELDS = {
   load: ['source', 'options'],
   loadFloat: ['source', 'options'],
   dropFloat: [],
-  forward: ['x'], // options (maxMemoryBytes) may be left out
+  forward: ['x'], // options (maxMemoryBytes, progress) may be left out
   profile: ['x'],
   forwardFloat: ['x'],
   compareWeights: [],

@@ -255,11 +255,23 @@ class QuantizedConvBase extends Module {
   }
 
   /**
+   * @internal Whether _forwardDepthPadded can run undilated along depth (a
+   * Conv3d of groups 1; the integer sums are exact, so the bytes do not
+   * depend on the window): depth streaming runs each depth phase of a
+   * dilated layer on its own.
+   */
+  get _depthPhases() {
+    return this.#spec.dims === 3 && this.#geometry.groups === 1;
+  }
+
+  /**
    * @internal forward(x) with this call's depth padding replaced by (padBegin,
    * padEnd): a Conv3d over a window of depth slices (web/src/model/depth-stream.mjs),
-   * from the same packed weights.
+   * from the same packed weights. undilated: the call's depth dilation is 1
+   * (a window of one depth phase of a dilated layer: every dilation-th slice;
+   * groups 1 only).
    */
-  _forwardDepthPadded(x, padBegin, padEnd) {
+  _forwardDepthPadded(x, padBegin, padEnd, undilated = false) {
     const ctx = `${this.#name}.forward(x)`;
     const packed = this.#live('forward(x)');
     if (this.#spec.dims !== 3) throw new Error(`${ctx}: a depth padding override is for a Conv3d`);
@@ -268,7 +280,16 @@ class QuantizedConvBase extends Module {
       this.#lastCallTimed = false;
       return wrapHandle(
         checked(
-          packed.forwardDepthPadded(h, this.#scale, this.#zeroPoint, this.#relu, currentIsa(), padBegin, padEnd),
+          packed.forwardDepthPadded(
+            h,
+            this.#scale,
+            this.#zeroPoint,
+            this.#relu,
+            currentIsa(),
+            padBegin,
+            padEnd,
+            undilated,
+          ),
           ctx,
         ),
       );
@@ -277,10 +298,10 @@ class QuantizedConvBase extends Module {
     }
   }
 
-  /** @internal _scratchBound(shape) under a depth padding override. */
-  _scratchBoundDepthPadded(shape, padBegin, padEnd) {
+  /** @internal _scratchBound(shape) under a depth padding (and dilation) override. */
+  _scratchBoundDepthPadded(shape, padBegin, padEnd, undilated = false) {
     const ctx = `${this.#name}._scratchBound(shape)`;
-    return checked(this.#live(ctx).scratchBoundDepthPadded(shape, padBegin, padEnd), ctx);
+    return checked(this.#live(ctx).scratchBoundDepthPadded(shape, padBegin, padEnd, undilated), ctx);
   }
 
   /** Bytes of the packed weights in wasm memory. */

@@ -117,7 +117,11 @@ export interface QConvHandle extends EmbindHandle {
     relu: boolean,
     isa: IsaCode,
   ): Result<QTensorHandle>;
-  /** forward() with this call's depth padding replaced (a Conv3d; depth streaming). */
+  /**
+   * forward() with this call's depth padding replaced (a Conv3d; depth
+   * streaming), and with depth dilation 1 when `undilated` (groups 1: a
+   * window of one depth phase of a dilated layer).
+   */
   forwardDepthPadded(
     input: QTensorHandle,
     outScale: number,
@@ -126,9 +130,10 @@ export interface QConvHandle extends EmbindHandle {
     isa: IsaCode,
     padBegin: number,
     padEnd: number,
+    undilated: boolean,
   ): Result<QTensorHandle>;
-  /** scratchBound(shape) under the same depth padding override. */
-  scratchBoundDepthPadded(shape: number[], padBegin: number, padEnd: number): Result<number>;
+  /** scratchBound(shape) under the same override. */
+  scratchBoundDepthPadded(shape: number[], padBegin: number, padEnd: number, undilated: boolean): Result<number>;
   weight(): Result<QTensorHandle>;
   packedBytes(): number;
   backend(): BackendCode;
@@ -213,6 +218,8 @@ export interface Core extends EmscriptenRuntime {
     zeroPoint: number,
     dtype: DTypeCode,
   ): Result<QTensorHandle>;
+  /** A per-tensor QTensor whose integers are not set: the caller writes them through intReprView (depth streaming). */
+  _emptyPerTensor(shape: number[], scale: number, zeroPoint: number, dtype: DTypeCode): Result<QTensorHandle>;
   _makePerChannel(
     bytes: Address,
     nbytes: Count,
