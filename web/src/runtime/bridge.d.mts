@@ -482,7 +482,8 @@ export interface TestingCore extends Core {
   /** welford8 over `vectors` vectors of 8 floats at x: m1[8] then m2[8]. */
   _normWelford8(isa: number, x: Address, vectors: number): Result<Float32Array>;
   _peakDot16(reps: number, pairs: number): number;
-  _peakDwconv(reps: number): number;
+  /** The depthwise kernel's inner loop on L1-resident data, `reps` runs of 16 pixels; sat16: FBGEMM's saturating variant. */
+  _peakDwconv(reps: number, sat16: boolean): number;
   _assertsEnabled(): boolean;
   /** The registered kernels by table: {quantize: [...], qconv: [...], ...}. */
   _kernelNames(): Record<string, string[]>;
