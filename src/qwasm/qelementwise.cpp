@@ -145,9 +145,11 @@ Status binary(const QTensor& a, const QTensor& b, double scale, double zero_poin
   uint8_t* y = result.mutable_data();
   if (a.shape() == it.shape && b.shape() == it.shape && result.numel() >= kTableMinElements) {
     QWASM_RETURN_IF_ERROR(binary_by_table(it, op, x, w, y));
-  } else if (result.numel() >= kColumnTableMinElements) {
+  } else if (result.numel() >= kColumnTableMinElements &&
+             std::min<int64_t>(b.numel(), 256) * 2 * 256 <= result.numel()) {
     // Broadcasting (squeeze-excitation's x * s: s holds one value per channel): the same table,
-    // a column of 256 filled the first time its second operand's byte comes up, per arithmetic.
+    // a column of 256 filled the first time its second operand's byte comes up, per arithmetic;
+    // only where b's distinct bytes cannot cost more evaluations than the elements.
     Buffer<uint8_t> table;
     QWASM_RETURN_IF_ERROR(table.allocate(2 * 65536, "the element-wise table", false));
     bool filled[2][256] = {};
