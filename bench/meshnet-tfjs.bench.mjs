@@ -16,6 +16,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import onnxPkg from 'onnx-proto';
 import { initSideBySide, interleave, saveResult } from './harness.mjs';
+import { resizedModel } from './onnx-models.mjs';
 
 const { onnx } = onnxPkg;
 const require = createRequire(import.meta.url);
@@ -127,15 +128,7 @@ async function tfjsForward(x, size) {
   return data;
 }
 
-function resized(file, size) {
-  const m = onnx.ModelProto.decode(readFileSync(new URL(file, DIR)));
-  for (const v of [...m.graph.input, ...m.graph.output]) {
-    const dims = v.type.tensorType.shape.dim;
-    for (let d = 2; d < dims.length; d++) dims[d] = onnx.TensorShapeProto.Dimension.create({ dimValue: size });
-  }
-  m.graph.valueInfo = [];
-  return onnx.ModelProto.encode(m).finish();
-}
+const resized = (file, size) => resizedModel(new URL(file, DIR), size);
 
 const rows = [];
 for (const size of SIZES) {

@@ -10,10 +10,9 @@
 // when its wasm starts). A size onnxruntime-web cannot run is reported with
 // its error. Also: the share of voxel labels qwasm and onnxruntime int8 agree on.
 import { existsSync, readFileSync } from 'node:fs';
-import onnxPkg from 'onnx-proto';
 import { initSideBySide, interleave, perThreadCount, saveResult } from './harness.mjs';
+import { resizedModel } from './onnx-models.mjs';
 
-const { onnx } = onnxPkg;
 const DIR = new URL('./output/zoo/', import.meta.url);
 const SIZES = (process.env.QWASM_MESHNET_SIZES ?? '128,256').split(',').map(Number);
 const ROUNDS = Number(process.env.QWASM_BENCH_RUNS ?? 3);
@@ -28,16 +27,7 @@ if (process.argv[2] !== '--render' && !existsSync(new URL('meshnet.float.onnx', 
   process.exit(0);
 }
 
-/** The ONNX model with its input's and output's spatial dims set to `size` (value_info dropped). */
-function resized(file, size) {
-  const m = onnx.ModelProto.decode(readFileSync(new URL(file, DIR)));
-  for (const v of [...m.graph.input, ...m.graph.output]) {
-    const dims = v.type.tensorType.shape.dim;
-    for (let d = 2; d < dims.length; d++) dims[d] = onnx.TensorShapeProto.Dimension.create({ dimValue: size });
-  }
-  m.graph.valueInfo = [];
-  return onnx.ModelProto.encode(m).finish();
-}
+const resized = (file, size) => resizedModel(new URL(file, DIR), size);
 
 function labels(data, classes, inner) {
   const out = new Uint8Array(inner);

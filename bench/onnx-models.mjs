@@ -1,6 +1,7 @@
 // ONNX models for the onnxruntime-web side of the conv benchmark, built in
 // JavaScript with onnx-proto: QLinearConv (uint8 input, int8 per-channel
 // weights, int32 bias) and float Conv + Relu, 3-D, the same shapes and data.
+import { readFileSync } from 'node:fs';
 import onnxPkg from 'onnx-proto';
 
 const { onnx } = onnxPkg;
@@ -130,4 +131,18 @@ export function qlinearMatMulModel(rows, inF, outF, q) {
     'y',
     T.UINT8,
   );
+}
+
+/**
+ * The ONNX model at `url` with its input's and output's spatial dims (from the third on) set to
+ * `size`, value_info dropped: a fully convolutional model (MeshNet) run on another volume.
+ */
+export function resizedModel(url, size) {
+  const m = onnx.ModelProto.decode(readFileSync(url));
+  for (const v of [...m.graph.input, ...m.graph.output]) {
+    const dims = v.type.tensorType.shape.dim;
+    for (let d = 2; d < dims.length; d++) dims[d] = onnx.TensorShapeProto.Dimension.create({ dimValue: size });
+  }
+  m.graph.valueInfo = [];
+  return onnx.ModelProto.encode(m).finish();
 }
