@@ -18,8 +18,8 @@ const ABSOLUTE = new RegExp(`(?:^|["'\`( =])(/(?:${ROOTS})/(?:[\\w.-]+/)*(?:${FO
 const machinePaths = (text) => [...text.matchAll(ABSOLUTE)].map((m) => m[1]);
 
 test('the pattern finds a traceback path and leaves repository-relative ones', () => {
-  expect(machinePaths('(File "/work/wt-shape/tests/golden/generators/layout.py", line 232')).toEqual([
-    '/work/wt-shape/tests/golden/generators/layout.py',
+  expect(machinePaths('(File "/srv/build/qwasm/tests/golden/generators/layout.py", line 232')).toEqual([
+    '/srv/build/qwasm/tests/golden/generators/layout.py',
   ]);
   expect(machinePaths('see tests/golden/generators/layout.py and web/src/io.mjs')).toEqual([]);
   expect(machinePaths('"source": "/web/src/model/worker-model.mjs:1344" (/usr/src/googletest/src)')).toEqual([]);
