@@ -203,6 +203,15 @@ describe('what the docs say the benchmarks read, call or record', () => {
     // README's memory claim (issue 34): the same numbers, every model at most 2x.
     expect(flat(readme)).toContain(held);
     expect(result('5-models').byThreads['1'].filter((m) => m.packed > 2 * m.int8)).toEqual([]);
+    // README's loading bullet: the loaded size and the high-water mark of the same run.
+    const line =
+      /- r3d_18: exported file (\d+\.\d) MB.*?the loaded model holds (\d+\.\d) MB.*?high-water mark \(model included\) is (\d+\.\d) MB/.exec(
+        result('5-models').markdown,
+      );
+    expect(flat(readme)).toContain(
+      `r3d_18: its ${line[1]} MB file holds ${line[2]} MB, ${(r3d.packed / r3d.int8).toFixed(2)}x its int8 weights`,
+    );
+    expect(flat(readme)).toContain(`r3d_18's heap high-water mark: ${line[3]} MB`);
     const gemmShares = Object.values(result('2d-winograd').byThreads)
       .flat()
       .filter((row) => row.kind === '3x3x3' && row.split)
