@@ -156,10 +156,17 @@ async function launchWebKit() {
   const { Builder } = await import('selenium-webdriver');
   const port = await freePort();
   // Its own process group, so that close() ends Xvfb, the driver and the browser together.
-  const driverProcess = spawn(PROGRAMS.webkit.xvfb, ['-a', PROGRAMS.webkit.binary, `--port=${port}`], {
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  // `-a` takes the first free display from `-n` on; two Jest workers starting WebKit at once would race
+  // for the same one, so each process starts its search at a display of its own.
+  const firstDisplay = String(100 + (process.pid % 5000));
+  const driverProcess = spawn(
+    PROGRAMS.webkit.xvfb,
+    ['-a', '-n', firstDisplay, PROGRAMS.webkit.binary, `--port=${port}`],
+    {
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   driverProcess.stderr.on('data', (d) => {
     stderr += d;
