@@ -265,11 +265,11 @@ Status run_qdepthwise(const QCall& call, const Spatial& s, QTensor* out, ConvRun
           // One call per run of pixels along an output row (W): the kernel
           // steps stride_w positions per pixel.
           for (int64_t p = begin; p < end;) {
-            const int64_t n = std::min(end, (p / s.Wo + 1) * s.Wo) - p;
-            k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), static_cast<size_t>(n), kernel_taps,
+            const int64_t run = std::min(end, (p / s.Wo + 1) * s.Wo) - p;
+            k->fn(static_cast<size_t>(cpad), static_cast<size_t>(g.out_channels), static_cast<size_t>(run), kernel_taps,
                   buffer.data() + pixel_offset(g, s, p, cpad), pixel_step, taps.data(), layout->weights.data(), yn + p,
                   static_cast<size_t>(out_size), &params);
-            p += n;
+            p += run;
           }
         },
         64);
