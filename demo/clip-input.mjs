@@ -1,13 +1,14 @@
 // The Model view's input: a synthetic clip, or one sampled from a video file
-// or the camera (video-frames.mjs) and preprocessed as the model's file
-// records (model.transforms(): torchvision's VideoClassification, e.g. resize
+// or the camera by the library (io.readVideoFrames: 16 frames at 15 fps from
+// the middle, as torchvision's Kinetics clips; the camera live) and
+// preprocessed in the model's worker as its file records
+// (model.preprocess(frames): torchvision's VideoClassification, e.g. resize
 // to 128x171, crop 112x112, Kinetics mean and std); and the top-5 classes of
-// an output, int8 beside float.
+// an output, int8 (classifyVideo's for a video) beside float.
 import * as qwasm from 'qwasm';
 import { onFileChosen } from './file-input.mjs';
 import { syntheticClip } from './random.mjs';
 import { top5 } from './top5.mjs';
-import { framesFromCamera, framesFromVideo } from './video-frames.mjs';
 
 const $ = (id) => document.getElementById(id);
 const FRAME_RATE = 15; // torchvision's Kinetics clips: 16 frames at 15 fps
@@ -18,9 +19,16 @@ const FILMSTRIP_HEIGHT = 112; // pixels of each filmstrip frame (CSS shows them 
 const clip = { kind: 'synthetic', name: 'the synthetic clip', video: null, frames: null, times: null };
 let synthetic = null; // {key, clip}: the synthetic clip of the last shape
 
-/** How frames become this model's input: its recorded preprocessing, else torchvision's Kinetics recipe scaled to its input. */
+/**
+ * How frames become this model's input: its recorded preprocessing (transform null: the worker reads the
+ * file's record), else torchvision's Kinetics recipe scaled to its input.
+ */
 export function transformFor(model) {
-  if (model.preprocessing !== null) return { transform: model.transforms(), how: "the file's preprocessing" };
+  if (model.preprocessing?.cropSize !== undefined) {
+    return { transform: null, cropSize: model.preprocessing.cropSize, how: "the file's preprocessing" };
+  }
+  if (model.preprocessing !== null)
+    throw new Error("this model's file records a volume's preprocessing, not a video's");
   if (model.inputShape === null) {
     throw new Error(
       'this model file records neither its preprocessing nor its input shape: export it with preprocessing=',
@@ -30,6 +38,7 @@ export function transformFor(model) {
   const resizeSize = [Math.round((h * 128) / 112), Math.round((w * 171) / 112)];
   return {
     transform: new qwasm.transforms.VideoClassification({ cropSize: [h, w], resizeSize }),
+    cropSize: [h, w],
     how: 'Kinetics-400 normalisation (the file records no preprocessing)',
   };
 }
@@ -38,14 +47,17 @@ function frameCount(model) {
   return model.inputShape?.[2] ?? 16;
 }
 
-/** The model's input for the chosen clip, and a sentence saying what it is. */
+/**
+ * The model's input for the chosen clip, a sentence saying what it is, and for a video's clip its frames and
+ * the transform they take (null: the file's).
+ */
 export async function clipInput(model) {
   const shape = model.inputShape ?? [1, 3, 16, 112, 112];
   if (clip.kind === 'synthetic') {
     // Built once per shape (600k values: tens of ms on the page's thread), copied for each run (the worker takes its buffer).
     const key = shape.join(',');
     if (synthetic?.key !== key) synthetic = { key, clip: syntheticClip(shape) };
-    return { x: { data: synthetic.clip.data.slice(), shape }, caption: 'the synthetic clip' };
+    return { x: { data: synthetic.clip.data.slice(), shape }, caption: 'the synthetic clip', frames: null };
   }
   if (shape.length !== 5)
     throw new Error(`this model's input is [${shape.join(', ')}], not a video clip (N, C, T, H, W)`);
@@ -55,18 +67,22 @@ export async function clipInput(model) {
   if (frames === null || frames.length !== count) {
     if (clip.kind === 'camera') throw new Error('the camera clip has another frame count: record it again');
     const video = clip.video;
-    ({ frames, times } = await framesFromVideo(video, count, FRAME_RATE));
+    ({ frames, times } = await qwasm.io.readVideoFrames(video, { frameCount: count, frameRate: FRAME_RATE }));
     // Kept only if this is still the chosen clip (another may have been chosen meanwhile).
     if (clip.video === video) {
       Object.assign(clip, { frames, times });
       drawFilmstrip();
     }
   }
-  const { transform, how } = transformFor(model);
+  const { transform, cropSize, how } = transformFor(model);
   const { width, height } = frames[0];
-  const [ch, cw] = transform.cropSize;
+  const [ch, cw] = cropSize;
+  // Preprocessed in the model's worker: the page's thread only decoded the frames.
+  const x = await model.preprocess(frames, transform === null ? {} : { transform });
   return {
-    x: transform.forward(frames),
+    x,
+    frames,
+    transform,
     caption: `${name}: ${count} frames of ${width}x${height} at ${times.map((t) => t.toFixed(2)).join(', ')} s, resized and cropped to ${cw}x${ch} with ${how}`,
   };
 }
@@ -98,9 +114,12 @@ function setClip(next, model) {
   return model;
 }
 
-/** Fills the top-5 table: int8 (always) and float (when the float twin ran). */
-export function showTop5(int8, float, classes) {
-  const a = top5(int8, classes);
+/**
+ * Fills the top-5 table: int8 (always: classifyVideo's classes for a video, else the output's) and float
+ * (when the float twin ran).
+ */
+export function showTop5(int8, float, classes, classified = null) {
+  const a = classified?.map((c) => ({ index: c.index, name: c.label, p: c.probability })) ?? top5(int8, classes);
   const b = float === null ? null : top5(float, classes);
   const body = $('m-top5').tBodies[0];
   body.replaceChildren();
@@ -116,6 +135,20 @@ export function showTop5(int8, float, classes) {
   return { int8: a, float: b };
 }
 
+/** A clip recorded from the camera (where the page may use it: https or localhost, and the user allows it). */
+async function cameraClip(count, onStatus) {
+  if (!navigator.mediaDevices?.getUserMedia) {
+    throw new Error('the camera: this browser offers none to this page (it needs https or localhost)');
+  }
+  const stream = await navigator.mediaDevices.getUserMedia({ video: true, audio: false });
+  try {
+    onStatus('Recording the camera…');
+    return await qwasm.io.readVideoFrames(stream, { frameCount: count, frameRate: FRAME_RATE });
+  } finally {
+    for (const track of stream.getTracks()) track.stop();
+  }
+}
+
 /** Wires the clip controls; `onClip` runs after a new clip is chosen (the view runs the model on it). */
 export function setupClipInput({ currentModel, onClip, onError, onStatus }) {
   let latest = 0; // the newest choice wins over one still reading its frames
@@ -128,10 +161,14 @@ export function setupClipInput({ currentModel, onClip, onError, onStatus }) {
       let next = { kind, name };
       if (kind === 'video') {
         onStatus(`Reading frames of ${name}…`);
-        next = { kind, name, video: source, ...(await framesFromVideo(source, count, FRAME_RATE)) };
+        next = {
+          kind,
+          name,
+          video: source,
+          ...(await qwasm.io.readVideoFrames(source, { frameCount: count, frameRate: FRAME_RATE })),
+        };
       } else if (kind === 'camera') {
-        onStatus('Recording the camera…');
-        next = { kind, name, ...(await framesFromCamera(count, FRAME_RATE)) };
+        next = { kind, name, ...(await cameraClip(count, onStatus)) };
       }
       if (ticket !== latest) return;
       setClip(next, model);

@@ -8,7 +8,8 @@
 // input is synthetic or sampled from a video file or the camera
 // (clip-input.mjs), and a run shows its top-5 classes, int8 beside float, or
 // for a segmentation (a 5-D output) a depth slice of its voxel classes
-// (segmentation-slice.mjs). The zoo's 3D CNNs (zoo.mjs) open from a list.
+// (segmentation-slice.mjs); for a video's clip, the int8 classes are
+// classifyVideo's (the one call an app makes). The zoo's 3D CNNs (zoo.mjs) open from a list.
 import { Chart } from 'chart.js';
 import * as qwasm from 'qwasm';
 import { clipInput, setupClipInput, showTop5 } from './clip-input.mjs';
@@ -376,7 +377,7 @@ async function run() {
   const model = state.model;
   $('m-run').disabled = true;
   try {
-    const { x, caption } = await clipInput(model);
+    const { x, caption, frames, transform } = await clipInput(model);
     // Channel 0 of the input, kept for a segmentation's slices (the worker takes x's buffer).
     const input =
       x.shape.length === 5
@@ -405,7 +406,14 @@ async function run() {
       $('m-output').textContent =
         `${ran}; output [${output.shape.join(', ')}], voxels per class ${state.segmentation.counts.join(', ')}.`;
     } else {
-      state.top5 = showTop5(logits, floatOut?.data ?? null, model.classes);
+      // A video's clip: its int8 classes as an app gets them, in one call (the frames preprocessed and run in
+      // the worker, a second forward after the profiled one).
+      const classified =
+        frames === null
+          ? null
+          : await qwasm.classifyVideo(model, frames, transform === null ? { topk: 5 } : { topk: 5, transform });
+      if (model !== state.model) return;
+      state.top5 = showTop5(logits, floatOut?.data ?? null, model.classes, classified);
       $('m-output').textContent = `${ran}; output [${logits.length} values], top-1 index ${state.top5.int8[0].index}.`;
     }
     $('m-clip-caption').textContent = `Input: ${caption}.`;

@@ -31,3 +31,4 @@ export * from './declarations/quantization.js';
 export * from './declarations/runtime.js';
 export * from './declarations/tensors.js';
 export * from './declarations/transforms.js';
+export * from './declarations/video.js';

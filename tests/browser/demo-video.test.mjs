@@ -10,8 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { top5 } from '../../demo/top5.mjs';
-import { clipTimes } from '../../demo/video-frames.mjs';
 import * as qwasm from '../../web/src/index.node.mjs';
+import { clipTimes } from '../../web/src/transforms/video-clip.mjs';
 import { OUTPUT_DIR } from './browser.mjs';
 import { useDemoPages } from './demo-page.mjs';
 import { engineTest, selectedEngines } from './engines.mjs';
@@ -140,7 +140,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
     await tab.evaluate(chooseVideo(new TextEncoder().encode('not a video at all')));
     await tab.waitFor(`!document.getElementById('m-error').hidden`, 60_000);
     expect(await tab.evaluate(`document.getElementById('m-error').textContent`)).toMatch(
-      /^loading the video: the browser cannot decode this video/,
+      /^io\.readVideoFrames\(source\): loading the video: the browser cannot decode this video/,
     );
     await tab.evaluate(click('m-sample-video'));
     await tab.waitFor(`${status} === 'Ran r3d_18 (1/8 width).'`, 120_000);

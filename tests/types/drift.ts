@@ -29,6 +29,7 @@ export const heapInUse: Api['heapInUse'] = impl.heapInUse;
 export const loadNpy: Api['io']['loadNpy'] = impl.io.loadNpy;
 export const loadSafetensors: Api['io']['loadSafetensors'] = impl.io.loadSafetensors;
 export const loadModel: (bytes: Uint8Array) => InstanceType<typeof impl.io.GraphModule> = impl.io.loadModel;
+export const classifyVideo: Api['classifyVideo'] = impl.classifyVideo;
 
 // Every declared export exists in the implementation, and nothing more.
 type Missing = Exclude<keyof Api, keyof typeof impl>;

@@ -3,6 +3,7 @@
 // the types test fails. Each case is a lie the declarations used to tell.
 // (Biome leaves this file alone: sorting or wrapping would move the lines.)
 import {
+  classifyVideo,
   init,
   io,
   makePerTensorQuantizedTensor,
@@ -171,6 +172,20 @@ export async function cases(): Promise<unknown[]> {
     io.loadModel(new Uint8Array(0)).forward(x, { onProgress: (done: number, total: number) => done + total }),
     // @ts-expect-error: progress is in work units: done is a number
     io.loadModel('m', { worker: true }).then((m) => m.forward(x, { onProgress: (p) => p.done.length })),
+    // @ts-expect-error: classifyVideo takes a model from io.loadModel, not a module
+    classifyVideo(new nn.ReLU(), []),
+    // @ts-expect-error: classifyVideo's answer is a Promise of classes, not the classes
+    classifyVideo(io.loadModel(new Uint8Array(0)), [])[0].label,
+    // @ts-expect-error: topk is a number
+    classifyVideo(io.loadModel(new Uint8Array(0)), [], { topk: '5' }),
+    // @ts-expect-error: a float tensor is not a video (preprocessed input goes to forward)
+    classifyVideo(io.loadModel(new Uint8Array(0)), x),
+    // @ts-expect-error: a class's probability is a number
+    classifyVideo(io.loadModel(new Uint8Array(0)), []).then((c) => c[0].probability.length),
+    // @ts-expect-error: preprocess in a worker resolves later: not a Tensor now
+    io.loadModel('m', { worker: true }).then((m) => m.preprocess([]).shape),
+    // @ts-expect-error: readVideoFrames decodes a video; frames are not one
+    io.readVideoFrames([]),
     // @ts-expect-error: depthStreamPlan only plans: it takes no onProgress
     io.loadModel(new Uint8Array(0)).depthStreamPlan([1, 1, 8, 8, 8], { onProgress: () => {} }),
   ];

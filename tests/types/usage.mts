@@ -1,6 +1,7 @@
 // Compiled by tests/js/package/types.test.mjs with `tsc --noEmit --strict`: the shipped
 // declarations must type the README's examples.
 import {
+  classifyVideo,
   init,
   io,
   makePerTensorQuantizedTensor,
@@ -13,6 +14,8 @@ import {
   type Tensor,
   tensor,
   transforms,
+  type VideoClass,
+  type VideoSource,
 } from 'qwasm';
 
 async function main(): Promise<void> {
@@ -271,4 +274,30 @@ export async function heapAndVolume(url: string, file: Blob): Promise<number> {
   const volume = await io.readNifti(file);
   model.dispose();
   return before.highWater - before.inUse + volume.dims[0];
+}
+
+// One call from a video to its labels: a dropped file, a <video>, a camera's stream or decoded frames;
+// frames preprocessed in the worker; a clip's frames read by the browser.
+export async function classify(
+  url: string,
+  file: File,
+  element: HTMLVideoElement,
+  camera: MediaStream,
+  frames: ImageData[],
+): Promise<string[]> {
+  const model = await io.loadModel(url, { worker: true });
+  const sources: VideoSource[] = [file, element, camera, frames, url, new URL(url)];
+  const top: VideoClass[] = await classifyVideo(model, sources[0], { topk: 3, frameRate: 15, frameCount: 16 });
+  const own = new transforms.VideoClassification({ cropSize: 112, resizeSize: [128, 171] });
+  const [best] = await classifyVideo(model, frames, { transform: own });
+  const clip = await io.readVideoFrames(file, { frameCount: 8 });
+  const x: Tensor = await model.preprocess(clip.frames, {
+    transfer: true,
+    transform: { cropSize: 112, resizeSize: 128 },
+  });
+  const bytes = io.loadModel(new Uint8Array(0));
+  const onThread = await classifyVideo(bytes, frames);
+  model.dispose();
+  const p: number = best.probability + onThread[0].index + x.shape[2] + clip.times[0] + clip.duration;
+  return [...top.map((c) => c.label), String(p), String(clip.frames[0].width)];
 }

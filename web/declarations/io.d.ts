@@ -191,6 +191,40 @@ export declare namespace io {
    */
   function writeNifti(volume: NiftiWritable, options?: { gzip?: boolean }): Promise<Uint8Array>;
   /**
+   * A clip's frames from a video, decoded by the browser: `frameCount`
+   * frames (default 16) at `frameRate` frames per second (default 15) from
+   * the middle of a file (torchvision's Kinetics clips; a shorter video is
+   * spread over evenly), each at the video's own size; from a `MediaStream`,
+   * the next `frameCount` frames, live, `1 / frameRate` s apart (its tracks
+   * keep running). What {@link classifyVideo} samples; the frames go to
+   * {@link transforms.VideoClassification.forward} or
+   * {@link io.WorkerModel.preprocess}. Browsers only: Node.js has no video decoder.
+   * @param source An `HTMLVideoElement` (its source is read by a `<video>` of
+   *   qwasm's own: the element's playback is left alone), a `File` or `Blob`
+   *   of a video file, a video's URL (read whole when its server answers no
+   *   Range requests: the browser cannot seek in it then), or a `MediaStream`.
+   * @returns A promise of `{frames, times, duration}`: the frames (RGBA
+   *   `ImageData`), each one's time in seconds (from the start of a file,
+   *   from the first frame of a stream), and the video's duration (a stream: the last frame's time).
+   * @throws Rejects with a TypeError for a source of another kind or an
+   *   unknown option; RangeError for a frameCount outside 1..4096 or a
+   *   frameRate not above 0 (at most 1000); Error for a video the browser
+   *   cannot decode (naming the step), one with no frames or no known
+   *   duration, pixels it may not read (a cross-origin video without CORS),
+   *   an element with no source, a stream with no video track, and in Node.js.
+   */
+  function readVideoFrames(
+    source: HTMLVideoElement | Blob | MediaStream | string | URL,
+    options?: { frameCount?: number; frameRate?: number },
+  ): Promise<{
+    /** The frames, in time order. */
+    frames: ImageData[];
+    /** Each frame's time, in seconds. */
+    times: number[];
+    /** The video's duration in seconds (a stream: the last frame's time). */
+    duration: number;
+  }>;
+  /**
    * A model written by python/qwasm_export.py (a PyTorch model converted by
    * the eager flow, or a float one, traced by torch.fx), built into qwasm
    * modules on this thread: the counterpart of loading a
@@ -432,10 +466,47 @@ export declare namespace io {
     /** {@link io.GraphModule.classes}: read once at load. */
     readonly classes: readonly string[] | null;
     /**
-     * {@link io.GraphModule.transforms}, run on the calling thread (frames stay here; the input goes to the worker).
+     * {@link io.GraphModule.transforms}, run on the calling thread (frames
+     * stay here; the input goes to the worker). To keep the calling thread
+     * free (16 frames of 320x240 take 0.1-0.2 s), use
+     * {@link io.WorkerModel.preprocess} instead.
      * @throws Error when the file records no preprocessing.
      */
     transforms(): transforms.VideoClassification | transforms.VolumeSegmentation;
+    /**
+     * The model's input from video frames, made in the worker:
+     * `transforms().forward(frames)` there, the same bytes, without spending
+     * the calling thread's time. Pass the result to forward() (or profile(),
+     * forwardFloat()).
+     * @param frames As {@link transforms.VideoClassification.forward}'s; copied
+     *   to the worker, or with `transfer: true` their buffers handed over
+     *   (detached here, as forward's x).
+     * @param options transform: a {@link transforms.VideoClassification} (or
+     *   its options) to use instead of the file's record (needed when it
+     *   records none); transfer: default false.
+     * @returns A promise of the float input [1, 3, T, cropH, cropW] (JS-owned).
+     * @throws Rejects with an Error when the file records no video
+     *   preprocessing and no transform is given; with a TypeError for frames
+     *   that are not an array of objects, a transfer that is not a boolean or
+     *   a transform that is not an object; and with the transform's own
+     *   errors ({@link transforms.VideoClassification}'s constructor and forward), naming this call.
+     * @example
+     * ```ts
+     * const model = await io.loadModel('r3d_18.qwasm.safetensors', { worker: true });
+     * const black = { data: new Uint8Array(320 * 240 * 3), width: 320, height: 240 };
+     * const x = await model.preprocess(Array(16).fill(black)); // made in the worker
+     * x.shape; // → [ 1, 3, 16, 112, 112 ]
+     * (await model.forward(x)).shape; // → [ 1, 400 ]
+     * model.dispose();
+     * ```
+     */
+    preprocess(
+      frames: readonly transforms.Frame[],
+      options?: {
+        transform?: transforms.VideoClassification | transforms.VideoClassificationOptions;
+        transfer?: boolean;
+      },
+    ): Promise<Tensor>;
     /** runtimeInfo() inside the worker. */
     readonly runtime: RuntimeInfo;
     /** {@link io.GraphModule.weightBytes} in the worker: packed weight bytes and their Winograd share. */

@@ -2,6 +2,7 @@
 // declared and documented in web/index.d.ts (web/declarations/).
 
 export * as io from './io.mjs';
+export { classifyVideo } from './model/classify-video.mjs';
 export { nn } from './nn/index.mjs';
 export { quantization } from './quantization/index.mjs';
 export { heapHighWater, heapInUse } from './runtime/diagnostics.mjs';

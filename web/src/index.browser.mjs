@@ -8,6 +8,8 @@ import { setTransformsFactory } from './model/description.mjs';
 import { browserWorkerPort, locatedUrl } from './model/worker-model.mjs';
 import { setPlatformHooks } from './runtime/runtime.mjs';
 import { transformFromRecord } from './transforms/from-record.mjs';
+import { setVideoReader } from './transforms/video-clip.mjs';
+import { readVideo } from './transforms/video-decode.mjs';
 
 setPlatformHooks({
   startModelWorker: (locateFile) => {
@@ -23,5 +25,7 @@ setPlatformHooks({
 
 // A model's transforms() (the model worker's own bundle leaves the transforms out).
 setTransformsFactory(transformFromRecord);
+// Video files, elements and streams decoded by the browser (io.readVideoFrames, classifyVideo); Node.js has no decoder.
+setVideoReader(readVideo);
 
 export * from './api.mjs';

@@ -29,4 +29,5 @@ export const {
   io,
   quantization,
   transforms,
+  classifyVideo,
 } = qwasm;

@@ -17,6 +17,7 @@ import { tensor } from './tensors/tensor.mjs';
 export { GraphModule } from './model/graph-module.mjs';
 export { loadModelAsync } from './model/load.mjs';
 export { clearCache } from './model/model-cache.mjs';
+export { readVideoFrames } from './transforms/video-clip.mjs';
 export { WorkerModel };
 
 // NIfTI reading and writing load on first use, from their own module beside

@@ -58,7 +58,7 @@ setPlatformHooks({
   resolveObjectUrl,
 });
 
-// A model's transforms() (the browser model worker's bundle leaves the transforms out).
+// A model's transforms() (the browser model worker's bundle leaves VolumeSegmentation out).
 setTransformsFactory(transformFromRecord);
 // What the Node.js model worker serves with (model-worker.node.mjs, through this build).
 WorkerModel._serve = serveModel;

@@ -19,7 +19,9 @@ const OPTIONS = {
   numThreads: null,
   cache: false,
 };
-const TYPES = 'load, loadFloat, dropFloat, forward, profile, forwardFloat, compareWeights, heap, compareModelOutputs';
+const TYPES =
+  'load, loadFloat, dropFloat, forward, profile, forwardFloat, compareWeights, heap, compareModelOutputs, preprocess';
+const GREY = { data: new Uint8Array(4 * 4 * 3).fill(128), width: 4, height: 4 };
 const malformed = (why) => ({ name: 'TypeError', message: `the model worker got a malformed request: ${why}` });
 
 beforeAll(() => qwasm.init());
@@ -71,6 +73,12 @@ describe('the worker answers each message in order', () => {
       { type: 'compareWeights', id: 9, payload: {} },
       { type: 'forward', id: 10, payload: { x: { data: new Float32Array(2), shape: [3] } } },
       { type: 'dropFloat', id: 11, payload: {} },
+      { type: 'preprocess', id: 12, payload: { frames: [] } },
+      {
+        type: 'preprocess',
+        id: 13,
+        payload: { frames: [GREY], transform: { cropSize: 1, resizeSize: 1, mean: [0.5], std: [0.25] } },
+      },
     ];
     for (const m of messages) worker.send(m);
     const replies = await worker.replies(messages.length);
@@ -94,6 +102,15 @@ describe('the worker answers each message in order', () => {
         error: { name: 'RangeError', message: 'tensor(data, shape): shape [3] holds 3 elements but data has 2' },
       },
       { id: 11, result: null },
+      { id: 12, error: malformed("a preprocess request's payload has no transform") },
+      // One grey frame, resized to 1x1, normalised: (128/255 - 0.5) / 0.25 for every channel, each step in float32.
+      {
+        id: 13,
+        result: {
+          data: new Float32Array(3).fill(Math.fround(Math.fround(Math.fround(128 / 255) - 0.5) / 0.25)),
+          shape: [1, 3, 1, 1, 1],
+        },
+      },
     ]);
   });
 

@@ -103,8 +103,10 @@ export function readDescription(meta, inputShape) {
 
 // The transforms themselves (transforms.VideoClassification and
 // VolumeSegmentation) are made by the public entry's factory (api.mjs:
-// transformsFactory), not imported here: the model worker loads models, checks
-// their records above, and never runs a transform, so its bundle leaves them out.
+// transformsFactory), not imported here: the model worker loads models and
+// checks their records above; the one transform it runs (a WorkerModel's
+// preprocess: VideoClassification, worker-host.mjs) it imports itself, so its
+// bundle leaves VolumeSegmentation and NIfTI out.
 let makeTransforms = null;
 
 /** Called once by the public API: how a checked preprocessing record becomes its transform. */

@@ -334,6 +334,22 @@ function clientClass() {
       return deps.transformsOf(this.#info.preprocessing, 'WorkerModel.transforms()');
     }
 
+    /** Documented at io.WorkerModel.preprocess (web/declarations/io.d.ts). */
+    preprocess(frames, options) {
+      const ctx = 'WorkerModel.preprocess(frames)';
+      try {
+        const o = readOptions(options, ['transform', 'transfer'], ctx);
+        const transfer = o.get('transfer') ?? false;
+        if (typeof transfer !== 'boolean')
+          throw new TypeError(`${ctx}: transfer must be a boolean, got ${describe(transfer)}`);
+        const sent = sentFrames(frames, transfer, ctx);
+        const payload = { frames: sent.frames, transform: sentTransform(o, this.#info, ctx) };
+        return this.#request(ctx, 'preprocess', payload, sent.transfer).then((x) => deps.tensor(x.data, x.shape));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+
     /** The graph's nodes, as GraphModule.nodes. */
     get nodes() {
       return this.#info.nodes;
@@ -393,6 +409,58 @@ function deepFreeze(value) {
     Object.freeze(value);
   }
   return value;
+}
+
+const TRANSFORM_KEYS = ['cropSize', 'resizeSize', 'mean', 'std', 'interpolation'];
+
+/**
+ * The transform's options for the worker (which checks them as the
+ * constructor does): options.transform (a transforms.VideoClassification or
+ * its options), else the model file's record.
+ */
+function sentTransform(o, info, ctx) {
+  const given = o.get('transform');
+  if (given === undefined) {
+    const p = info.preprocessing;
+    if (p === null || p.cropSize === undefined) {
+      throw new Error(
+        `${ctx}: the model file records ${p === null ? 'no preprocessing' : "a volume's preprocessing (VolumeSegmentation), not a video's"}; pass { transform: new transforms.VideoClassification({ cropSize, resizeSize }) }`,
+      );
+    }
+    return { ...p };
+  }
+  if (given === null || typeof given !== 'object') {
+    throw new TypeError(
+      `${ctx}: transform must be a transforms.VideoClassification or its options, got ${describe(given)}`,
+    );
+  }
+  // Its options read once, as plain values (a VideoClassification's own fields are these).
+  const out = {};
+  for (const key of TRANSFORM_KEYS) {
+    const v = given[key];
+    if (v !== undefined) out[key] = Array.isArray(v) ? [...v] : v;
+  }
+  return out;
+}
+
+/**
+ * Frames for postMessage, {frames, transfer}: each {data, width, height} read
+ * once (the worker's transform checks them); with transfer, each buffer once.
+ */
+function sentFrames(frames, transfer, ctx) {
+  if (!Array.isArray(frames)) throw new TypeError(`${ctx}: frames must be an array of frames, got ${describe(frames)}`);
+  const buffers = new Set();
+  const sent = frames.map((f, t) => {
+    if (f === null || typeof f !== 'object')
+      throw new TypeError(`${ctx}: frames[${t}] must be {data, width, height} (e.g. an ImageData), got ${describe(f)}`);
+    const { data, width, height } = f;
+    if (transfer && ArrayBuffer.isView(data)) {
+      const bytes = bytesOf(data, `frames[${t}].data`, ctx);
+      if (isArrayBuffer(bytes.buffer)) buffers.add(bytes.buffer);
+    }
+    return { data, width, height };
+  });
+  return { frames: sent, transfer: [...buffers] };
 }
 
 function plainResult(out) {

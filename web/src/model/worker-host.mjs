@@ -12,6 +12,7 @@ import { heapHighWater, heapInUse } from '../runtime/diagnostics.mjs';
 import { init, localFileReader, runtimeInfo } from '../runtime/runtime.mjs';
 import { QTensor } from '../tensors/qtensor.mjs';
 import { tensor } from '../tensors/tensor.mjs';
+import { VideoClassification } from '../transforms/video-classification.mjs';
 import { buildModel } from './load.mjs';
 import { sourceName } from './load-error.mjs';
 import { throwIfAborted } from './source.mjs';
@@ -116,6 +117,13 @@ const HANDLERS = {
   },
   compareModelOutputs({ x }, worker) {
     return plain(statisticsOf(compareModelOutputs(floatModelOf(worker), worker.model, inputOf(x))));
+  },
+  // The model's input from video frames, made here so that the calling thread does not spend the
+  // transform's time (0.1-0.2 s for 16 frames of 320x240); the caller chose the options.
+  preprocess({ frames, transform }, worker) {
+    modelOf(worker);
+    const x = new VideoClassification(transform).forward(frames);
+    return { result: { data: x.data, shape: x.shape }, transfer: [x.data.buffer] };
   },
 };
 

@@ -25,6 +25,10 @@ import { isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
 
 /** @typedef {{data: Float32Array, shape: number[]}} FloatInput */
 
+/** A video frame as sent: RGB or RGBA bytes (transforms.VideoClassification's forward checks it). @typedef {{data: Uint8Array | Uint8ClampedArray, width: number, height: number}} SentFrame */
+
+/** transforms.VideoClassification's options, as the worker builds the transform from them. @typedef {{cropSize: any, resizeSize: any, mean?: any, std?: any, interpolation?: any}} SentTransform */
+
 /**
  * A forward's output as plain data: a float tensor, or a per-tensor
  * QTensor's integers and qparams (a model without a final DeQuantStub).
@@ -62,6 +66,7 @@ import { isOutOfMemory, OUT_OF_MEMORY } from '../runtime/errors.mjs';
  *   compareWeights: {payload: {}, result: NsStatistics},
  *   heap: {payload: {}, result: {inUse: number, highWater: number}},
  *   compareModelOutputs: {payload: {x: FloatInput}, result: NsStatistics},
+ *   preprocess: {payload: {frames: SentFrame[], transform: SentTransform}, result: FloatInput},
  * }} Requests
  */
 
@@ -110,6 +115,7 @@ const PAYLOAD_FIELDS = {
   compareWeights: [],
   heap: [],
   compareModelOutputs: ['x'],
+  preprocess: ['frames', 'transform'],
 };
 
 /** @returns {v is Record<string, any>} */
