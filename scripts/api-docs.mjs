@@ -4,6 +4,7 @@
 // options in typedoc.json.
 //   node scripts/api-docs.mjs           (npm run docs:api) writes HTML to build/api/
 //   node scripts/api-docs.mjs --check   (scripts/lint, so npm test) writes nothing
+//   node scripts/api-docs.mjs --out DIR (scripts/build-site.mjs) writes HTML to DIR
 // Both treat every TypeDoc warning as an error: a {@link} that does not
 // resolve, an export or member without documentation, a type that is
 // referenced but not part of the reference. The reference is not committed.
@@ -17,8 +18,10 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const check = args.includes('--check');
-if (args.some((a) => a !== '--check')) {
-  console.error('usage: node scripts/api-docs.mjs [--check]');
+const outAt = args.indexOf('--out');
+const out = outAt < 0 ? null : args[outAt + 1];
+if (args.length !== (check ? 1 : 0) + (outAt < 0 ? 0 : 2) || out === undefined || (check && out !== null)) {
+  console.error('usage: node scripts/api-docs.mjs [--check | --out DIR]');
   process.exit(2);
 }
 
@@ -30,7 +33,8 @@ if (!existsSync(typedoc)) {
   process.exit(1);
 }
 
-const run = spawnSync(typedoc, ['--options', 'typedoc.json', ...(check ? ['--emit', 'none'] : [])], {
+const options = ['--options', 'typedoc.json', ...(check ? ['--emit', 'none'] : []), ...(out ? ['--out', out] : [])];
+const run = spawnSync(typedoc, options, {
   cwd: root,
   stdio: 'inherit',
 });
@@ -42,4 +46,4 @@ if (run.status !== 0) {
   console.error('[api-docs] TypeDoc failed: document what it names in web/declarations/, or fix the {@link}');
   process.exit(1);
 }
-if (!check) console.log('[api-docs] the API reference is in build/api/index.html');
+if (!check) console.log(`[api-docs] the API reference is in ${out ?? 'build/api'}/index.html`);

@@ -1,9 +1,13 @@
 // scripts/check-toolchain against fake programs: each version it pins is
 // read from the program's own output, a mismatch names the expected and the
-// found version and the fix and fails, QWASM_ANY_VERSIONS=1 goes on, and
-// scripts/bootstrap installs as root without sudo (a fresh Debian machine)
-// and refuses clearly as a user without it. Nothing real is installed: the
-// fakes come first on PATH, and apt-get is a fake that records its arguments.
+// found version and the fix and fails, QWASM_ANY_VERSIONS=1 goes on, and its
+// `serve` mode (npm start) checks only Emscripten. scripts/bootstrap: `serve`
+// (npm start) installs only what building the package and serving it need,
+// `all` (npm test) everything; it says what apt-get will download and about
+// how long that takes before installing, and how long it took after; it
+// installs as root without sudo (a fresh Debian machine) and refuses clearly
+// as a user without it. Nothing real is installed: the fakes come first on
+// PATH, and apt-get is a fake that records its arguments.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -94,6 +98,16 @@ test.each([
   },
 );
 
+test("`serve` (npm start) checks only Emscripten: the tests' tools may be missing", () => {
+  fakes({ 'em++': PINNED['em++'], 'clang++-14': null, 'clang-format-14': null, chromium: null, 'firefox-esr': null });
+  expect(run('bash scripts/check-toolchain serve')).toEqual({ status: 0, stderr: '' });
+  expect(check().status).toBe(1); // all of them, by default
+  fakes({ 'em++': PINNED['em++'].replace('3.1.6', '3.1.50') });
+  const r = run('bash scripts/check-toolchain serve');
+  expect([r.status, r.stderr.includes('expected Emscripten 3.1.6, found 3.1.50')]).toEqual([1, true]);
+  expect(run('bash scripts/check-toolchain tests').status).toBe(2);
+});
+
 test('QWASM_ANY_VERSIONS=1 reports the mismatch and goes on', () => {
   fakes({ ...PINNED, 'clang++-14': 'Debian clang version 15.0.7' });
   const r = check({ QWASM_ANY_VERSIONS: '1' });
@@ -133,6 +147,46 @@ test("the pins are the versions docs/toolchain.md and the README's support table
   }
 });
 
+describe('what scripts/bootstrap installs for npm start and for npm test', () => {
+  // find_missing_packages with every package missing: `need` reports each one.
+  const listed = (mode) => {
+    const r = spawnSync(
+      '/bin/bash',
+      ['-c', `source scripts/bootstrap && need() { echo "$2"; } && find_missing_packages ${mode}`],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    );
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    return r.stdout.trim().split('\n');
+  };
+
+  test('npm start (serve): only what building the package and serving it need, no browser', () => {
+    expect(listed('serve')).toEqual(['emscripten', 'cmake', 'ninja-build']);
+  });
+
+  test('npm test (all): those and the test tools', () => {
+    const all = listed('all');
+    expect(all.slice(0, 3)).toEqual(listed('serve'));
+    expect(all).toEqual(expect.arrayContaining(['g++', 'libgtest-dev', 'chromium', 'firefox-esr', 'xvfb', 'clang-14']));
+  });
+
+  test("package.json's scripts: npm start and build:site bootstrap `serve`, npm test `all`", () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect([scripts.start, scripts['build:site'], scripts.test].map((s) => /bootstrap( \w+)?/.exec(s)?.[0])).toEqual([
+      'bootstrap serve',
+      'bootstrap serve',
+      'bootstrap',
+    ]);
+  });
+
+  test('an unknown mode is a usage error, and installs nothing', () => {
+    const r = run('bash scripts/bootstrap tests');
+    expect([r.status, r.stderr.trim()]).toEqual([2, '[bootstrap] usage: bash scripts/bootstrap [serve|all]']);
+  });
+});
+
 describe("scripts/bootstrap's install step", () => {
   // Sourced, bootstrap only defines its functions; install_packages is called
   // with fake `id`, `apt-get` and (maybe) `sudo`.
@@ -145,22 +199,70 @@ describe("scripts/bootstrap's install step", () => {
     }
   };
 
+  // With --print-uris, apt-get lists the files it would download ('URI' file size checksum): 332 MB here.
+  const aptGet = () => `echo "apt-get $*" >> "${dir}/calls"
+case "$*" in *--print-uris*)
+  echo "'http://deb.debian.org/debian/pool/main/c/cmake/cmake_3.25.1-1_amd64.deb' cmake_3.25.1-1_amd64.deb 150000000 SHA256:00"
+  echo "'http://deb.debian.org/debian/pool/main/x/xvfb/xvfb_21.1.7-3_amd64.deb' xvfb_21.1.7-3_amd64.deb 182000000 SHA256:11" ;;
+esac`;
   beforeEach(() => {
-    fake('apt-get', `echo "apt-get $*" >> "${dir}/calls"`);
+    fake('apt-get', aptGet());
   });
 
   test('as root without sudo (a fresh Debian machine): apt-get directly', () => {
     fake('id', 'echo 0');
     const r = install();
     expect(r.stderr).toContain('installed');
-    expect(calls()).toEqual(['apt-get update -qq', 'apt-get install -y -qq cmake xvfb']);
+    expect(calls()).toEqual([
+      'apt-get update -qq',
+      'apt-get install -y -qq --print-uris cmake xvfb',
+      'apt-get install -y -qq cmake xvfb',
+    ]);
+  });
+
+  test('says what it installs, the download size and about how long, before; how long it took, after', () => {
+    fake('id', 'echo 0');
+    const lines = install().stderr.trim().split('\n');
+    expect(lines).toEqual([
+      '[bootstrap] missing Debian packages: cmake xvfb',
+      // 332 MB at the measured 32 s per 100 MB: 106 s.
+      '[bootstrap] installing them with apt-get: 2 packages, 332 MB to download: about 2 min',
+      expect.stringMatching(/^\[bootstrap\] installed in \d+ s$/),
+      'installed',
+    ]);
+  });
+
+  test('the estimate: seconds below a minute, minutes above', () => {
+    const estimate = (bytes) =>
+      spawnSync('/bin/bash', ['-c', `source scripts/bootstrap && download_estimate echo "'u' f ${bytes} x"`], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }).stdout;
+    expect([estimate(50e6), estimate(833e6)]).toEqual([
+      '1 packages, 50 MB to download: about 16 s',
+      '1 packages, 833 MB to download: about 4 min',
+    ]);
   });
 
   test('as a user with sudo: through sudo', () => {
     fake('id', 'echo 1000');
     fake('sudo', `echo "sudo $*" >> "${dir}/calls"`);
     install();
-    expect(calls()).toEqual(['sudo apt-get update -qq', 'sudo apt-get install -y -qq cmake xvfb']);
+    expect(calls()).toEqual([
+      'sudo apt-get update -qq',
+      'sudo apt-get install -y -qq --print-uris cmake xvfb',
+      'sudo apt-get install -y -qq cmake xvfb',
+    ]);
+  });
+
+  test('a failing apt-get shows its output and the command to run by hand', () => {
+    fake('id', 'echo 0');
+    fake('apt-get', 'echo "E: Unable to locate package xvfb" >&2; exit 100');
+    const r = install();
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('E: Unable to locate package xvfb');
+    expect(r.stderr).toContain('apt-get failed (no network, or no Debian mirror?). Install by hand: cmake xvfb');
+    expect(r.stderr).not.toContain('installed');
   });
 
   test('as a user without sudo: says what to run as root, installs nothing', () => {

@@ -4,7 +4,8 @@
 // - no size is claimed anywhere but in the sentence readme-facts measures;
 // - docs/toolchain.md's outputs table lists every file the package ships and
 //   every file scripts/package.mjs writes, and the build made them;
-// - the README's Debian packages are scripts/bootstrap's;
+// - the README's Debian packages are scripts/bootstrap's, npm start's and
+//   npm test's, and their install times docs/toolchain.md's measurement;
 // - the browser engines the README's contributor section names are those the
 //   browser suites run (tests/browser/engines.mjs), and `.ci/run` runs the
 //   README's test command;
@@ -14,6 +15,7 @@
 //   file (in that file), every kernel name (in the lists), and every kernel
 //   follows docs/kernels.md's naming grammar (the citation forms:
 //   guide-citations.mjs, docs/testing.md).
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALL_ENGINES } from '../../browser/engines.mjs';
@@ -87,13 +89,50 @@ describe("docs/toolchain.md's outputs table", () => {
   });
 });
 
-test("the README's Debian packages are the ones scripts/bootstrap installs", () => {
-  const installs = [...read('scripts/bootstrap').matchAll(/^\s*need \S+ (\S+)$/gm)].map((m) => m[1]);
-  // The list runs to the first full stop after a package name (names have dots: libwebkit2gtk-4.1-0).
-  const said = /Both run `scripts\/bootstrap`, which installs the Debian packages[^:]*:([\s\S]*?`)\./.exec(readme);
-  expect(said).not.toBeNull();
-  expect(installs.length).toBeGreaterThan(10);
-  expect(backticked(said[1]).sort()).toEqual([...installs].sort());
+describe("the README's Debian packages and install times (scripts/bootstrap, docs/toolchain.md)", () => {
+  // What find_missing_packages lists for `mode` when every package is missing.
+  const installs = (mode) =>
+    spawnSync(
+      '/bin/bash',
+      ['-c', `source scripts/bootstrap && need() { echo "$2"; } && find_missing_packages ${mode}`],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+      },
+    )
+      .stdout.trim()
+      .split('\n');
+  const contributing = flat(readme.slice(readme.indexOf('## Contributing')));
+  // A list runs to the first full stop after a package name (names have dots: libwebkit2gtk-4.1-0).
+  const listed = (pattern) => backticked(pattern.exec(contributing)?.[1] ?? '');
+
+  test("npm start's are scripts/bootstrap serve's, npm test's all the others", () => {
+    const serve = listed(/`npm start` \(`scripts\/bootstrap serve`\) installs only what[^:]*:([^.]*`)\./);
+    const tests = listed(/`npm test` installs those and the test tools:([\s\S]*?`)\./);
+    expect(serve).toEqual(installs('serve'));
+    expect(installs('all').length).toBeGreaterThan(10);
+    expect([...serve, ...tests].sort()).toEqual([...installs('all')].sort());
+  });
+
+  test("the sizes and times are docs/toolchain.md's measurement, at scripts/bootstrap's rate", () => {
+    const toolchain = flat(read('docs/toolchain.md'));
+    const rate = Number(/^SECONDS_PER_100MB=(\d+)$/m.exec(read('scripts/bootstrap'))?.[1]);
+    const m =
+      /took (\d+) s \([\d.]+ MB\/s\) and unpacking them .*? (\d+) s: (\d+) s for (\d+) MB, (\d+) s per 100 MB/.exec(
+        toolchain,
+      );
+    const [download, unpack, total, mb, perHundred] = m.slice(1).map(Number);
+    expect([download + unpack, Math.round((100 * total) / mb), perHundred]).toEqual([total, rate, rate]);
+    const rows = [...toolchain.matchAll(/\| `(npm \w+)`[^|]*\| (\d+) \| (\d+) MB \|/g)].map((row) => row.slice(1));
+    expect(rows.map(([command]) => command)).toEqual(['npm start', 'npm test']);
+    expect(Number(rows[0][2])).toBe(mb); // the measured install is npm start's
+    for (const [command, packages, size] of rows) {
+      const minutes = Math.round((size * rate) / 100 / 60);
+      expect(contributing).toMatch(
+        new RegExp(`for \`${command}\`,? ${packages} packages and ${size} MB[^,]*, about ${minutes} minutes`),
+      );
+    }
+  });
 });
 
 describe('the browser engines', () => {
