@@ -9,7 +9,6 @@ import { browserWorkerPort, locatedUrl } from './model/worker-model.mjs';
 import { setPlatformHooks } from './runtime/runtime.mjs';
 import { transformFromRecord } from './transforms/from-record.mjs';
 import { setVideoReader } from './transforms/video-clip.mjs';
-import { readVideo } from './transforms/video-decode.mjs';
 
 setPlatformHooks({
   startModelWorker: (locateFile) => {
@@ -26,6 +25,7 @@ setPlatformHooks({
 // A model's transforms() (the model worker's own bundle leaves the transforms out).
 setTransformsFactory(transformFromRecord);
 // Video files, elements and streams decoded by the browser (io.readVideoFrames, classifyVideo); Node.js has no decoder.
-setVideoReader(readVideo);
+// Imported when a video is first read: a bundler puts the decoder in a chunk of its own, out of an app's first load.
+setVideoReader(async (...args) => (await import('./transforms/video-decode.mjs')).readVideo(...args));
 
 export * from './api.mjs';

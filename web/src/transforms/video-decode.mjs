@@ -47,6 +47,23 @@ function grab(video, canvas, ctx) {
   }
 }
 
+const sameBytes = (a, b) => a.data.length === b.data.length && a.data.every((v, i) => v === b.data[i]);
+
+// A paused video's frame, read until two reads an animation frame apart agree
+// (at most 8 reads): on a busy machine the previous frame can still be painted
+// after 'seeked' and two animation frames, and two reads of the same clip must
+// give the same pixels.
+async function settledGrab(video, canvas, ctx) {
+  let frame = grab(video, canvas, ctx);
+  for (let i = 0; i < 7; i++) {
+    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+    const again = grab(video, canvas, ctx);
+    if (sameBytes(frame, again)) return again;
+    frame = again;
+  }
+  return frame;
+}
+
 function canvasFor(video) {
   const canvas = document.createElement('canvas');
   canvas.width = video.videoWidth;
@@ -98,7 +115,7 @@ async function framesFromFile(source, count, frameRate, ctx, crossOrigin = null)
       video.currentTime = t;
       await once(video, 'seeked', `seeking to ${t.toFixed(2)} s`, ctx);
       await framePresented(video, ctx);
-      frames.push(grab(video, canvas, ctx));
+      frames.push(await settledGrab(video, canvas, ctx));
     }
     return { frames, times, duration: video.duration };
   } finally {
