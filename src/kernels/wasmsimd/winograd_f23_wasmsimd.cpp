@@ -198,29 +198,36 @@ inline void store_4pairs(uint8_t* p, size_t c_stride, size_t n, const v128_t* a,
 
 }  // namespace
 
-// Per group of 4 channels: four tiles at a time, their bytes stored together
-// where they are neighbours in the planes (tile_step 1: one output's 4 bytes
-// per channel; tile_step 2 with W's output pairs adjacent: 8 bytes), then
-// the run's last tiles one by one.
+// Four tiles at a time, their bytes stored together where they are
+// neighbours in the planes (tile_step 1: one output's 4 bytes per channel;
+// tile_step 2 with W's output pairs adjacent, 1-D: 8 bytes), then the run's
+// last tiles one by one; within a tile or a group of four, 4 channels at a
+// time (a tile's points are read while in cache: 3-D tiles' 64 points of 64
+// channels take 16 KiB). A 3-tap W with 2 or 3 active dimensions (tile_step
+// 2, 4 or 8 outputs per tile) stays one tile at a time: four tiles' 16-32
+// output vectors spill registers, and its stores are already 2 bytes per
+// channel (grouped, r3d_18's 64-channel 3x3x3 layer and r2plus1d_18's 1x3x3
+// one measured 0.92x and 0.98x in one run).
 void winograd_output_f23_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t* m, size_t m_stride,
                                   size_t m_tile_stride, uint8_t* c, size_t c_stride, ptrdiff_t tile_step,
                                   const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params) {
   assert(nd >= 1 && nd <= kWinogradMaxDims && nt >= 1);
   const size_t outputs = size_t{1} << nd;
   const RequantVectors rv(*params);
-  for (size_t j0 = 0; j0 < nc; j0 += 4) {
-    const RequantChannels ch(*params, j0);
-    const size_t n = nc - j0 < 4 ? nc - j0 : 4;
-    const int32_t* mj = m + j0;
-    uint8_t* cj = c + j0 * c_stride;
-    size_t t = 0;
-    for (; t + 4 <= nt; t += 4) {
+  const bool grouped = tile_step == 1 || nd == 1;
+  size_t t = 0;
+  for (; grouped && t + 4 <= nt; t += 4) {
+    const int32_t* mt = m + t * m_tile_stride;
+    uint8_t* ct = c + static_cast<ptrdiff_t>(t) * tile_step;
+    for (size_t j0 = 0; j0 < nc; j0 += 4) {
+      const RequantChannels ch(*params, j0);
+      const size_t n = nc - j0 < 4 ? nc - j0 : 4;
       v128_t r[4][8];
-      for (size_t k = 0; k < 4; ++k) tile_outputs4(nd, mj + (t + k) * m_tile_stride, m_stride, ch, rv, r[k]);
-      uint8_t* ct = cj + static_cast<ptrdiff_t>(t) * tile_step;
+      for (size_t k = 0; k < 4; ++k) tile_outputs4(nd, mt + k * m_tile_stride + j0, m_stride, ch, rv, r[k]);
+      uint8_t* cj = ct + j0 * c_stride;
       for (size_t o = 0; o < outputs; ++o) {
         if (!(valid >> o & 1)) continue;
-        uint8_t* p = ct + out_offsets[o];
+        uint8_t* p = cj + out_offsets[o];
         if (tile_step == 1) {
           store_4tiles(p, c_stride, n, r[0][o], r[1][o], r[2][o], r[3][o]);
           continue;
@@ -235,10 +242,16 @@ void winograd_output_f23_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t
         for (size_t k = 0; k < 4; ++k) store_channels(p + static_cast<ptrdiff_t>(k) * tile_step, c_stride, n, r[k][o]);
       }
     }
-    for (; t < nt; ++t) {
+  }
+  for (; t < nt; ++t) {
+    const int32_t* mt = m + t * m_tile_stride;
+    uint8_t* ct = c + static_cast<ptrdiff_t>(t) * tile_step;
+    for (size_t j0 = 0; j0 < nc; j0 += 4) {
+      const RequantChannels ch(*params, j0);
+      const size_t n = nc - j0 < 4 ? nc - j0 : 4;
       v128_t r[8];
-      tile_outputs4(nd, mj + t * m_tile_stride, m_stride, ch, rv, r);
-      uint8_t* ct = cj + static_cast<ptrdiff_t>(t) * tile_step;
+      tile_outputs4(nd, mt + j0, m_stride, ch, rv, r);
+      uint8_t* cj = ct + j0 * c_stride;
       for (size_t o = 0; o < outputs; ++o) {
         if (!(valid >> o & 1)) continue;
         // Two outputs adjacent in the plane (the innermost dimension is W): one 2-byte store per channel.
@@ -246,7 +259,7 @@ void winograd_output_f23_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t
           const v128_t b16 = wasm_i16x8_narrow_i32x4(r[o], r[o + 1]);
           const v128_t b8 = wasm_u8x16_narrow_i16x8(b16, b16);
           const v128_t pairs = wasm_i8x16_shuffle(b8, b8, 0, 4, 1, 5, 2, 6, 3, 7, 0, 0, 0, 0, 0, 0, 0, 0);
-          uint8_t* p = ct + out_offsets[o];
+          uint8_t* p = cj + out_offsets[o];
           wasm_v128_store16_lane(p, pairs, 0);
           wasm_v128_store16_lane(p + c_stride, pairs, 1);
           wasm_v128_store16_lane(p + 2 * c_stride, pairs, 2);
@@ -254,7 +267,7 @@ void winograd_output_f23_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t
           ++o;
           continue;
         }
-        store_channels(ct + out_offsets[o], c_stride, n, r[o]);
+        store_channels(cj + out_offsets[o], c_stride, n, r[o]);
       }
     }
   }
