@@ -9,6 +9,8 @@
 // Winograd time is split into input transform / GEMMs / output transform +
 // requantization (summed over threads, from the core's own timers on extra
 // runs), and the outputs of both paths are compared byte for byte.
+// QWASM_BENCH_ONLY=<regexp on layer ids> with QWASM_BENCH_MERGE=1 re-measures
+// some layers and puts their rows, marked, into the saved run's table.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -129,14 +131,22 @@ async function child(threads) {
 }
 
 // The tables from the measurements (`--render` redoes them from the saved results).
-function render(byThreads, date) {
+// machine: the run's CPU and Node line (a saved run keeps its own).
+const thisMachine = () => `${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
+function savedMachine(saved) {
+  return (
+    saved.machine ?? /Winograd path taken: (?:yes|\*\*NO\*\*)\. (.*), \d{4}-\d\d-\d\d\.\n/.exec(saved.markdown)?.[1]
+  );
+}
+
+function render(byThreads, date, machine = thisMachine()) {
   const fmt = (v, d = 1) => v.toFixed(d);
   const desc = (c) =>
     `${c.cin}->${c.cout}, k${c.kernel.join('x')}${c.dilation ? `, dilation ${c.dilation[0]}` : ''}, ${c.spatial.join('x')}`;
   const pct = (part, whole) => `${fmt((100 * part) / whole, 0)}%`;
   const row = (t, r) => {
     const total = r.split[0] + r.split[1] + r.split[2];
-    return `| ${r.id} | ${desc(r.shape)} | ${t} | ${fmt(r.direct.medianMs)} | ${fmt(r.winograd.medianMs)} | ${fmt(r.ort.medianMs)} | ${fmt(r.direct.medianMs / r.winograd.medianMs, 2)}x | ${fmt(r.ort.medianMs / r.winograd.medianMs, 2)}x | ${fmt(r.ort.medianMs / r.direct.medianMs, 2)}x | ${pct(r.split[0], total)} / ${pct(r.split[1], total)} / ${pct(r.split[2], total)} | ${fmt(r.winogradBytes / 2 ** 20, 2)} |`;
+    return `| ${r.id}${r.remeasured ? ' *' : ''} | ${desc(r.shape)} | ${t} | ${fmt(r.direct.medianMs)} | ${fmt(r.winograd.medianMs)} | ${fmt(r.ort.medianMs)} | ${fmt(r.direct.medianMs / r.winograd.medianMs, 2)}x | ${fmt(r.ort.medianMs / r.winograd.medianMs, 2)}x | ${fmt(r.ort.medianMs / r.direct.medianMs, 2)}x | ${pct(r.split[0], total)} / ${pct(r.split[1], total)} / ${pct(r.split[2], total)} | ${fmt(r.winogradBytes / 2 ** 20, 2)} |`;
   };
   const table = THREADS.flatMap((t) => byThreads[t].map((r) => row(t, r))).join('\n');
   const allSame = Object.values(byThreads).every((rows) => rows.every((r) => r.same && r.path === 'winograd'));
@@ -147,28 +157,38 @@ function render(byThreads, date) {
     const got = rs.map((r) => `${r.id} ${fmt(ratio(r), 2)}x`).join(', ');
     return `- ${kind === 'S2' ? 'S2' : `${kind} layers`}: ${got} (target >= ${want}x: ${rs.every((r) => ratio(r) >= want) ? 'met' : 'not met'})`;
   });
+  // Rows re-measured in a run of their own (QWASM_BENCH_MERGE), marked *.
+  const remeasured = [...new Set(Object.values(byThreads).flatMap((rows) => rows.map((r) => r.remeasured)))].filter(
+    Boolean,
+  );
+  const remeasuredNote = remeasured.length
+    ? `\n\n\\* Re-measured in a run of its own (\`QWASM_BENCH_ONLY\` with \`QWASM_BENCH_MERGE=1\`), the other rows are from the run above: ${remeasured.join('; ')}.`
+    : '';
   const sixtyFour = one.filter((r) => r.shape.cin === 64 && r.shape.cout === 64);
   const transforms = sixtyFour
     .map((r) => `${r.id} ${pct(r.split[0] + r.split[2], r.split[0] + r.split[1] + r.split[2])}`)
     .join(', ');
   const markdown = `## Exact integer Winograd: layer by layer
 
-ConvReLU3d, batch 1, stride 1, 'same' padding, calibrated like the conv table (bench/workloads.mjs): qwasm's direct convolution and its exact integer Winograd path (the same float module through \`fromFloat\` with \`winograd: false\` / \`true\`) and onnxruntime-web's QLinearConv on the same integers (bench/winograd.bench.mjs). Each thread count runs in its own process; qwasm at t threads is the threaded build with a pool of t threads, onnxruntime-web has \`numThreads = t\`; qwasm's two paths are timed in interleaved rounds before and after onnxruntime-web's rounds, medians of ${RUNS}. Split: the Winograd path's time in input transform / GEMMs / output transform + requantization, summed over threads (the core's own timers, 5 extra runs). Both paths gave the same bytes on every row, with the Winograd path taken: ${allSame ? 'yes' : '**NO**'}. ${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}, ${date}.
+ConvReLU3d, batch 1, stride 1, 'same' padding, calibrated like the conv table (bench/workloads.mjs): qwasm's direct convolution and its exact integer Winograd path (the same float module through \`fromFloat\` with \`winograd: false\` / \`true\`) and onnxruntime-web's QLinearConv on the same integers (bench/winograd.bench.mjs). Each thread count runs in its own process; qwasm at t threads is the threaded build with a pool of t threads, onnxruntime-web has \`numThreads = t\`; qwasm's two paths are timed in interleaved rounds before and after onnxruntime-web's rounds, medians of ${RUNS}. Split: the Winograd path's time in input transform / GEMMs / output transform + requantization, summed over threads (the core's own timers, 5 extra runs). Both paths gave the same bytes on every row, with the Winograd path taken: ${allSame ? 'yes' : '**NO**'}. ${machine}, ${date}.
 
 | layer | shape | threads | direct ms | Winograd ms | ort int8 ms | Winograd vs direct | Winograd vs ort | direct vs ort | split in / GEMM / out | Winograd weights MiB |
 |---|---|---|---|---|---|---|---|---|---|---|
-${table}
+${table}${remeasuredNote}
 
 Targets, one thread, Winograd vs onnxruntime-web QLinearConv:
 ${targets.join('\n')}
 
 The transforms' share of the 64-channel layers' Winograd time (one thread): ${transforms}.`;
+  const readmeNote = remeasured.length
+    ? `\n\n\\* re-measured later in a run of its own (BENCHMARKS.md says when and how): its ratio to onnxruntime-web is of that run; its milliseconds do not compare with the other rows'.`
+    : '';
   const readme = `Exact integer Winograd (stride-1 3-tap convolutions, the same bytes as the direct kernel), one thread, ms (${date}):
 
 | layer | shape | Winograd | direct | onnxruntime-web int8 | Winograd vs ort |
 |---|---|---|---|---|---|
-${one.map((r) => `| ${r.id} | ${desc(r.shape)} | ${fmt(r.winograd.medianMs)} | ${fmt(r.direct.medianMs)} | ${fmt(r.ort.medianMs)} | ${fmt(ratio(r), 2)}x |`).join('\n')}`;
-  saveResult('2d-winograd', { date, byThreads, markdown, readme });
+${one.map((r) => `| ${r.id}${r.remeasured ? ' *' : ''} | ${desc(r.shape)} | ${fmt(r.winograd.medianMs)} | ${fmt(r.direct.medianMs)} | ${fmt(r.ort.medianMs)} | ${fmt(ratio(r), 2)}x |`).join('\n')}${readmeNote}`;
+  saveResult('2d-winograd', { date, machine, byThreads, markdown, readme });
   console.log(markdown);
 }
 
@@ -176,7 +196,7 @@ if (process.argv[2] === '--child') {
   await child(Number(process.argv[3]));
 } else if (process.argv[2] === '--render') {
   const saved = JSON.parse(readFileSync(new URL('./results/2d-winograd.json', import.meta.url), 'utf8'));
-  render(saved.byThreads, saved.date);
+  render(saved.byThreads, saved.date, savedMachine(saved));
 } else {
   const self = fileURLToPath(import.meta.url);
   const byThreads = {};
@@ -184,5 +204,22 @@ if (process.argv[2] === '--child') {
     process.stderr.write(`${t} thread(s)...\n`);
     byThreads[t] = JSON.parse(execFileSync(process.execPath, [self, '--child', String(t)], { maxBuffer: 1 << 24 }));
   }
-  render(byThreads, new Date().toISOString().slice(0, 10));
+  const date = new Date().toISOString().slice(0, 10);
+  if (process.env.QWASM_BENCH_MERGE === '1') {
+    // The rows of QWASM_BENCH_ONLY replace the saved run's rows of the same layer;
+    // QWASM_BENCH_NOTE says under what conditions (e.g. a loaded machine).
+    const saved = JSON.parse(readFileSync(new URL('./results/2d-winograd.json', import.meta.url), 'utf8'));
+    const note = `${date}, ${thisMachine()}${process.env.QWASM_BENCH_NOTE ? `, ${process.env.QWASM_BENCH_NOTE}` : ''}`;
+    for (const t of THREADS) {
+      for (const row of byThreads[t]) {
+        const i = saved.byThreads[t].findIndex((r) => r.id === row.id);
+        const tagged = { ...row, remeasured: note };
+        if (i >= 0) saved.byThreads[t][i] = tagged;
+        else saved.byThreads[t].push(tagged);
+      }
+    }
+    render(saved.byThreads, saved.date, savedMachine(saved));
+  } else {
+    render(byThreads, date);
+  }
 }

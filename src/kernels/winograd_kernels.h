@@ -46,12 +46,20 @@ using WinoInputFn = void (*)(size_t nd, size_t channels, const int16_t* d, const
 using QGemmFn = void (*)(size_t rows, size_t kblocks, const int16_t* a, size_t a_stride, const int16_t* w, int32_t* c,
                          size_t c_stride);
 
-// One tile, nc output channels: point xi of channel j is m[xi * m_stride + j]
-// (m has slots up to a multiple of the entry's cr past nc). Output o of
-// channel j goes to c[out_offsets[o] + j * c_stride] when bit o of `valid` is
-// set (partial tiles at the edges). params: ConvRequantParams of channel 0.
-using WinoOutputFn = void (*)(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride,
-                              const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params);
+// A run of nt tiles (nt >= 1), nc output channels: point xi of channel j of
+// tile t is m[t * m_tile_stride + xi * m_stride + j] (m has slots up to a
+// multiple of the entry's cr past nc). Output o of channel j of tile t goes to
+// c[t * tile_step + out_offsets[o] + j * c_stride] when bit o of `valid` is
+// set (partial tiles at the edges; one mask for the run). params:
+// ConvRequantParams of channel 0. The driver passes the tiles of a block that
+// follow one another along W in one output row: tile_step is 1 when W has 1
+// tap (a 3x1x1 layer's neighbours: their outputs are neighbouring bytes of
+// every channel's plane) or is dilated, 2 when W is an undilated 3-tap
+// dimension; the SIMD kernel then stores several tiles' bytes per channel at
+// once (docs/winograd.md, "Kernels").
+using WinoOutputFn = void (*)(size_t nd, size_t nt, size_t nc, const int32_t* m, size_t m_stride, size_t m_tile_stride,
+                              uint8_t* c, size_t c_stride, ptrdiff_t tile_step, const ptrdiff_t* out_offsets,
+                              uint32_t valid, const ConvRequantParams* params);
 
 // The weight transform, run per block of output channels at call time (the
 // weights stay int8 in memory: docs/winograd.md "Memory"). `len` lanes (a
@@ -96,9 +104,10 @@ struct WinoOutputKernel {
 #define QWASM_QGEMM(name, isa, mr, nr, kr)                                                                \
   void name(size_t rows, size_t kblocks, const int16_t* a, size_t a_stride, const int16_t* w, int32_t* c, \
             size_t c_stride);
-#define QWASM_WINO_OUTPUT(name, isa, cr)                                                          \
-  void name(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride, \
-            const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params);
+#define QWASM_WINO_OUTPUT(name, isa, cr)                                                                          \
+  void name(size_t nd, size_t nt, size_t nc, const int32_t* m, size_t m_stride, size_t m_tile_stride, uint8_t* c, \
+            size_t c_stride, ptrdiff_t tile_step, const ptrdiff_t* out_offsets, uint32_t valid,                   \
+            const ConvRequantParams* params);
 #include "kernels/winograd.inc"
 #undef QWASM_WINO_INPUT
 #undef QWASM_QGEMM

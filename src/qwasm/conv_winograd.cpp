@@ -503,17 +503,34 @@ void multiply_points(const WinogradRun& run, const int16_t* V, int64_t nt, const
 
 // The output transform and requantization of a block's nt tiles, for the cc
 // output channels from c0, into batch item yn's output (the outputs inside it).
+// One kernel call per run of tiles that follow one another along W in one
+// output row with the same stored outputs: the kernel stores their
+// neighbouring bytes together (a 3x1x1 layer's tiles are 1 apart, a 3-tap
+// W's 2, a dilated W's 1 within a phase).
 void transform_output(const WinogradRun& run, const int32_t* M, const int64_t (*origin)[3], int64_t nt, int64_t c0,
                       int64_t cc, uint8_t* yn) {
   const Spatial& s = run.s;
   const int64_t nc = std::min(cc, run.g.out_channels - c0);
   const kernels::ConvRequantParams params = requant_at(run.rc, c0);
+  const int64_t tile_elems = run.ws.P * run.ws.chunk;
+  uint32_t valid[kTiles];
   for (int64_t t = 0; t < nt; ++t) {
-    const uint32_t valid = stored_outputs(run.ww, run.grid, origin[t], run.out_dims, run.offsets.outputs);
+    valid[t] = stored_outputs(run.ww, run.grid, origin[t], run.out_dims, run.offsets.outputs);
+  }
+  for (int64_t t = 0; t < nt;) {
+    const auto follows = [&](int64_t u, int64_t step) {
+      return origin[u][0] == origin[t][0] && origin[u][1] == origin[t][1] && origin[u][2] - origin[u - 1][2] == step &&
+             valid[u] == valid[t];
+    };
+    const int64_t step = t + 1 < nt ? origin[t + 1][2] - origin[t][2] : 1;
+    int64_t end = t + 1;
+    while (end < nt && follows(end, step)) ++end;
     uint8_t* y = yn + c0 * run.plane + (origin[t][0] * s.Ho + origin[t][1]) * s.Wo + origin[t][2];
-    run.kernel.output->fn(run.ww.nd, static_cast<size_t>(nc), M + t * run.ws.P * run.ws.chunk,
-                          static_cast<size_t>(run.ws.chunk), y, static_cast<size_t>(run.plane), run.offsets.out_offsets,
-                          valid, &params);
+    run.kernel.output->fn(run.ww.nd, static_cast<size_t>(end - t), static_cast<size_t>(nc), M + t * tile_elems,
+                          static_cast<size_t>(run.ws.chunk), static_cast<size_t>(tile_elems), y,
+                          static_cast<size_t>(run.plane), static_cast<ptrdiff_t>(end - t > 1 ? step : 1),
+                          run.offsets.out_offsets, valid[t], &params);
+    t = end;
   }
 }
 

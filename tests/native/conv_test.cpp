@@ -296,6 +296,12 @@ std::vector<ConvCase> sweep() {
   add("wino1x3x3", 1, 12, 20, 1, {3, 9, 10}, {1, 3, 3}, one, one, {0, 1, 1}, {0, 1, 1});
   add("wino1x3x3_padded_depth", 1, 6, 7, 1, {2, 5, 5}, {1, 3, 3}, one, one, one, one);
   add("wino3x1x1", 1, 12, 20, 1, {7, 4, 5}, {3, 1, 1}, one, one, {1, 0, 0}, {1, 0, 0});
+  // The output transform's runs of tiles along a row (4 at a time, then the
+  // rest; a block's 16 crossing rows): rows of 13 and 21 tiles, a partial
+  // last depth tile, channel remainders of 3 and 6 past the 4-channel group.
+  add("wino3x1x1_runs_w13", 1, 9, 7, 1, {5, 3, 13}, {3, 1, 1}, one, one, {1, 0, 0}, {1, 0, 0});
+  add("wino3x1x1_runs_w21_cout70", 1, 8, 70, 1, {4, 2, 21}, {3, 1, 1}, one, one, {1, 0, 0}, {1, 0, 0});
+  add("wino1x3x3_runs_w19", 1, 5, 11, 1, {2, 5, 19}, {1, 3, 3}, one, one, {0, 1, 1}, {0, 1, 1});
   add("wino1x1x3_conv1d", 1, 5, 9, 1, {1, 1, 17}, {1, 1, 3}, one, one, {0, 0, 1}, {0, 0, 1});
   add("wino3x3x1", 1, 4, 6, 1, {5, 5, 4}, {3, 3, 1}, one, one, {1, 1, 0}, {1, 1, 0});
   add("wino3x1x3", 1, 4, 6, 1, {5, 4, 5}, {3, 1, 3}, one, one, {1, 0, 1}, {1, 0, 1});

@@ -5,7 +5,9 @@
 //   winograd weights: nd1, nd2, nd3, several periods, extremes (|w - zp| = 255);
 //   winograd output: nd1, nd2, nd3, nc_lt_cr, nc_gt_cr, partial_tiles (every
 //     valid mask), strided_outputs (no adjacent pair), wraparound (full-range
-//     int32 points), qmin, qmax, relu_floor.
+//     int32 points), qmin, qmax, relu_floor; runs of tiles (1 to 17, steps 1,
+//     2, 3, adjacent pairs or not), runs_partial (masks), runs_wraparound,
+//     runs_clamped (qmin, qmax, the ReLU floor).
 // Run natively (scalar kernels) and compiled to wasm (scalar and SIMD); the
 // shared helpers are in kernel_tester.h. Random cases print their seed; replay
 // with QWASM_SEED=<n>.
@@ -199,49 +201,86 @@ struct WinoOutputCall {
   bool relu = false;
   int32_t zp = 100;
   float bias_shift = 0;
+  size_t nt = 1;            // tiles in the run
+  ptrdiff_t tile_step = 2;  // their outputs' distance in the plane
 };
 
 class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKernel*> {
  protected:
   const WinoOutputKernel& k() const { return *GetParam(); }
+  // Every byte of the output buffer is checked: the run's stored outputs
+  // against the reference, every other byte untouched.
+  // The first byte of the first requantization's output (0xEE when the check failed).
+  int first_byte(const WinoOutputCall& t) {
+    const std::vector<uint8_t> out = check(t);
+    return out.empty() ? 0xEE : out[0];
+  }
   std::vector<uint8_t> check(const WinoOutputCall& t) {
     const uint64_t seed = qwasm_test::test_seed();
-    std::mt19937_64 g(seed ^ (t.nd * 1009 + t.nc * 31 + t.valid * 7 + t.adjacent));
+    std::mt19937_64 g(seed ^ (t.nd * 1009 + t.nc * 31 + t.valid * 7 + t.adjacent + t.nt * 65537 +
+                              static_cast<uint64_t>(t.tile_step) * 257));
     const size_t points = size_t{1} << (2 * t.nd), outputs = size_t{1} << t.nd;
     const size_t slots = (t.nc + k().cr - 1) / k().cr * k().cr + 3, m_stride = slots;
-    std::vector<int32_t> m(points * m_stride);
+    const size_t m_tile_stride = points * m_stride + 5;  // a gap between tiles
+    std::vector<int32_t> m(t.nt * m_tile_stride);
     const int64_t lo = std::max<int64_t>(-t.m_range, INT32_MIN), hi = std::min<int64_t>(t.m_range, INT32_MAX);
     std::uniform_int_distribution<int64_t> mv(lo, hi);
     for (auto& x : m) x = static_cast<int32_t>(mv(g));
-    // Outputs: the innermost dimension's pairs adjacent (W) or a row apart.
+    // Outputs: the innermost dimension's pairs adjacent (W) or apart (past
+    // the run's tiles: a 3x1x1 layer's D, a dilated W), the outer dimensions
+    // further apart, so that no two (tile, output) share a byte.
+    const ptrdiff_t run_span = static_cast<ptrdiff_t>(t.nt) * t.tile_step;
+    const ptrdiff_t inner = t.adjacent ? 1 : run_span + 1;
     std::vector<ptrdiff_t> offsets(outputs);
-    const ptrdiff_t inner = t.adjacent ? 1 : 3;
     for (size_t o = 0; o < outputs; ++o) {
       ptrdiff_t off = 0, stride = inner;
       for (size_t kk = t.nd; kk-- > 0;) {
         off += static_cast<ptrdiff_t>((o >> (t.nd - 1 - kk)) & 1) * stride;
-        stride *= 7;
+        stride = (stride == inner ? run_span + inner : stride) * 3;
       }
       offsets[o] = off;
     }
-    const size_t c_stride = 7 * 7 * 7 * 3;
+    ptrdiff_t span = 1;
+    for (size_t o = 0; o < outputs; ++o) span = std::max(span, offsets[o] + run_span + 1);
+    const size_t c_stride = static_cast<size_t>(span) + 3;
     std::vector<uint8_t> first;
     for (const RequantKind kind : kRequantKinds) {
       const Requant rq(kind, slots + 8, g, t.zp, t.relu, 1.0f, t.bias_shift, 500.f, 0.0001f, 0.002f);
-      std::vector<uint8_t> out((t.nc + 1) * c_stride, 0xEE);
-      k().fn(t.nd, t.nc, m.data(), m_stride, out.data(), c_stride, offsets.data(), t.valid, &rq.params);
-      for (size_t j = 0; j <= t.nc; ++j) {
-        for (size_t o = 0; o < outputs; ++o) {
-          const uint8_t got = out[j * c_stride + static_cast<size_t>(offsets[o])];
-          if (j == t.nc || !(t.valid >> o & 1)) {
-            EXPECT_EQ(got, 0xEE) << k().name << " stored output " << o << " channel " << j << " (nc " << t.nc
-                                 << ", valid " << t.valid << ")";
-            continue;
+      std::vector<uint8_t> out((t.nc + 1) * c_stride, 0xEE), want(out.size(), 0xEE);
+      // Which (tile, output, channel) each byte is, -1 for none: described only on a failure.
+      std::vector<int64_t> what(out.size(), -1);
+      const auto describe = [&](int64_t w) {
+        if (w < 0) return std::string("not an output of the run");
+        const size_t tile = static_cast<size_t>(w) / (outputs * t.nc), o = static_cast<size_t>(w) / t.nc % outputs,
+                     j = static_cast<size_t>(w) % t.nc;
+        const int32_t acc = ref::winograd_output_acc(t.nd, m.data() + tile * m_tile_stride + j, m_stride, o);
+        return "tile " + std::to_string(tile) + " output " + std::to_string(o) + " channel " + std::to_string(j) +
+               " acc " + std::to_string(acc) + " " + rq.describe(j);
+      };
+      for (size_t tile = 0; tile < t.nt; ++tile) {
+        for (size_t j = 0; j < t.nc; ++j) {
+          for (size_t o = 0; o < outputs; ++o) {
+            if (!(t.valid >> o & 1)) continue;
+            const size_t at =
+                j * c_stride + static_cast<size_t>(static_cast<ptrdiff_t>(tile) * t.tile_step + offsets[o]);
+            if (what[at] >= 0) {
+              ADD_FAILURE() << "the test's layout overlaps at byte " << at;
+              return {};
+            }
+            const int32_t acc = ref::winograd_output_acc(t.nd, m.data() + tile * m_tile_stride + j, m_stride, o);
+            want[at] = rq.want(acc, j);
+            what[at] = static_cast<int64_t>((tile * outputs + o) * t.nc + j);
           }
-          const int32_t acc = ref::winograd_output_acc(t.nd, m.data() + j, m_stride, o);
-          EXPECT_EQ(got, rq.want(acc, j)) << k().name << " nd " << t.nd << " output " << o << " channel " << j
-                                          << " acc " << acc << " " << rq.describe(j) << " seed " << seed;
         }
+      }
+      k().fn(t.nd, t.nt, t.nc, m.data(), m_stride, m_tile_stride, out.data(), c_stride, t.tile_step, offsets.data(),
+             t.valid, &rq.params);
+      for (size_t i = 0; i < out.size(); ++i) {
+        if (out[i] == want[i]) continue;
+        ADD_FAILURE() << "got " << int{out[i]} << ", want " << int{want[i]} << ": " << k().name << " nd " << t.nd
+                      << " nt " << t.nt << " tile_step " << t.tile_step << " nc " << t.nc << " valid " << t.valid
+                      << " byte " << i << ": " << describe(what[i]) << " seed " << seed;
+        return {};
       }
       if (first.empty()) first = out;
     }
@@ -268,22 +307,89 @@ TEST_P(WinoOutputKernelTest, strided_outputs) {
 TEST_P(WinoOutputKernelTest, wraparound) {  // full-range int32 points: the transform's sums wrap
   for (size_t nd = 1; nd <= 3; ++nd) check({nd, 2 * k().cr, (1u << (1u << nd)) - 1, true, int64_t{1} << 40});
 }
+// Runs of tiles, every length up to two groups of four (the SIMD kernel's
+// step) and one more, and a block's 16 and 17: a 3x1x1 layer's (outputs of
+// the run 1 apart, the tile's own a plane apart), a 3-tap W's (2 apart, the
+// tile's pair adjacent), a dilated or odd step; a whole 4-channel group and
+// remainders of 1 and 3.
+TEST_P(WinoOutputKernelTest, runs) {
+  struct Layout {
+    ptrdiff_t step;
+    bool adjacent;
+  };
+  for (const Layout l : {Layout{1, false}, Layout{2, true}, Layout{2, false}, Layout{3, true}}) {
+    for (size_t nd = 1; nd <= 3; ++nd) {
+      for (size_t nt = 1; nt <= 17; ++nt) {
+        // 3-D: a group of four, one more, two groups and one more.
+        if ((nt > 9 && nt != 16 && nt != 17) || (nd == 3 && nt != 1 && nt != 4 && nt != 5 && nt != 9)) continue;
+        for (size_t nc : {k().cr + 1, 2 * k().cr + 3}) {
+          WinoOutputCall t{nd, nc, (1u << (1u << nd)) - 1, l.adjacent};
+          t.nt = nt;
+          t.tile_step = l.step;
+          check(t);
+        }
+      }
+    }
+  }
+}
+// A run's mask with some outputs not stored: every mask in 1-D and 2-D,
+// some in 3-D, on runs of 4 and 5 tiles (a group of four, and one more).
+TEST_P(WinoOutputKernelTest, runs_partial) {
+  for (const ptrdiff_t step : {1, 2}) {
+    for (size_t nd = 1; nd <= 3; ++nd) {
+      for (uint32_t valid = 0; valid < (1u << (1u << nd)); valid += nd == 3 ? 7 : 1) {
+        for (size_t nt : {4, 5}) {
+          WinoOutputCall t{nd, k().cr + 1, valid, step == 2};
+          t.nt = nt;
+          t.tile_step = step;
+          check(t);
+        }
+      }
+    }
+  }
+}
+TEST_P(WinoOutputKernelTest, runs_wraparound) {
+  for (const ptrdiff_t step : {1, 2}) {
+    for (size_t nd = 1; nd <= 3; ++nd) {
+      WinoOutputCall t{nd, 2 * k().cr, (1u << (1u << nd)) - 1, step == 2, int64_t{1} << 40};
+      t.nt = 6;
+      t.tile_step = step;
+      check(t);
+    }
+  }
+}
 TEST_P(WinoOutputKernelTest, qmin) {
   WinoOutputCall t{3, k().cr, 0xFF};
   t.bias_shift = -1e12f;
-  EXPECT_EQ(check(t)[0], 0);
+  EXPECT_EQ(first_byte(t), 0);
 }
 TEST_P(WinoOutputKernelTest, qmax) {
   WinoOutputCall t{3, k().cr, 0xFF};
   t.bias_shift = 1e12f;
-  EXPECT_EQ(check(t)[0], 255);
+  EXPECT_EQ(first_byte(t), 255);
 }
 TEST_P(WinoOutputKernelTest, relu_floor) {
   WinoOutputCall t{3, k().cr, 0xFF};
   t.relu = true;
   t.zp = 77;
   t.bias_shift = -1e12f;
-  EXPECT_EQ(check(t)[0], 77);
+  EXPECT_EQ(first_byte(t), 77);
+}
+// The same on a run of tiles (the SIMD kernel's grouped stores).
+TEST_P(WinoOutputKernelTest, runs_clamped) {
+  for (const ptrdiff_t step : {1, 2}) {
+    for (const float shift : {-1e12f, 1e12f}) {
+      for (const bool relu : {false, true}) {
+        WinoOutputCall t{1, k().cr, 0x3, step == 2};
+        t.nt = 4;
+        t.tile_step = step;
+        t.relu = relu;
+        t.zp = 77;
+        t.bias_shift = shift;
+        EXPECT_EQ(first_byte(t), shift > 0 ? 255 : relu ? 77 : 0);
+      }
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, WinoOutputKernelTest, ::testing::ValuesIn(all(wino_output_kernels())),

@@ -71,19 +71,24 @@ void gemm_qs16_4x8c2_scalar(size_t rows, size_t kblocks, const int16_t* a, size_
   }
 }
 
-void winograd_output_f23_scalar(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride,
+void winograd_output_f23_scalar(size_t nd, size_t nt, size_t nc, const int32_t* m, size_t m_stride,
+                                size_t m_tile_stride, uint8_t* c, size_t c_stride, ptrdiff_t tile_step,
                                 const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params) {
-  assert(nd >= 1 && nd <= kWinogradMaxDims);
+  assert(nd >= 1 && nd <= kWinogradMaxDims && nt >= 1);
   const size_t points = size_t{1} << (2 * nd), outputs = size_t{1} << nd;
-  for (size_t j = 0; j < nc; ++j) {
-    uint32_t y[64];  // wrapping, as the SIMD kernel's int32 adds
-    for (size_t xi = 0; xi < points; ++xi) y[xi] = static_cast<uint32_t>(m[xi * m_stride + j]);
-    size_t ext[kWinogradMaxDims] = {4, 4, 4};
-    for (size_t k = 0; k < nd; ++k) apply_along(kAT, nd, ext, k, y);
-    for (size_t o = 0; o < outputs; ++o) {
-      if (!(valid >> o & 1)) continue;
-      const int32_t acc = static_cast<int32_t>(y[o]) >> nd;  // exact: 2^nd * acc, checked by the driver
-      c[out_offsets[o] + static_cast<ptrdiff_t>(j * c_stride)] = requantize(acc, j, *params);
+  for (size_t t = 0; t < nt; ++t) {
+    const int32_t* mt = m + t * m_tile_stride;
+    uint8_t* ct = c + static_cast<ptrdiff_t>(t) * tile_step;
+    for (size_t j = 0; j < nc; ++j) {
+      uint32_t y[64];  // wrapping, as the SIMD kernel's int32 adds
+      for (size_t xi = 0; xi < points; ++xi) y[xi] = static_cast<uint32_t>(mt[xi * m_stride + j]);
+      size_t ext[kWinogradMaxDims] = {4, 4, 4};
+      for (size_t k = 0; k < nd; ++k) apply_along(kAT, nd, ext, k, y);
+      for (size_t o = 0; o < outputs; ++o) {
+        if (!(valid >> o & 1)) continue;
+        const int32_t acc = static_cast<int32_t>(y[o]) >> nd;  // exact: 2^nd * acc, checked by the driver
+        ct[out_offsets[o] + static_cast<ptrdiff_t>(j * c_stride)] = requantize(acc, j, *params);
+      }
     }
   }
 }

@@ -148,40 +148,127 @@ void gemm_qs16_4x8c2_wasmsimd_dot16(size_t rows, size_t kblocks, const int16_t* 
   }
 }
 
-void winograd_output_f23_wasmsimd(size_t nd, size_t nc, const int32_t* m, size_t m_stride, uint8_t* c, size_t c_stride,
+namespace {
+
+// Output o (values 0..255, int32) of one 4-channel group of one tile: the
+// output transform of its points, >> nd, and the requantization
+// (requantize4_clamped: requantize4's integers in fewer instructions).
+inline void tile_outputs4(size_t nd, const int32_t* m, size_t ms, const RequantChannels& ch, const RequantVectors& rv,
+                          v128_t* r) {
+  v128_t y[8];
+  output4(nd, m, ms, y);
+  const size_t outputs = size_t{1} << nd;
+  for (size_t o = 0; o < outputs; ++o) {
+    r[o] = requantize4_clamped(wasm_i32x4_shr(y[o], static_cast<uint32_t>(nd)), ch, rv);  // exact: see the header
+  }
+}
+
+// One output of one tile, n <= 4 channels: a byte per channel plane.
+inline void store_channels(uint8_t* p, size_t c_stride, size_t n, v128_t r) {
+  const v128_t b16 = wasm_i16x8_narrow_i32x4(r, r);
+  uint32_t bytes = static_cast<uint32_t>(wasm_i32x4_extract_lane(wasm_u8x16_narrow_i16x8(b16, b16), 0));
+  for (size_t j = 0; j < n; ++j, bytes >>= 8) p[j * c_stride] = static_cast<uint8_t>(bytes);
+}
+
+// One output of four tiles whose bytes are neighbours in every plane
+// (tile_step 1), n <= 4 channels: a 4x4 byte transpose, then one 32-bit
+// store per channel.
+inline void store_4tiles(uint8_t* p, size_t c_stride, size_t n, v128_t r0, v128_t r1, v128_t r2, v128_t r3) {
+  const v128_t v = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(r0, r1), wasm_i16x8_narrow_i32x4(r2, r3));
+  const v128_t s = wasm_i8x16_shuffle(v, v, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  wasm_v128_store32_lane(p, s, 0);
+  if (n > 1) wasm_v128_store32_lane(p + c_stride, s, 1);
+  if (n > 2) wasm_v128_store32_lane(p + 2 * c_stride, s, 2);
+  if (n > 3) wasm_v128_store32_lane(p + 3 * c_stride, s, 3);
+}
+
+// Two neighbouring outputs (a and b = a + 1 in the plane) of four tiles 2
+// apart (tile_step 2), n <= 4 channels: 8 neighbouring bytes per channel,
+// one 64-bit store each.
+inline void store_4pairs(uint8_t* p, size_t c_stride, size_t n, const v128_t* a, const v128_t* b) {
+  const v128_t v01 = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a[0], b[0]), wasm_i16x8_narrow_i32x4(a[1], b[1]));
+  const v128_t v23 = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(a[2], b[2]), wasm_i16x8_narrow_i32x4(a[3], b[3]));
+  const v128_t c01 = wasm_i8x16_shuffle(v01, v23, 0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+  const v128_t c23 = wasm_i8x16_shuffle(v01, v23, 2, 6, 10, 14, 18, 22, 26, 30, 3, 7, 11, 15, 19, 23, 27, 31);
+  wasm_v128_store64_lane(p, c01, 0);
+  if (n > 1) wasm_v128_store64_lane(p + c_stride, c01, 1);
+  if (n > 2) wasm_v128_store64_lane(p + 2 * c_stride, c23, 0);
+  if (n > 3) wasm_v128_store64_lane(p + 3 * c_stride, c23, 1);
+}
+
+}  // namespace
+
+// Four tiles at a time, their bytes stored together where they are
+// neighbours in the planes (tile_step 1: one output's 4 bytes per channel;
+// tile_step 2 with W's output pairs adjacent, 1-D: 8 bytes), then the run's
+// last tiles one by one; within a tile or a group of four, 4 channels at a
+// time (a tile's points are read while in cache: 3-D tiles' 64 points of 64
+// channels take 16 KiB). A 3-tap W with 2 or 3 active dimensions (tile_step
+// 2, 4 or 8 outputs per tile) stays one tile at a time: four tiles' 16-32
+// output vectors spill registers, and its stores are already 2 bytes per
+// channel (grouped, r3d_18's 64-channel 3x3x3 layer and r2plus1d_18's 1x3x3
+// one measured 0.92x and 0.98x in one run).
+void winograd_output_f23_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t* m, size_t m_stride,
+                                  size_t m_tile_stride, uint8_t* c, size_t c_stride, ptrdiff_t tile_step,
                                   const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params) {
-  assert(nd >= 1 && nd <= kWinogradMaxDims);
+  assert(nd >= 1 && nd <= kWinogradMaxDims && nt >= 1);
   const size_t outputs = size_t{1} << nd;
   const RequantVectors rv(*params);
-  for (size_t j0 = 0; j0 < nc; j0 += 4) {
-    v128_t y[8];
-    output4(nd, m + j0, m_stride, y);
-    const RequantChannels ch(*params, j0);
-    v128_t r[8];
-    for (size_t o = 0; o < outputs; ++o) {
-      r[o] = requantize4(wasm_i32x4_shr(y[o], static_cast<uint32_t>(nd)), ch, rv);  // exact: see the header
-    }
-    const size_t n = nc - j0 < 4 ? nc - j0 : 4;
-    uint8_t* cj = c + j0 * c_stride;
-    for (size_t o = 0; o < outputs; ++o) {
-      if (!(valid >> o & 1)) continue;
-      // Two outputs adjacent in the plane (the innermost dimension is W): one 2-byte store per channel.
-      if (o % 2 == 0 && (valid >> (o + 1) & 1) && out_offsets[o + 1] == out_offsets[o] + 1 && n == 4) {
-        const v128_t b16 = wasm_i16x8_narrow_i32x4(r[o], r[o + 1]);
-        const v128_t b8 = wasm_u8x16_narrow_i16x8(b16, b16);
-        const v128_t pairs = wasm_i8x16_shuffle(b8, b8, 0, 4, 1, 5, 2, 6, 3, 7, 0, 0, 0, 0, 0, 0, 0, 0);
+  const bool grouped = tile_step == 1 || nd == 1;
+  size_t t = 0;
+  for (; grouped && t + 4 <= nt; t += 4) {
+    const int32_t* mt = m + t * m_tile_stride;
+    uint8_t* ct = c + static_cast<ptrdiff_t>(t) * tile_step;
+    for (size_t j0 = 0; j0 < nc; j0 += 4) {
+      const RequantChannels ch(*params, j0);
+      const size_t n = nc - j0 < 4 ? nc - j0 : 4;
+      v128_t r[4][8];
+      for (size_t k = 0; k < 4; ++k) tile_outputs4(nd, mt + k * m_tile_stride + j0, m_stride, ch, rv, r[k]);
+      uint8_t* cj = ct + j0 * c_stride;
+      for (size_t o = 0; o < outputs; ++o) {
+        if (!(valid >> o & 1)) continue;
         uint8_t* p = cj + out_offsets[o];
-        wasm_v128_store16_lane(p, pairs, 0);
-        wasm_v128_store16_lane(p + c_stride, pairs, 1);
-        wasm_v128_store16_lane(p + 2 * c_stride, pairs, 2);
-        wasm_v128_store16_lane(p + 3 * c_stride, pairs, 3);
-        ++o;
-        continue;
+        if (tile_step == 1) {
+          store_4tiles(p, c_stride, n, r[0][o], r[1][o], r[2][o], r[3][o]);
+          continue;
+        }
+        if (tile_step == 2 && o % 2 == 0 && (valid >> (o + 1) & 1) && out_offsets[o + 1] == out_offsets[o] + 1) {
+          const v128_t a[4] = {r[0][o], r[1][o], r[2][o], r[3][o]};
+          const v128_t b[4] = {r[0][o + 1], r[1][o + 1], r[2][o + 1], r[3][o + 1]};
+          store_4pairs(p, c_stride, n, a, b);
+          ++o;
+          continue;
+        }
+        for (size_t k = 0; k < 4; ++k) store_channels(p + static_cast<ptrdiff_t>(k) * tile_step, c_stride, n, r[k][o]);
       }
-      const v128_t b16 = wasm_i16x8_narrow_i32x4(r[o], r[o]);
-      uint32_t bytes = static_cast<uint32_t>(wasm_i32x4_extract_lane(wasm_u8x16_narrow_i16x8(b16, b16), 0));
-      uint8_t* p = cj + out_offsets[o];
-      for (size_t j = 0; j < n; ++j, bytes >>= 8) p[j * c_stride] = static_cast<uint8_t>(bytes);
+    }
+  }
+  for (; t < nt; ++t) {
+    const int32_t* mt = m + t * m_tile_stride;
+    uint8_t* ct = c + static_cast<ptrdiff_t>(t) * tile_step;
+    for (size_t j0 = 0; j0 < nc; j0 += 4) {
+      const RequantChannels ch(*params, j0);
+      const size_t n = nc - j0 < 4 ? nc - j0 : 4;
+      v128_t r[8];
+      tile_outputs4(nd, mt + j0, m_stride, ch, rv, r);
+      uint8_t* cj = ct + j0 * c_stride;
+      for (size_t o = 0; o < outputs; ++o) {
+        if (!(valid >> o & 1)) continue;
+        // Two outputs adjacent in the plane (the innermost dimension is W): one 2-byte store per channel.
+        if (o % 2 == 0 && (valid >> (o + 1) & 1) && out_offsets[o + 1] == out_offsets[o] + 1 && n == 4) {
+          const v128_t b16 = wasm_i16x8_narrow_i32x4(r[o], r[o + 1]);
+          const v128_t b8 = wasm_u8x16_narrow_i16x8(b16, b16);
+          const v128_t pairs = wasm_i8x16_shuffle(b8, b8, 0, 4, 1, 5, 2, 6, 3, 7, 0, 0, 0, 0, 0, 0, 0, 0);
+          uint8_t* p = cj + out_offsets[o];
+          wasm_v128_store16_lane(p, pairs, 0);
+          wasm_v128_store16_lane(p + c_stride, pairs, 1);
+          wasm_v128_store16_lane(p + 2 * c_stride, pairs, 2);
+          wasm_v128_store16_lane(p + 3 * c_stride, pairs, 3);
+          ++o;
+          continue;
+        }
+        store_channels(cj + out_offsets[o], c_stride, n, r[o]);
+      }
     }
   }
 }
