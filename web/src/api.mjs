@@ -2,10 +2,7 @@
 // declared and documented in web/index.d.ts (web/declarations/).
 
 export * as io from './io.mjs';
-// (Its code is imported on the first call: a bundler puts it in a chunk of its own, out of an app's first load.)
-/** Documented at classifyVideo (web/declarations/video.d.ts). @type {typeof import('./model/classify-video.mjs').classifyVideo} */
-export const classifyVideo = async (model, source, options) =>
-  (await import('./model/classify-video.mjs')).classifyVideo(model, source, options);
+export { classifyVideo } from './model/classify-video.mjs';
 export { nn } from './nn/index.mjs';
 export { quantization } from './quantization/index.mjs';
 export { heapHighWater, heapInUse } from './runtime/diagnostics.mjs';
