@@ -11,25 +11,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as Q from '../../web/src/index.node.mjs';
 import { clipTimes } from '../../web/src/transforms/video-clip.mjs';
-import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { CLIP, markerIndex } from './clip-marker.mjs';
+import { engineTest, selectedEngines, useEngine } from './engines.mjs';
 import { startTestServer } from './test-server.mjs';
 
 const MODEL = '/tests/golden/exported/r3d_18.qwasm.safetensors';
 const golden = (name) => readFileSync(fileURLToPath(new URL(`../golden/${name}`, import.meta.url)));
-const CLIP = JSON.parse(golden('clip.json').toString());
 
 const framesOf = (plain) =>
   plain.map((f) => ({ data: new Uint8ClampedArray(Buffer.from(f.b64, 'base64')), width: f.width, height: f.height }));
-
-// Which clip frame a decoded frame is: its grey marker patch's level (as demo-video.test.mjs reads it).
-function markerIndex({ data, width }) {
-  const { size, base, step } = CLIP.marker;
-  let sum = 0;
-  let n = 0;
-  for (let y = 4; y < size - 4; y++)
-    for (let x = 4; x < size - 4; x++) for (let c = 0; c < 3; c++, n++) sum += data[(y * width + x) * 4 + c];
-  return Math.round((sum / n - base) / step);
-}
 
 let model;
 beforeAll(async () => {
@@ -56,18 +46,11 @@ function expectClasses(got, frames) {
 // The sources are the browser's; one engine shows the library's side (the demo runs it in all three).
 describe.each(selectedEngines().filter((e) => e === 'chromium'))('%s', (engineName) => {
   const it = engineTest(engineName, test);
-  let engine;
-  beforeAll(async () => {
-    if (engineSkipReason(engineName)) return;
-    engine = await launchEngine(engineName);
-  }, ENGINE_LAUNCH_HOOK_MS);
-  afterAll(async () => {
-    await engine?.close();
-  });
+  const engine = useEngine(engineName);
 
   it('a Blob, a <video> and a MediaStream classified in the worker, as Node.js classifies their frames', async () => {
     const server = await startTestServer({ capture: true });
-    const tab = await engine.open(`${server.base}/tests/browser/classify-video/index.html?model=${MODEL}`);
+    const tab = await engine().open(`${server.base}/tests/browser/classify-video/index.html?model=${MODEL}`);
     try {
       const r = await server.report('classify-video', 120_000);
       expect(r.error).toBeUndefined();

@@ -13,11 +13,11 @@ import { top5 } from '../../demo/top5.mjs';
 import * as qwasm from '../../web/src/index.node.mjs';
 import { clipTimes } from '../../web/src/transforms/video-clip.mjs';
 import { OUTPUT_DIR } from './browser.mjs';
+import { CLIP, markerIndex } from './clip-marker.mjs';
 import { useDemoPages } from './demo-page.mjs';
 import { engineTest, selectedEngines } from './engines.mjs';
 
 const golden = (name) => readFileSync(fileURLToPath(new URL(`../golden/${name}`, import.meta.url)));
-const CLIP = JSON.parse(golden('clip.json').toString());
 const js = JSON.stringify;
 const click = (id) => `document.getElementById(${js(id)}).click()`;
 const status = `document.getElementById('m-status').textContent`;
@@ -43,16 +43,6 @@ const framesOf = (sampled) =>
     width: f.width,
     height: f.height,
   }));
-
-// Which clip frame a decoded frame is: its grey marker patch's level (the patch's inner part, away from codec edges).
-function markerIndex({ data, width }) {
-  const { size, base, step } = CLIP.marker;
-  let sum = 0;
-  let n = 0;
-  for (let y = 4; y < size - 4; y++)
-    for (let x = 4; x < size - 4; x++) for (let c = 0; c < 3; c++, n++) sum += data[(y * width + x) * 4 + c];
-  return Math.round((sum / n - base) / step);
-}
 
 // The page's table against the API in Node: same classes in the same order, probabilities to 4 decimals.
 function expectTable(rows, int8, float) {

@@ -61,6 +61,22 @@ export function engineTest(name, test) {
   return (title, ...rest) => test.skip(`${title} [skipped: ${reason}]`, ...rest);
 }
 
+/**
+ * Jest hooks that launch engine `name` for the enclosing describe block (when
+ * it can run here) and close it after; returns a getter for the engine.
+ */
+export function useEngine(name) {
+  let engine;
+  beforeAll(async () => {
+    if (engineSkipReason(name)) return;
+    engine = await launchEngine(name);
+  }, ENGINE_LAUNCH_HOOK_MS);
+  afterAll(async () => {
+    await engine?.close();
+  });
+  return () => engine;
+}
+
 const asyncResult = (expression) =>
   `Promise.resolve().then(() => (${expression})).then((v) => ({ ok: true, v }), (e) => ({ ok: false, v: String(e && e.stack || e) }))`;
 

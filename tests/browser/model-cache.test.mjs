@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as Q from '../../web/src/index.node.mjs';
 import { chainModel, quantize } from '../js/model-files.mjs';
-import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { engineTest, selectedEngines, useEngine } from './engines.mjs';
 import { startTestServer } from './test-server.mjs';
 
 const FILES = [
@@ -64,18 +64,11 @@ function modelRoutes() {
 
 describe.each(selectedEngines())('%s', (engineName) => {
   const it = engineTest(engineName, test);
-  let engine;
-  beforeAll(async () => {
-    if (engineSkipReason(engineName)) return;
-    engine = await launchEngine(engineName);
-  }, ENGINE_LAUNCH_HOOK_MS);
-  afterAll(async () => {
-    await engine?.close();
-  });
+  const engine = useEngine(engineName);
 
   it('a second load downloads nothing (304), in the page and in the model worker; a changed file is downloaded again; clearCache empties it; a full quota leaves the load on the network, with a warning', async () => {
     const server = await startTestServer({ routes: modelRoutes() });
-    const tab = await engine.open(`${server.base}/tests/browser/model-cache/index.html`);
+    const tab = await engine().open(`${server.base}/tests/browser/model-cache/index.html`);
     try {
       const r = await server.report('model-cache', 60_000);
       const [v0, v1] = nodes;

@@ -5,7 +5,7 @@
 // start-up. Each leads, within a bounded time, to the single-thread variant
 // (same integers) with runtimeInfo().threadsUnavailable saying what failed
 // and what to do, and a note in the console.
-import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { engineTest, selectedEngines, useEngine } from './engines.mjs';
 import { startTestServer } from './test-server.mjs';
 
 const WORKER = '/dist/qwasm.mt.worker.mjs';
@@ -16,19 +16,12 @@ const WORKER_FAILED = /^loading the threaded variant failed: a thread pool worke
 
 describe.each(selectedEngines().filter((e) => e !== 'webkit'))('%s', (engineName) => {
   const it = engineTest(engineName, test);
-  let engine;
-  beforeAll(async () => {
-    if (engineSkipReason(engineName)) return;
-    engine = await launchEngine(engineName);
-  }, ENGINE_LAUNCH_HOOK_MS);
-  afterAll(async () => {
-    await engine?.close();
-  });
+  const engine = useEngine(engineName);
 
   /** Opens the pool page on a server set up by `serverOptions`; returns its report. */
   async function initWith(serverOptions, query = '') {
     const server = await startTestServer({ ...serverOptions, headers: { ...ISOLATED, ...serverOptions.headers } });
-    const tab = await engine.open(`${server.base}/tests/browser/pool/index.html${query}`);
+    const tab = await engine().open(`${server.base}/tests/browser/pool/index.html${query}`);
     try {
       return await server.report('pool', 60_000);
     } finally {

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as Q from '../../web/src/index.node.mjs';
-import { ENGINE_LAUNCH_HOOK_MS, engineSkipReason, engineTest, launchEngine, selectedEngines } from './engines.mjs';
+import { engineTest, selectedEngines, useEngine } from './engines.mjs';
 import { startTestServer } from './test-server.mjs';
 
 const MODEL = '/tests/golden/exported/r3d_18.qwasm.safetensors';
@@ -30,18 +30,11 @@ beforeAll(async () => {
 
 describe.each(selectedEngines())('%s', (engineName) => {
   const it = engineTest(engineName, test);
-  let engine;
-  beforeAll(async () => {
-    if (engineSkipReason(engineName)) return;
-    engine = await launchEngine(engineName);
-  }, ENGINE_LAUNCH_HOOK_MS);
-  afterAll(async () => {
-    await engine?.close();
-  });
+  const engine = useEngine(engineName);
 
   it("a model loaded by URL in a worker: progress, Node's bits, a transferred input, errors, dispose (COOP/COEP, strict CSP)", async () => {
     const server = await startTestServer({ headers: { ...ISOLATED, 'Content-Security-Policy': STRICT_CSP } });
-    const tab = await engine.open(`${server.base}/tests/browser/worker-model/index.html?model=${MODEL}`);
+    const tab = await engine().open(`${server.base}/tests/browser/worker-model/index.html?model=${MODEL}`);
     try {
       const r = await server.report('worker-model', 120_000);
       expect(r.error).toBeUndefined();
@@ -83,7 +76,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
       headers: ISOLATED,
       fileResponses: { '/dist/qwasm.model-worker.mjs': { status: 404, type: 'text/plain', body: 'not found' } },
     });
-    const tab = await engine.open(`${server.base}/tests/browser/worker-model/index.html?model=${MODEL}`);
+    const tab = await engine().open(`${server.base}/tests/browser/worker-model/index.html?model=${MODEL}`);
     try {
       const r = await server.report('worker-model', 60_000);
       expect(r.error).toMatch(/^Error: io\.loadModel\(source, \{ worker: true \}\): the model worker failed: /);
@@ -118,7 +111,7 @@ describe.each(selectedEngines())('%s', (engineName) => {
     async (_, response, fields) => {
       const typo = '/models/typo.qwasm.safetensors';
       const server = await startTestServer({ headers: ISOLATED, fileResponses: { [typo]: response } });
-      const tab = await engine.open(`${server.base}/tests/browser/worker-model/index.html?model=${typo}`);
+      const tab = await engine().open(`${server.base}/tests/browser/worker-model/index.html?model=${typo}`);
       try {
         const r = await server.report('worker-model', 60_000);
         expect(r).toMatchObject({ url: `${server.base}${typo}`, ...fields });

@@ -113,3 +113,17 @@ export function loadError(io, bytes, options) {
   }
   return null;
 }
+
+/**
+ * The preprocessing record the exporter writes for torchvision's video
+ * weights (weights.transforms(): Kinetics-400's mean and std), shrunk to an
+ * 8x8 crop of a 10x12 resize so that tiny models take it.
+ */
+export const KINETICS_8X8 = {
+  transform: 'VideoClassification',
+  crop_size: [8, 8],
+  resize_size: [10, 12],
+  mean: [0.43216, 0.394666, 0.37645],
+  std: [0.22803, 0.22145, 0.216989],
+  interpolation: 'bilinear',
+};

@@ -9,7 +9,7 @@
 // tests/browser/classify-video.test.mjs's.
 import { readFileSync } from 'node:fs';
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { chainModel } from '../model-files.mjs';
+import { chainModel, KINETICS_8X8 } from '../model-files.mjs';
 
 const { io, transforms, classifyVideo } = qwasm;
 const R3D = new URL('../../golden/exported/r3d_18.qwasm.safetensors', import.meta.url);
@@ -39,14 +39,6 @@ function expectedTop(logits, k) {
 }
 
 // A tiny classifier: the clip's mean per channel as its 3 class scores ([1, 3]).
-const KINETICS_8 = {
-  transform: 'VideoClassification',
-  crop_size: [8, 8],
-  resize_size: [10, 12],
-  mean: [0.43216, 0.394666, 0.37645],
-  std: [0.22803, 0.22145, 0.216989],
-  interpolation: 'bilinear',
-};
 const pool = { type: 'AdaptiveAvgPool', dims: 3, output_size: [1, 1, 1] };
 const flatten = { type: 'Flatten', start_dim: 1, end_dim: -1 };
 const tiny = (metadata, modules = [pool, flatten]) => io.loadModel(chainModel([1, 3, 2, 8, 8], modules, {}, metadata));
@@ -113,11 +105,11 @@ describe('on this thread (a GraphModule)', () => {
   });
 
   test('a file with its preprocessing and classes, whose output is not [1, classes], is refused after the run', async () => {
-    const named = tiny({ preprocessing: JSON.stringify(KINETICS_8), classes: JSON.stringify(['r', 'g', 'b']) });
+    const named = tiny({ preprocessing: JSON.stringify(KINETICS_8X8), classes: JSON.stringify(['r', 'g', 'b']) });
     const top = await classifyVideo(named, frames(2, 20, 16), { topk: 3 });
     expect(top.map((c) => c.label).sort()).toEqual(['b', 'g', 'r']);
     named.dispose();
-    const unpooled = tiny({ preprocessing: JSON.stringify(KINETICS_8) }, [pool]);
+    const unpooled = tiny({ preprocessing: JSON.stringify(KINETICS_8X8) }, [pool]);
     await expect(classifyVideo(unpooled, frames(2, 20, 16))).rejects.toThrow(
       "classifyVideo(model, source): the model's output is [1, 3, 1, 1, 1], not one clip's class scores ([1, classes])",
     );

@@ -7,19 +7,11 @@
 import { readFileSync } from 'node:fs';
 import { top5 } from '../../../demo/top5.mjs';
 import * as qwasm from '../../../web/src/index.node.mjs';
-import { chainModel } from '../model-files.mjs';
+import { chainModel, KINETICS_8X8 } from '../model-files.mjs';
 import { lcgBytes } from '../util.mjs';
 
 const { io, transforms } = qwasm;
 const exported = (name) => readFileSync(new URL(`../../golden/exported/${name}`, import.meta.url));
-const KINETICS = {
-  transform: 'VideoClassification',
-  crop_size: [8, 8],
-  resize_size: [10, 12],
-  mean: [0.43216, 0.394666, 0.37645],
-  std: [0.22803, 0.22145, 0.216989],
-  interpolation: 'bilinear',
-};
 const adaptivePool = { type: 'AdaptiveAvgPool', dims: 3, output_size: [1, 1, 1] };
 const model = (metadata, inputShape = [1, 3, 2, 8, 8]) => chainModel(inputShape, [adaptivePool], {}, metadata);
 
@@ -37,13 +29,13 @@ beforeAll(() => qwasm.init());
 describe('the recorded preprocessing and class names', () => {
   test('are read at load, and transforms() runs them', () => {
     const m = io.loadModel(
-      model({ preprocessing: JSON.stringify(KINETICS), classes: JSON.stringify(['a', 'b', 'c']) }),
+      model({ preprocessing: JSON.stringify(KINETICS_8X8), classes: JSON.stringify(['a', 'b', 'c']) }),
     );
     expect(m.preprocessing).toEqual({
       cropSize: [8, 8],
       resizeSize: [10, 12],
-      mean: KINETICS.mean,
-      std: KINETICS.std,
+      mean: KINETICS_8X8.mean,
+      std: KINETICS_8X8.std,
       interpolation: 'bilinear',
     });
     expect(m.classes).toEqual(['a', 'b', 'c']);
@@ -84,31 +76,43 @@ describe('the recorded preprocessing and class names', () => {
   const bad = [
     ['preprocessing that is not JSON', { preprocessing: '{' }, /metadata preprocessing is not JSON/],
     ['preprocessing that is a list', { preprocessing: '[]' }, /metadata preprocessing must be an object/],
-    ['an unknown key', { preprocessing: JSON.stringify({ ...KINETICS, flip: true }) }, /unknown attribute 'flip'/],
+    ['an unknown key', { preprocessing: JSON.stringify({ ...KINETICS_8X8, flip: true }) }, /unknown attribute 'flip'/],
     [
       'another transform',
-      { preprocessing: JSON.stringify({ ...KINETICS, transform: 'ImageClassification' }) },
+      { preprocessing: JSON.stringify({ ...KINETICS_8X8, transform: 'ImageClassification' }) },
       /transform must be 'VideoClassification'/,
     ],
     [
       'a crop of 0',
-      { preprocessing: JSON.stringify({ ...KINETICS, crop_size: [0, 8] }) },
+      { preprocessing: JSON.stringify({ ...KINETICS_8X8, crop_size: [0, 8] }) },
       /cropSize must hold integers/,
     ],
-    ['a std of 0', { preprocessing: JSON.stringify({ ...KINETICS, std: [0, 1, 1] }) }, /std must hold finite, nonzero/],
-    ['a mean that is a string', { preprocessing: JSON.stringify({ ...KINETICS, mean: 'x' }) }, /mean must be an array/],
+    [
+      'a std of 0',
+      { preprocessing: JSON.stringify({ ...KINETICS_8X8, std: [0, 1, 1] }) },
+      /std must hold finite, nonzero/,
+    ],
+    [
+      'a mean that is a string',
+      { preprocessing: JSON.stringify({ ...KINETICS_8X8, mean: 'x' }) },
+      /mean must be an array/,
+    ],
     [
       'a crop other than the input',
-      { preprocessing: JSON.stringify({ ...KINETICS, crop_size: [112, 112] }) },
+      { preprocessing: JSON.stringify({ ...KINETICS_8X8, crop_size: [112, 112] }) },
       /makes \[N, 3, T, 112, 112\] \(RGB frames cropped to 112x112\), but the model's input is \[1, 3, 2, 8, 8\]/,
     ],
     [
       'preprocessing for a one-channel model',
-      { preprocessing: JSON.stringify({ ...KINETICS, mean: [0.5], std: [0.25] }) },
+      { preprocessing: JSON.stringify({ ...KINETICS_8X8, mean: [0.5], std: [0.25] }) },
       /makes \[N, 3, T, 8, 8\] \(RGB frames cropped to 8x8\), but the model's input is \[1, 1, 2, 8, 8\]/,
       [1, 1, 2, 8, 8],
     ],
-    ['nearest interpolation', { preprocessing: JSON.stringify({ ...KINETICS, interpolation: 'nearest' }) }, /bilinear/],
+    [
+      'nearest interpolation',
+      { preprocessing: JSON.stringify({ ...KINETICS_8X8, interpolation: 'nearest' }) },
+      /bilinear/,
+    ],
     ['classes that are an object', { classes: '{}' }, /metadata classes must be a list/],
     ['no classes', { classes: '[]' }, /metadata classes must be a list of 1/],
     ['a class that is a number', { classes: '["a", 2]' }, /metadata classes\[1\] must be a name, got the number 2/],
