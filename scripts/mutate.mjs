@@ -10,7 +10,7 @@
 //   npm run mutate            (about 5 minutes)
 //   QWASM_MUTATE_ONLY=Winograd npm run mutate    (the mutations whose name has that text)
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -137,6 +137,8 @@ function suitesFail() {
 }
 
 function build() {
+  // The unsanitized native build is this script's own (scripts/build makes the ASan one).
+  if (!existsSync(`${root}build/native/build.ninja`)) sh('cmake', ['-S', '.', '-B', 'build/native', '-G', 'Ninja']);
   sh('ninja', ['-C', 'build/native', '--quiet']);
   sh('ninja', ['-C', 'build/wasm', '--quiet']);
   sh('node', ['scripts/package.mjs']);

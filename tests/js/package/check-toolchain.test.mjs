@@ -166,9 +166,13 @@ describe('what scripts/bootstrap installs for npm start and for npm test', () =>
     expect(listed('serve')).toEqual(['emscripten', 'cmake', 'ninja-build']);
   });
 
+  test("npm test's first install (build): what scripts/build compiles with, before the build starts", () => {
+    expect(listed('build')).toEqual([...listed('serve'), 'g++', 'libgtest-dev']);
+  });
+
   test('npm test (all): those and the test tools', () => {
     const all = listed('all');
-    expect(all.slice(0, 3)).toEqual(listed('serve'));
+    expect(all.slice(0, 5)).toEqual(listed('build'));
     expect(all).toEqual(expect.arrayContaining(['g++', 'libgtest-dev', 'chromium', 'firefox-esr', 'xvfb', 'clang-14']));
   });
 
