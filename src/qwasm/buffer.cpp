@@ -1,6 +1,7 @@
 #include "qwasm/buffer.h"
 
 #include <atomic>
+#include <cstdlib>
 
 namespace qwasm {
 namespace {
@@ -12,6 +13,9 @@ std::atomic<int64_t> g_allocation_count{0};
 // turn large but valid requests into out-of-memory paths quickly.
 std::atomic<int64_t> g_max_allocation{-1};
 
+// From this size up, allocations are aligned to a cache line.
+constexpr size_t kCacheLineAlignedFrom = 4096;
+
 }  // namespace
 
 void* try_allocate(size_t bytes) {
@@ -21,6 +25,14 @@ void* try_allocate(size_t bytes) {
   if (left > 0) g_allocations_before_failure.store(left - 1, std::memory_order_relaxed);
   const int64_t max = g_max_allocation.load(std::memory_order_relaxed);
   if (max >= 0 && static_cast<uint64_t>(bytes) > static_cast<uint64_t>(max)) return nullptr;
+  // Large buffers (activations, scratch) start on a cache line: the threads
+  // of a parallel loop split them at multiples of 64 bytes, and a buffer
+  // malloc happens to place 16 bytes off a line makes two threads write the
+  // same line at every split. (free() releases both kinds.)
+  if (bytes >= kCacheLineAlignedFrom) {
+    void* p = nullptr;
+    return posix_memalign(&p, 64, bytes) == 0 ? p : nullptr;
+  }
   return std::malloc(bytes);
 }
 

@@ -21,8 +21,9 @@
 
 namespace qwasm {
 
-// The one place that asks the allocator for input-sized memory: malloc, or
-// nullptr. Tests can make it fail (testing::fail_allocations_after).
+// The one place that asks the allocator for input-sized memory: malloc
+// (aligned to a 64-byte cache line from 4096 bytes up), or nullptr; free()
+// releases it. Tests can make it fail (testing::fail_allocations_after).
 void* try_allocate(size_t bytes);
 
 // "<what> would need N bytes, more than the 2147483647 one allocation can hold"

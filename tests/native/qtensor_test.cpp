@@ -120,3 +120,21 @@ TEST(QTensor, EmptyTensorsWithHugeDimensionsReturnAtOnce) {
     EXPECT_EQ(view_as(q, {7, 0}, 0, &v).code, StatusCode::kRangeError);
   }
 }
+
+// Buffers of 4096 bytes and more start on a 64-byte cache line whatever the
+// heap's state (the threads of a parallel loop split them at multiples of 64
+// bytes); smaller ones come from malloc as they are. Both free with free().
+TEST(BufferAlignment, LargeBuffersStartOnACacheLine) {
+  std::vector<qwasm::Buffer<uint8_t>> held;
+  for (int64_t bytes : {4096, 4097, 5000, 65536, 1 << 20, 3136 * 144}) {
+    for (int64_t skew : {1, 17, 40}) {  // small allocations in between move malloc's next address
+      qwasm::Buffer<uint8_t> small;
+      ASSERT_TRUE(small.allocate(qwasm::CheckedSize(skew), "a small buffer").ok());
+      held.push_back(std::move(small));
+      qwasm::Buffer<uint8_t> big;
+      ASSERT_TRUE(big.allocate(qwasm::CheckedSize(bytes), "a large buffer").ok());
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % 64, 0u) << bytes << " bytes after " << skew;
+      held.push_back(std::move(big));
+    }
+  }
+}
