@@ -83,8 +83,8 @@ for (const arch of ['r3d_18', 'r2plus1d_18']) {
     `${x(s)} (each thread count in its own process)`,
     '>= 1.8x',
     s >= 1.8,
-    `per kind of layer in the model: ${scalingByKind(arch)}; its Winograd layers alone (Winograd table) scale ${range(layersOf(arch, 1).map((l) => l.winograd.medianMs / layersOf(arch, 2).find((m) => m.id === l.id).winograd.medianMs))}, so what the model adds around its layers at 2 threads, not the kernels, loses the rest: at 2 threads its layers' own times (profile()) sum to ${totalMs(model(arch, 2)).toFixed(0)} ms, its forward takes ${model(arch, 2).times.qwasmInt8.medianMs.toFixed(0)} ms`,
-    "find where the forward's time beyond its layers' goes at 2 threads (the forward is timed in rounds beside onnxruntime-web, profile() after them; the calling thread's input padding is the first suspect); where the heap placed a layer's output was one cause, fixed (buffers start on a cache line: r2plus1d_18 at 2 threads 4% faster)",
+    `per kind of layer in the model: ${scalingByKind(arch)}; its Winograd layers alone (Winograd table) scale ${range(layersOf(arch, 1).map((l) => l.winograd.medianMs / layersOf(arch, 2).find((m) => m.id === l.id).winograd.medianMs))}; at 2 threads its layers' own times (profile()) sum to ${totalMs(model(arch, 2)).toFixed(0)} ms while its forward took ${model(arch, 2).times.qwasmInt8.medianMs.toFixed(0)} ms: the difference lies outside the layers`,
+    "run each thread count in several processes and report the spread (on this machine the same build's 2-thread forward moved by about 20% from process to process), then find where the time outside the layers goes; where the heap placed a layer's output was one cause, fixed (buffers start on a cache line: r2plus1d_18 at 2 threads 4% faster)",
   );
 }
 
