@@ -42,10 +42,11 @@ function modelReason(arch, t) {
 
 /** qwasm at 1 thread / at 2 threads, per kind of layer (each thread count's own profile() run). */
 function scalingByKind(arch) {
-  const one = new Map(model(arch, 1).byKind);
+  const one = model(arch, 1);
   const two = new Map(model(arch, 2).byKind);
-  return [...one]
-    .filter(([k, ms]) => ms >= 0.02 * totalMs(model(arch, 1)) && two.has(k))
+  const smallest = 0.02 * totalMs(one); // kinds under 2% of the time are left out
+  return one.byKind
+    .filter(([k, ms]) => ms >= smallest && two.has(k))
     .sort((a, b) => b[1] - a[1])
     .map(([k, ms]) => `${k} ${x(ms / two.get(k))}`)
     .join(', ');
