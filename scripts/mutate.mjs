@@ -3,7 +3,7 @@
 // change could make (a rounding mode, an off-by-one in a tail, a resume
 // offset, a zero point's sign, a lost ReLU, a wrong weight vector in the SIMD
 // kernel, a float multiply where PyTorch multiplies in double, the Winograd
-// path's guard dropped, its shift or a transform row wrong, a moving average
+// path's guard dropped or (F(4, 3)) too loose, its shift or a transform row wrong, a moving average
 // of the wrong value), rebuilds, runs the suites that should notice,
 // and checks that each mutation makes them fail. The sources are restored
 // after each one (and on any exit). Run before changing a kernel:
@@ -65,8 +65,14 @@ const MUTATIONS = [
   {
     name: 'Winograd: the guard dropped (every call with packed weights takes the fast path)',
     file: 'src/qwasm/conv_winograd.cpp',
-    from: 'if (!winograd_guard_passes(pw, input_zero_point)) return false;',
-    to: 'if (pw.winograd.nd == 0) return false;',
+    from: 'if (!winograd_guard_passes(pw, input_zero_point)) return 0;',
+    to: 'if (pw.winograd.nd == 0) return 0;',
+  },
+  {
+    name: "Winograd F(4, 3): its guard at F(2, 3)'s one-dimension bound, 2^30 (24 * acc wraps past 2^28)",
+    file: 'src/qwasm/conv_winograd.cpp',
+    from: 'return m == 2 ? int64_t{1} << (31 - nd) : int64_t{1} << 28;',
+    to: 'return m == 2 ? int64_t{1} << (31 - nd) : int64_t{1} << 30;',
   },
   {
     name: 'Winograd: the SIMD output transform divides by 2^(nd - 1)',
@@ -79,6 +85,12 @@ const MUTATIONS = [
     file: 'src/kernels/wasmsimd/winograd_f23_wasmsimd.cpp',
     from: 'y[3] = wasm_i16x8_sub(x1, x3);',
     to: 'y[3] = wasm_i16x8_sub(x3, x1);',
+  },
+  {
+    name: "Winograd F(4, 3): B^T's fourth row with the wrong sign in the SIMD input transform",
+    file: 'src/kernels/wasmsimd/winograd_f43_wasmsimd.cpp',
+    from: 'y[3] = wasm_i16x8_add(x4_minus_x2, twice_x3_minus_x1);',
+    to: 'y[3] = wasm_i16x8_sub(x4_minus_x2, twice_x3_minus_x1);',
   },
   {
     name: "depthwise fast path: the SIMD kernel's tap pairs stop saturating at int16 (FBGEMM's vpmaddubsw)",

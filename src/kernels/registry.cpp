@@ -66,9 +66,9 @@ const FConvKernel kFConv[] = {
 };
 #undef QWASM_FCONV
 
-#define QWASM_WINO_INPUT(name, isa, cr) {#name, Isa::isa, cr, &name},
+#define QWASM_WINO_INPUT(name, isa, cr, tile_m) {#name, Isa::isa, cr, tile_m, &name},
 #define QWASM_QGEMM(name, isa, mr, nr, kr)
-#define QWASM_WINO_OUTPUT(name, isa, cr)
+#define QWASM_WINO_OUTPUT(name, isa, cr, tile_m)
 const WinoInputKernel kWinoInput[] = {
 #include "kernels/winograd.inc"
 };
@@ -76,9 +76,9 @@ const WinoInputKernel kWinoInput[] = {
 #undef QWASM_QGEMM
 #undef QWASM_WINO_OUTPUT
 
-#define QWASM_WINO_INPUT(name, isa, cr)
+#define QWASM_WINO_INPUT(name, isa, cr, tile_m)
 #define QWASM_QGEMM(name, isa, mr, nr, kr) {#name, Isa::isa, mr, nr, kr, &name},
-#define QWASM_WINO_OUTPUT(name, isa, cr)
+#define QWASM_WINO_OUTPUT(name, isa, cr, tile_m)
 const QGemmKernel kQGemm[] = {
 #include "kernels/winograd.inc"
 };
@@ -86,9 +86,9 @@ const QGemmKernel kQGemm[] = {
 #undef QWASM_QGEMM
 #undef QWASM_WINO_OUTPUT
 
-#define QWASM_WINO_INPUT(name, isa, cr)
+#define QWASM_WINO_INPUT(name, isa, cr, tile_m)
 #define QWASM_QGEMM(name, isa, mr, nr, kr)
-#define QWASM_WINO_OUTPUT(name, isa, cr) {#name, Isa::isa, cr, &name},
+#define QWASM_WINO_OUTPUT(name, isa, cr, tile_m) {#name, Isa::isa, cr, tile_m, &name},
 const WinoOutputKernel kWinoOutput[] = {
 #include "kernels/winograd.inc"
 };
@@ -96,7 +96,7 @@ const WinoOutputKernel kWinoOutput[] = {
 #undef QWASM_QGEMM
 #undef QWASM_WINO_OUTPUT
 
-#define QWASM_WINO_WEIGHTS(name, isa) {#name, Isa::isa, &name},
+#define QWASM_WINO_WEIGHTS(name, isa, tile_m) {#name, Isa::isa, tile_m, &name},
 const WinoWeightsKernel kWinoWeights[] = {
 #include "kernels/winograd_weights.inc"
 };
@@ -175,18 +175,18 @@ const FConvKernel* find_fconv(Isa isa) {
   return first(kFConv, isa, [](const FConvKernel&) { return true; });
 }
 
-const WinoInputKernel* find_wino_input(Isa isa) {
-  return first(kWinoInput, isa, [](const WinoInputKernel&) { return true; });
+const WinoInputKernel* find_wino_input(Isa isa, size_t m) {
+  return first(kWinoInput, isa, [m](const WinoInputKernel& k) { return k.m == m; });
 }
 const QGemmKernel* find_qgemm(Isa isa) {
   return first(kQGemm, isa, [](const QGemmKernel&) { return true; });
 }
-const WinoOutputKernel* find_wino_output(Isa isa) {
-  return first(kWinoOutput, isa, [](const WinoOutputKernel&) { return true; });
+const WinoOutputKernel* find_wino_output(Isa isa, size_t m) {
+  return first(kWinoOutput, isa, [m](const WinoOutputKernel& k) { return k.m == m; });
 }
 
-const WinoWeightsKernel* find_wino_weights(Isa isa) {
-  return first(kWinoWeights, isa, [](const WinoWeightsKernel&) { return true; });
+const WinoWeightsKernel* find_wino_weights(Isa isa, size_t m) {
+  return first(kWinoWeights, isa, [m](const WinoWeightsKernel& k) { return k.m == m; });
 }
 
 const RowMaxKernel* find_rowmax(Isa isa) {

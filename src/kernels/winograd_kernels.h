@@ -1,6 +1,7 @@
 // The exact integer Winograd families (F(2, 3) along each 3-tap dimension of
-// a stride-1 convolution: docs/winograd.md): the input transform, the GEMM of
-// the transformed values, and the output transform + requantization. Each has
+// a stride-1 convolution, F(4, 3) along its one 3-tap dimension:
+// docs/winograd.md): the input transform, the GEMM of the transformed values,
+// and the output transform + requantization. Each has
 // a scalar twin and a wasmsimd kernel; the tester (tests/native/
 // kernel_tester_winograd_test.cpp) checks each against tests/reference/winograd_ref.h and
 // the drivers' output against the direct convolution's reference.
@@ -16,8 +17,19 @@
 // the direct convolution's accumulator. So acc = Y >> nd whenever
 // |acc| < 2^(31 - nd), which the driver checks before taking this path.
 //
-// Points of a tile: P = 4^nd, index xi in mixed radix 4 (the outermost active
-// dimension most significant). Outputs: 2^nd, index o in mixed radix 2.
+// Points of an F(2, 3) tile: P = 4^nd, index xi in mixed radix 4 (the
+// outermost active dimension most significant). Outputs: 2^nd, index o in
+// mixed radix 2.
+//
+// F(4, 3), for one active dimension only (nd = 1; the `m = 4` entries):
+//   B^T = [[4,0,-5,0,1,0],[0,-4,-4,1,1,0],[0,4,-4,-1,1,0],
+//          [0,-2,-1,2,1,0],[0,2,-1,-2,1,0],[0,4,0,-5,0,1]]        6 taps -> 6 points
+//   G'  = 24G = [[6,0,0],[-4,-4,-4],[-4,4,-4],[1,2,4],[1,-2,4],[0,0,24]]
+//   A^T = [[1,1,1,1,1,0],[0,1,-1,2,-2,0],[0,1,1,4,4,0],[0,1,-1,8,-8,1]]   6 points -> 4 outputs
+// |V| <= 10 * 255 and |U| <= 24 * 255 fit int16 (in two dimensions U would
+// not: hence nd = 1). Y = 24 * acc mod 2^32, and acc is recovered exactly
+// when |acc| < 2^28: (Y >> 3) = 3 * acc mod 2^29; times 3's inverse mod 2^32
+// (0xAAAAAAAB) gives acc mod 2^29; sign-extended from 29 bits, acc.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +41,12 @@ namespace qwasm {
 namespace kernels {
 
 constexpr size_t kWinogradMaxDims = 3;
+
+// A kernel entry's tile: m outputs per active dimension from m + 2 taps
+// (m = 2: F(2, 3), nd 1 to 3; m = 4: F(4, 3), nd = 1).
+constexpr size_t winograd_max_dims(size_t m) { return m == 2 ? kWinogradMaxDims : 1; }
+constexpr size_t winograd_points(size_t m, size_t nd) { return nd == 0 ? 1 : (m + 2) * winograd_points(m, nd - 1); }
+constexpr size_t winograd_outputs(size_t m, size_t nd) { return nd == 0 ? 1 : m * winograd_outputs(m, nd - 1); }
 
 // One tile, `channels` channels (a multiple of the entry's cr): the tile's
 // first input value is d[0] (a channels-last buffer, channel c at d[c]); along
@@ -51,12 +69,13 @@ using QGemmFn = void (*)(size_t rows, size_t kblocks, const int16_t* a, size_t a
 // multiple of the entry's cr past nc). Output o of channel j of tile t goes to
 // c[t * tile_step + out_offsets[o] + j * c_stride] when bit o of `valid` is
 // set (partial tiles at the edges; one mask for the run). params:
-// ConvRequantParams of channel 0. The driver passes the tiles of a block that
-// follow one another along W in one output row: tile_step is 1 when W has 1
-// tap (a 3x1x1 layer's neighbours: their outputs are neighbouring bytes of
-// every channel's plane) or is dilated, 2 when W is an undilated 3-tap
-// dimension; the SIMD kernel then stores several tiles' bytes per channel at
-// once (docs/winograd.md, "Kernels").
+// ConvRequantParams of channel 0; points and outputs as the entry's m gives
+// them (above). The driver passes the tiles of a block that follow one
+// another along W in one output row: tile_step is 1 when W has 1 tap (a 3x1x1
+// layer's neighbours: their outputs are neighbouring bytes of every channel's
+// plane) or is dilated, m when W is an undilated 3-tap dimension; the SIMD
+// kernels then store several bytes per channel at once (docs/winograd.md,
+// "Kernels").
 using WinoOutputFn = void (*)(size_t nd, size_t nt, size_t nc, const int32_t* m, size_t m_stride, size_t m_tile_stride,
                               uint8_t* c, size_t c_stride, ptrdiff_t tile_step, const ptrdiff_t* out_offsets,
                               uint32_t valid, const ConvRequantParams* params);
@@ -68,20 +87,21 @@ using WinoOutputFn = void (*)(size_t nd, size_t nt, size_t nc, const int32_t* m,
 // active dimension most significant: a group of 16 lanes reads one run of
 // bytes), centred by zp[i % P16], g = w - zp (|g| <= 255). Point xi of lane i,
 // U = G'^{(x)nd} g, goes to u[xi * u_stride + i]: int16, as |U| <= 3^nd * 255
-// (every step fits int16).
+// (F(4, 3): 24 * 255; every step fits int16).
 constexpr size_t kWinoWeightsPeriod = 16;
 using WinoWeightsFn = void (*)(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u, size_t u_stride);
 
 struct WinoWeightsKernel {
   const char* name;
   Isa isa;
+  size_t m;  // outputs per tile along an active dimension: 2 (F(2, 3)) or 4 (F(4, 3))
   WinoWeightsFn fn;
 };
 
 struct WinoInputKernel {
   const char* name;
   Isa isa;
-  size_t cr;
+  size_t cr, m;
   WinoInputFn fn;
 };
 
@@ -95,16 +115,16 @@ struct QGemmKernel {
 struct WinoOutputKernel {
   const char* name;
   Isa isa;
-  size_t cr;
+  size_t cr, m;
   WinoOutputFn fn;
 };
 
-#define QWASM_WINO_INPUT(name, isa, cr) \
+#define QWASM_WINO_INPUT(name, isa, cr, tile_m) \
   void name(size_t nd, size_t channels, const int16_t* d, const ptrdiff_t* strides, int16_t* v, size_t v_stride);
 #define QWASM_QGEMM(name, isa, mr, nr, kr)                                                                \
   void name(size_t rows, size_t kblocks, const int16_t* a, size_t a_stride, const int16_t* w, int32_t* c, \
             size_t c_stride);
-#define QWASM_WINO_OUTPUT(name, isa, cr)                                                                          \
+#define QWASM_WINO_OUTPUT(name, isa, cr, tile_m)                                                                  \
   void name(size_t nd, size_t nt, size_t nc, const int32_t* m, size_t m_stride, size_t m_tile_stride, uint8_t* c, \
             size_t c_stride, ptrdiff_t tile_step, const ptrdiff_t* out_offsets, uint32_t valid,                   \
             const ConvRequantParams* params);
@@ -112,7 +132,7 @@ struct WinoOutputKernel {
 #undef QWASM_WINO_INPUT
 #undef QWASM_QGEMM
 #undef QWASM_WINO_OUTPUT
-#define QWASM_WINO_WEIGHTS(name, isa) \
+#define QWASM_WINO_WEIGHTS(name, isa, tile_m) \
   void name(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u, size_t u_stride);
 #include "kernels/winograd_weights.inc"
 #undef QWASM_WINO_WEIGHTS
@@ -122,10 +142,11 @@ KernelTable<QGemmKernel> qgemm_kernels();
 KernelTable<WinoOutputKernel> wino_output_kernels();
 KernelTable<WinoWeightsKernel> wino_weights_kernels();
 
-const WinoInputKernel* find_wino_input(Isa isa);
+// The first listed kernel of `isa` (scalar when this build lacks it) for the tile m.
+const WinoInputKernel* find_wino_input(Isa isa, size_t m = 2);
 const QGemmKernel* find_qgemm(Isa isa);
-const WinoOutputKernel* find_wino_output(Isa isa);
-const WinoWeightsKernel* find_wino_weights(Isa isa);
+const WinoOutputKernel* find_wino_output(Isa isa, size_t m = 2);
+const WinoWeightsKernel* find_wino_weights(Isa isa, size_t m = 2);
 
 }  // namespace kernels
 }  // namespace qwasm

@@ -333,7 +333,7 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
   const Spatial s = spatial_of(pw.geometry, input.shape(), call.out_shape);
   if (pw.depthwise) {
     QWASM_RETURN_IF_ERROR(run_qdepthwise(call, s, out, info));
-  } else if (winograd_applies(pw, static_cast<int32_t>(input.q_zero_point()), s)) {
+  } else if (winograd_tile(pw, static_cast<int32_t>(input.q_zero_point()), s) != 0) {
     QWASM_RETURN_IF_ERROR(run_qwinograd(call, s, out, info));
   } else {
     QWASM_RETURN_IF_ERROR(run_qgeneric(call, s, input.shape()[0], false, out, info));

@@ -56,8 +56,6 @@ constexpr int64_t kAutoMinTiles = 2;
 // 3-tap dimension; past this ratio of computed to stored outputs it stays direct.
 constexpr double kAutoMaxDilatedWaste = 1.25;
 
-size_t points_of(size_t nd) { return size_t{1} << (2 * nd); }
-
 // All the GEMM kernels of the registry share one tile: the weights are packed once.
 const kernels::QGemmKernel& gemm_tile() { return *kernels::qgemm_kernels().begin(); }
 
@@ -67,32 +65,40 @@ int64_t input_block() {
   return static_cast<int64_t>(cr);
 }
 
-int64_t guard_limit(size_t nd) { return int64_t{1} << (31 - nd); }
+// The guard's limit on |acc| for the tile m (kernels/winograd_kernels.h):
+// F(2, 3) divides 2^nd * acc by a shift, F(4, 3) recovers acc from 24 * acc
+// mod 2^32, exact below 2^28.
+int64_t guard_limit(size_t m, size_t nd) { return m == 2 ? int64_t{1} << (31 - nd) : int64_t{1} << 28; }
 
-// The tiles along each dimension. A tile holds `extent` outputs (2 along a
+bool guard_passes(const PackedQConv& p, int32_t input_zero_point, size_t m) {
+  const int64_t amax = std::max<int64_t>(input_zero_point, 255 - input_zero_point);
+  if (amax > 255) return false;  // |a - a_zp| past 255 would not fit the transforms' int16
+  return p.winograd.abs_sum_max * amax < guard_limit(m, p.winograd.nd);
+}
+
+// The tiles along each dimension. A tile holds `extent` outputs (m along a
 // 3-tap dimension, 1 elsewhere) `step` apart (the dilation along a 3-tap
 // dimension, 1 elsewhere). A dilation-d dimension is d interleaved undilated
 // ones: outputs o = d * q + phi read only inputs of phase phi, so a tile
-// pairs outputs q and q + 1 of one phase, o and o + d, and its taps are d
+// holds outputs q to q + m - 1 of one phase, o, o + d, ..., and its taps are d
 // apart. Along a dimension, tile j starts at (j / step) * extent * step +
 // j % step: the phases' tiles interleave, so that a block of neighbouring
 // tiles reads and writes neighbouring positions as in the undilated case.
-// Every output is in exactly one tile (as its first output when o mod 2d < d,
-// else as the second of the tile at o - d); the tiles are those whose first
-// output exists.
+// Every output is in exactly one tile (as its i-th output when
+// o mod md = i * d + phi); the tiles are those whose first output exists.
 struct TileGrid {
   int64_t extent[3], step[3], count[3];
   int64_t total() const { return count[0] * count[1] * count[2]; }
   int64_t origin(int d, int64_t j) const { return j / step[d] * extent[d] * step[d] + j % step[d]; }
 };
 
-TileGrid tile_grid(const PackedQConv& pw, const Spatial& s) {
+TileGrid tile_grid(const PackedQConv& pw, const Spatial& s, size_t m) {
   const WinogradWeights& ww = pw.winograd;
   TileGrid t;
   const int64_t out[3] = {s.Do, s.Ho, s.Wo};
   for (int d = 0; d < 3; ++d) t.extent[d] = t.step[d] = 1;
   for (size_t k = 0; k < ww.nd; ++k) {
-    t.extent[ww.dims[k]] = 2;
+    t.extent[ww.dims[k]] = static_cast<int64_t>(m);
     t.step[ww.dims[k]] = pw.geometry.dilation[ww.dims[k]];
   }
   for (int d = 0; d < 3; ++d) {
@@ -104,7 +110,7 @@ TileGrid tile_grid(const PackedQConv& pw, const Spatial& s) {
 }
 
 // Output slots the tiles compute over the outputs they store, as a fraction
-// (>= 1): partial tiles at the far edges, up to `step` slots per 3-tap dimension.
+// (>= 1): partial tiles at the far edges, up to (m - 1) * step slots per 3-tap dimension.
 double tile_waste(const TileGrid& t, const Spatial& s) {
   const double slots = static_cast<double>(t.total()) * static_cast<double>(t.extent[0] * t.extent[1] * t.extent[2]);
   return s.out_size() > 0 ? slots / static_cast<double>(s.out_size()) : 1.0;
@@ -148,7 +154,9 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
   const int64_t nr = static_cast<int64_t>(k.nr), kr = static_cast<int64_t>(k.kr);
   const int64_t cinp = ceil_div(g.in_channels, input_block()) * input_block();
   assert(cinp % kr == 0);
-  const int64_t P = static_cast<int64_t>(points_of(nd)), blocks = ceil_div(g.out_channels, nr), kblocks = cinp / kr;
+  // Sized by F(2, 3)'s points (F(4, 3), chosen per call, transforms a pass at a time too).
+  const int64_t P = static_cast<int64_t>(kernels::winograd_points(2, nd)), blocks = ceil_div(g.out_channels, nr),
+                kblocks = cinp / kr;
   // The transformed weights' size (what a call's passes transform, and
   // kAuto's cap on a layer).
   const CheckedSize bytes = CheckedSize(P) * blocks * kblocks * nr * kr * 2;
@@ -163,7 +171,7 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
     for (int64_t i = 0; i < per_oc; ++i) sum += std::abs(w[oc * per_oc + i] - zps[oc]);
     abs_sum_max = std::max(abs_sum_max, sum);
   }
-  if (abs_sum_max * 128 >= guard_limit(nd)) return Status::Ok();
+  if (abs_sum_max * 128 >= guard_limit(2, nd)) return Status::Ok();
   const CheckedSize tap_bytes = CheckedSize(blocks) * nr * taps * cinp;
   const Status allocated = out->taps.allocate(tap_bytes, "the Winograd weights", false);
   // Under 'auto' Winograd is an optimization: without the memory for its
@@ -207,16 +215,31 @@ void unpack_winograd_taps(const PackedQConv& pw, int8_t* w) {
             T[((oc / nr * kblocks + ic / kr) * taps + t) * nr * kr + (oc % nr) * kr + ic % kr];
 }
 
-bool winograd_applies(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s) {
-  if (!winograd_guard_passes(pw, input_zero_point)) return false;
-  if (pw.winograd_mode == WinogradMode::kOn) return true;
-  const TileGrid grid = tile_grid(pw, s);
-  if (grid.total() < kAutoMinTiles) return false;
-  // A dilated layer whose output is not much larger than its dilation
-  // computes many slots no output takes (at most `step` per 3-tap
-  // dimension): those stay direct.
+namespace {
+
+// F(4, 3) for a layer with one 3-tap dimension when the guard allows it and
+// its tiles take fewer GEMM products than F(2, 3)'s (6 points per 4 outputs
+// against 4 per 2: 1.33x fewer, unless the output along the dimension is
+// short: 2 outputs make one tile either way, and F(2, 3)'s has 4 points).
+size_t tile_for_call(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s) {
+  if (pw.winograd.nd != 1 || !guard_passes(pw, input_zero_point, 4)) return 2;
+  const int64_t f43 = tile_grid(pw, s, 4).total() * 6, f23 = tile_grid(pw, s, 2).total() * 4;
+  return f43 < f23 ? 4 : 2;
+}
+
+}  // namespace
+
+size_t winograd_tile(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s) {
+  if (!winograd_guard_passes(pw, input_zero_point)) return 0;
+  if (pw.winograd_mode == WinogradMode::kOn) return tile_for_call(pw, input_zero_point, s);
+  // kAuto's rules, on F(2, 3)'s tiles: more than one, and a dilated layer
+  // whose output is not much larger than its dilation (whose tiles compute
+  // many slots no output takes, at most `step` per 3-tap dimension) stays direct.
+  const TileGrid grid = tile_grid(pw, s, 2);
+  if (grid.total() < kAutoMinTiles) return 0;
   const bool dilated = grid.step[0] * grid.step[1] * grid.step[2] > 1;
-  return !dilated || tile_waste(grid, s) <= kAutoMaxDilatedWaste;
+  if (dilated && tile_waste(grid, s) > kAutoMaxDilatedWaste) return 0;
+  return tile_for_call(pw, input_zero_point, s);
 }
 
 namespace {
@@ -234,22 +257,22 @@ struct WinogradScratch {
   CheckedSize per_task_bytes() const { return v_elems * 2 + m_elems * 4; }
 };
 
-WinogradScratch winograd_scratch(const PackedQConv& pw, const Spatial& s) {
+WinogradScratch winograd_scratch(const PackedQConv& pw, const Spatial& s, size_t m) {
   const WinogradWeights& ww = pw.winograd;
   WinogradScratch w;
   w.cinp = ww.cin_padded;
-  w.P = static_cast<int64_t>(points_of(ww.nd));
+  w.P = static_cast<int64_t>(kernels::winograd_points(m, ww.nd));
   const int64_t nr = static_cast<int64_t>(ww.nr);
   const int64_t blocks = ceil_div(pw.geometry.out_channels, nr);
-  const TileGrid grid = tile_grid(pw, s);
+  const TileGrid grid = tile_grid(pw, s, m);
   w.sx = s;
-  // Extended so that the last tile's 4 taps, `step` apart, exist (never
+  // Extended so that the last tile's m + 2 taps, `step` apart, exist (never
   // below the conv's own padded extent, which the input rows fill).
   int64_t* padded[3] = {&w.sx.Dp, &w.sx.Hp, &w.sx.Wp};
   for (size_t k = 0; k < ww.nd; ++k) {
     const int d = ww.dims[k];
     const int64_t last = grid.count[d] > 0 ? grid.origin(d, grid.count[d] - 1) : 0;
-    *padded[d] = std::max(*padded[d], last + 3 * grid.step[d] + 1);
+    *padded[d] = std::max(*padded[d], last + static_cast<int64_t>(m + 1) * grid.step[d] + 1);
   }
   w.buffer_elems = padded_buffer_elements(w.sx, w.cinp, 1, 0);
   w.chunk = std::min(kChunk, blocks * nr);
@@ -260,7 +283,7 @@ WinogradScratch winograd_scratch(const PackedQConv& pw, const Spatial& s) {
   const CheckedSize chunk_bytes = CheckedSize(w.P) * w.chunk * w.cinp * 2;
   w.pass_chunks = chunk_bytes.ok() ? std::min(chunks, std::max<int64_t>(1, kPassBytes / chunk_bytes.value())) : 1;
   w.pass_blocks = w.pass_chunks * w.chunk / nr;
-  // + 64 bytes per point: the weight transform's 4^nd rows of stores do not
+  // + 64 bytes per point: the weight transform's P rows of stores do not
   // all fall in one L1 set (a pass's points are a power of two apart).
   w.u_stride = w.pass_blocks * w.cinp * nr + 32;
   w.u_elems = CheckedSize(w.P) * w.u_stride;
@@ -278,11 +301,19 @@ WinogradScratch winograd_scratch(const PackedQConv& pw, const Spatial& s) {
 
 CheckedSize winograd_scratch_bytes(const PackedQConv& pw, const Spatial& s, size_t threads) {
   if (pw.winograd.nd == 0) return CheckedSize(0);
-  const WinogradScratch w = winograd_scratch(pw, s);
   const int64_t constants = 3 * (ceil_div(pw.geometry.out_channels, static_cast<int64_t>(pw.winograd.nr)) + 1) *
                             static_cast<int64_t>(pw.winograd.nr) * static_cast<int64_t>(sizeof(float));
-  return w.buffer_elems * 2 + w.u_elems * 2 + w.v_cache_elems * 2 + w.per_task_bytes() * static_cast<int64_t>(threads) +
-         constants;
+  // Either tile may run (chosen per call, by the input's zero point): the larger.
+  CheckedSize most(0);
+  for (const size_t m : {size_t{2}, size_t{4}}) {
+    if (m > 2 && pw.winograd.nd > kernels::winograd_max_dims(m)) continue;
+    const WinogradScratch w = winograd_scratch(pw, s, m);
+    const CheckedSize bytes = w.buffer_elems * 2 + w.u_elems * 2 + w.v_cache_elems * 2 +
+                              w.per_task_bytes() * static_cast<int64_t>(threads) + constants;
+    if (!bytes.ok()) return bytes;
+    most = bytes.value() > most.value() ? bytes : most;
+  }
+  return most;
 }
 
 namespace {
@@ -296,14 +327,15 @@ struct WinogradKernels {
   const kernels::WinoOutputKernel* output;
 };
 
-// The kernels for `isa`; an internal error when the weights were packed for
-// another GEMM tile than the ISA's GEMM takes.
-Status find_winograd_kernels(kernels::Isa isa, const WinogradWeights& ww, WinogradKernels* k) {
-  k->input = kernels::find_wino_input(isa);
+// The kernels for `isa` and the tile m; an internal error when the weights
+// were packed for another GEMM tile than the ISA's GEMM takes.
+Status find_winograd_kernels(kernels::Isa isa, const WinogradWeights& ww, size_t m, WinogradKernels* k) {
+  k->input = kernels::find_wino_input(isa, m);
   k->gemm = kernels::find_qgemm(isa);
-  k->output = kernels::find_wino_output(isa);
+  k->output = kernels::find_wino_output(isa, m);
   k->to_channels_last = kernels::find_to_channels_last(isa);
-  k->weights = kernels::find_wino_weights(isa);
+  k->weights = kernels::find_wino_weights(isa, m);
+  if (!k->input || !k->output || !k->weights) return Status::Error("internal: no Winograd kernels for the tile");
   if (k->gemm->nr != ww.nr || k->gemm->kr != ww.kr || ww.nr * ww.kr != kernels::kWinoWeightsPeriod) {
     return Status::Error("internal: no Winograd weights for the GEMM's tile");
   }
@@ -312,8 +344,8 @@ Status find_winograd_kernels(kernels::Isa isa, const WinogradWeights& ww, Winogr
 
 // Where a tile's taps and outputs lie relative to its first (the same for
 // every tile): the padded channels-last input's strides along the 3-tap
-// dimensions, and the offset of each of the tile's 2^nd outputs in an output
-// plane (NCDHW).
+// dimensions, and the offset of each of the tile's m^nd outputs in an output
+// plane (NCDHW), o in mixed radix m.
 struct TileOffsets {
   ptrdiff_t in_strides[3] = {};
   ptrdiff_t out_offsets[8] = {};
@@ -321,16 +353,17 @@ struct TileOffsets {
 };
 
 TileOffsets tile_offsets(const WinogradWeights& ww, const TileGrid& grid, const Spatial& sx, const Spatial& s,
-                         int64_t cinp) {
+                         int64_t cinp, size_t m) {
   const int64_t in_stride[3] = {sx.Hp * sx.Wp * cinp * grid.step[0], sx.Wp * cinp * grid.step[1], cinp * grid.step[2]};
   const int64_t out_stride[3] = {s.Ho * s.Wo * grid.step[0], s.Wo * grid.step[1], grid.step[2]};
   const size_t nd = ww.nd;
   TileOffsets t;
   for (size_t k = 0; k < nd; ++k) t.in_strides[k] = static_cast<ptrdiff_t>(in_stride[ww.dims[k]]);
-  t.outputs = size_t{1} << nd;
+  t.outputs = kernels::winograd_outputs(m, nd);
+  assert(t.outputs <= 8);
   for (size_t o = 0; o < t.outputs; ++o) {
-    for (size_t k = 0; k < nd; ++k) {
-      t.out_offsets[o] += static_cast<ptrdiff_t>((o >> (nd - 1 - k)) & 1) * out_stride[ww.dims[k]];
+    for (size_t k = nd, rest = o; k-- > 0; rest /= m) {
+      t.out_offsets[o] += static_cast<ptrdiff_t>(rest % m) * out_stride[ww.dims[k]];
     }
   }
   return t;
@@ -348,20 +381,23 @@ void tile_origins(const TileGrid& grid, int64_t t0, int64_t nt, int64_t (*origin
 }
 
 // The outputs of the tile at `origin` that lie inside the output (bit o for
-// output o): all of them unless the tile overhangs the far edge of a 3-tap
-// dimension.
+// output o, in mixed radix m): all of them unless the tile overhangs the far
+// edge of a 3-tap dimension.
 uint32_t stored_outputs(const WinogradWeights& ww, const TileGrid& grid, const int64_t* origin, const int64_t* out_dims,
-                        size_t outputs) {
+                        size_t outputs, size_t m) {
   const size_t nd = ww.nd;
+  const int64_t last = static_cast<int64_t>(m) - 1;
   bool full = true;
-  for (size_t k = 0; k < nd; ++k) full = full && origin[ww.dims[k]] + grid.step[ww.dims[k]] < out_dims[ww.dims[k]];
+  for (size_t k = 0; k < nd; ++k) {
+    full = full && origin[ww.dims[k]] + last * grid.step[ww.dims[k]] < out_dims[ww.dims[k]];
+  }
   if (full) return (uint32_t{1} << outputs) - 1;
   uint32_t valid = 0;
   for (size_t o = 0; o < outputs; ++o) {
     bool inside = true;
-    for (size_t k = 0; k < nd; ++k) {
+    for (size_t k = nd, rest = o; k-- > 0; rest /= m) {
       const int d = ww.dims[k];
-      inside = inside && origin[d] + static_cast<int64_t>((o >> (nd - 1 - k)) & 1) * grid.step[d] < out_dims[d];
+      inside = inside && origin[d] + static_cast<int64_t>(rest % m) * grid.step[d] < out_dims[d];
     }
     valid |= static_cast<uint32_t>(inside) << o;
   }
@@ -402,16 +438,18 @@ class PhaseTimer {
 // One call's Winograd run: its layout and kernels, read by every unit of
 // work. A unit is a block of kTiles tiles by a chunk of output channels.
 struct WinogradRun {
-  WinogradRun(const PackedQConv& pw, const Spatial& s, const WinogradKernels& kernel, const RequantConstants& rc)
+  WinogradRun(const PackedQConv& pw, const Spatial& s, size_t m, const WinogradKernels& kernel,
+              const RequantConstants& rc)
       : pw(pw),
         g(pw.geometry),
         ww(pw.winograd),
         rc(rc),
         kernel(kernel),
         s(s),
-        ws(winograd_scratch(pw, s)),
-        grid(tile_grid(pw, s)),
-        offsets(tile_offsets(ww, grid, ws.sx, s, ws.cinp)),
+        m(m),
+        ws(winograd_scratch(pw, s, m)),
+        grid(tile_grid(pw, s, m)),
+        offsets(tile_offsets(ww, grid, ws.sx, s, ws.cinp, m)),
         out_dims{s.Do, s.Ho, s.Wo},
         plane(s.out_size()),
         nr(static_cast<int64_t>(ww.nr)),
@@ -428,8 +466,9 @@ struct WinogradRun {
   const RequantConstants& rc;  // made with the output, after the run's layout
   const WinogradKernels kernel;
   const Spatial s;
+  const size_t m;  // outputs per tile along a 3-tap dimension: 2 (F(2, 3)) or 4 (F(4, 3))
   // The padded input, each 3-tap dimension extended so that the last tile's
-  // four taps exist (the extra positions are zeros, read only by outputs
+  // m + 2 taps exist (the extra positions are zeros, read only by outputs
   // that are not stored), and the per-task buffers.
   const WinogradScratch ws;
   const TileGrid grid;
@@ -515,7 +554,7 @@ void transform_output(const WinogradRun& run, const int32_t* M, const int64_t (*
   const int64_t tile_elems = run.ws.P * run.ws.chunk;
   uint32_t valid[kTiles];
   for (int64_t t = 0; t < nt; ++t) {
-    valid[t] = stored_outputs(run.ww, run.grid, origin[t], run.out_dims, run.offsets.outputs);
+    valid[t] = stored_outputs(run.ww, run.grid, origin[t], run.out_dims, run.offsets.outputs, run.m);
   }
   for (int64_t t = 0; t < nt;) {
     const auto follows = [&](int64_t u, int64_t step) {
@@ -574,10 +613,12 @@ Status run_units(const WinogradRun& run, const int16_t* padded, const int16_t* v
 Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunInfo* info) {
   const PackedQConv& pw = call.pw;
   assert(pw.winograd.nd >= 1);
+  const size_t m = winograd_tile(pw, static_cast<int32_t>(call.input.q_zero_point()), s);
+  if (m == 0) return Status::Error("internal: the Winograd path does not apply to this call");
   WinogradKernels kernel;
-  QWASM_RETURN_IF_ERROR(find_winograd_kernels(call.isa, pw.winograd, &kernel));
+  QWASM_RETURN_IF_ERROR(find_winograd_kernels(call.isa, pw.winograd, m, &kernel));
   RequantConstants rc;
-  const WinogradRun run(pw, s, kernel, rc);
+  const WinogradRun run(pw, s, m, kernel, rc);
   Buffer<int16_t> padded, U, v_cache;
   QWASM_RETURN_IF_ERROR(padded.allocate(run.ws.buffer_elems, "the conv's padded input"));
   QWASM_RETURN_IF_ERROR(U.allocate(run.ws.u_elems, "the Winograd transformed weights", false));
@@ -590,6 +631,7 @@ Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunI
         (padded.size() + U.size() + v_cache.size()) * 2 + rc.bytes() + static_cast<size_t>(per_task) * num_threads();
     info->kernel = kernel.gemm->name;
     info->winograd = true;
+    info->winograd_tile = m;
   }
   // With many tile blocks, tasks of whole blocks covering at least 64 output
   // positions along W (a cache line of every output plane's row): threads
@@ -646,11 +688,7 @@ Status run_qwinograd(const QCall& call, const Spatial& s, QTensor* out, ConvRunI
 }  // namespace conv_internal
 
 bool winograd_guard_passes(const PackedQConv& p, int32_t input_zero_point) {
-  const size_t nd = p.winograd.nd;
-  if (nd == 0) return false;
-  const int64_t amax = std::max<int64_t>(input_zero_point, 255 - input_zero_point);
-  if (amax > 255) return false;  // |a - a_zp| past 255 would not fit the transforms' int16
-  return p.winograd.abs_sum_max * amax < conv_internal::guard_limit(nd);
+  return p.winograd.nd != 0 && conv_internal::guard_passes(p, input_zero_point, 2);
 }
 
 }  // namespace qwasm

@@ -780,34 +780,44 @@ namespace {
 // `value` with zero point a_zp. Returns the output; sets *winograd when that
 // path ran. The reference runs beside it. With `dilation` d (padding d), the
 // input is 5 x 5 x 5: at d = 2 its centre still sees all 27 taps.
+// With `depth_only`, the layer is 3x1x1 instead (padding 1 along D) on an
+// input of depth 8 (F(4, 3)'s tiles when its guard allows), and *tile says
+// which Winograd tile ran (0: direct).
 void run_extreme_layer(int64_t cin, uint8_t value, int32_t a_zp, Isa isa, bool* winograd, std::vector<uint8_t>* got,
-                       std::vector<uint8_t>* want, int64_t* max_abs_acc, int64_t dilation = 1) {
+                       std::vector<uint8_t>* want, int64_t* max_abs_acc, int64_t dilation = 1, bool depth_only = false,
+                       size_t* tile = nullptr) {
   ConvGeometry geo;
   geo.in_channels = cin;
   geo.out_channels = 8;
-  geo.kernel = {3, 3, 3};
-  geo.pad_begin = geo.pad_end = {dilation, dilation, dilation};
+  geo.kernel = depth_only ? std::array<int64_t, 3>{3, 1, 1} : std::array<int64_t, 3>{3, 3, 3};
+  const int64_t taps = geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
+  geo.pad_begin = geo.pad_end =
+      depth_only ? std::array<int64_t, 3>{dilation, 0, 0} : std::array<int64_t, 3>{dilation, dilation, dilation};
   geo.dilation = {dilation, dilation, dilation};
-  const Shape in_shape = dilation == 1 ? Shape{1, cin, 3, 4, 5} : Shape{1, cin, 5, 5, 5};
+  const Shape in_shape = depth_only      ? Shape{1, cin, 8, 2, 3}
+                         : dilation == 1 ? Shape{1, cin, 3, 4, 5}
+                                         : Shape{1, cin, 5, 5, 5};
   std::vector<uint8_t> x(static_cast<size_t>(cin * in_shape[2] * in_shape[3] * in_shape[4]), value);
-  std::vector<int8_t> w(static_cast<size_t>(8 * cin * 27), 127);
+  std::vector<int8_t> w(static_cast<size_t>(8 * cin * taps), 127);
   QTensor input, weight;
   ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 1.0, a_zp, DType::kQUInt8, &input).ok());
-  ASSERT_TRUE(make_per_tensor_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), {8, cin, 3, 3, 3}, 1.0,
-                                        -128, DType::kQInt8, &weight)
+  ASSERT_TRUE(make_per_tensor_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(),
+                                        {8, cin, geo.kernel[0], geo.kernel[1], geo.kernel[2]}, 1.0, -128, DType::kQInt8,
+                                        &weight)
                   .ok());
   PackedQConv packed;
   ASSERT_TRUE(pack_qconv(geo, weight, nullptr, 8, &packed, ConvBackend::kFbgemm, WinogradMode::kOn).ok());
   ASSERT_GT(winograd_bytes(packed), 0u) << "the layer must be packed for Winograd: its guard is per call";
   // The accumulators: |a - a_zp| * 255 * (taps inside the input) per channel;
   // an output scale that keeps them apart after requantization.
-  *max_abs_acc = static_cast<int64_t>(std::abs(value - a_zp)) * 255 * 27 * cin;
+  *max_abs_acc = static_cast<int64_t>(std::abs(value - a_zp)) * 255 * taps * cin;
   const double out_scale = static_cast<double>(*max_abs_acc) / 200.0;
   QTensor out;
   ConvRunInfo info;
   const Status s = qconv3d(packed, input, out_scale, 20, false, isa, &out, &info);
   ASSERT_TRUE(s.ok()) << s.message;
   *winograd = info.winograd;
+  if (tile) *tile = info.winograd_tile;
   got->assign(out.data(), out.data() + out.nbytes());
   std::vector<float> ws(8, 1.0f);
   std::vector<int32_t> wz(8, -128);
@@ -861,6 +871,106 @@ TEST(QConvWinograd, TheGuardHoldsForDilatedLayers) {
     if (HasFatalFailure()) return;
     EXPECT_TRUE(winograd) << kernels::isa_name(isa);
     EXPECT_EQ(got, want) << kernels::isa_name(isa);
+  }
+}
+
+// F(4, 3)'s guard: it recovers acc from 24 * acc mod 2^32 only below 2^28,
+// where F(2, 3) in one dimension divides 2 * acc by a shift below 2^30. A
+// 3x1x1 layer of 1500 input channels at the extremes reaches 1500 * 3 * 255 *
+// 255 = 292,612,500 > 2^28 with a_zp = 0 (every input 255): that call runs
+// F(2, 3), exactly; with a_zp = 128 the bound is 147 M and F(4, 3) runs. The
+// accumulators really reach the bound, so F(4, 3) past it would give other bytes.
+TEST(QConvWinograd, TheGuardSendsAPast2To28CallOnOneDimensionToF23Exactly) {
+  for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+    if (!kernels::isa_available(isa)) continue;
+    bool winograd = false;
+    size_t tile = 0;
+    std::vector<uint8_t> got, want;
+    int64_t max_acc = 0;
+    run_extreme_layer(1500, 255, 0, isa, &winograd, &got, &want, &max_acc, 1, true, &tile);
+    if (HasFatalFailure()) return;
+    EXPECT_GT(max_acc, int64_t{1} << 28);
+    EXPECT_LT(max_acc, int64_t{1} << 30);
+    EXPECT_EQ(tile, 2u) << kernels::isa_name(isa) << ": past 2^28 only F(2, 3) is exact";
+    EXPECT_EQ(got, want) << kernels::isa_name(isa);
+    EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+
+    run_extreme_layer(1500, 255, 128, isa, &winograd, &got, &want, &max_acc, 1, true, &tile);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(tile, 4u) << kernels::isa_name(isa) << ": within 2^28 F(4, 3) runs";
+    EXPECT_EQ(got, want) << kernels::isa_name(isa);
+  }
+}
+
+// Which tile a layer with one 3-tap dimension runs: F(4, 3) where its tiles
+// take fewer GEMM products than F(2, 3)'s (6 points per 4 outputs, 4 per 2),
+// by the output's extent along that dimension and its dilation; every call
+// bit for bit the direct path's, 'auto' and forced on, at both ISAs.
+TEST(QConvWinograd, OneDimensionLayersTakeF43WhereItsTilesCostLess) {
+  struct Case {
+    std::array<int64_t, 3> kernel, dilation;
+    int64_t extent;  // the input's (and, 'same' padding, output's) extent along the 3-tap dimension
+    size_t tile;
+  };
+  const Case cases[] = {
+      {{3, 1, 1}, {1, 1, 1}, 2, 2},  // one tile either way: F(2, 3)'s has 4 points, F(4, 3)'s 6
+      {{3, 1, 1}, {1, 1, 1}, 4, 4},  // 6 against 2 x 4
+      {{3, 1, 1}, {1, 1, 1}, 5, 2},  // 2 x 6 against 3 x 4: a tie keeps F(2, 3)
+      {{3, 1, 1}, {1, 1, 1}, 7, 4},  // a partial last tile (3 of 4 outputs)
+      {{3, 1, 1}, {1, 1, 1}, 16, 4}, {{3, 1, 1}, {2, 1, 1}, 16, 4},  // dilated: the phases' tiles interleave
+      {{1, 1, 3}, {1, 1, 1}, 13, 4},                                 // W: a tile's 4 outputs are adjacent bytes
+      {{1, 1, 3}, {1, 1, 3}, 14, 4},
+  };
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 rng(seed);
+  for (const Case& c : cases) {
+    ConvGeometry geo;
+    geo.in_channels = 40;
+    geo.out_channels = 44;  // h = 20.9 < 40: 'auto' packs no 1-D layer this small, so it is forced on
+    geo.kernel = c.kernel;
+    geo.dilation = c.dilation;
+    for (int d = 0; d < 3; ++d) geo.pad_begin[d] = geo.pad_end[d] = c.kernel[d] == 3 ? c.dilation[d] : 0;
+    Shape in_shape = {1, 40, 3, 2, 5};
+    in_shape[2 + (c.kernel[0] == 3 ? 0 : 2)] = c.extent;
+    const int64_t taps = 3;
+    std::vector<int8_t> w(static_cast<size_t>(44 * 40 * taps));
+    for (auto& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+    std::vector<double> scales(44), zps(44);
+    std::vector<float> ws(44);
+    std::vector<int32_t> wz(44);
+    for (size_t oc = 0; oc < 44; ++oc) {
+      scales[oc] = ws[oc] = 0.0005f * static_cast<float>(1 + rng() % 5);
+      wz[oc] = static_cast<int32_t>(rng() % 9) - 4;
+      zps[oc] = wz[oc];
+    }
+    std::vector<uint8_t> x(static_cast<size_t>(40 * in_shape[2] * in_shape[3] * in_shape[4]));
+    for (auto& v : x) v = static_cast<uint8_t>(rng() % 256);
+    QTensor input, weight;
+    ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.02, 131, DType::kQUInt8, &input).ok());
+    ASSERT_TRUE(make_per_channel_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(),
+                                           {44, 40, c.kernel[0], c.kernel[1], c.kernel[2]}, scales.data(), zps.data(),
+                                           44, 0, false, DType::kQInt8, &weight)
+                    .ok());
+    PackedQConv packed;
+    ASSERT_TRUE(pack_qconv(geo, weight, nullptr, 44, &packed, ConvBackend::kFbgemm, WinogradMode::kOn).ok());
+    ASSERT_EQ(packed.winograd.nd, 1u);
+    Shape out_shape;
+    ASSERT_TRUE(conv_output_shape(geo, in_shape, &out_shape).ok());
+    std::vector<uint8_t> want(static_cast<size_t>(44 * out_shape[2] * out_shape[3] * out_shape[4]));
+    ref::QConvArgs args{x.data(), in_shape, 0.02, 131, w.data(), ws.data(), wz.data(), nullptr, 0.05, 9, true};
+    ref::qconv3d(geo, args, want.data());
+    for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+      if (!kernels::isa_available(isa)) continue;
+      QTensor out;
+      ConvRunInfo info;
+      ASSERT_TRUE(qconv3d(packed, input, 0.05, 9, true, isa, &out, &info).ok());
+      EXPECT_TRUE(info.winograd);
+      EXPECT_EQ(info.winograd_tile, c.tile) << "kernel " << c.kernel[0] << "x" << c.kernel[1] << "x" << c.kernel[2]
+                                            << " extent " << c.extent << " dilation " << c.dilation[0];
+      EXPECT_EQ(std::vector<uint8_t>(out.data(), out.data() + out.nbytes()), want)
+          << kernels::isa_name(isa) << " extent " << c.extent << " seed " << seed;
+      EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+    }
   }
 }
 

@@ -38,6 +38,7 @@ TEST(Registry, EveryScalarKernelHasItsSimdTwinInTheWasmBuild) {
   for (const auto& k : wino_input_kernels()) (k.isa == Isa::kScalar ? scalar : simd) += 1;
   for (const auto& k : qgemm_kernels()) (k.isa == Isa::kScalar ? scalar : simd) += 1;
   for (const auto& k : wino_output_kernels()) (k.isa == Isa::kScalar ? scalar : simd) += 1;
+  for (const auto& k : wino_weights_kernels()) (k.isa == Isa::kScalar ? scalar : simd) += 1;
 #if QWASM_HAVE_WASMSIMD
   EXPECT_EQ(simd, scalar);
   EXPECT_EQ(best_isa(), Isa::kWasmSimd);
@@ -53,7 +54,16 @@ TEST(Registry, TheDispatcherPicksTheFirstListedKernelOfTheIsa) {
   EXPECT_STREQ(find_qdwconv(Isa::kScalar, DwConvMode::kSat16)->name, "dwconv3d_sat16_qu8_qs8w_4x8c2_scalar");
   EXPECT_STREQ(find_rowmax(Isa::kScalar)->name, "rowmax_qu8_scalar");
   EXPECT_STREQ(find_rowsum(Isa::kScalar)->name, "rowsum_qu8_qs32_scalar");
+  EXPECT_STREQ(find_wino_input(Isa::kScalar)->name, "winograd_input_f23_scalar");
+  EXPECT_STREQ(find_wino_input(Isa::kScalar, 4)->name, "winograd_input_f43_scalar");
+  EXPECT_STREQ(find_wino_output(Isa::kScalar, 4)->name, "winograd_output_f43_scalar");
+  EXPECT_STREQ(find_wino_weights(Isa::kScalar, 4)->name, "winograd_weights_f43_scalar");
+  EXPECT_EQ(find_wino_input(Isa::kScalar, 3), nullptr);
 #if QWASM_HAVE_WASMSIMD
+  EXPECT_STREQ(find_wino_input(Isa::kWasmSimd, 4)->name, "winograd_input_f43_wasmsimd");
+  EXPECT_STREQ(find_wino_output(Isa::kWasmSimd)->name, "winograd_output_f23_wasmsimd");
+  EXPECT_STREQ(find_wino_output(Isa::kWasmSimd, 4)->name, "winograd_output_f43_wasmsimd");
+  EXPECT_STREQ(find_wino_weights(Isa::kWasmSimd, 4)->name, "winograd_weights_f43_wasmsimd");
   EXPECT_STREQ(find_qdwconv(Isa::kWasmSimd)->name, "dwconv3d_qu8_qs8w_4x8c2_wasmsimd");
   EXPECT_STREQ(find_qdwconv(Isa::kWasmSimd, DwConvMode::kSat16)->name, "dwconv3d_sat16_qu8_qs8w_4x8c2_wasmsimd");
   EXPECT_STREQ(find_rowmax(Isa::kWasmSimd)->name, "rowmax_qu8_wasmsimd");

@@ -1,5 +1,7 @@
 // The kernel tester, winograd family: every kernel of winograd.inc in this
-// build, by name, against tests/reference/winograd_ref.h with tolerance 0:
+// build, by name, against tests/reference/winograd_ref.h with tolerance 0.
+// F(2, 3) kernels (m = 2) run every case at nd 1 to 3; F(4, 3) kernels (m = 4,
+// one active dimension) run the nd = 1 cases and skip nd2 and nd3:
 //   winograd input: nd1, nd2, nd3, channels_gt_cr, extremes (every tap at +-255);
 //   qgemm: m_eq_mr, m_lt_mr, m_gt_mr, k_blocks (1..9), extremes + wraparound (int32 sums past 2^31);
 //   winograd weights: nd1, nd2, nd3, several periods, extremes (|w - zp| = 255);
@@ -33,16 +35,68 @@ namespace {
 
 // ----------------------------------------------------------------- winograd
 
-// A tile's input strides along nd dimensions for `channels` channels, with
-// gaps so that a kernel reading the wrong tap reads other values.
-std::vector<ptrdiff_t> tile_strides(size_t nd, size_t channels) {
+// A tile's input strides along nd dimensions of `taps` taps for `channels`
+// channels, with gaps so that a kernel reading the wrong tap reads other values.
+std::vector<ptrdiff_t> tile_strides(size_t nd, size_t taps, size_t channels) {
   std::vector<ptrdiff_t> s(3, 0);
   ptrdiff_t inner = static_cast<ptrdiff_t>(channels + 8);
   for (size_t k = nd; k-- > 0;) {
     s[k] = inner;
-    inner *= 5;
+    inner *= static_cast<ptrdiff_t>(taps + 1);
   }
   return s;
+}
+
+// The nd2 and nd3 cases of a kernel with one active dimension.
+#define SKIP_PAST_MAX_DIMS(nd) \
+  if ((nd) > winograd_max_dims(k().m)) GTEST_SKIP() << k().name << " takes one active dimension (F(4, 3))"
+
+// The oracle itself: points from its own input and weight transforms of
+// random taps, summed over channels, give through its output transform the
+// direct correlation's sums, for F(2, 3) in 1 to 3 dimensions and F(4, 3) in
+// one, at the extremes too (every |d|, |g| at 255 with aligned signs).
+TEST(WinogradReference, TransformsGiveTheDirectSums) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 gen(seed);
+  struct Tile {
+    size_t m, nd;
+  };
+  for (const Tile tile : {Tile{2, 1}, Tile{2, 2}, Tile{2, 3}, Tile{4, 1}}) {
+    for (const bool extremes : {false, true}) {
+      const size_t m = tile.m, nd = tile.nd, taps = m + 2, channels = 7;
+      size_t in_size = 1, w_size = 1;
+      for (size_t k = 0; k < nd; ++k) in_size *= taps, w_size *= 3;
+      std::uniform_int_distribution<int> v(-255, 255);
+      std::vector<int16_t> d(channels * in_size);
+      std::vector<int32_t> g(channels * w_size);
+      for (auto& x : d) x = static_cast<int16_t>(extremes ? 255 : v(gen));
+      for (auto& x : g) x = extremes ? -255 : v(gen);
+      std::vector<ptrdiff_t> strides(3, 0);
+      for (size_t k = nd, inner = 1; k-- > 0; inner *= taps) strides[k] = static_cast<ptrdiff_t>(inner);
+      const size_t points = winograd_points(m, nd), outputs = winograd_outputs(m, nd);
+      std::vector<int32_t> M(points, 0);
+      for (size_t xi = 0; xi < points; ++xi) {
+        int64_t sum = 0;
+        for (size_t c = 0; c < channels; ++c) {
+          sum += ref::winograd_input_point(m, nd, d.data() + c * in_size, strides.data(), xi) *
+                 ref::winograd_weight_point(m, nd, g.data() + c * w_size, xi);
+        }
+        M[xi] = static_cast<int32_t>(sum);  // |sum| < 2^31 here: 7 channels
+      }
+      for (size_t o = 0; o < outputs; ++o) {
+        int64_t direct = 0;
+        for (size_t c = 0; c < channels; ++c) {
+          for (size_t t = 0; t < w_size; ++t) {
+            size_t off = 0;
+            for (size_t k = nd, ro = o, rt = t; k-- > 0; ro /= m, rt /= 3) off += (ro % m + rt % 3) * strides[k];
+            direct += int64_t{d[c * in_size + off]} * g[c * w_size + t];
+          }
+        }
+        EXPECT_EQ(ref::winograd_output_acc(m, nd, M.data(), 1, o), direct)
+            << "m " << m << " nd " << nd << " output " << o << (extremes ? " extremes" : "") << " seed " << seed;
+      }
+    }
+  }
 }
 
 class WinoInputKernelTest : public ::testing::TestWithParam<const WinoInputKernel*> {
@@ -53,11 +107,12 @@ class WinoInputKernelTest : public ::testing::TestWithParam<const WinoInputKerne
     const uint64_t seed = qwasm_test::test_seed();
     std::mt19937_64 g(seed ^ (nd * 7919 + channels * 31 + extremes));
     std::uniform_int_distribution<int> v(-255, 255);
-    const std::vector<ptrdiff_t> strides = tile_strides(nd, channels);
-    const size_t span = static_cast<size_t>(strides[0] * 4) + channels;
+    const size_t taps = k().m + 2;
+    const std::vector<ptrdiff_t> strides = tile_strides(nd, taps, channels);
+    const size_t span = static_cast<size_t>(strides[0] * static_cast<ptrdiff_t>(taps)) + channels;
     std::vector<int16_t> d(span);
     for (auto& x : d) x = static_cast<int16_t>(extremes ? (g() & 1 ? 255 : -255) : v(g));
-    const size_t points = size_t{1} << (2 * nd), v_stride = channels + 5;
+    const size_t points = winograd_points(k().m, nd), v_stride = channels + 5;
     std::vector<int16_t> out(points * v_stride, int16_t{0x5a5a});
     k().fn(nd, channels, d.data(), strides.data(), out.data(), v_stride);
     for (size_t xi = 0; xi < points; ++xi) {
@@ -67,7 +122,7 @@ class WinoInputKernelTest : public ::testing::TestWithParam<const WinoInputKerne
           EXPECT_EQ(got, 0x5a5a) << k().name << " wrote past the channels at point " << xi;
           continue;
         }
-        const int64_t want = ref::winograd_input_point(nd, d.data() + c, strides.data(), xi);
+        const int64_t want = ref::winograd_input_point(k().m, nd, d.data() + c, strides.data(), xi);
         ASSERT_EQ(got, want) << k().name << " nd " << nd << " point " << xi << " channel " << c << " seed " << seed;
       }
     }
@@ -75,13 +130,19 @@ class WinoInputKernelTest : public ::testing::TestWithParam<const WinoInputKerne
 };
 
 TEST_P(WinoInputKernelTest, nd1) { check(1, k().cr); }
-TEST_P(WinoInputKernelTest, nd2) { check(2, k().cr); }
-TEST_P(WinoInputKernelTest, nd3) { check(3, k().cr); }
-TEST_P(WinoInputKernelTest, channels_gt_cr) {
-  for (size_t nd = 1; nd <= 3; ++nd) check(nd, 5 * k().cr);
+TEST_P(WinoInputKernelTest, nd2) {
+  SKIP_PAST_MAX_DIMS(2);
+  check(2, k().cr);
 }
-TEST_P(WinoInputKernelTest, extremes) {  // |V| reaches 2^nd * 255, still int16
-  for (size_t nd = 1; nd <= 3; ++nd) check(nd, 2 * k().cr, true);
+TEST_P(WinoInputKernelTest, nd3) {
+  SKIP_PAST_MAX_DIMS(3);
+  check(3, k().cr);
+}
+TEST_P(WinoInputKernelTest, channels_gt_cr) {
+  for (size_t nd = 1; nd <= winograd_max_dims(k().m); ++nd) check(nd, 5 * k().cr);
+}
+TEST_P(WinoInputKernelTest, extremes) {  // |V| reaches 2^nd * 255 (F(4, 3): 10 * 255), still int16
+  for (size_t nd = 1; nd <= winograd_max_dims(k().m); ++nd) check(nd, 2 * k().cr, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, WinoInputKernelTest, ::testing::ValuesIn(all(wino_input_kernels())),
@@ -106,7 +167,7 @@ class WinoWeightsKernelTest : public ::testing::TestWithParam<const WinoWeightsK
       const bool high = zp[i % kWinoWeightsPeriod] < 0;
       w[i] = static_cast<int8_t>(extremes ? (high ? 127 : -128) : v(g));
     }
-    const size_t points = size_t{1} << (2 * nd), u_stride = len + 5;
+    const size_t points = winograd_points(k().m, nd), u_stride = len + 5;
     std::vector<int16_t> out(points * u_stride, int16_t{0x5a5a});
     k().fn(nd, len, w.data(), zp.data(), out.data(), u_stride);
     for (size_t xi = 0; xi < points; ++xi) {
@@ -119,7 +180,7 @@ class WinoWeightsKernelTest : public ::testing::TestWithParam<const WinoWeightsK
         int32_t taps_of_lane[27];
         const size_t P16 = kWinoWeightsPeriod;
         for (size_t t = 0; t < taps; ++t) taps_of_lane[t] = w[(i / P16 * taps + t) * P16 + i % P16] - zp[i % P16];
-        const int64_t want = ref::winograd_weight_point(nd, taps_of_lane, xi);
+        const int64_t want = ref::winograd_weight_point(k().m, nd, taps_of_lane, xi);
         ASSERT_EQ(got, want) << k().name << " nd " << nd << " point " << xi << " lane " << i << " seed " << seed;
       }
     }
@@ -127,13 +188,19 @@ class WinoWeightsKernelTest : public ::testing::TestWithParam<const WinoWeightsK
 };
 
 TEST_P(WinoWeightsKernelTest, nd1) { check(1, kWinoWeightsPeriod); }
-TEST_P(WinoWeightsKernelTest, nd2) { check(2, kWinoWeightsPeriod); }
-TEST_P(WinoWeightsKernelTest, nd3) { check(3, kWinoWeightsPeriod); }
-TEST_P(WinoWeightsKernelTest, several_periods) {
-  for (size_t nd = 1; nd <= 3; ++nd) check(nd, 5 * kWinoWeightsPeriod);
+TEST_P(WinoWeightsKernelTest, nd2) {
+  SKIP_PAST_MAX_DIMS(2);
+  check(2, kWinoWeightsPeriod);
 }
-TEST_P(WinoWeightsKernelTest, extremes) {  // |U| reaches 3^nd * 255, still int16
-  for (size_t nd = 1; nd <= 3; ++nd) check(nd, 2 * kWinoWeightsPeriod, true);
+TEST_P(WinoWeightsKernelTest, nd3) {
+  SKIP_PAST_MAX_DIMS(3);
+  check(3, kWinoWeightsPeriod);
+}
+TEST_P(WinoWeightsKernelTest, several_periods) {
+  for (size_t nd = 1; nd <= winograd_max_dims(k().m); ++nd) check(nd, 5 * kWinoWeightsPeriod);
+}
+TEST_P(WinoWeightsKernelTest, extremes) {  // |U| reaches 3^nd * 255 (F(4, 3): 24 * 255), still int16
+  for (size_t nd = 1; nd <= winograd_max_dims(k().m); ++nd) check(nd, 2 * kWinoWeightsPeriod, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, WinoWeightsKernelTest, ::testing::ValuesIn(all(wino_weights_kernels())),
@@ -219,7 +286,7 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
     const uint64_t seed = qwasm_test::test_seed();
     std::mt19937_64 g(seed ^ (t.nd * 1009 + t.nc * 31 + t.valid * 7 + t.adjacent + t.nt * 65537 +
                               static_cast<uint64_t>(t.tile_step) * 257));
-    const size_t points = size_t{1} << (2 * t.nd), outputs = size_t{1} << t.nd;
+    const size_t mo = k().m, points = winograd_points(mo, t.nd), outputs = winograd_outputs(mo, t.nd);
     const size_t slots = (t.nc + k().cr - 1) / k().cr * k().cr + 3, m_stride = slots;
     const size_t m_tile_stride = points * m_stride + 5;  // a gap between tiles
     std::vector<int32_t> m(t.nt * m_tile_stride);
@@ -234,9 +301,9 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
     std::vector<ptrdiff_t> offsets(outputs);
     for (size_t o = 0; o < outputs; ++o) {
       ptrdiff_t off = 0, stride = inner;
-      for (size_t kk = t.nd; kk-- > 0;) {
-        off += static_cast<ptrdiff_t>((o >> (t.nd - 1 - kk)) & 1) * stride;
-        stride = (stride == inner ? run_span + inner : stride) * 3;
+      for (size_t kk = t.nd, rest = o; kk-- > 0; rest /= mo) {
+        off += static_cast<ptrdiff_t>(rest % mo) * stride;
+        stride = (stride == inner ? run_span + inner : stride) * static_cast<ptrdiff_t>(mo + 1);
       }
       offsets[o] = off;
     }
@@ -253,7 +320,7 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
         if (w < 0) return std::string("not an output of the run");
         const size_t tile = static_cast<size_t>(w) / (outputs * t.nc), o = static_cast<size_t>(w) / t.nc % outputs,
                      j = static_cast<size_t>(w) % t.nc;
-        const int32_t acc = ref::winograd_output_acc(t.nd, m.data() + tile * m_tile_stride + j, m_stride, o);
+        const int32_t acc = ref::winograd_output_acc(mo, t.nd, m.data() + tile * m_tile_stride + j, m_stride, o);
         return "tile " + std::to_string(tile) + " output " + std::to_string(o) + " channel " + std::to_string(j) +
                " acc " + std::to_string(acc) + " " + rq.describe(j);
       };
@@ -267,7 +334,7 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
               ADD_FAILURE() << "the test's layout overlaps at byte " << at;
               return {};
             }
-            const int32_t acc = ref::winograd_output_acc(t.nd, m.data() + tile * m_tile_stride + j, m_stride, o);
+            const int32_t acc = ref::winograd_output_acc(mo, t.nd, m.data() + tile * m_tile_stride + j, m_stride, o);
             want[at] = rq.want(acc, j);
             what[at] = static_cast<int64_t>((tile * outputs + o) * t.nc + j);
           }
@@ -288,42 +355,54 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
   }
 };
 
-TEST_P(WinoOutputKernelTest, nd1) { check({1, k().cr, 0x3}); }
-TEST_P(WinoOutputKernelTest, nd2) { check({2, k().cr, 0xF}); }
-TEST_P(WinoOutputKernelTest, nd3) { check({3, k().cr, 0xFF}); }
+// The largest tile of the kernel (3-D for F(2, 3), 1-D for F(4, 3)) and its
+// masks: every output stored.
+#define MAX_ND winograd_max_dims(k().m)
+#define ALL_OUTPUTS(nd) ((1u << winograd_outputs(k().m, nd)) - 1)
+
+TEST_P(WinoOutputKernelTest, nd1) { check({1, k().cr, ALL_OUTPUTS(1)}); }
+TEST_P(WinoOutputKernelTest, nd2) {
+  SKIP_PAST_MAX_DIMS(2);
+  check({2, k().cr, ALL_OUTPUTS(2)});
+}
+TEST_P(WinoOutputKernelTest, nd3) {
+  SKIP_PAST_MAX_DIMS(3);
+  check({3, k().cr, ALL_OUTPUTS(3)});
+}
 TEST_P(WinoOutputKernelTest, nc_lt_cr) {
-  for (size_t nc = 1; nc < k().cr; ++nc) check({3, nc, 0xFF});
+  for (size_t nc = 1; nc < k().cr; ++nc) check({MAX_ND, nc, ALL_OUTPUTS(MAX_ND)});
 }
 TEST_P(WinoOutputKernelTest, nc_gt_cr) {
-  for (size_t nc : {k().cr + 1, 2 * k().cr, 2 * k().cr + 3, 16 * k().cr + 1}) check({3, nc, 0xFF});
+  for (size_t nc : {k().cr + 1, 2 * k().cr, 2 * k().cr + 3, 16 * k().cr + 1}) check({MAX_ND, nc, ALL_OUTPUTS(MAX_ND)});
 }
 TEST_P(WinoOutputKernelTest, partial_tiles) {
-  for (size_t nd = 1; nd <= 3; ++nd)
-    for (uint32_t valid = 0; valid < (1u << (1u << nd)); ++valid) check({nd, k().cr + 1, valid});
+  for (size_t nd = 1; nd <= MAX_ND; ++nd)
+    for (uint32_t valid = 0; valid <= ALL_OUTPUTS(nd); ++valid) check({nd, k().cr + 1, valid});
 }
 TEST_P(WinoOutputKernelTest, strided_outputs) {
-  for (size_t nd = 1; nd <= 3; ++nd) check({nd, 2 * k().cr, (1u << (1u << nd)) - 1, false});
+  for (size_t nd = 1; nd <= MAX_ND; ++nd) check({nd, 2 * k().cr, ALL_OUTPUTS(nd), false});
 }
 TEST_P(WinoOutputKernelTest, wraparound) {  // full-range int32 points: the transform's sums wrap
-  for (size_t nd = 1; nd <= 3; ++nd) check({nd, 2 * k().cr, (1u << (1u << nd)) - 1, true, int64_t{1} << 40});
+  for (size_t nd = 1; nd <= MAX_ND; ++nd) check({nd, 2 * k().cr, ALL_OUTPUTS(nd), true, int64_t{1} << 40});
 }
 // Runs of tiles, every length up to two groups of four (the SIMD kernel's
 // step) and one more, and a block's 16 and 17: a 3x1x1 layer's (outputs of
-// the run 1 apart, the tile's own a plane apart), a 3-tap W's (2 apart, the
-// tile's pair adjacent), a dilated or odd step; a whole 4-channel group and
+// the run 1 apart, the tile's own a plane apart), a 3-tap W's (m apart, the
+// tile's outputs adjacent), a dilated or odd step; a whole 4-channel group and
 // remainders of 1 and 3.
 TEST_P(WinoOutputKernelTest, runs) {
   struct Layout {
     ptrdiff_t step;
     bool adjacent;
   };
-  for (const Layout l : {Layout{1, false}, Layout{2, true}, Layout{2, false}, Layout{3, true}}) {
-    for (size_t nd = 1; nd <= 3; ++nd) {
+  const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
+  for (const Layout l : {Layout{1, false}, Layout{m, true}, Layout{m, false}, Layout{m + 1, true}}) {
+    for (size_t nd = 1; nd <= MAX_ND; ++nd) {
       for (size_t nt = 1; nt <= 17; ++nt) {
         // 3-D: a group of four, one more, two groups and one more.
         if ((nt > 9 && nt != 16 && nt != 17) || (nd == 3 && nt != 1 && nt != 4 && nt != 5 && nt != 9)) continue;
         for (size_t nc : {k().cr + 1, 2 * k().cr + 3}) {
-          WinoOutputCall t{nd, nc, (1u << (1u << nd)) - 1, l.adjacent};
+          WinoOutputCall t{nd, nc, ALL_OUTPUTS(nd), l.adjacent};
           t.nt = nt;
           t.tile_step = l.step;
           check(t);
@@ -335,11 +414,12 @@ TEST_P(WinoOutputKernelTest, runs) {
 // A run's mask with some outputs not stored: every mask in 1-D and 2-D,
 // some in 3-D, on runs of 4 and 5 tiles (a group of four, and one more).
 TEST_P(WinoOutputKernelTest, runs_partial) {
-  for (const ptrdiff_t step : {1, 2}) {
-    for (size_t nd = 1; nd <= 3; ++nd) {
-      for (uint32_t valid = 0; valid < (1u << (1u << nd)); valid += nd == 3 ? 7 : 1) {
+  const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
+  for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
+    for (size_t nd = 1; nd <= MAX_ND; ++nd) {
+      for (uint32_t valid = 0; valid <= ALL_OUTPUTS(nd); valid += nd == 3 ? 7 : 1) {
         for (size_t nt : {4, 5}) {
-          WinoOutputCall t{nd, k().cr + 1, valid, step == 2};
+          WinoOutputCall t{nd, k().cr + 1, valid, step == m};
           t.nt = nt;
           t.tile_step = step;
           check(t);
@@ -349,9 +429,10 @@ TEST_P(WinoOutputKernelTest, runs_partial) {
   }
 }
 TEST_P(WinoOutputKernelTest, runs_wraparound) {
-  for (const ptrdiff_t step : {1, 2}) {
-    for (size_t nd = 1; nd <= 3; ++nd) {
-      WinoOutputCall t{nd, 2 * k().cr, (1u << (1u << nd)) - 1, step == 2, int64_t{1} << 40};
+  const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
+  for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
+    for (size_t nd = 1; nd <= MAX_ND; ++nd) {
+      WinoOutputCall t{nd, 2 * k().cr, ALL_OUTPUTS(nd), step == m, int64_t{1} << 40};
       t.nt = 6;
       t.tile_step = step;
       check(t);
@@ -359,17 +440,17 @@ TEST_P(WinoOutputKernelTest, runs_wraparound) {
   }
 }
 TEST_P(WinoOutputKernelTest, qmin) {
-  WinoOutputCall t{3, k().cr, 0xFF};
+  WinoOutputCall t{MAX_ND, k().cr, ALL_OUTPUTS(MAX_ND)};
   t.bias_shift = -1e12f;
   EXPECT_EQ(first_byte(t), 0);
 }
 TEST_P(WinoOutputKernelTest, qmax) {
-  WinoOutputCall t{3, k().cr, 0xFF};
+  WinoOutputCall t{MAX_ND, k().cr, ALL_OUTPUTS(MAX_ND)};
   t.bias_shift = 1e12f;
   EXPECT_EQ(first_byte(t), 255);
 }
 TEST_P(WinoOutputKernelTest, relu_floor) {
-  WinoOutputCall t{3, k().cr, 0xFF};
+  WinoOutputCall t{MAX_ND, k().cr, ALL_OUTPUTS(MAX_ND)};
   t.relu = true;
   t.zp = 77;
   t.bias_shift = -1e12f;
@@ -377,10 +458,11 @@ TEST_P(WinoOutputKernelTest, relu_floor) {
 }
 // The same on a run of tiles (the SIMD kernel's grouped stores).
 TEST_P(WinoOutputKernelTest, runs_clamped) {
-  for (const ptrdiff_t step : {1, 2}) {
+  const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
+  for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
     for (const float shift : {-1e12f, 1e12f}) {
       for (const bool relu : {false, true}) {
-        WinoOutputCall t{1, k().cr, 0x3, step == 2};
+        WinoOutputCall t{1, k().cr, ALL_OUTPUTS(1), step == m};
         t.nt = 4;
         t.tile_step = step;
         t.relu = relu;

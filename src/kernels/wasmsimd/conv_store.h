@@ -150,5 +150,25 @@ inline void store_4x8_u8(uint8_t* c, size_t stride, size_t n, v128_t p0, v128_t 
   for (size_t j = 0; j < n; ++j) std::memcpy(c + j * stride, &words[j], 4);
 }
 
+// The Winograd output kernels' stores (winograd_f23/f43_wasmsimd.cpp).
+// One output of one tile, n <= 4 channels: a byte per channel plane.
+inline void store_channels(uint8_t* p, size_t c_stride, size_t n, v128_t r) {
+  const v128_t b16 = wasm_i16x8_narrow_i32x4(r, r);
+  uint32_t bytes = static_cast<uint32_t>(wasm_i32x4_extract_lane(wasm_u8x16_narrow_i16x8(b16, b16), 0));
+  for (size_t j = 0; j < n; ++j, bytes >>= 8) p[j * c_stride] = static_cast<uint8_t>(bytes);
+}
+
+// Four values per channel that are neighbours in every plane (one output of
+// four tiles at tile_step 1, or an F(4, 3) tile's four outputs along W), n <= 4
+// channels: a 4x4 byte transpose, then one 32-bit store per channel.
+inline void store_4tiles(uint8_t* p, size_t c_stride, size_t n, v128_t r0, v128_t r1, v128_t r2, v128_t r3) {
+  const v128_t v = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(r0, r1), wasm_i16x8_narrow_i32x4(r2, r3));
+  const v128_t s = wasm_i8x16_shuffle(v, v, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  wasm_v128_store32_lane(p, s, 0);
+  if (n > 1) wasm_v128_store32_lane(p + c_stride, s, 1);
+  if (n > 2) wasm_v128_store32_lane(p + 2 * c_stride, s, 2);
+  if (n > 3) wasm_v128_store32_lane(p + 3 * c_stride, s, 3);
+}
+
 }  // namespace kernels
 }  // namespace qwasm

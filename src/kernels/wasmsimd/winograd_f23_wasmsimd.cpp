@@ -163,25 +163,6 @@ inline void tile_outputs4(size_t nd, const int32_t* m, size_t ms, const RequantC
   }
 }
 
-// One output of one tile, n <= 4 channels: a byte per channel plane.
-inline void store_channels(uint8_t* p, size_t c_stride, size_t n, v128_t r) {
-  const v128_t b16 = wasm_i16x8_narrow_i32x4(r, r);
-  uint32_t bytes = static_cast<uint32_t>(wasm_i32x4_extract_lane(wasm_u8x16_narrow_i16x8(b16, b16), 0));
-  for (size_t j = 0; j < n; ++j, bytes >>= 8) p[j * c_stride] = static_cast<uint8_t>(bytes);
-}
-
-// One output of four tiles whose bytes are neighbours in every plane
-// (tile_step 1), n <= 4 channels: a 4x4 byte transpose, then one 32-bit
-// store per channel.
-inline void store_4tiles(uint8_t* p, size_t c_stride, size_t n, v128_t r0, v128_t r1, v128_t r2, v128_t r3) {
-  const v128_t v = wasm_u8x16_narrow_i16x8(wasm_i16x8_narrow_i32x4(r0, r1), wasm_i16x8_narrow_i32x4(r2, r3));
-  const v128_t s = wasm_i8x16_shuffle(v, v, 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  wasm_v128_store32_lane(p, s, 0);
-  if (n > 1) wasm_v128_store32_lane(p + c_stride, s, 1);
-  if (n > 2) wasm_v128_store32_lane(p + 2 * c_stride, s, 2);
-  if (n > 3) wasm_v128_store32_lane(p + 3 * c_stride, s, 3);
-}
-
 // Two neighbouring outputs (a and b = a + 1 in the plane) of four tiles 2
 // apart (tile_step 2), n <= 4 channels: 8 neighbouring bytes per channel,
 // one 64-bit store each.
