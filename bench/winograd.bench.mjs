@@ -35,6 +35,8 @@ const LAYERS = [
   { id: 'r(2+1)d L1 t', kind: '3x1x1', cin: 144, cout: 64, spatial: [16, 56, 56], kernel: K311 },
   { id: 'r(2+1)d L3 s', kind: '1x3x3', cin: 256, cout: 576, spatial: [4, 14, 14], kernel: K133 },
   { id: 'r(2+1)d L3 t', kind: '3x1x1', cin: 576, cout: 256, spatial: [4, 14, 14], kernel: K311 },
+  // The second half of r2plus1d_18's stem (45 -> 64 after the (1,7,7) conv), at its full 16x56x56.
+  { id: 'r(2+1)d stem t', kind: '3x1x1', cin: 45, cout: 64, spatial: [16, 56, 56], kernel: K311 },
   { id: 'odd', kind: '3x3x3', cin: 48, cout: 40, spatial: [7, 13, 11], kernel: K333 },
   // MeshNet's dilated layers (brainchop; 21 channels, padding = dilation) at 64^3:
   // interleaved undilated tiles.

@@ -43,13 +43,15 @@ constexpr int64_t kVCacheBytes = int64_t{4} << 20;
 // Cin * Cout per tile; the transforms cost in proportion to Cin + Cout. So a
 // layer pays when h = Cin * Cout / (Cin + Cout) is large enough: from h = 8
 // with two or three 3-tap dimensions (16 -> 16 channels: 1.1-1.2x; 8 -> 8:
-// 0.8x), from h = 40 with one (F(2, 3) saves at most 1.5x: 64 -> 64: 0.95x,
-// 144 -> 64: 1.1-1.2x). Its transformed weights may take up to
+// 0.8x), and with one on F(4, 3) (16 -> 16: 1.4x, 45 -> 64: 1.5x); from h = 40
+// with one on F(2, 3), which saves at most 1.5x (64 -> 64: 0.95x, 144 -> 64:
+// 1.1-1.2x): a 1-D layer whose weights F(4, 3)'s guard could never take, or a
+// call that runs F(2, 3) (a short output), stays direct below it. Its transformed weights may take up to
 // kAutoMaxBytes (r3d_18's largest layer: 32 MiB); every output size pays
 // once the layer does (2 x 4 x 4 at 64 channels: 1.5x), so kAutoMinTiles
 // only keeps single-tile calls direct.
-constexpr int64_t kAutoMinHarmonic3d = 8;
-constexpr int64_t kAutoMinHarmonic1d = 40;
+constexpr int64_t kAutoMinHarmonic = 8;
+constexpr int64_t kAutoMinHarmonicF23In1d = 40;
 constexpr int64_t kAutoMaxBytes = int64_t{64} << 20;
 constexpr int64_t kAutoMinTiles = 2;
 // A dilated layer's tiles may overhang the output by up to the dilation per
@@ -116,11 +118,17 @@ double tile_waste(const TileGrid& t, const Spatial& s) {
   return s.out_size() > 0 ? slots / static_cast<double>(s.out_size()) : 1.0;
 }
 
-// The policy of WinogradMode::kAuto at pack time, by channels and by the
-// transformed weights' size (the constants above).
-bool winograd_pays_for_layer(const ConvGeometry& g, size_t nd, int64_t transformed_bytes) {
-  const int64_t h = g.in_channels * g.out_channels / (g.in_channels + g.out_channels);  // bounded: the weight exists
-  return h >= (nd == 1 ? kAutoMinHarmonic1d : kAutoMinHarmonic3d) && transformed_bytes <= kAutoMaxBytes;
+// h = Cin * Cout / (Cin + Cout), kAuto's measure of what a layer's GEMMs save.
+int64_t harmonic_channels(const ConvGeometry& g) {
+  return g.in_channels * g.out_channels / (g.in_channels + g.out_channels);  // bounded: the weight exists
+}
+
+// The policy of WinogradMode::kAuto at pack time, by channels (f43: a layer
+// with one 3-tap dimension whose weights F(4, 3)'s guard takes for some zero
+// point) and by the transformed weights' size (the constants above).
+bool winograd_pays_for_layer(const ConvGeometry& g, size_t nd, bool f43, int64_t transformed_bytes) {
+  const int64_t least = nd == 1 && !f43 ? kAutoMinHarmonicF23In1d : kAutoMinHarmonic;
+  return harmonic_channels(g) >= least && transformed_bytes <= kAutoMaxBytes;
 }
 
 }  // namespace
@@ -161,7 +169,6 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
   // kAuto's cap on a layer).
   const CheckedSize bytes = CheckedSize(P) * blocks * kblocks * nr * kr * 2;
   if (!bytes.ok()) return Status::Ok();  // larger than any buffer: the direct path it is
-  if (mode == WinogradMode::kAuto && !winograd_pays_for_layer(g, nd, bytes.value())) return Status::Ok();
   // The guard's bound, and whether any input could pass it: the smallest
   // max(a_zp, 255 - a_zp) is 128.
   const int64_t taps = g.kernel[0] * g.kernel[1] * g.kernel[2], per_oc = g.in_channels * taps;
@@ -172,6 +179,8 @@ Status pack_winograd(const ConvGeometry& g, const int8_t* w, const int32_t* zps,
     abs_sum_max = std::max(abs_sum_max, sum);
   }
   if (abs_sum_max * 128 >= guard_limit(2, nd)) return Status::Ok();
+  const bool f43 = nd == 1 && abs_sum_max * 128 < guard_limit(4, nd);
+  if (mode == WinogradMode::kAuto && !winograd_pays_for_layer(g, nd, f43, bytes.value())) return Status::Ok();
   const CheckedSize tap_bytes = CheckedSize(blocks) * nr * taps * cinp;
   const Status allocated = out->taps.allocate(tap_bytes, "the Winograd weights", false);
   // Under 'auto' Winograd is an optimization: without the memory for its
@@ -218,13 +227,14 @@ void unpack_winograd_taps(const PackedQConv& pw, int8_t* w) {
 namespace {
 
 // F(4, 3) for a layer with one 3-tap dimension when the guard allows it and
-// its tiles take fewer GEMM products than F(2, 3)'s (6 points per 4 outputs
+// its tiles take no more GEMM products than F(2, 3)'s (6 points per 4 outputs
 // against 4 per 2: 1.33x fewer, unless the output along the dimension is
-// short: 2 outputs make one tile either way, and F(2, 3)'s has 4 points).
+// short: 2 outputs make one tile either way, and F(2, 3)'s has 4 points). On
+// a tie (5 or 6 outputs) F(4, 3), which also pays at fewer channels ('auto').
 size_t tile_for_call(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s) {
   if (pw.winograd.nd != 1 || !guard_passes(pw, input_zero_point, 4)) return 2;
   const int64_t f43 = tile_grid(pw, s, 4).total() * 6, f23 = tile_grid(pw, s, 2).total() * 4;
-  return f43 < f23 ? 4 : 2;
+  return f43 <= f23 ? 4 : 2;
 }
 
 }  // namespace
@@ -239,7 +249,10 @@ size_t winograd_tile(const PackedQConv& pw, int32_t input_zero_point, const Spat
   if (grid.total() < kAutoMinTiles) return 0;
   const bool dilated = grid.step[0] * grid.step[1] * grid.step[2] > 1;
   if (dilated && tile_waste(grid, s) > kAutoMaxDilatedWaste) return 0;
-  return tile_for_call(pw, input_zero_point, s);
+  const size_t m = tile_for_call(pw, input_zero_point, s);
+  // F(2, 3) in one dimension pays only from kAutoMinHarmonicF23In1d.
+  if (m == 2 && pw.winograd.nd == 1 && harmonic_channels(pw.geometry) < kAutoMinHarmonicF23In1d) return 0;
+  return m;
 }
 
 namespace {

@@ -903,7 +903,7 @@ TEST(QConvWinograd, TheGuardSendsAPast2To28CallOnOneDimensionToF23Exactly) {
 }
 
 // Which tile a layer with one 3-tap dimension runs: F(4, 3) where its tiles
-// take fewer GEMM products than F(2, 3)'s (6 points per 4 outputs, 4 per 2),
+// take no more GEMM products than F(2, 3)'s (6 points per 4 outputs, 4 per 2),
 // by the output's extent along that dimension and its dilation; every call
 // bit for bit the direct path's, 'auto' and forced on, at both ISAs.
 TEST(QConvWinograd, OneDimensionLayersTakeF43WhereItsTilesCostLess) {
@@ -915,7 +915,7 @@ TEST(QConvWinograd, OneDimensionLayersTakeF43WhereItsTilesCostLess) {
   const Case cases[] = {
       {{3, 1, 1}, {1, 1, 1}, 2, 2},  // one tile either way: F(2, 3)'s has 4 points, F(4, 3)'s 6
       {{3, 1, 1}, {1, 1, 1}, 4, 4},  // 6 against 2 x 4
-      {{3, 1, 1}, {1, 1, 1}, 5, 2},  // 2 x 6 against 3 x 4: a tie keeps F(2, 3)
+      {{3, 1, 1}, {1, 1, 1}, 5, 4},  // 2 x 6 against 3 x 4: a tie takes F(4, 3)
       {{3, 1, 1}, {1, 1, 1}, 7, 4},  // a partial last tile (3 of 4 outputs)
       {{3, 1, 1}, {1, 1, 1}, 16, 4}, {{3, 1, 1}, {2, 1, 1}, 16, 4},  // dilated: the phases' tiles interleave
       {{1, 1, 3}, {1, 1, 1}, 13, 4},                                 // W: a tile's 4 outputs are adjacent bytes
@@ -970,6 +970,50 @@ TEST(QConvWinograd, OneDimensionLayersTakeF43WhereItsTilesCostLess) {
       EXPECT_EQ(std::vector<uint8_t>(out.data(), out.data() + out.nbytes()), want)
           << kernels::isa_name(isa) << " extent " << c.extent << " seed " << seed;
       EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+    }
+  }
+}
+
+// 'auto' in one dimension: F(4, 3) pays from h = 8 (16 -> 16), F(2, 3) only
+// from h = 40. So a 16 -> 16 3x1x1 layer is packed, a call of depth 8 runs
+// F(4, 3), one of depth 2 (one tile: F(2, 3)'s) stays direct; 14 -> 14 (h = 7)
+// is not packed. Every call's bytes are kOff's.
+TEST(QConvWinograd, AutoTakesOneDimensionLayersFromH8OnF43Only) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 rng(seed);
+  for (const int64_t channels : {16, 14}) {
+    ConvGeometry geo;
+    geo.in_channels = geo.out_channels = channels;
+    geo.kernel = {3, 1, 1};
+    geo.pad_begin = geo.pad_end = {1, 0, 0};
+    std::vector<int8_t> w(static_cast<size_t>(channels * channels * 3));
+    for (auto& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 41) - 20);
+    QTensor weight;
+    ASSERT_TRUE(make_per_tensor_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(),
+                                          {channels, channels, 3, 1, 1}, 0.01, 0, DType::kQInt8, &weight)
+                    .ok());
+    PackedQConv automatic, direct;
+    ASSERT_TRUE(pack_qconv(geo, weight, nullptr, channels, &automatic).ok());
+    ASSERT_TRUE(pack_qconv(geo, weight, nullptr, channels, &direct, ConvBackend::kFbgemm, WinogradMode::kOff).ok());
+    EXPECT_EQ(winograd_bytes(automatic) > 0, channels == 16) << channels << " channels";
+    for (const int64_t depth : {8, 2}) {
+      const Shape in_shape = {1, channels, depth, 3, 5};
+      std::vector<uint8_t> x(static_cast<size_t>(channels * depth * 15));
+      for (auto& v : x) v = static_cast<uint8_t>(rng() % 256);
+      QTensor input;
+      ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.05, 120, DType::kQUInt8, &input).ok());
+      for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+        if (!kernels::isa_available(isa)) continue;
+        QTensor a, b;
+        ConvRunInfo ia;
+        ASSERT_TRUE(qconv3d(automatic, input, 0.1, 128, true, isa, &a, &ia).ok());
+        ASSERT_TRUE(qconv3d(direct, input, 0.1, 128, true, isa, &b).ok());
+        const size_t want_tile = channels == 16 && depth == 8 ? 4 : 0;
+        EXPECT_EQ(ia.winograd ? ia.winograd_tile : 0, want_tile) << channels << " channels, depth " << depth;
+        EXPECT_EQ(std::vector<uint8_t>(a.data(), a.data() + a.nbytes()),
+                  std::vector<uint8_t>(b.data(), b.data() + b.nbytes()))
+            << channels << " channels, depth " << depth << " seed " << seed;
+      }
     }
   }
 }

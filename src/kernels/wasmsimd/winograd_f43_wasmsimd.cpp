@@ -90,8 +90,8 @@ void winograd_output_f43_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t
       }
     }
   }
-  const bool adjacent = valid == 0xF && out_offsets[1] == out_offsets[0] + 1 &&
-                        out_offsets[2] == out_offsets[0] + 2 && out_offsets[3] == out_offsets[0] + 3;
+  const bool adjacent = valid == 0xF && out_offsets[1] == out_offsets[0] + 1 && out_offsets[2] == out_offsets[0] + 2 &&
+                        out_offsets[3] == out_offsets[0] + 3;
   for (; t < nt; ++t) {
     const int32_t* mt = m + t * m_tile_stride;
     uint8_t* ct = c + static_cast<ptrdiff_t>(t) * tile_step;
