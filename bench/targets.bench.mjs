@@ -1,17 +1,20 @@
 // Issue 34's targets in one table, read from the results of the benchmarks
 // that measure them (bench/results/5-models.json, 2d-winograd.json,
-// 2e-depthwise.json): it times nothing itself, so run it after those three,
+// 2e-depthwise.json, and for the 1 -> 2 thread scaling 5f-scaling.json, several
+// processes per thread count): it times nothing itself, so run it after those,
 // in the same session (`npm run bench` does). Each missed target gets the
 // measurement that explains it, computed from the same results, and the next
 // step (docs/winograd.md and docs/kernels.md sketch them).
-// `node bench/targets.bench.mjs` after model, winograd and dwconv.bench.mjs.
-import { readFileSync } from 'node:fs';
+// `node bench/targets.bench.mjs` after model, winograd, dwconv and scaling.bench.mjs.
+import { existsSync, readFileSync } from 'node:fs';
 import { saveResult } from './harness.mjs';
 
 const read = (name) => JSON.parse(readFileSync(new URL(`./results/${name}.json`, import.meta.url), 'utf8'));
 const models = read('5-models');
 const winograd = read('2d-winograd');
 const depthwise = read('2e-depthwise');
+// Several processes per thread count (bench/scaling.bench.mjs), when that run was made.
+const scaling = existsSync(new URL('./results/5f-scaling.json', import.meta.url)) ? read('5f-scaling') : null;
 
 const x = (v) => `${v.toFixed(2)}x`;
 const pct = (v) => `${Math.round(100 * v)}%`;
@@ -78,14 +81,23 @@ for (const [arch, target] of [
 }
 
 for (const arch of ['r3d_18', 'r2plus1d_18']) {
-  const s = model(arch, 1).times.qwasmInt8.medianMs / model(arch, 2).times.qwasmInt8.medianMs;
+  const ofModels = model(arch, 1).times.qwasmInt8.medianMs / model(arch, 2).times.qwasmInt8.medianMs;
+  const sc = scaling?.scaling[arch];
+  const s = sc ? sc.median : ofModels;
+  const perKind = `per kind of layer in the model: ${scalingByKind(arch)}; its Winograd layers alone (Winograd table) scale ${range(layersOf(arch, 1).map((l) => l.winograd.medianMs / layersOf(arch, 2).find((m) => m.id === l.id).winograd.medianMs))}`;
   row(
     `${arch} scaling, 1 -> 2 threads`,
-    `${x(s)} (each thread count in its own process)`,
+    sc
+      ? `${x(s)} (median of ${scaling.processes} processes per thread count, range ${x(sc.low)}-${x(sc.high)}; the whole-model table's one process each: ${x(ofModels)})`
+      : `${x(s)} (each thread count in its own process)`,
     '>= 1.8x',
     s >= 1.8,
-    `per kind of layer in the model: ${scalingByKind(arch)}; its Winograd layers alone (Winograd table) scale ${range(layersOf(arch, 1).map((l) => l.winograd.medianMs / layersOf(arch, 2).find((m) => m.id === l.id).winograd.medianMs))}; at 2 threads its layers' own times (profile()) sum to ${totalMs(model(arch, 2)).toFixed(0)} ms while its forward took ${model(arch, 2).times.qwasmInt8.medianMs.toFixed(0)} ms: the difference lies outside the layers`,
-    "run each thread count in several processes and report the spread (on this machine the same build's 2-thread forward moved by about 20% from process to process), then find where the time outside the layers goes; where the heap placed a layer's output was one cause, fixed (buffers start on a cache line: r2plus1d_18 at 2 threads 4% faster)",
+    sc
+      ? `${perKind}; its 2-thread processes differ by up to ${pct(sc.twoThreadSpread)}; at 2 threads ${sc.outsideAtTwo.toFixed(0)} ms of its ${sc.forwardAtTwo.toFixed(0)} ms forward lie outside the layers' own times`
+      : `${perKind}; at 2 threads its layers' own times (profile()) sum to ${totalMs(model(arch, 2)).toFixed(0)} ms while its forward took ${model(arch, 2).times.qwasmInt8.medianMs.toFixed(0)} ms: the difference lies outside the layers`,
+    sc
+      ? 'the kinds of layer that scale least (above), each split per thread; not built'
+      : 'run each thread count in several processes and report the spread (bench/scaling.bench.mjs), then find where the time outside the layers goes',
   );
 }
 
@@ -101,12 +113,15 @@ for (const l of one.filter((r) => r.kind === '3x1x1')) {
     `${x(ratio)} ort int8 (Winograd ${l.winograd.medianMs.toFixed(1)} / ${l.ort.medianMs.toFixed(1)} ms)${l.remeasured ? ' *' : ''}`,
     '>= 2.2x',
     ratio >= 2.2,
+    // These layers run F(4, 3) along D (6 points per 4 outputs; tests/native/conv_test.cpp checks the choice).
     freeTransforms < 2.2
-      ? `GEMMs are ${pct(gemmShare)} of its Winograd time: with the transforms free it would reach ${x(freeTransforms)}, still short`
-      : `GEMMs are ${pct(gemmShare)} of its Winograd time, the transforms the rest (with them free it would reach ${x(freeTransforms)})`,
-    freeTransforms < 2.2
-      ? 'F(4,3) along D: 25% fewer GEMM products, exact in int16 (docs/winograd.md), not built'
-      : 'F(4,3) along D (fewer GEMM products, docs/winograd.md), and cheaper transforms of its 1-D tiles, not built',
+      ? `on F(4,3) along D, GEMMs are ${pct(gemmShare)} of its Winograd time: with the transforms free it would reach ${x(freeTransforms)}, still short; the GEMMs run at the dense dot16 kernel's rate`
+      : `on F(4,3) along D, GEMMs are ${pct(gemmShare)} of its Winograd time, the transforms the rest (with them free it would reach ${x(freeTransforms)})`,
+    ratio >= 2.2
+      ? ''
+      : freeTransforms < 2.2
+        ? `none that a larger tile gives: F(6,3) would be exact in int16 too (G' = 90G and 4B^T: |U| <= 28560, |V| <= 15300) but takes ${Math.ceil(l.shape.spatial[0] / 6) * 8} points for this depth of ${l.shape.spatial[0]} against F(4,3)'s ${Math.ceil(l.shape.spatial[0] / 4) * 6}; the GEMMs would need a faster int8 dot (relaxed SIMD, where the engine lowers it to VNNI: BENCHMARKS.md)`
+        : 'cheaper transforms of its 1-D tiles, not built',
   );
 }
 
@@ -132,7 +147,7 @@ row(
 const cell = (s) => s.replaceAll('|', '\\|');
 const markdown = `## Issue 34's targets, from one run
 
-Read from the three sections this run wrote before it (whole models: ${models.date}; Winograd layers: ${winograd.date}; depthwise: ${depthwise.date}), on ${models.machine.replace(/, one thread$/, '')}; bench/targets.bench.mjs times nothing itself. Ratios against onnxruntime-web are medians of interleaved rounds; the 1 -> 2 thread scaling compares two processes. Where a target is missed, the reason is measured in the same results and the next step named.
+Read from the sections this run wrote before it (whole models: ${models.date}; Winograd layers: ${winograd.date}; depthwise: ${depthwise.date}${scaling ? `; two threads, process by process: ${scaling.date}` : ''}), on ${models.machine.replace(/, one thread$/, '')}; bench/targets.bench.mjs times nothing itself. Ratios against onnxruntime-web are medians of interleaved rounds; the 1 -> 2 thread scaling compares ${scaling ? `${scaling.processes} processes per thread count` : 'two processes'}. Where a target is missed, the reason is measured in the same results and the next step named.
 
 | work | measured | target | met | why not, measured | next step |
 |---|---|---|---|---|---|

@@ -275,6 +275,10 @@ struct WinoOutputCall {
 class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKernel*> {
  protected:
   const WinoOutputKernel& k() const { return *GetParam(); }
+  // The kernel's largest tile (3-D for F(2, 3), 1-D for F(4, 3)), and the
+  // mask that stores every output of a tile in nd dimensions.
+  size_t max_nd() const { return winograd_max_dims(k().m); }
+  uint32_t all_outputs(size_t nd) const { return (1u << winograd_outputs(k().m, nd)) - 1; }
   // Every byte of the output buffer is checked: the run's stored outputs
   // against the reference, every other byte untouched.
   // The first byte of the first requantization's output (0xEE when the check failed).
@@ -355,35 +359,30 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
   }
 };
 
-// The largest tile of the kernel (3-D for F(2, 3), 1-D for F(4, 3)) and its
-// masks: every output stored.
-#define MAX_ND winograd_max_dims(k().m)
-#define ALL_OUTPUTS(nd) ((1u << winograd_outputs(k().m, nd)) - 1)
-
-TEST_P(WinoOutputKernelTest, nd1) { check({1, k().cr, ALL_OUTPUTS(1)}); }
+TEST_P(WinoOutputKernelTest, nd1) { check({1, k().cr, all_outputs(1)}); }
 TEST_P(WinoOutputKernelTest, nd2) {
   SKIP_PAST_MAX_DIMS(2);
-  check({2, k().cr, ALL_OUTPUTS(2)});
+  check({2, k().cr, all_outputs(2)});
 }
 TEST_P(WinoOutputKernelTest, nd3) {
   SKIP_PAST_MAX_DIMS(3);
-  check({3, k().cr, ALL_OUTPUTS(3)});
+  check({3, k().cr, all_outputs(3)});
 }
 TEST_P(WinoOutputKernelTest, nc_lt_cr) {
-  for (size_t nc = 1; nc < k().cr; ++nc) check({MAX_ND, nc, ALL_OUTPUTS(MAX_ND)});
+  for (size_t nc = 1; nc < k().cr; ++nc) check({max_nd(), nc, all_outputs(max_nd())});
 }
 TEST_P(WinoOutputKernelTest, nc_gt_cr) {
-  for (size_t nc : {k().cr + 1, 2 * k().cr, 2 * k().cr + 3, 16 * k().cr + 1}) check({MAX_ND, nc, ALL_OUTPUTS(MAX_ND)});
+  for (size_t nc : {k().cr + 1, 2 * k().cr, 2 * k().cr + 3, 16 * k().cr + 1}) check({max_nd(), nc, all_outputs(max_nd())});
 }
 TEST_P(WinoOutputKernelTest, partial_tiles) {
-  for (size_t nd = 1; nd <= MAX_ND; ++nd)
-    for (uint32_t valid = 0; valid <= ALL_OUTPUTS(nd); ++valid) check({nd, k().cr + 1, valid});
+  for (size_t nd = 1; nd <= max_nd(); ++nd)
+    for (uint32_t valid = 0; valid <= all_outputs(nd); ++valid) check({nd, k().cr + 1, valid});
 }
 TEST_P(WinoOutputKernelTest, strided_outputs) {
-  for (size_t nd = 1; nd <= MAX_ND; ++nd) check({nd, 2 * k().cr, ALL_OUTPUTS(nd), false});
+  for (size_t nd = 1; nd <= max_nd(); ++nd) check({nd, 2 * k().cr, all_outputs(nd), false});
 }
 TEST_P(WinoOutputKernelTest, wraparound) {  // full-range int32 points: the transform's sums wrap
-  for (size_t nd = 1; nd <= MAX_ND; ++nd) check({nd, 2 * k().cr, ALL_OUTPUTS(nd), true, int64_t{1} << 40});
+  for (size_t nd = 1; nd <= max_nd(); ++nd) check({nd, 2 * k().cr, all_outputs(nd), true, int64_t{1} << 40});
 }
 // Runs of tiles, every length up to two groups of four (the SIMD kernel's
 // step) and one more, and a block's 16 and 17: a 3x1x1 layer's (outputs of
@@ -397,12 +396,12 @@ TEST_P(WinoOutputKernelTest, runs) {
   };
   const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
   for (const Layout l : {Layout{1, false}, Layout{m, true}, Layout{m, false}, Layout{m + 1, true}}) {
-    for (size_t nd = 1; nd <= MAX_ND; ++nd) {
+    for (size_t nd = 1; nd <= max_nd(); ++nd) {
       for (size_t nt = 1; nt <= 17; ++nt) {
         // 3-D: a group of four, one more, two groups and one more.
         if ((nt > 9 && nt != 16 && nt != 17) || (nd == 3 && nt != 1 && nt != 4 && nt != 5 && nt != 9)) continue;
         for (size_t nc : {k().cr + 1, 2 * k().cr + 3}) {
-          WinoOutputCall t{nd, nc, ALL_OUTPUTS(nd), l.adjacent};
+          WinoOutputCall t{nd, nc, all_outputs(nd), l.adjacent};
           t.nt = nt;
           t.tile_step = l.step;
           check(t);
@@ -416,8 +415,8 @@ TEST_P(WinoOutputKernelTest, runs) {
 TEST_P(WinoOutputKernelTest, runs_partial) {
   const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
   for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
-    for (size_t nd = 1; nd <= MAX_ND; ++nd) {
-      for (uint32_t valid = 0; valid <= ALL_OUTPUTS(nd); valid += nd == 3 ? 7 : 1) {
+    for (size_t nd = 1; nd <= max_nd(); ++nd) {
+      for (uint32_t valid = 0; valid <= all_outputs(nd); valid += nd == 3 ? 7 : 1) {
         for (size_t nt : {4, 5}) {
           WinoOutputCall t{nd, k().cr + 1, valid, step == m};
           t.nt = nt;
@@ -431,8 +430,8 @@ TEST_P(WinoOutputKernelTest, runs_partial) {
 TEST_P(WinoOutputKernelTest, runs_wraparound) {
   const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
   for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
-    for (size_t nd = 1; nd <= MAX_ND; ++nd) {
-      WinoOutputCall t{nd, 2 * k().cr, ALL_OUTPUTS(nd), step == m, int64_t{1} << 40};
+    for (size_t nd = 1; nd <= max_nd(); ++nd) {
+      WinoOutputCall t{nd, 2 * k().cr, all_outputs(nd), step == m, int64_t{1} << 40};
       t.nt = 6;
       t.tile_step = step;
       check(t);
@@ -440,17 +439,17 @@ TEST_P(WinoOutputKernelTest, runs_wraparound) {
   }
 }
 TEST_P(WinoOutputKernelTest, qmin) {
-  WinoOutputCall t{MAX_ND, k().cr, ALL_OUTPUTS(MAX_ND)};
+  WinoOutputCall t{max_nd(), k().cr, all_outputs(max_nd())};
   t.bias_shift = -1e12f;
   EXPECT_EQ(first_byte(t), 0);
 }
 TEST_P(WinoOutputKernelTest, qmax) {
-  WinoOutputCall t{MAX_ND, k().cr, ALL_OUTPUTS(MAX_ND)};
+  WinoOutputCall t{max_nd(), k().cr, all_outputs(max_nd())};
   t.bias_shift = 1e12f;
   EXPECT_EQ(first_byte(t), 255);
 }
 TEST_P(WinoOutputKernelTest, relu_floor) {
-  WinoOutputCall t{MAX_ND, k().cr, ALL_OUTPUTS(MAX_ND)};
+  WinoOutputCall t{max_nd(), k().cr, all_outputs(max_nd())};
   t.relu = true;
   t.zp = 77;
   t.bias_shift = -1e12f;
@@ -462,7 +461,7 @@ TEST_P(WinoOutputKernelTest, runs_clamped) {
   for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
     for (const float shift : {-1e12f, 1e12f}) {
       for (const bool relu : {false, true}) {
-        WinoOutputCall t{1, k().cr, ALL_OUTPUTS(1), step == m};
+        WinoOutputCall t{1, k().cr, all_outputs(1), step == m};
         t.nt = 4;
         t.tile_step = step;
         t.relu = relu;
