@@ -89,7 +89,15 @@ ${rows.join('\n')}
 
 Scaling 1 -> 2 threads (median of the 1-thread processes over the 2-thread ones; the range pairs their extremes):
 ${summary}`;
-  saveResult('5f-scaling', { date, machine: machineLine, processes: PROCESSES, rounds: ROUNDS, runs, scaling, markdown });
+  saveResult('5f-scaling', {
+    date,
+    machine: machineLine,
+    processes: PROCESSES,
+    rounds: ROUNDS,
+    runs,
+    scaling,
+    markdown,
+  });
   console.log(markdown);
 }
 

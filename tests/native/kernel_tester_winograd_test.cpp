@@ -372,7 +372,8 @@ TEST_P(WinoOutputKernelTest, nc_lt_cr) {
   for (size_t nc = 1; nc < k().cr; ++nc) check({max_nd(), nc, all_outputs(max_nd())});
 }
 TEST_P(WinoOutputKernelTest, nc_gt_cr) {
-  for (size_t nc : {k().cr + 1, 2 * k().cr, 2 * k().cr + 3, 16 * k().cr + 1}) check({max_nd(), nc, all_outputs(max_nd())});
+  for (size_t nc : {k().cr + 1, 2 * k().cr, 2 * k().cr + 3, 16 * k().cr + 1})
+    check({max_nd(), nc, all_outputs(max_nd())});
 }
 TEST_P(WinoOutputKernelTest, partial_tiles) {
   for (size_t nd = 1; nd <= max_nd(); ++nd)
