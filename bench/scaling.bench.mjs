@@ -81,7 +81,7 @@ function render(runs, date, machineLine) {
   }).join('\n');
   const markdown = `## Two threads, process by process
 
-${date}, ${machineLine}. r3d_18 and r2plus1d_18 (the whole-model table's files, one clip) on qwasm's threaded build with a pool of 1 or 2 threads, each thread count in ${PROCESSES} fresh processes, alternating (bench/scaling.bench.mjs). Per process: the median of ${ROUNDS} forwards after a warm-up, and the sum of its layers' own times from one profile() (the rest of a forward: the graph's bookkeeping between layers, and whatever the machine did meanwhile).
+${date}, ${machineLine}. r3d_18 and r2plus1d_18 (the whole-model table's files, one clip) on qwasm's threaded build with a pool of 1 or 2 threads, each thread count in ${PROCESSES} fresh processes, alternating (bench/scaling.bench.mjs). Per process: the median of ${ROUNDS} forwards after a warm-up, and the sum of its layers' own times from one profile() (the rest of a forward: the graph's bookkeeping between layers, and whatever the machine did meanwhile; the profile() is a run of its own, so a negative difference means it took longer than the median forward).
 
 | model | threads | forward ms, per process | median | layers' own ms, per process | outside the layers, ms |
 |---|---|---|---|---|---|
