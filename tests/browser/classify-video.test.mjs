@@ -43,6 +43,21 @@ function expectClasses(got, frames) {
   for (const [i, c] of got.entries()) expect(Math.abs(c.probability - want[i].p)).toBeLessThan(1e-12);
 }
 
+// classifyVideo's own decode of a clip against a second decode's frames
+// classified: the same top classes when both decodes gave the same pixels.
+// They usually do, but not always (under load, one CI run differed by 5e-8 in
+// a probability of this untrained model's near-uniform 400 classes), so the
+// exact comparison is the frames' (expectClasses); this one allows the
+// decoders' variance.
+function expectNearClasses(got, fromFrames) {
+  expect(got).toHaveLength(fromFrames.length);
+  expect(got.every((c) => c.label === model.classes[c.index])).toBe(true);
+  const p = new Map(fromFrames.map((c) => [c.index, c.probability]));
+  const common = got.filter((c) => p.has(c.index));
+  expect(common.length).toBeGreaterThan(0); // the same clip: its top classes overlap
+  for (const c of common) expect(Math.abs(c.probability - p.get(c.index))).toBeLessThan(1e-4);
+}
+
 // The sources are the browser's; one engine shows the library's side (the demo runs it in all three).
 describe.each(selectedEngines().filter((e) => e === 'chromium'))('%s', (engineName) => {
   const it = engineTest(engineName, test);
@@ -60,10 +75,12 @@ describe.each(selectedEngines().filter((e) => e === 'chromium'))('%s', (engineNa
       expect(Math.abs(r.blobClip.duration - CLIP.frames / CLIP.fps)).toBeLessThan(1 / CLIP.fps);
       const blobFrames = framesOf(r.blobClip.frames);
       expect(r.fromBlob).toHaveLength(5);
-      expectClasses(r.fromBlob, blobFrames);
+      expectClasses(r.fromBlobFrames, blobFrames);
+      expectNearClasses(r.fromBlob, r.fromBlobFrames);
       // The element: its source read by the library's own <video>; the page's element did not move.
       expect(r.elementClip.times).toEqual(r.blobClip.times);
-      expectClasses(r.fromElement, framesOf(r.elementClip.frames));
+      expectClasses(r.fromElementFrames, framesOf(r.elementClip.frames));
+      expectNearClasses(r.fromElement, r.fromElementFrames);
       // Both read frames 16..31 of the clip (each frame carries its index as a grey patch; the
       // pixels around it may differ by decoder state, so the classes may too).
       const middle = Array.from({ length: 16 }, (_, i) => 16 + i);

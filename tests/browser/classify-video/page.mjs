@@ -44,9 +44,13 @@ try {
   const blob = await (await fetch('/tests/golden/clip.webm')).blob();
   const fromBlob = await Q.classifyVideo(model, blob, { topk: 5 });
   const blobClip = await Q.io.readVideoFrames(blob);
+  // The frames read here, classified as they are: a second decode of the same
+  // clip may differ from classifyVideo's own in a few pixels.
+  const fromBlobFrames = await Q.classifyVideo(model, blobClip.frames, { topk: 5 });
   const video = document.getElementById('video');
   const fromElement = await Q.classifyVideo(model, video, { topk: 5 });
   const elementClip = await Q.io.readVideoFrames(video);
+  const fromElementFrames = await Q.classifyVideo(model, elementClip.frames, { topk: 5 });
   const elementLeftAlone = { paused: video.paused, currentTime: video.currentTime };
   const live = liveCanvas();
   let fromStream;
@@ -64,7 +68,9 @@ try {
   model.dispose();
   await report({
     fromBlob,
+    fromBlobFrames,
     fromElement,
+    fromElementFrames,
     fromStream,
     blobClip: { times: blobClip.times, duration: blobClip.duration, frames: plainFrames(blobClip.frames) },
     elementClip: { times: elementClip.times, frames: plainFrames(elementClip.frames) },
