@@ -46,10 +46,10 @@ constexpr int64_t kVCacheBytes = int64_t{4} << 20;
 // 0.8x), and with one on F(4, 3) (16 -> 16: 1.4x, 45 -> 64: 1.5x); from h = 40
 // with one on F(2, 3), which saves at most 1.5x (64 -> 64: 0.95x, 144 -> 64:
 // 1.1-1.2x): a 1-D layer whose weights F(4, 3)'s guard could never take, or a
-// call that runs F(2, 3) (a short output), stays direct below it. Its transformed weights may take up to
-// kAutoMaxBytes (r3d_18's largest layer: 32 MiB); every output size pays
-// once the layer does (2 x 4 x 4 at 64 channels: 1.5x), so kAutoMinTiles
-// only keeps single-tile calls direct.
+// call that runs F(2, 3) (a short output), stays direct below it. Its
+// transformed weights may take up to kAutoMaxBytes (r3d_18's largest layer:
+// 32 MiB); every output size pays once the layer does (2 x 4 x 4 at 64
+// channels: 1.5x), so kAutoMinTiles only keeps single-tile calls direct.
 constexpr int64_t kAutoMinHarmonic = 8;
 constexpr int64_t kAutoMinHarmonicF23In1d = 40;
 constexpr int64_t kAutoMaxBytes = int64_t{64} << 20;
