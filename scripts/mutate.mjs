@@ -93,6 +93,12 @@ const MUTATIONS = [
     to: 'y[3] = wasm_i16x8_sub(x4_minus_x2, twice_x3_minus_x1);',
   },
   {
+    name: "Winograd along D (stems): the im2col pads with 0, not the input's zero point",
+    file: 'src/qwasm/conv_lowered.cpp',
+    from: 'const uint8_t pad = static_cast<uint8_t>(input.q_zero_point());',
+    to: 'const uint8_t pad = 0;',
+  },
+  {
     name: "depthwise fast path: the SIMD kernel's tap pairs stop saturating at int16 (FBGEMM's vpmaddubsw)",
     file: 'src/kernels/wasmsimd/dwconv_4x8c2.h',
     from: 'wasm_i16x8_add_sat(wasm_i16x8_mul(x0, w0), wasm_i16x8_mul(x1, w1))',

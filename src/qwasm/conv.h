@@ -12,6 +12,7 @@
 // the padded channels-last buffer the kernels stream.
 #pragma once
 #include <cstdint>
+#include <memory>
 
 #include "kernels/isa.h"
 #include "qwasm/buffer.h"
@@ -117,6 +118,11 @@ struct PackedQConv {
   Buffer<double> weight_qscales, weight_qzero_points;  // one per tensor, or one per output channel
   WinogradMode winograd_mode = WinogradMode::kAuto;
   WinogradWeights winograd;  // packed when the mode, the shape and the policy allow
+  // A conv with 3 taps along D at stride 1 whose H and W Winograd cannot take
+  // (a stem: 3x7x7, stride (1, 2, 2)): its lowering by an im2col along H and W
+  // to a (3, 1, 1) conv over Cin * kH * kW channels, packed for Winograd
+  // (conv_lowered.h), beside this layer's own direct packing; null otherwise.
+  std::unique_ptr<PackedQConv> hw_lowered;
   size_t bytes() const;
   // The layout packed for a tile, or nullptr.
   const QConvLayout* layout(size_t nr, size_t kr) const;
@@ -136,8 +142,11 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
                   ConvBackend backend = ConvBackend::kFbgemm, WinogradMode winograd = WinogradMode::kAuto,
                   bool exact_sums = false);
 
-// Bytes of a layer's Winograd weights (its int8 taps; 0 when it is not a Winograd layer).
-inline size_t winograd_bytes(const PackedQConv& p) { return p.winograd.taps.size(); }
+// Bytes of a layer's Winograd weights (its int8 taps, or its lowering's; 0
+// when neither is on the Winograd path).
+inline size_t winograd_bytes(const PackedQConv& p) {
+  return p.winograd.taps.size() + (p.hw_lowered ? winograd_bytes(*p.hw_lowered) : 0);
+}
 
 // Whether a call with this input zero point keeps every accumulator within
 // the Winograd path's exact range: max_oc sum |w - w_zp| * max(a_zp, 255 -

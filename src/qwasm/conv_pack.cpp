@@ -10,6 +10,7 @@
 #include "kernels/conv_kernels.h"
 #include "qwasm/conv.h"
 #include "qwasm/conv_layout.h"
+#include "qwasm/conv_lowered.h"
 #include "qwasm/conv_requant.h"
 #include "qwasm/conv_winograd.h"
 #include "qwasm/format.h"
@@ -115,7 +116,9 @@ size_t PackedQConv::bytes() const {
   size_t n = (weight_scales.size() + bias.size()) * sizeof(float) +
              (weight_sums.size() + weight_zero_points.size()) * sizeof(int32_t);
   for (size_t i = 0; i < nlayouts; ++i) n += layouts[i].weights.size() * sizeof(int16_t);
-  return n + winograd_bytes(*this);
+  // The lowering's int8 taps and its own scales and bias.
+  if (hw_lowered) n += hw_lowered->bytes();
+  return n + winograd.taps.size();
 }
 
 const QConvLayout* PackedQConv::layout(size_t nr, size_t kr) const {
@@ -178,6 +181,7 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
   out->nlayouts = 0;
   out->winograd_mode = winograd;
   out->winograd = WinogradWeights();
+  out->hw_lowered.reset();
   for (int64_t oc = 0; oc < g.out_channels; ++oc) {
     out->weight_scales[oc] = static_cast<float>(weight.scales()[per_channel ? oc : 0]);
     zps[oc] = static_cast<int32_t>(weight.zero_points()[per_channel ? oc : 0]);
@@ -220,9 +224,12 @@ Status pack_qconv(const ConvGeometry& g, const QTensor& weight, const float* bia
   // the direct packing is made per call when a call runs direct.
   QWASM_RETURN_IF_ERROR(pack_winograd(g, w, zps.data(), winograd, &out->winograd));
   if (out->winograd.nd > 0) return Status::Ok();
-  return for_each_tile_kind(
+  QWASM_RETURN_IF_ERROR(for_each_tile_kind(
       kernels::qconv_kernels(), [](const kernels::QConvKernel& k) { return std::make_pair(k.nr, k.kr); },
-      [&](size_t nr, size_t kr) { return pack_generic(g, w, zps.data(), nr, kr, &out->layouts[out->nlayouts++]); });
+      [&](size_t nr, size_t kr) { return pack_generic(g, w, zps.data(), nr, kr, &out->layouts[out->nlayouts++]); }));
+  // A stem's lowering to Winograd along D (conv_lowered.h; winograd: true
+  // only), beside the direct packing its other calls take.
+  return conv_internal::pack_hw_lowered(g, weight, bias, bias_count, backend, winograd, &out->hw_lowered);
 }
 
 namespace conv_internal {

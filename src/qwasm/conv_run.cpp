@@ -12,6 +12,7 @@
 #include "kernels/conv_kernels.h"
 #include "qwasm/conv.h"
 #include "qwasm/conv_layout.h"
+#include "qwasm/conv_lowered.h"
 #include "qwasm/conv_requant.h"
 #include "qwasm/conv_winograd.h"
 #include "qwasm/thread_pool.h"
@@ -323,6 +324,13 @@ Strides conv_output_strides(const Shape& shape) {
   return {shape[1] * shape[2], 1, shape[1]};
 }
 
+// Whether a call of a layer with a lowering runs it: the lowered layer takes
+// the Winograd path for this input's zero point and shape.
+bool lowered_applies(const PackedQConv& pw, const Shape& input_shape, const Shape& out_shape, int32_t a_zp) {
+  const Shape cols = hw_im2col_shape(pw.geometry, input_shape, out_shape);
+  return winograd_tile(*pw.hw_lowered, a_zp, spatial_of(pw.hw_lowered->geometry, cols, out_shape)) != 0;
+}
+
 }  // namespace
 
 Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, int64_t out_zp, bool relu,
@@ -331,9 +339,18 @@ Status qconv3d(const PackedQConv& pw, const QTensor& input, double out_scale, in
   QWASM_RETURN_IF_ERROR(check_qcall(pw, input, out_scale, out_zp, /*linear=*/false, &out_shape));
   const QCall call{pw, input, std::move(out_shape), out_scale, out_zp, relu, isa};
   const Spatial s = spatial_of(pw.geometry, input.shape(), call.out_shape);
+  const int32_t a_zp = static_cast<int32_t>(input.q_zero_point());
   if (pw.depthwise) {
     QWASM_RETURN_IF_ERROR(run_qdepthwise(call, s, out, info));
-  } else if (winograd_tile(pw, static_cast<int32_t>(input.q_zero_point()), s) != 0) {
+  } else if (pw.hw_lowered && lowered_applies(pw, input.shape(), call.out_shape, a_zp)) {
+    // A stem on Winograd along D: its im2col along H and W, run as the
+    // lowered (3, 1, 1) layer (conv_lowered.h), which sets the output's strides.
+    QTensor cols;
+    QWASM_RETURN_IF_ERROR(hw_im2col(pw.geometry, input, call.out_shape[3], call.out_shape[4], &cols));
+    QWASM_RETURN_IF_ERROR(qconv3d(*pw.hw_lowered, cols, out_scale, out_zp, relu, isa, out, info));
+    if (info) info->scratch_bytes += cols.nbytes();
+    return Status::Ok();
+  } else if (winograd_tile(pw, a_zp, s) != 0) {
     QWASM_RETURN_IF_ERROR(run_qwinograd(call, s, out, info));
   } else {
     QWASM_RETURN_IF_ERROR(run_qgeneric(call, s, input.shape()[0], false, out, info));
@@ -422,6 +439,15 @@ Status qconv_scratch_bound(const PackedQConv& pw, const Shape& input_shape, int6
     const CheckedSize w = winograd_scratch_bytes(pw, s, max_threads());
     if (!w.ok()) return Status::RangeError("the conv's scratch memory would exceed 2^63 bytes");
     most = std::max(most.value(), w.value());
+  }
+  if (pw.hw_lowered) {  // the im2col, and what the lowered layer allocates over it
+    const Shape cols = hw_im2col_shape(g, input_shape, out_shape);
+    int64_t cols_numel = 0, lowered = 0;
+    QWASM_RETURN_IF_ERROR(validate_shape(cols, &cols_numel));
+    QWASM_RETURN_IF_ERROR(qconv_scratch_bound(*pw.hw_lowered, cols, &lowered));
+    const CheckedSize b = CheckedSize(cols_numel) + lowered;
+    if (!b.ok()) return Status::RangeError("the conv's scratch memory would exceed 2^63 bytes");
+    most = std::max(most.value(), b.value());
   }
   *bytes = most.value();
   return Status::Ok();

@@ -18,6 +18,7 @@
 
 #include "kernels/isa.h"
 #include "qwasm/conv.h"
+#include "qwasm/conv_lowered.h"
 #include "qwasm/conv_winograd.h"
 #include "qwasm/thread_pool.h"
 #include "reference/conv3d_ref.h"
@@ -194,7 +195,10 @@ void check_qconv(const ConvCase& cc, bool per_channel, bool bias_on, bool relu, 
       pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, cc.cout, &wino, ConvBackend::kFbgemm, WinogradMode::kOn)
           .ok());
   int dims[3];
-  EXPECT_EQ(winograd_bytes(wino) > 0, conv_internal::winograd_dims(geo, dims) > 0) << describe(cc);
+  ConvGeometry lowered_geo;  // a stem's lowering to Winograd along D (conv_lowered.h)
+  EXPECT_EQ(winograd_bytes(wino) > 0,
+            conv_internal::winograd_dims(geo, dims) > 0 || conv_internal::hw_lowered_geometry(geo, &lowered_geo))
+      << describe(cc);
   PackedQConv direct;
   ASSERT_TRUE(pack_qconv(geo, weight, bias_on ? bias.data() : nullptr, cc.cout, &direct, ConvBackend::kFbgemm,
                          WinogradMode::kOff)
@@ -259,6 +263,17 @@ std::vector<ConvCase> sweep() {
         {1, 0, 2}, {2, 0, 1});
   }
   add("stride2_kernel3x1x1", 1, 6, 4, 1, {5, 6, 7}, {3, 1, 1}, {2, 2, 2}, one, one, one);
+  // Stems on Winograd along D (conv_lowered.h: an im2col along H and W, then
+  // the (3, 1, 1) path): r3d_18's 3x7x7 at stride (1, 2, 2) with 3 channels,
+  // a 3x5x5 one over two 64-channel chunks and a batch of 2, 9 channels at
+  // 3x3x3, a dilated and unevenly strided window with asymmetric padding, and
+  // depths that make F(4, 3) tiles, F(2, 3) ones (2 outputs) and partial ones.
+  add("stem3x7x7_stride1x2x2", 1, 3, 16, 1, {5, 14, 15}, {3, 7, 7}, {1, 2, 2}, one, {1, 3, 3}, {1, 3, 3});
+  add("stem3x5x5_stride1x2x2_cout70_batch2", 2, 3, 70, 1, {7, 9, 11}, {3, 5, 5}, {1, 2, 2}, one, {1, 2, 2}, {1, 2, 2});
+  add("lowered3x3x3_stride1x2x2_cin9", 1, 9, 12, 1, {8, 7, 9}, {3, 3, 3}, {1, 2, 2}, one, one, one);
+  add("lowered3x4x2_dilated_asymmetric_padding", 1, 2, 5, 1, {7, 9, 8}, {3, 4, 2}, {1, 1, 2}, {1, 2, 1}, {0, 1, 0},
+      {2, 2, 1});
+  add("lowered3x5x5_depth2_unpadded", 1, 4, 6, 1, {4, 7, 7}, {3, 5, 5}, {1, 2, 2}, one, zero, zero);
   add("kernel1x3x3", 1, 6, 4, 1, {5, 6, 7}, {1, 3, 3}, one, one, {0, 1, 1}, {0, 1, 1});
   // Groups, including a channel multiplier, and depthwise with odd channel counts.
   add("groups3", 1, 6, 9, 3, {4, 5, 6}, {3, 3, 3}, one, one, one, one);
@@ -970,6 +985,70 @@ TEST(QConvWinograd, OneDimensionLayersTakeF43WhereItsTilesCostLess) {
       EXPECT_EQ(std::vector<uint8_t>(out.data(), out.data() + out.nbytes()), want)
           << kernels::isa_name(isa) << " extent " << c.extent << " seed " << seed;
       EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+    }
+  }
+}
+
+// A stem (3x7x7 at stride (1, 2, 2), 3 input channels, r3d_18's) on
+// Winograd along D (conv_lowered.h): only under winograd: true, where its
+// im2col's memory was asked for; its calls run F(4, 3) over the lowered 147
+// channels with the direct reference's bytes, the scratch bound covers the
+// im2col, and weight() gives the integers back. 'auto' keeps it direct.
+TEST(QConvWinograd, StemsRunWinogradAlongDOnlyWhenAskedFor) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 rng(seed);
+  ConvGeometry geo;
+  geo.in_channels = 3;
+  geo.out_channels = 24;
+  geo.kernel = {3, 7, 7};
+  geo.stride = {1, 2, 2};
+  geo.pad_begin = geo.pad_end = {1, 3, 3};
+  std::vector<int8_t> w(static_cast<size_t>(24 * 3 * 3 * 49));
+  for (auto& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+  std::vector<double> scales(24), zps(24);
+  std::vector<float> ws(24);
+  std::vector<int32_t> wz(24);
+  for (size_t oc = 0; oc < 24; ++oc) {
+    scales[oc] = ws[oc] = 0.001f * static_cast<float>(1 + rng() % 5);
+    wz[oc] = static_cast<int32_t>(rng() % 7) - 3;
+    zps[oc] = wz[oc];
+  }
+  const Shape in_shape = {1, 3, 8, 20, 22};
+  std::vector<uint8_t> x(static_cast<size_t>(3 * 8 * 20 * 22));
+  for (auto& v : x) v = static_cast<uint8_t>(rng() % 256);
+  QTensor input, weight;
+  ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.03, 117, DType::kQUInt8, &input).ok());
+  ASSERT_TRUE(make_per_channel_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), {24, 3, 3, 7, 7},
+                                         scales.data(), zps.data(), 24, 0, false, DType::kQInt8, &weight)
+                  .ok());
+  Shape out_shape;
+  ASSERT_TRUE(conv_output_shape(geo, in_shape, &out_shape).ok());
+  std::vector<uint8_t> want(static_cast<size_t>(24 * out_shape[2] * out_shape[3] * out_shape[4]));
+  ref::QConvArgs args{x.data(), in_shape, 0.03, 117, w.data(), ws.data(), wz.data(), nullptr, 0.4, 5, true};
+  ref::qconv3d(geo, args, want.data());
+  for (const WinogradMode mode : {WinogradMode::kAuto, WinogradMode::kOn}) {
+    const bool on = mode == WinogradMode::kOn;
+    PackedQConv packed;
+    ASSERT_TRUE(pack_qconv(geo, weight, nullptr, 24, &packed, ConvBackend::kFbgemm, mode).ok());
+    EXPECT_EQ(packed.hw_lowered != nullptr, on);
+    // The permuted int8 taps, 147 input channels padded to the transform's block of 8.
+    EXPECT_EQ(winograd_bytes(packed), on ? size_t{24 * 152 * 3} : 0u);
+    int64_t bound = 0;
+    ASSERT_TRUE(qconv_scratch_bound(packed, in_shape, &bound).ok());
+    if (on) EXPECT_GE(bound, 147 * 8 * 10 * 11) << "the bound covers the im2col";
+    QTensor back;
+    ASSERT_TRUE(unpack_qconv_weight(packed, &back).ok());
+    EXPECT_EQ(std::memcmp(back.data(), w.data(), w.size()), 0);
+    for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+      if (!kernels::isa_available(isa)) continue;
+      QTensor out;
+      ConvRunInfo info;
+      ASSERT_TRUE(qconv3d(packed, input, 0.4, 5, true, isa, &out, &info).ok());
+      EXPECT_EQ(info.winograd, on);
+      EXPECT_EQ(info.winograd_tile, on ? 4u : 0u);
+      EXPECT_LE(static_cast<int64_t>(info.scratch_bytes), bound);
+      EXPECT_EQ(std::vector<uint8_t>(out.data(), out.data() + out.nbytes()), want)
+          << kernels::isa_name(isa) << (on ? " on" : " auto") << " seed " << seed;
     }
   }
 }

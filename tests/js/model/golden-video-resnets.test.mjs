@@ -53,14 +53,25 @@ describe.each(cases)('%s', (name, c) => {
       });
       const y = model.forward(x);
       // Which arithmetic each conv ran: with QWASM_TEST_WINOGRAD=on every
-      // stride-1 3-tap conv (3x3x3, 1x3x3, 3x1x1) on Winograd; off, none.
+      // stride-1 3-tap conv (3x3x3, 1x3x3, 3x1x1) and every stem on Winograd; off, none.
       const convs = layers.filter(([, m]) => !isLinear(m));
       const winogradShaped = ([, m]) =>
         m.stride.every((s) => s === 1) && m.kernelSize.every((k) => k === 1 || k === 3) && m.kernelSize.includes(3);
+      // A stem (3 taps along D at stride 1, a window in H and W: r3d_18's and
+      // mc3_18's 3x7x7) runs Winograd along D when forced on (src/qwasm/conv_lowered.h).
+      const stemShaped = ([, m]) =>
+        !winogradShaped([, m]) &&
+        m.kernelSize[0] === 3 &&
+        m.stride[0] === 1 &&
+        m.dilation[0] === 1 &&
+        m.groups === 1 &&
+        m.kernelSize[1] * m.kernelSize[2] > 1 &&
+        m.inChannels * m.kernelSize[1] * m.kernelSize[2] <= 1024;
+      const onWinograd = (l) => winogradShaped(l) || stemShaped(l);
       const paths = (pick) => [...new Set(convs.filter(pick).map(([, m]) => m.lastPath()))];
       const forced = process.env.QWASM_TEST_WINOGRAD;
       if (forced === 'on' || forced === 'off') {
-        expect({ eligible: paths(winogradShaped), other: paths((l) => !winogradShaped(l)) }).toEqual({
+        expect({ eligible: paths(onWinograd), other: paths((l) => !onWinograd(l)) }).toEqual({
           eligible: [forced === 'on' ? 'winograd' : 'direct'],
           other: ['direct'],
         });

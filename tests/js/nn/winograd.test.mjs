@@ -309,8 +309,11 @@ describe('io.loadModel: the option, what the model holds, which path each layer 
       const m = model.getSubmodule(l.target);
       return m.kernelSize.length === 3 && m.stride.every((s) => s === 1) && m.kernelSize.every((k) => k === 3);
     };
+    // r3d_18's stem (3x7x7, stride (1, 2, 2)) runs Winograd along D under winograd: true only.
+    const stem = (l) => l.target === 'stem.0';
     expect(new Set(convs.filter(stride1x3).map((l) => l.path))).toEqual(new Set([eligiblePath]));
-    expect(new Set(convs.filter((l) => !stride1x3(l)).map((l) => l.path))).toEqual(new Set(['direct']));
+    expect(convs.filter(stem).map((l) => l.path)).toEqual([eligiblePath]);
+    expect(new Set(convs.filter((l) => !stride1x3(l) && !stem(l)).map((l) => l.path))).toEqual(new Set(['direct']));
     expect(convs.filter(stride1x3).length).toBe(13); // r3d_18's stride-1 3x3x3 convs
     expect(prof.layers.find((l) => l.op === 'call_function').path).toBeNull(); // an add
     const out = model.forward(clip());
