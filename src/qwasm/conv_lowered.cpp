@@ -94,32 +94,33 @@ Status hw_im2col(const ConvGeometry& g, const QTensor& input, int64_t ho_count, 
   // copies of input rows at stride sW, the padding's columns filled apart so
   // that the copy needs no test per element.
   const int64_t channels = batch * shape[1];
-  parallel_for_ranges(channels, items_for_work(int64_t{1} << 16, depth * ho_count * wo_count), [&](int64_t b, int64_t e) {
-    for (int64_t nc = b; nc < e; ++nc) {
-      const int64_t n = nc / shape[1], channel = nc % shape[1];
-      const int64_t c = channel / (kh * kw), i = channel / kw % kh, j = channel % kw;
-      // The columns wo whose input column w = wo * sW + j * dW - pW lies in [0, width).
-      const int64_t w0 = j * g.dilation[2] - g.pad_begin[2], sw = g.stride[2];
-      const int64_t lo = std::min(wo_count, w0 >= 0 ? 0 : (-w0 + sw - 1) / sw);
-      const int64_t hi = std::max(lo, std::min(wo_count, width - w0 > 0 ? (width - w0 + sw - 1) / sw : 0));
-      for (int64_t d = 0; d < depth; ++d) {
-        const uint8_t* plane = x + (((n * cin + c) * depth + d) * height) * width;
-        uint8_t* rows = y + ((nc * depth + d) * ho_count) * wo_count;
-        for (int64_t ho = 0; ho < ho_count; ++ho) {
-          uint8_t* row = rows + ho * wo_count;
-          const int64_t h = ho * g.stride[1] + i * g.dilation[1] - g.pad_begin[1];
-          if (h < 0 || h >= height) {
-            std::memset(row, pad, static_cast<size_t>(wo_count));
-            continue;
+  parallel_for_ranges(
+      channels, items_for_work(int64_t{1} << 16, depth * ho_count * wo_count), [&](int64_t b, int64_t e) {
+        for (int64_t nc = b; nc < e; ++nc) {
+          const int64_t n = nc / shape[1], channel = nc % shape[1];
+          const int64_t c = channel / (kh * kw), i = channel / kw % kh, j = channel % kw;
+          // The columns wo whose input column w = wo * sW + j * dW - pW lies in [0, width).
+          const int64_t w0 = j * g.dilation[2] - g.pad_begin[2], sw = g.stride[2];
+          const int64_t lo = std::min(wo_count, w0 >= 0 ? 0 : (-w0 + sw - 1) / sw);
+          const int64_t hi = std::max(lo, std::min(wo_count, width - w0 > 0 ? (width - w0 + sw - 1) / sw : 0));
+          for (int64_t d = 0; d < depth; ++d) {
+            const uint8_t* plane = x + (((n * cin + c) * depth + d) * height) * width;
+            uint8_t* rows = y + ((nc * depth + d) * ho_count) * wo_count;
+            for (int64_t ho = 0; ho < ho_count; ++ho) {
+              uint8_t* row = rows + ho * wo_count;
+              const int64_t h = ho * g.stride[1] + i * g.dilation[1] - g.pad_begin[1];
+              if (h < 0 || h >= height) {
+                std::memset(row, pad, static_cast<size_t>(wo_count));
+                continue;
+              }
+              const uint8_t* src = plane + h * width + w0;
+              std::memset(row, pad, static_cast<size_t>(lo));
+              for (int64_t wo = lo; wo < hi; ++wo) row[wo] = src[wo * sw];
+              std::memset(row + hi, pad, static_cast<size_t>(wo_count - hi));
+            }
           }
-          const uint8_t* src = plane + h * width + w0;
-          std::memset(row, pad, static_cast<size_t>(lo));
-          for (int64_t wo = lo; wo < hi; ++wo) row[wo] = src[wo * sw];
-          std::memset(row + hi, pad, static_cast<size_t>(wo_count - hi));
         }
-      }
-    }
-  });
+      });
   return Status::Ok();
 }
 

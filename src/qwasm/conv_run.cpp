@@ -324,10 +324,13 @@ Strides conv_output_strides(const Shape& shape) {
   return {shape[1] * shape[2], 1, shape[1]};
 }
 
-// Whether a call of a layer with a lowering runs it: the lowered layer takes
+// Whether a call of a layer with a lowering runs it: its im2col is a tensor
+// this build can hold (else the call runs direct), and the lowered layer takes
 // the Winograd path for this input's zero point and shape.
 bool lowered_applies(const PackedQConv& pw, const Shape& input_shape, const Shape& out_shape, int32_t a_zp) {
   const Shape cols = hw_im2col_shape(pw.geometry, input_shape, out_shape);
+  int64_t numel = 0;
+  if (!validate_shape(cols, &numel).ok()) return false;
   return winograd_tile(*pw.hw_lowered, a_zp, spatial_of(pw.hw_lowered->geometry, cols, out_shape)) != 0;
 }
 
@@ -440,10 +443,12 @@ Status qconv_scratch_bound(const PackedQConv& pw, const Shape& input_shape, int6
     if (!w.ok()) return Status::RangeError("the conv's scratch memory would exceed 2^63 bytes");
     most = std::max(most.value(), w.value());
   }
-  if (pw.hw_lowered) {  // the im2col, and what the lowered layer allocates over it
-    const Shape cols = hw_im2col_shape(g, input_shape, out_shape);
-    int64_t cols_numel = 0, lowered = 0;
-    QWASM_RETURN_IF_ERROR(validate_shape(cols, &cols_numel));
+  const Shape cols = pw.hw_lowered ? hw_im2col_shape(g, input_shape, out_shape) : Shape();
+  int64_t cols_numel = 0;
+  // The im2col, and what the lowered layer allocates over it (a call whose
+  // im2col this build cannot hold runs direct: lowered_applies).
+  if (pw.hw_lowered && validate_shape(cols, &cols_numel).ok()) {
+    int64_t lowered = 0;
     QWASM_RETURN_IF_ERROR(qconv_scratch_bound(*pw.hw_lowered, cols, &lowered));
     const CheckedSize b = CheckedSize(cols_numel) + lowered;
     if (!b.ok()) return Status::RangeError("the conv's scratch memory would exceed 2^63 bytes");
