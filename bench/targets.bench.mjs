@@ -61,7 +61,7 @@ function row(work, measured, target, met, reason = '', next = '') {
 }
 
 const STRIDED_NEXT =
-  'exact paths for the strided convs and stems (polyphase Winograd: a stride-2 conv is a sum of stride-1 convs on the input phases), not built';
+  "polyphase Winograd for the stride-2 convs (a stride-2 conv is a sum of stride-1 convs on the input phases), not built; the stems run Winograd along D with winograd: true (r3d_18's: about 1.2x at one thread, for about 24 MB of scratch: docs/winograd.md), a version that builds its int16 input a D-tile at a time, for 'auto', not built";
 for (const [arch, target] of [
   ['r3d_18', 3],
   ['r2plus1d_18', 2.5],
