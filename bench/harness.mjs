@@ -26,6 +26,16 @@ export async function initBench() {
   return { qwasm, M: wasm(), handle: (q) => qtensorHandle(q, 'bench') };
 }
 
+/** The library on its threaded (testing) build with a pool of `threads`. Returns qwasm. */
+export async function initThreaded(threads) {
+  await qwasm.init({
+    numThreads: threads,
+    _moduleFactory: require('../build/wasm/qwasm.testing.mt.js'),
+    wasmBinary: readFileSync(new URL('../build/wasm/qwasm.testing.mt.wasm', import.meta.url)),
+  });
+  return qwasm;
+}
+
 /**
  * One side-by-side child of a thread-count run: qwasm on its threaded build
  * with a pool of `threads`, and onnxruntime-web at the same count with SIMD,
@@ -36,11 +46,7 @@ export async function initSideBySide(threads) {
   const ort = await import('onnxruntime-web');
   ort.env.wasm.numThreads = threads;
   ort.env.wasm.simd = true;
-  await qwasm.init({
-    numThreads: threads,
-    _moduleFactory: require('../build/wasm/qwasm.testing.mt.js'),
-    wasmBinary: readFileSync(new URL('../build/wasm/qwasm.testing.mt.wasm', import.meta.url)),
-  });
+  await initThreaded(threads);
   const ortOptions = {
     executionProviders: ['wasm'],
     graphOptimizationLevel: 'all',

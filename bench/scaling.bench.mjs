@@ -13,9 +13,8 @@
 // exits when it is missing.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { machine, median, saveResult } from './harness.mjs';
+import { initThreaded, machine, median, saveResult } from './harness.mjs';
 
 const DIR = new URL('./output/models/', import.meta.url);
 const ARCHS = ['r3d_18', 'r2plus1d_18'];
@@ -24,12 +23,7 @@ const PROCESSES = Number(process.env.QWASM_BENCH_PROCESSES ?? 3);
 const ROUNDS = Number(process.env.QWASM_BENCH_RUNS ?? 7);
 
 async function child(threads) {
-  const qwasm = await import('../web/src/node-entry.mjs');
-  await qwasm.init({
-    numThreads: threads,
-    _moduleFactory: createRequire(import.meta.url)('../build/wasm/qwasm.testing.mt.js'),
-    wasmBinary: readFileSync(new URL('../build/wasm/qwasm.testing.mt.wasm', import.meta.url)),
-  });
+  const qwasm = await initThreaded(threads);
   const clips = new Float32Array(readFileSync(new URL('clips.bin', DIR)).buffer.slice(0));
   const out = [];
   for (const arch of ARCHS) {

@@ -917,6 +917,40 @@ TEST(QConvWinograd, TheGuardSendsAPast2To28CallOnOneDimensionToF23Exactly) {
   }
 }
 
+namespace {
+
+// Random qint8 per-channel weights of `shape` for the Winograd tests: every
+// w in [-127, 127], then per output channel a scale of unit * (1 to 5) and a
+// zero point in [-zp_range, zp_range] (drawn in that order), kept as the
+// reference takes them beside the QTensor.
+struct RandomWeight {
+  std::vector<int8_t> w;
+  std::vector<float> scales;
+  std::vector<int32_t> zero_points;
+  QTensor tensor;
+};
+void random_per_channel_weight(const Shape& shape, float unit, int zp_range, std::mt19937_64& rng, RandomWeight* out) {
+  const int64_t cout = shape[0];
+  int64_t count = 1;
+  for (int64_t e : shape) count *= e;
+  out->w.resize(static_cast<size_t>(count));
+  for (auto& v : out->w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
+  std::vector<double> scales(static_cast<size_t>(cout)), zps(static_cast<size_t>(cout));
+  out->scales.resize(static_cast<size_t>(cout));
+  out->zero_points.resize(static_cast<size_t>(cout));
+  for (size_t oc = 0; oc < scales.size(); ++oc) {
+    scales[oc] = out->scales[oc] = unit * static_cast<float>(1 + rng() % 5);
+    out->zero_points[oc] = static_cast<int32_t>(rng() % static_cast<uint64_t>(2 * zp_range + 1)) - zp_range;
+    zps[oc] = out->zero_points[oc];
+  }
+  ASSERT_TRUE(make_per_channel_quantized(reinterpret_cast<const uint8_t*>(out->w.data()), out->w.size(), shape,
+                                         scales.data(), zps.data(), scales.size(), 0, false, DType::kQInt8,
+                                         &out->tensor)
+                  .ok());
+}
+
+}  // namespace
+
 // Which tile a layer with one 3-tap dimension runs: F(4, 3) where its tiles
 // take no more GEMM products than F(2, 3)'s (6 points per 4 outputs, 4 per 2),
 // by the output's extent along that dimension and its dilation; every call
@@ -947,32 +981,21 @@ TEST(QConvWinograd, OneDimensionLayersTakeF43WhereItsTilesCostLess) {
     for (int d = 0; d < 3; ++d) geo.pad_begin[d] = geo.pad_end[d] = c.kernel[d] == 3 ? c.dilation[d] : 0;
     Shape in_shape = {1, 40, 3, 2, 5};
     in_shape[2 + (c.kernel[0] == 3 ? 0 : 2)] = c.extent;
-    const int64_t taps = 3;
-    std::vector<int8_t> w(static_cast<size_t>(44 * 40 * taps));
-    for (auto& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
-    std::vector<double> scales(44), zps(44);
-    std::vector<float> ws(44);
-    std::vector<int32_t> wz(44);
-    for (size_t oc = 0; oc < 44; ++oc) {
-      scales[oc] = ws[oc] = 0.0005f * static_cast<float>(1 + rng() % 5);
-      wz[oc] = static_cast<int32_t>(rng() % 9) - 4;
-      zps[oc] = wz[oc];
-    }
+    RandomWeight wt;
+    random_per_channel_weight({44, 40, c.kernel[0], c.kernel[1], c.kernel[2]}, 0.0005f, 4, rng, &wt);
+    if (HasFatalFailure()) return;
     std::vector<uint8_t> x(static_cast<size_t>(40 * in_shape[2] * in_shape[3] * in_shape[4]));
     for (auto& v : x) v = static_cast<uint8_t>(rng() % 256);
-    QTensor input, weight;
+    QTensor input;
     ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.02, 131, DType::kQUInt8, &input).ok());
-    ASSERT_TRUE(make_per_channel_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(),
-                                           {44, 40, c.kernel[0], c.kernel[1], c.kernel[2]}, scales.data(), zps.data(),
-                                           44, 0, false, DType::kQInt8, &weight)
-                    .ok());
     PackedQConv packed;
-    ASSERT_TRUE(pack_qconv(geo, weight, nullptr, 44, &packed, ConvBackend::kFbgemm, WinogradMode::kOn).ok());
+    ASSERT_TRUE(pack_qconv(geo, wt.tensor, nullptr, 44, &packed, ConvBackend::kFbgemm, WinogradMode::kOn).ok());
     ASSERT_EQ(packed.winograd.nd, 1u);
     Shape out_shape;
     ASSERT_TRUE(conv_output_shape(geo, in_shape, &out_shape).ok());
     std::vector<uint8_t> want(static_cast<size_t>(44 * out_shape[2] * out_shape[3] * out_shape[4]));
-    ref::QConvArgs args{x.data(), in_shape, 0.02, 131, w.data(), ws.data(), wz.data(), nullptr, 0.05, 9, true};
+    ref::QConvArgs args{x.data(), in_shape, 0.02, 131, wt.w.data(), wt.scales.data(), wt.zero_points.data(),
+                        nullptr,  0.05,     9,    true};
     ref::qconv3d(geo, args, want.data());
     for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
       if (!kernels::isa_available(isa)) continue;
@@ -1003,28 +1026,21 @@ TEST(QConvWinograd, StemsRunWinogradAlongDOnlyWhenAskedFor) {
   geo.kernel = {3, 7, 7};
   geo.stride = {1, 2, 2};
   geo.pad_begin = geo.pad_end = {1, 3, 3};
-  std::vector<int8_t> w(static_cast<size_t>(24 * 3 * 3 * 49));
-  for (auto& v : w) v = static_cast<int8_t>(static_cast<int>(rng() % 255) - 127);
-  std::vector<double> scales(24), zps(24);
-  std::vector<float> ws(24);
-  std::vector<int32_t> wz(24);
-  for (size_t oc = 0; oc < 24; ++oc) {
-    scales[oc] = ws[oc] = 0.001f * static_cast<float>(1 + rng() % 5);
-    wz[oc] = static_cast<int32_t>(rng() % 7) - 3;
-    zps[oc] = wz[oc];
-  }
+  RandomWeight wt;
+  random_per_channel_weight({24, 3, 3, 7, 7}, 0.001f, 3, rng, &wt);
+  if (HasFatalFailure()) return;
+  const std::vector<int8_t>& w = wt.w;
+  const QTensor& weight = wt.tensor;
   const Shape in_shape = {1, 3, 8, 20, 22};
   std::vector<uint8_t> x(static_cast<size_t>(3 * 8 * 20 * 22));
   for (auto& v : x) v = static_cast<uint8_t>(rng() % 256);
-  QTensor input, weight;
+  QTensor input;
   ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.03, 117, DType::kQUInt8, &input).ok());
-  ASSERT_TRUE(make_per_channel_quantized(reinterpret_cast<const uint8_t*>(w.data()), w.size(), {24, 3, 3, 7, 7},
-                                         scales.data(), zps.data(), 24, 0, false, DType::kQInt8, &weight)
-                  .ok());
   Shape out_shape;
   ASSERT_TRUE(conv_output_shape(geo, in_shape, &out_shape).ok());
   std::vector<uint8_t> want(static_cast<size_t>(24 * out_shape[2] * out_shape[3] * out_shape[4]));
-  ref::QConvArgs args{x.data(), in_shape, 0.03, 117, w.data(), ws.data(), wz.data(), nullptr, 0.4, 5, true};
+  ref::QConvArgs args{x.data(), in_shape, 0.03, 117, w.data(), wt.scales.data(), wt.zero_points.data(),
+                      nullptr,  0.4,      5,    true};
   ref::qconv3d(geo, args, want.data());
   for (const WinogradMode mode : {WinogradMode::kAuto, WinogradMode::kOn}) {
     const bool on = mode == WinogradMode::kOn;
