@@ -69,10 +69,22 @@ const MUTATIONS = [
     to: 'if (pw.winograd.nd == 0) return 0;',
   },
   {
-    name: "Winograd F(4, 3): its guard at F(2, 3)'s one-dimension bound, 2^30 (24 * acc wraps past 2^28)",
+    name: 'Winograd F(4, 3): its guard 2 bits looser, 2^(31 - nd) (3 * 2^(nd + 2) * acc wraps past 2^(29 - nd))',
     file: 'src/qwasm/conv_winograd.cpp',
-    from: 'return m == 2 ? int64_t{1} << (31 - nd) : int64_t{1} << 28;',
-    to: 'return m == 2 ? int64_t{1} << (31 - nd) : int64_t{1} << 30;',
+    from: 'return int64_t{1} << (m == 2 ? 31 - nd : 29 - nd);',
+    to: 'return int64_t{1} << (m == 2 ? 31 - nd : 31 - nd);',
+  },
+  {
+    name: 'Winograd F(4, 3) in two or three dimensions: the SIMD output divides as in one (shift 3, not nd + 2)',
+    file: 'src/kernels/wasmsimd/winograd_f43_wasmsimd.cpp',
+    from: 'const int s = static_cast<int>(nd) + 2;',
+    to: 'const int s = 3;',
+  },
+  {
+    name: "Winograd F(4, 3): G''s second row with the wrong sign in the SIMD weight transform",
+    file: 'src/kernels/wasmsimd/winograd_f43_wasmsimd.cpp',
+    from: 'y[2] = wasm_i16x8_sub(g1, g0_plus_g2);',
+    to: 'y[2] = wasm_i16x8_sub(g0_plus_g2, g1);',
   },
   {
     name: 'Winograd: the SIMD output transform divides by 2^(nd - 1)',

@@ -1,5 +1,5 @@
 // The exact integer Winograd families (F(2, 3) along each 3-tap dimension of
-// a stride-1 convolution, F(4, 3) along its one 3-tap dimension:
+// a stride-1 convolution, or F(4, 3) along the innermost and F(2, 3) along the others:
 // docs/winograd.md): the input transform, the GEMM of the transformed values,
 // and the output transform + requantization. Each has
 // a scalar twin and a wasmsimd kernel; the tester (tests/native/
@@ -21,15 +21,21 @@
 // outermost active dimension most significant). Outputs: 2^nd, index o in
 // mixed radix 2.
 //
-// F(4, 3), for one active dimension only (nd = 1; the `m = 4` entries):
+// F(4, 3) along the innermost active dimension, F(2, 3) along the others (the
+// `m = 4` entries, nd 1 to 3). Along the F(4, 3) dimension:
 //   B^T = [[4,0,-5,0,1,0],[0,-4,-4,1,1,0],[0,4,-4,-1,1,0],
 //          [0,-2,-1,2,1,0],[0,2,-1,-2,1,0],[0,4,0,-5,0,1]]        6 taps -> 6 points
-//   G'  = 24G = [[6,0,0],[-4,-4,-4],[-4,4,-4],[1,2,4],[1,-2,4],[0,0,24]]
-//   A^T = [[1,1,1,1,1,0],[0,1,-1,2,-2,0],[0,1,1,4,4,0],[0,1,-1,8,-8,1]]   6 points -> 4 outputs
-// |V| <= 10 * 255 and |U| <= 24 * 255 fit int16 (in two dimensions U would
-// not: hence nd = 1). Y = 24 * acc mod 2^32, and acc is recovered exactly
-// when |acc| < 2^28: (Y >> 3) = 3 * acc mod 2^29; times 3's inverse mod 2^32
-// (0xAAAAAAAB) gives acc mod 2^29; sign-extended from 29 bits, acc.
+//   G'' = [[1,0,0],[-1,-1,-1],[-1,1,-1],[1,2,4],[1,-2,4],[0,0,1]]  3 taps -> 6 points
+//   A'' = [[6,4,4,1,1,0],[0,4,-4,2,-2,0],[0,4,4,4,4,0],[0,4,-4,8,-8,24]]   6 points -> 4 outputs
+// 24G = diag(6, 4, 4, 1, 1, 24) G'' and A'' = A^T diag(6, 4, 4, 1, 1, 24):
+// each row of 24G keeps its own factor on the output side, so that
+// |U| <= 7 * 3^(nd - 1) * 255 fits int16 in three dimensions (24G's would
+// not), and |V| <= 10 * 2^(nd - 1) * 255. Y = 24 * 2^(nd - 1) * acc =
+// 3 * 2^s * acc mod 2^32 (s = nd + 2), and acc is recovered exactly when
+// |acc| < 2^(29 - nd): (Y >> s) = 3 * acc mod 2^(32 - s); times 3's inverse
+// mod 2^32 (0xAAAAAAAB) gives acc mod 2^(32 - s); sign-extended, acc.
+// Points of such a tile: P = 6 * 4^(nd - 1), outputs 4 * 2^(nd - 1), in
+// mixed radix (6 or 4 along the innermost dimension, 4 or 2 elsewhere).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -42,15 +48,16 @@ namespace kernels {
 
 constexpr size_t kWinogradMaxDims = 3;
 
-// A kernel entry's tile: m outputs per active dimension from m + 2 taps
-// (m = 2: F(2, 3), nd 1 to 3; m = 4: F(4, 3), nd = 1).
-constexpr size_t winograd_max_dims(size_t m) { return m == 2 ? kWinogradMaxDims : 1; }
-constexpr size_t winograd_points(size_t m, size_t nd) { return nd == 0 ? 1 : (m + 2) * winograd_points(m, nd - 1); }
-constexpr size_t winograd_outputs(size_t m, size_t nd) { return nd == 0 ? 1 : m * winograd_outputs(m, nd - 1); }
+// A kernel entry's tile m: m outputs along the innermost active dimension
+// from m + 2 taps, 2 from 4 along the others (m = 2: F(2, 3) throughout;
+// m = 4: F(4, 3) innermost), nd 1 to 3.
+constexpr size_t winograd_dim_tile(size_t m, size_t nd, size_t k) { return k + 1 == nd ? m : 2; }
+constexpr size_t winograd_points(size_t m, size_t nd) { return nd == 0 ? 1 : (m + 2) * winograd_points(2, nd - 1); }
+constexpr size_t winograd_outputs(size_t m, size_t nd) { return nd == 0 ? 1 : m * winograd_outputs(2, nd - 1); }
 
 // One tile, `channels` channels (a multiple of the entry's cr): the tile's
 // first input value is d[0] (a channels-last buffer, channel c at d[c]); along
-// active dimension k its 4 taps are strides[k] elements apart. Point xi of
+// active dimension k its m_k + 2 taps (m_k = winograd_dim_tile(m, nd, k)) are strides[k] elements apart. Point xi of
 // channel c goes to v[xi * v_stride + c].
 using WinoInputFn = void (*)(size_t nd, size_t channels, const int16_t* d, const ptrdiff_t* strides, int16_t* v,
                              size_t v_stride);
@@ -86,15 +93,16 @@ using WinoOutputFn = void (*)(size_t nd, size_t nt, size_t nc, const int32_t* m,
 // w[(i / P16 * 3^nd + t) * P16 + i % P16] (taps in radix 3, the outermost
 // active dimension most significant: a group of 16 lanes reads one run of
 // bytes), centred by zp[i % P16], g = w - zp (|g| <= 255). Point xi of lane i,
-// U = G'^{(x)nd} g, goes to u[xi * u_stride + i]: int16, as |U| <= 3^nd * 255
-// (F(4, 3): 24 * 255; every step fits int16).
+// U = G'^{(x)nd} g (G'' along an F(4, 3) dimension), goes to
+// u[xi * u_stride + i]: int16, as |U| <= 3^nd * 255 (F(4, 3):
+// 7 * 3^(nd - 1) * 255; every step fits int16).
 constexpr size_t kWinoWeightsPeriod = 16;
 using WinoWeightsFn = void (*)(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u, size_t u_stride);
 
 struct WinoWeightsKernel {
   const char* name;
   Isa isa;
-  size_t m;  // outputs per tile along an active dimension: 2 (F(2, 3)) or 4 (F(4, 3))
+  size_t m;  // outputs per tile along the innermost active dimension: 2 (F(2, 3)) or 4 (F(4, 3))
   WinoWeightsFn fn;
 };
 

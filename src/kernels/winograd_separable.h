@@ -2,6 +2,7 @@
 // kernels, and the weight transform at pack time): one small matrix applied
 // along one dimension of a row-major block (kernels/winograd_kernels.h).
 #pragma once
+#include <cassert>
 #include <cstddef>
 
 namespace qwasm {
@@ -16,7 +17,8 @@ void apply_along(const int (&mat)[Rows][Cols], size_t nd, size_t* ext, size_t k,
   size_t outer = 1, inner = 1;
   for (size_t i = 0; i < k; ++i) outer *= ext[i];
   for (size_t i = k + 1; i < nd; ++i) inner *= ext[i];
-  T tmp[64];
+  T tmp[96];  // the largest tile: F(4, 3) x F(2, 3) x F(2, 3), 6 * 4 * 4 points
+  assert(outer * Rows * inner <= 96);
   for (size_t o = 0; o < outer; ++o) {
     for (size_t in = 0; in < inner; ++in) {
       for (size_t r = 0; r < Rows; ++r) {

@@ -68,9 +68,9 @@ int64_t input_block() {
 }
 
 // The guard's limit on |acc| for the tile m (kernels/winograd_kernels.h):
-// F(2, 3) divides 2^nd * acc by a shift, F(4, 3) recovers acc from 24 * acc
-// mod 2^32, exact below 2^28.
-int64_t guard_limit(size_t m, size_t nd) { return m == 2 ? int64_t{1} << (31 - nd) : int64_t{1} << 28; }
+// F(2, 3) divides 2^nd * acc by a shift, F(4, 3) (innermost) recovers acc
+// from 3 * 2^(nd + 2) * acc mod 2^32, exact below 2^(29 - nd).
+int64_t guard_limit(size_t m, size_t nd) { return int64_t{1} << (m == 2 ? 31 - nd : 29 - nd); }
 
 bool guard_passes(const PackedQConv& p, int32_t input_zero_point, size_t m) {
   const int64_t amax = std::max<int64_t>(input_zero_point, 255 - input_zero_point);
@@ -78,8 +78,8 @@ bool guard_passes(const PackedQConv& p, int32_t input_zero_point, size_t m) {
   return p.winograd.abs_sum_max * amax < guard_limit(m, p.winograd.nd);
 }
 
-// The tiles along each dimension. A tile holds `extent` outputs (m along a
-// 3-tap dimension, 1 elsewhere) `step` apart (the dilation along a 3-tap
+// The tiles along each dimension. A tile holds `extent` outputs (m along the
+// innermost 3-tap dimension, 2 along the other 3-tap ones, 1 elsewhere) `step` apart (the dilation along a 3-tap
 // dimension, 1 elsewhere). A dilation-d dimension is d interleaved undilated
 // ones: outputs o = d * q + phi read only inputs of phase phi, so a tile
 // holds outputs q to q + m - 1 of one phase, o, o + d, ..., and its taps are d
@@ -100,7 +100,7 @@ TileGrid tile_grid(const PackedQConv& pw, const Spatial& s, size_t m) {
   const int64_t out[3] = {s.Do, s.Ho, s.Wo};
   for (int d = 0; d < 3; ++d) t.extent[d] = t.step[d] = 1;
   for (size_t k = 0; k < ww.nd; ++k) {
-    t.extent[ww.dims[k]] = static_cast<int64_t>(m);
+    t.extent[ww.dims[k]] = static_cast<int64_t>(kernels::winograd_dim_tile(m, ww.nd, k));
     t.step[ww.dims[k]] = pw.geometry.dilation[ww.dims[k]];
   }
   for (int d = 0; d < 3; ++d) {
@@ -112,7 +112,7 @@ TileGrid tile_grid(const PackedQConv& pw, const Spatial& s, size_t m) {
 }
 
 // Output slots the tiles compute over the outputs they store, as a fraction
-// (>= 1): partial tiles at the far edges, up to (m - 1) * step slots per 3-tap dimension.
+// (>= 1): partial tiles at the far edges, up to (extent - 1) * step slots per 3-tap dimension.
 double tile_waste(const TileGrid& t, const Spatial& s) {
   const double slots = static_cast<double>(t.total()) * static_cast<double>(t.extent[0] * t.extent[1] * t.extent[2]);
   return s.out_size() > 0 ? slots / static_cast<double>(s.out_size()) : 1.0;
@@ -226,15 +226,19 @@ void unpack_winograd_taps(const PackedQConv& pw, int8_t* w) {
 
 namespace {
 
-// F(4, 3) for a layer with one 3-tap dimension when the guard allows it and
-// its tiles take no more GEMM products than F(2, 3)'s (6 points per 4 outputs
-// against 4 per 2: 1.33x fewer, unless the output along the dimension is
-// short: 2 outputs make one tile either way, and F(2, 3)'s has 4 points). On
-// a tie (5 or 6 outputs) F(4, 3), which also pays at fewer channels ('auto').
+// F(4, 3) along the innermost 3-tap dimension when the guard allows it and
+// its tiles take fewer GEMM products than F(2, 3)'s (6 points per 4 outputs
+// against 4 per 2 along that dimension: 1.33x fewer, unless the output along
+// it is short: 2 outputs make one tile either way, and F(2, 3)'s has 4
+// points). On a tie (5 or 6 outputs) F(4, 3) in one dimension, which also
+// pays at fewer channels ('auto'); F(2, 3) in two or three, whose guard is
+// wider and whose transforms are cheaper.
 size_t tile_for_call(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s) {
-  if (pw.winograd.nd != 1 || !guard_passes(pw, input_zero_point, 4)) return 2;
-  const int64_t f43 = tile_grid(pw, s, 4).total() * 6, f23 = tile_grid(pw, s, 2).total() * 4;
-  return f43 <= f23 ? 4 : 2;
+  const size_t nd = pw.winograd.nd;
+  if (!guard_passes(pw, input_zero_point, 4)) return 2;
+  const int64_t f43 = tile_grid(pw, s, 4).total() * static_cast<int64_t>(kernels::winograd_points(4, nd));
+  const int64_t f23 = tile_grid(pw, s, 2).total() * static_cast<int64_t>(kernels::winograd_points(2, nd));
+  return f43 < f23 || (nd == 1 && f43 == f23) ? 4 : 2;
 }
 
 }  // namespace
@@ -279,13 +283,13 @@ WinogradScratch winograd_scratch(const PackedQConv& pw, const Spatial& s, size_t
   const int64_t blocks = ceil_div(pw.geometry.out_channels, nr);
   const TileGrid grid = tile_grid(pw, s, m);
   w.sx = s;
-  // Extended so that the last tile's m + 2 taps, `step` apart, exist (never
-  // below the conv's own padded extent, which the input rows fill).
+  // Extended so that the last tile's extent + 2 taps, `step` apart, exist
+  // (never below the conv's own padded extent, which the input rows fill).
   int64_t* padded[3] = {&w.sx.Dp, &w.sx.Hp, &w.sx.Wp};
   for (size_t k = 0; k < ww.nd; ++k) {
     const int d = ww.dims[k];
     const int64_t last = grid.count[d] > 0 ? grid.origin(d, grid.count[d] - 1) : 0;
-    *padded[d] = std::max(*padded[d], last + static_cast<int64_t>(m + 1) * grid.step[d] + 1);
+    *padded[d] = std::max(*padded[d], last + (grid.extent[d] + 1) * grid.step[d] + 1);
   }
   w.buffer_elems = padded_buffer_elements(w.sx, w.cinp, 1, 0);
   w.chunk = std::min(kChunk, blocks * nr);
@@ -319,7 +323,6 @@ CheckedSize winograd_scratch_bytes(const PackedQConv& pw, const Spatial& s, size
   // Either tile may run (chosen per call, by the input's zero point): the larger.
   CheckedSize most(0);
   for (const size_t m : {size_t{2}, size_t{4}}) {
-    if (m > 2 && pw.winograd.nd > kernels::winograd_max_dims(m)) continue;
     const WinogradScratch w = winograd_scratch(pw, s, m);
     const CheckedSize bytes = w.buffer_elems * 2 + w.u_elems * 2 + w.v_cache_elems * 2 +
                               w.per_task_bytes() * static_cast<int64_t>(threads) + constants;
@@ -357,11 +360,11 @@ Status find_winograd_kernels(kernels::Isa isa, const WinogradWeights& ww, size_t
 
 // Where a tile's taps and outputs lie relative to its first (the same for
 // every tile): the padded channels-last input's strides along the 3-tap
-// dimensions, and the offset of each of the tile's m^nd outputs in an output
-// plane (NCDHW), o in mixed radix m.
+// dimensions, and the offset of each of the tile's outputs in an output
+// plane (NCDHW), o in mixed radix (m innermost, 2 outside it).
 struct TileOffsets {
   ptrdiff_t in_strides[3] = {};
-  ptrdiff_t out_offsets[8] = {};
+  ptrdiff_t out_offsets[16] = {};
   size_t outputs = 0;
 };
 
@@ -373,10 +376,13 @@ TileOffsets tile_offsets(const WinogradWeights& ww, const TileGrid& grid, const 
   TileOffsets t;
   for (size_t k = 0; k < nd; ++k) t.in_strides[k] = static_cast<ptrdiff_t>(in_stride[ww.dims[k]]);
   t.outputs = kernels::winograd_outputs(m, nd);
-  assert(t.outputs <= 8);
+  assert(t.outputs <= 16);
   for (size_t o = 0; o < t.outputs; ++o) {
-    for (size_t k = nd, rest = o; k-- > 0; rest /= m) {
-      t.out_offsets[o] += static_cast<ptrdiff_t>(rest % m) * out_stride[ww.dims[k]];
+    size_t rest = o;
+    for (size_t k = nd; k-- > 0;) {
+      const size_t mk = kernels::winograd_dim_tile(m, nd, k);
+      t.out_offsets[o] += static_cast<ptrdiff_t>(rest % mk) * out_stride[ww.dims[k]];
+      rest /= mk;
     }
   }
   return t;
@@ -394,23 +400,26 @@ void tile_origins(const TileGrid& grid, int64_t t0, int64_t nt, int64_t (*origin
 }
 
 // The outputs of the tile at `origin` that lie inside the output (bit o for
-// output o, in mixed radix m): all of them unless the tile overhangs the far
-// edge of a 3-tap dimension.
+// output o, in the tile's mixed radix): all of them unless the tile overhangs
+// the far edge of a 3-tap dimension.
 uint32_t stored_outputs(const WinogradWeights& ww, const TileGrid& grid, const int64_t* origin, const int64_t* out_dims,
                         size_t outputs, size_t m) {
   const size_t nd = ww.nd;
-  const int64_t last = static_cast<int64_t>(m) - 1;
   bool full = true;
   for (size_t k = 0; k < nd; ++k) {
-    full = full && origin[ww.dims[k]] + last * grid.step[ww.dims[k]] < out_dims[ww.dims[k]];
+    const int d = ww.dims[k];
+    full = full && origin[d] + (grid.extent[d] - 1) * grid.step[d] < out_dims[d];
   }
   if (full) return (uint32_t{1} << outputs) - 1;
   uint32_t valid = 0;
   for (size_t o = 0; o < outputs; ++o) {
     bool inside = true;
-    for (size_t k = nd, rest = o; k-- > 0; rest /= m) {
+    size_t rest = o;
+    for (size_t k = nd; k-- > 0;) {
       const int d = ww.dims[k];
-      inside = inside && origin[d] + static_cast<int64_t>(rest % m) * grid.step[d] < out_dims[d];
+      const size_t mk = kernels::winograd_dim_tile(m, nd, k);
+      inside = inside && origin[d] + static_cast<int64_t>(rest % mk) * grid.step[d] < out_dims[d];
+      rest /= mk;
     }
     valid |= static_cast<uint32_t>(inside) << o;
   }
@@ -479,7 +488,7 @@ struct WinogradRun {
   const RequantConstants& rc;  // made with the output, after the run's layout
   const WinogradKernels kernel;
   const Spatial s;
-  const size_t m;  // outputs per tile along a 3-tap dimension: 2 (F(2, 3)) or 4 (F(4, 3))
+  const size_t m;  // outputs per tile along the innermost 3-tap dimension: 2 (F(2, 3)) or 4 (F(4, 3))
   // The padded input, each 3-tap dimension extended so that the last tile's
   // m + 2 taps exist (the extra positions are zeros, read only by outputs
   // that are not stored), and the per-task buffers.

@@ -800,7 +800,7 @@ namespace {
 // which Winograd tile ran (0: direct).
 void run_extreme_layer(int64_t cin, uint8_t value, int32_t a_zp, Isa isa, bool* winograd, std::vector<uint8_t>* got,
                        std::vector<uint8_t>* want, int64_t* max_abs_acc, int64_t dilation = 1, bool depth_only = false,
-                       size_t* tile = nullptr) {
+                       size_t* tile = nullptr, int64_t width = 5) {
   ConvGeometry geo;
   geo.in_channels = cin;
   geo.out_channels = 8;
@@ -810,7 +810,7 @@ void run_extreme_layer(int64_t cin, uint8_t value, int32_t a_zp, Isa isa, bool* 
       depth_only ? std::array<int64_t, 3>{dilation, 0, 0} : std::array<int64_t, 3>{dilation, dilation, dilation};
   geo.dilation = {dilation, dilation, dilation};
   const Shape in_shape = depth_only      ? Shape{1, cin, 8, 2, 3}
-                         : dilation == 1 ? Shape{1, cin, 3, 4, 5}
+                         : dilation == 1 ? Shape{1, cin, 3, 4, width}
                                          : Shape{1, cin, 5, 5, 5};
   std::vector<uint8_t> x(static_cast<size_t>(cin * in_shape[2] * in_shape[3] * in_shape[4]), value);
   std::vector<int8_t> w(static_cast<size_t>(8 * cin * taps), 127);
@@ -917,6 +917,34 @@ TEST(QConvWinograd, TheGuardSendsAPast2To28CallOnOneDimensionToF23Exactly) {
   }
 }
 
+// The same in three dimensions, where F(4, 3) along W recovers acc from
+// 96 * acc mod 2^32 only below 2^26 (F(2, 3) throughout: 8 * acc, below
+// 2^28). 60 input channels at the extremes on an output 4 wide (one F(4, 3)
+// tile along W, 6 points, against two of F(2, 3)'s, 8): 60 * 27 * 255 * 255 =
+// 105,340,500 > 2^26 with a_zp = 0, and that call runs F(2, 3), exactly;
+// with a_zp = 128 the bound is 53 M and F(4, 3) runs.
+TEST(QConvWinograd, TheGuardSendsAPast2To26CallInThreeDimensionsToF23Exactly) {
+  for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+    if (!kernels::isa_available(isa)) continue;
+    bool winograd = false;
+    size_t tile = 0;
+    std::vector<uint8_t> got, want;
+    int64_t max_acc = 0;
+    run_extreme_layer(60, 255, 0, isa, &winograd, &got, &want, &max_acc, 1, false, &tile, 4);
+    if (HasFatalFailure()) return;
+    EXPECT_GT(max_acc, int64_t{1} << 26);
+    EXPECT_LT(max_acc, int64_t{1} << 28);
+    EXPECT_EQ(tile, 2u) << kernels::isa_name(isa) << ": past 2^26 only F(2, 3) is exact";
+    EXPECT_EQ(got, want) << kernels::isa_name(isa);
+    EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+
+    run_extreme_layer(60, 255, 128, isa, &winograd, &got, &want, &max_acc, 1, false, &tile, 4);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(tile, 4u) << kernels::isa_name(isa) << ": within 2^26 F(4, 3) runs";
+    EXPECT_EQ(got, want) << kernels::isa_name(isa);
+  }
+}
+
 namespace {
 
 // Random qint8 per-channel weights of `shape` for the Winograd tests: every
@@ -949,6 +977,39 @@ void random_per_channel_weight(const Shape& shape, float unit, int zp_range, std
                   .ok());
 }
 
+// A stride-1 ConvReLU layer for the Winograd tile tests: 'same' padding
+// along its 3-tap dimensions, random per-channel weights (unit 0.0005, zero
+// points within +-4) then a random quint8 input of in_shape (scale 0.02,
+// zero point a_zp), drawn in that order, and the direct reference's bytes
+// for the output qparams (out_scale, out_zp).
+struct TileCase {
+  ConvGeometry geo;
+  RandomWeight wt;
+  QTensor input;
+  std::vector<uint8_t> want;
+};
+void make_tile_case(int64_t cout, const std::array<int64_t, 3>& kernel, const std::array<int64_t, 3>& dilation,
+                    const Shape& in_shape, int32_t a_zp, double out_scale, int32_t out_zp, std::mt19937_64& rng,
+                    TileCase* c) {
+  const int64_t cin = in_shape[1];
+  c->geo.in_channels = cin;
+  c->geo.out_channels = cout;
+  c->geo.kernel = kernel;
+  c->geo.dilation = dilation;
+  for (int d = 0; d < 3; ++d) c->geo.pad_begin[d] = c->geo.pad_end[d] = kernel[d] == 3 ? dilation[d] : 0;
+  random_per_channel_weight({cout, cin, kernel[0], kernel[1], kernel[2]}, 0.0005f, 4, rng, &c->wt);
+  if (::testing::Test::HasFatalFailure()) return;
+  std::vector<uint8_t> x(static_cast<size_t>(cin * in_shape[2] * in_shape[3] * in_shape[4]));
+  for (auto& v : x) v = static_cast<uint8_t>(rng() % 256);
+  ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.02, a_zp, DType::kQUInt8, &c->input).ok());
+  Shape out_shape;
+  ASSERT_TRUE(conv_output_shape(c->geo, in_shape, &out_shape).ok());
+  c->want.assign(static_cast<size_t>(cout * out_shape[2] * out_shape[3] * out_shape[4]), 0);
+  ref::QConvArgs args{x.data(), in_shape,  0.02,   a_zp, c->wt.w.data(), c->wt.scales.data(), c->wt.zero_points.data(),
+                      nullptr,  out_scale, out_zp, true};
+  ref::qconv3d(c->geo, args, c->want.data());
+}
+
 }  // namespace
 
 // Which tile a layer with one 3-tap dimension runs: F(4, 3) where its tiles
@@ -973,30 +1034,17 @@ TEST(QConvWinograd, OneDimensionLayersTakeF43WhereItsTilesCostLess) {
   const uint64_t seed = qwasm_test::test_seed();
   std::mt19937_64 rng(seed);
   for (const Case& c : cases) {
-    ConvGeometry geo;
-    geo.in_channels = 40;
-    geo.out_channels = 44;  // h = 20.9 < 40: 'auto' packs no 1-D layer this small, so it is forced on
-    geo.kernel = c.kernel;
-    geo.dilation = c.dilation;
-    for (int d = 0; d < 3; ++d) geo.pad_begin[d] = geo.pad_end[d] = c.kernel[d] == 3 ? c.dilation[d] : 0;
     Shape in_shape = {1, 40, 3, 2, 5};
     in_shape[2 + (c.kernel[0] == 3 ? 0 : 2)] = c.extent;
-    RandomWeight wt;
-    random_per_channel_weight({44, 40, c.kernel[0], c.kernel[1], c.kernel[2]}, 0.0005f, 4, rng, &wt);
+    // 44 outputs: h = 20.9 < 40, 'auto' packs no 1-D layer this small, so it is forced on.
+    TileCase tc;
+    make_tile_case(44, c.kernel, c.dilation, in_shape, 131, 0.05, 9, rng, &tc);
     if (HasFatalFailure()) return;
-    std::vector<uint8_t> x(static_cast<size_t>(40 * in_shape[2] * in_shape[3] * in_shape[4]));
-    for (auto& v : x) v = static_cast<uint8_t>(rng() % 256);
-    QTensor input;
-    ASSERT_TRUE(make_per_tensor_quantized(x.data(), x.size(), in_shape, 0.02, 131, DType::kQUInt8, &input).ok());
+    const std::vector<uint8_t>& want = tc.want;
+    const QTensor& input = tc.input;
     PackedQConv packed;
-    ASSERT_TRUE(pack_qconv(geo, wt.tensor, nullptr, 44, &packed, ConvBackend::kFbgemm, WinogradMode::kOn).ok());
+    ASSERT_TRUE(pack_qconv(tc.geo, tc.wt.tensor, nullptr, 44, &packed, ConvBackend::kFbgemm, WinogradMode::kOn).ok());
     ASSERT_EQ(packed.winograd.nd, 1u);
-    Shape out_shape;
-    ASSERT_TRUE(conv_output_shape(geo, in_shape, &out_shape).ok());
-    std::vector<uint8_t> want(static_cast<size_t>(44 * out_shape[2] * out_shape[3] * out_shape[4]));
-    ref::QConvArgs args{x.data(), in_shape, 0.02, 131, wt.w.data(), wt.scales.data(), wt.zero_points.data(),
-                        nullptr,  0.05,     9,    true};
-    ref::qconv3d(geo, args, want.data());
     for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
       if (!kernels::isa_available(isa)) continue;
       QTensor out;
@@ -1008,6 +1056,61 @@ TEST(QConvWinograd, OneDimensionLayersTakeF43WhereItsTilesCostLess) {
       EXPECT_EQ(std::vector<uint8_t>(out.data(), out.data() + out.nbytes()), want)
           << kernels::isa_name(isa) << " extent " << c.extent << " seed " << seed;
       EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+    }
+  }
+}
+
+// Layers with two or three 3-tap dimensions: F(4, 3) along the innermost
+// and F(2, 3) along the others where those tiles take fewer GEMM products
+// than F(2, 3)'s throughout (a tie keeps F(2, 3)), by the output's extent
+// along the innermost 3-tap dimension (W, or H for a 3x3x1 kernel) and its
+// dilation; partial tiles at the far edges; every call bit for bit the
+// direct path's, 'auto' and forced on, at both ISAs.
+TEST(QConvWinograd, LayersOfSeveralDimensionsTakeF43AlongTheInnermost) {
+  struct Case {
+    std::array<int64_t, 3> kernel, dilation;
+    int64_t extent;  // the input's (and output's) extent along the innermost 3-tap dimension
+    size_t tile;
+    bool in_auto = true;  // whether 'auto' takes it too (a dilated layer on a small output stays direct)
+  };
+  const Case cases[] = {
+      {{3, 3, 3}, {1, 1, 1}, 2, 2},          // one tile either way: 6 x 16 points against 4 x 16
+      {{3, 3, 3}, {1, 1, 1}, 4, 4},          // 6 against 2 x 4 (x 16)
+      {{3, 3, 3}, {1, 1, 1}, 5, 2},          // 2 x 6 against 3 x 4: a tie keeps F(2, 3)
+      {{3, 3, 3}, {1, 1, 1}, 7, 4},          // a partial last tile (3 of 4 outputs): 12 against 16
+      {{3, 3, 3}, {1, 1, 1}, 16, 4},         // whole tiles along W, partial ones along D and H (3 and 5)
+      {{3, 3, 3}, {2, 2, 2}, 16, 4, false},  // dilated: the phases' tiles interleave
+      {{1, 3, 3}, {1, 1, 1}, 9, 4},          // 3 x 6 against 5 x 4
+      {{1, 3, 3}, {1, 1, 1}, 6, 2},          // a tie
+      {{3, 3, 1}, {1, 1, 1}, 8, 4},          // H innermost: its 4 outputs a row apart
+  };
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 rng(seed);
+  for (const Case& c : cases) {
+    Shape in_shape = {1, 24, 3, 5, 4};
+    in_shape[c.kernel[2] == 3 ? 4 : 3] = c.extent;
+    TileCase tc;
+    make_tile_case(20, c.kernel, c.dilation, in_shape, 125, 0.03, 7, rng, &tc);
+    if (HasFatalFailure()) return;
+    const std::vector<uint8_t>& want = tc.want;
+    EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+    for (const WinogradMode mode : {WinogradMode::kAuto, WinogradMode::kOn}) {
+      PackedQConv packed;
+      ASSERT_TRUE(pack_qconv(tc.geo, tc.wt.tensor, nullptr, 20, &packed, ConvBackend::kFbgemm, mode).ok());
+      ASSERT_EQ(packed.winograd.nd, c.kernel[0] == 1 || c.kernel[2] == 1 ? 2u : 3u);
+      for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
+        if (!kernels::isa_available(isa)) continue;
+        QTensor out;
+        ConvRunInfo info;
+        ASSERT_TRUE(qconv3d(packed, tc.input, 0.03, 7, true, isa, &out, &info).ok());
+        const std::string what = "kernel " + std::to_string(c.kernel[0]) + "x" + std::to_string(c.kernel[1]) + "x" +
+                                 std::to_string(c.kernel[2]) + " extent " + std::to_string(c.extent) + " dilation " +
+                                 std::to_string(c.dilation[0]) + (mode == WinogradMode::kOn ? " on " : " auto ") +
+                                 kernels::isa_name(isa) + " seed " + std::to_string(seed);
+        ASSERT_EQ(info.winograd, mode == WinogradMode::kOn || c.in_auto) << what;
+        if (info.winograd) EXPECT_EQ(info.winograd_tile, c.tile) << what;
+        EXPECT_EQ(std::vector<uint8_t>(out.data(), out.data() + out.nbytes()), want) << what;
+      }
     }
   }
 }

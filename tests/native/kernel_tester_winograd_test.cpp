@@ -1,7 +1,8 @@
 // The kernel tester, winograd family: every kernel of winograd.inc in this
 // build, by name, against tests/reference/winograd_ref.h with tolerance 0.
-// F(2, 3) kernels (m = 2) run every case at nd 1 to 3; F(4, 3) kernels (m = 4,
-// one active dimension) run the nd = 1 cases and skip nd2 and nd3:
+// F(2, 3) kernels (m = 2) and F(4, 3) kernels (m = 4: F(4, 3) along the
+// innermost active dimension, F(2, 3) along the others) run every case at nd
+// 1 to 3 (F(4, 3)'s 3-D tiles, 16 outputs, take every 211th valid mask):
 //   winograd input: nd1, nd2, nd3, channels_gt_cr, extremes (every tap at +-255);
 //   qgemm: m_eq_mr, m_lt_mr, m_gt_mr, k_blocks (1..9), extremes + wraparound (int32 sums past 2^31);
 //   winograd weights: nd1, nd2, nd3, several periods, extremes (|w - zp| = 255);
@@ -47,32 +48,32 @@ std::vector<ptrdiff_t> tile_strides(size_t nd, size_t taps, size_t channels) {
   return s;
 }
 
-// The nd2 and nd3 cases of a kernel with one active dimension.
-#define SKIP_PAST_MAX_DIMS(nd) \
-  if ((nd) > winograd_max_dims(k().m)) GTEST_SKIP() << k().name << " takes one active dimension (F(4, 3))"
+// The valid masks a test walks for tiles of `outputs` outputs: all of them up
+// to 8 outputs (every 7th in 3-D when not `all`), every 211th of 16.
+uint32_t mask_step(size_t outputs, size_t nd, bool all) { return outputs > 8 ? 211 : nd == 3 && !all ? 7 : 1; }
 
 // The oracle itself: points from its own input and weight transforms of
 // random taps, summed over channels, give through its output transform the
-// direct correlation's sums, for F(2, 3) in 1 to 3 dimensions and F(4, 3) in
-// one, at the extremes too (every |d|, |g| at 255 with aligned signs).
+// direct correlation's sums, for F(2, 3) and F(4, 3) (innermost) in 1 to 3
+// dimensions, at the extremes too (every |d|, |g| at 255 with aligned signs).
 TEST(WinogradReference, TransformsGiveTheDirectSums) {
   const uint64_t seed = qwasm_test::test_seed();
   std::mt19937_64 gen(seed);
   struct Tile {
     size_t m, nd;
   };
-  for (const Tile tile : {Tile{2, 1}, Tile{2, 2}, Tile{2, 3}, Tile{4, 1}}) {
+  for (const Tile tile : {Tile{2, 1}, Tile{2, 2}, Tile{2, 3}, Tile{4, 1}, Tile{4, 2}, Tile{4, 3}}) {
     for (const bool extremes : {false, true}) {
-      const size_t m = tile.m, nd = tile.nd, taps = m + 2, channels = 7;
-      size_t in_size = 1, w_size = 1;
-      for (size_t k = 0; k < nd; ++k) in_size *= taps, w_size *= 3;
+      const size_t m = tile.m, nd = tile.nd, channels = 7;
+      size_t mk[3], in_size = 1, w_size = 1;  // mk: the tile along each dimension
+      for (size_t k = 0; k < nd; ++k) mk[k] = winograd_dim_tile(m, nd, k), in_size *= mk[k] + 2, w_size *= 3;
       std::uniform_int_distribution<int> v(-255, 255);
       std::vector<int16_t> d(channels * in_size);
       std::vector<int32_t> g(channels * w_size);
       for (auto& x : d) x = static_cast<int16_t>(extremes ? 255 : v(gen));
       for (auto& x : g) x = extremes ? -255 : v(gen);
       std::vector<ptrdiff_t> strides(3, 0);
-      for (size_t k = nd, inner = 1; k-- > 0; inner *= taps) strides[k] = static_cast<ptrdiff_t>(inner);
+      for (size_t k = nd, inner = 1; k-- > 0; inner *= mk[k] + 2) strides[k] = static_cast<ptrdiff_t>(inner);
       const size_t points = winograd_points(m, nd), outputs = winograd_outputs(m, nd);
       std::vector<int32_t> M(points, 0);
       for (size_t xi = 0; xi < points; ++xi) {
@@ -81,14 +82,15 @@ TEST(WinogradReference, TransformsGiveTheDirectSums) {
           sum += ref::winograd_input_point(m, nd, d.data() + c * in_size, strides.data(), xi) *
                  ref::winograd_weight_point(m, nd, g.data() + c * w_size, xi);
         }
-        M[xi] = static_cast<int32_t>(sum);  // |sum| < 2^31 here: 7 channels
+        M[xi] = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum)));  // wraps, as the GEMM
       }
       for (size_t o = 0; o < outputs; ++o) {
         int64_t direct = 0;
         for (size_t c = 0; c < channels; ++c) {
           for (size_t t = 0; t < w_size; ++t) {
             size_t off = 0;
-            for (size_t k = nd, ro = o, rt = t; k-- > 0; ro /= m, rt /= 3) off += (ro % m + rt % 3) * strides[k];
+            for (size_t k = nd, ro = o, rt = t; k-- > 0; ro /= mk[k], rt /= 3)
+              off += (ro % mk[k] + rt % 3) * strides[k];
             direct += int64_t{d[c * in_size + off]} * g[c * w_size + t];
           }
         }
@@ -130,19 +132,13 @@ class WinoInputKernelTest : public ::testing::TestWithParam<const WinoInputKerne
 };
 
 TEST_P(WinoInputKernelTest, nd1) { check(1, k().cr); }
-TEST_P(WinoInputKernelTest, nd2) {
-  SKIP_PAST_MAX_DIMS(2);
-  check(2, k().cr);
-}
-TEST_P(WinoInputKernelTest, nd3) {
-  SKIP_PAST_MAX_DIMS(3);
-  check(3, k().cr);
-}
+TEST_P(WinoInputKernelTest, nd2) { check(2, k().cr); }
+TEST_P(WinoInputKernelTest, nd3) { check(3, k().cr); }
 TEST_P(WinoInputKernelTest, channels_gt_cr) {
-  for (size_t nd = 1; nd <= winograd_max_dims(k().m); ++nd) check(nd, 5 * k().cr);
+  for (size_t nd = 1; nd <= kWinogradMaxDims; ++nd) check(nd, 5 * k().cr);
 }
-TEST_P(WinoInputKernelTest, extremes) {  // |V| reaches 2^nd * 255 (F(4, 3): 10 * 255), still int16
-  for (size_t nd = 1; nd <= winograd_max_dims(k().m); ++nd) check(nd, 2 * k().cr, true);
+TEST_P(WinoInputKernelTest, extremes) {  // |V| reaches 2^nd * 255 (F(4, 3): 10 * 2^(nd - 1) * 255), still int16
+  for (size_t nd = 1; nd <= kWinogradMaxDims; ++nd) check(nd, 2 * k().cr, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, WinoInputKernelTest, ::testing::ValuesIn(all(wino_input_kernels())),
@@ -188,19 +184,13 @@ class WinoWeightsKernelTest : public ::testing::TestWithParam<const WinoWeightsK
 };
 
 TEST_P(WinoWeightsKernelTest, nd1) { check(1, kWinoWeightsPeriod); }
-TEST_P(WinoWeightsKernelTest, nd2) {
-  SKIP_PAST_MAX_DIMS(2);
-  check(2, kWinoWeightsPeriod);
-}
-TEST_P(WinoWeightsKernelTest, nd3) {
-  SKIP_PAST_MAX_DIMS(3);
-  check(3, kWinoWeightsPeriod);
-}
+TEST_P(WinoWeightsKernelTest, nd2) { check(2, kWinoWeightsPeriod); }
+TEST_P(WinoWeightsKernelTest, nd3) { check(3, kWinoWeightsPeriod); }
 TEST_P(WinoWeightsKernelTest, several_periods) {
-  for (size_t nd = 1; nd <= winograd_max_dims(k().m); ++nd) check(nd, 5 * kWinoWeightsPeriod);
+  for (size_t nd = 1; nd <= kWinogradMaxDims; ++nd) check(nd, 5 * kWinoWeightsPeriod);
 }
-TEST_P(WinoWeightsKernelTest, extremes) {  // |U| reaches 3^nd * 255 (F(4, 3): 24 * 255), still int16
-  for (size_t nd = 1; nd <= winograd_max_dims(k().m); ++nd) check(nd, 2 * kWinoWeightsPeriod, true);
+TEST_P(WinoWeightsKernelTest, extremes) {  // |U| reaches 3^nd * 255 (F(4, 3): 7 * 3^(nd - 1) * 255), still int16
+  for (size_t nd = 1; nd <= kWinogradMaxDims; ++nd) check(nd, 2 * kWinoWeightsPeriod, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, WinoWeightsKernelTest, ::testing::ValuesIn(all(wino_weights_kernels())),
@@ -275,9 +265,9 @@ struct WinoOutputCall {
 class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKernel*> {
  protected:
   const WinoOutputKernel& k() const { return *GetParam(); }
-  // The kernel's largest tile (3-D for F(2, 3), 1-D for F(4, 3)), and the
-  // mask that stores every output of a tile in nd dimensions.
-  size_t max_nd() const { return winograd_max_dims(k().m); }
+  // The kernel's largest tile, and the mask that stores every output of a
+  // tile in nd dimensions.
+  size_t max_nd() const { return kWinogradMaxDims; }
   uint32_t all_outputs(size_t nd) const { return (1u << winograd_outputs(k().m, nd)) - 1; }
   // Every byte of the output buffer is checked: the run's stored outputs
   // against the reference, every other byte untouched.
@@ -305,9 +295,11 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
     std::vector<ptrdiff_t> offsets(outputs);
     for (size_t o = 0; o < outputs; ++o) {
       ptrdiff_t off = 0, stride = inner;
-      for (size_t kk = t.nd, rest = o; kk-- > 0; rest /= mo) {
-        off += static_cast<ptrdiff_t>(rest % mo) * stride;
-        stride = (stride == inner ? run_span + inner : stride) * static_cast<ptrdiff_t>(mo + 1);
+      for (size_t kk = t.nd, rest = o; kk-- > 0;) {
+        const size_t mk = winograd_dim_tile(mo, t.nd, kk);
+        off += static_cast<ptrdiff_t>(rest % mk) * stride;
+        stride = (stride == inner ? run_span + inner : stride) * static_cast<ptrdiff_t>(mk + 1);
+        rest /= mk;
       }
       offsets[o] = off;
     }
@@ -360,14 +352,8 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
 };
 
 TEST_P(WinoOutputKernelTest, nd1) { check({1, k().cr, all_outputs(1)}); }
-TEST_P(WinoOutputKernelTest, nd2) {
-  SKIP_PAST_MAX_DIMS(2);
-  check({2, k().cr, all_outputs(2)});
-}
-TEST_P(WinoOutputKernelTest, nd3) {
-  SKIP_PAST_MAX_DIMS(3);
-  check({3, k().cr, all_outputs(3)});
-}
+TEST_P(WinoOutputKernelTest, nd2) { check({2, k().cr, all_outputs(2)}); }
+TEST_P(WinoOutputKernelTest, nd3) { check({3, k().cr, all_outputs(3)}); }
 TEST_P(WinoOutputKernelTest, nc_lt_cr) {
   for (size_t nc = 1; nc < k().cr; ++nc) check({max_nd(), nc, all_outputs(max_nd())});
 }
@@ -377,7 +363,8 @@ TEST_P(WinoOutputKernelTest, nc_gt_cr) {
 }
 TEST_P(WinoOutputKernelTest, partial_tiles) {
   for (size_t nd = 1; nd <= max_nd(); ++nd)
-    for (uint32_t valid = 0; valid <= all_outputs(nd); ++valid) check({nd, k().cr + 1, valid});
+    for (uint32_t valid = 0; valid <= all_outputs(nd); valid += mask_step(winograd_outputs(k().m, nd), nd, true))
+      check({nd, k().cr + 1, valid});
 }
 TEST_P(WinoOutputKernelTest, strided_outputs) {
   for (size_t nd = 1; nd <= max_nd(); ++nd) check({nd, 2 * k().cr, all_outputs(nd), false});
@@ -417,7 +404,7 @@ TEST_P(WinoOutputKernelTest, runs_partial) {
   const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
   for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
     for (size_t nd = 1; nd <= max_nd(); ++nd) {
-      for (uint32_t valid = 0; valid <= all_outputs(nd); valid += nd == 3 ? 7 : 1) {
+      for (uint32_t valid = 0; valid <= all_outputs(nd); valid += mask_step(winograd_outputs(k().m, nd), nd, false)) {
         for (size_t nt : {4, 5}) {
           WinoOutputCall t{nd, k().cr + 1, valid, step == m};
           t.nt = nt;

@@ -10,34 +10,47 @@ const int kWinogradG2[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
 const int kWinogradAT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
 const int kWinogradF43BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
                                   {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
-const int kWinogradF43G24[6][3] = {{6, 0, 0}, {-4, -4, -4}, {-4, 4, -4}, {1, 2, 4}, {1, -2, 4}, {0, 0, 24}};
-const int kWinogradF43AT[4][6] = {{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -2, 0}, {0, 1, 1, 4, 4, 0}, {0, 1, -1, 8, -8, 1}};
+const int kWinogradF43G[6][3] = {{1, 0, 0}, {-1, -1, -1}, {-1, 1, -1}, {1, 2, 4}, {1, -2, 4}, {0, 0, 1}};
+const int kWinogradF43AT[4][6] = {{6, 4, 4, 1, 1, 0}, {0, 4, -4, 2, -2, 0}, {0, 4, 4, 4, 4, 0}, {0, 4, -4, 8, -8, 24}};
 
 namespace {
-// Digit k (0 = most significant) of x in radix r over nd digits.
-size_t digit(size_t x, size_t radix, size_t nd, size_t k) {
-  for (size_t i = k + 1; i < nd; ++i) x /= radix;
-  return x % radix;
+// Digit k (0 = most significant) of x in the mixed radix of `radix` (one per dimension).
+size_t digit(size_t x, const size_t* radix, size_t nd, size_t k) {
+  for (size_t i = nd; i-- > k + 1;) x /= radix[i];
+  return x % radix[k];
 }
-size_t power(size_t radix, size_t nd) {
-  size_t p = 1;
-  for (size_t i = 0; i < nd; ++i) p *= radix;
-  return p;
-}
+// The tile along active dimension k: m on the innermost, F(2, 3) on the others.
+size_t tile_m(size_t m, size_t nd, size_t k) { return k + 1 == nd ? m : 2; }
 int bt(size_t m, size_t i, size_t j) { return m == 2 ? kWinogradBT[i][j] : kWinogradF43BT[i][j]; }
-int g(size_t m, size_t i, size_t j) { return m == 2 ? kWinogradG2[i][j] : kWinogradF43G24[i][j]; }
+int g(size_t m, size_t i, size_t j) { return m == 2 ? kWinogradG2[i][j] : kWinogradF43G[i][j]; }
 int at(size_t m, size_t i, size_t j) { return m == 2 ? kWinogradAT[i][j] : kWinogradF43AT[i][j]; }
+// Per dimension: its m, its points (m + 2) and its taps (3).
+struct Radices {
+  size_t m[3], points[3], outputs[3], taps[3], npoints = 1, noutputs = 1, ntaps = 1, ninput = 1;
+  Radices(size_t tile, size_t nd) {
+    assert(nd >= 1 && nd <= 3 && (tile == 2 || tile == 4));
+    for (size_t k = 0; k < nd; ++k) {
+      m[k] = outputs[k] = tile_m(tile, nd, k);
+      points[k] = m[k] + 2;
+      taps[k] = 3;
+      npoints *= points[k];
+      noutputs *= outputs[k];
+      ntaps *= 3;
+    }
+    ninput = npoints;  // an input tile has m + 2 taps per dimension, as many as its points
+  }
+};
 }  // namespace
 
 int64_t winograd_input_point(size_t m, size_t nd, const int16_t* d, const ptrdiff_t* strides, size_t xi) {
-  assert((m == 2 && nd >= 1 && nd <= 3) || (m == 4 && nd == 1));
+  const Radices r(m, nd);
   int64_t sum = 0;
-  for (size_t t = 0; t < power(m + 2, nd); ++t) {
+  for (size_t t = 0; t < r.ninput; ++t) {
     int64_t coef = 1;
     ptrdiff_t off = 0;
     for (size_t k = 0; k < nd; ++k) {
-      const size_t tk = digit(t, m + 2, nd, k);
-      coef *= bt(m, digit(xi, m + 2, nd, k), tk);
+      const size_t tk = digit(t, r.points, nd, k);
+      coef *= bt(r.m[k], digit(xi, r.points, nd, k), tk);
       off += static_cast<ptrdiff_t>(tk) * strides[k];
     }
     sum += coef * d[off];
@@ -46,33 +59,35 @@ int64_t winograd_input_point(size_t m, size_t nd, const int16_t* d, const ptrdif
 }
 
 int64_t winograd_weight_point(size_t m, size_t nd, const int32_t* taps, size_t xi) {
-  assert((m == 2 && nd >= 1 && nd <= 3) || (m == 4 && nd == 1));
+  const Radices r(m, nd);
   int64_t sum = 0;
-  for (size_t t = 0; t < power(3, nd); ++t) {
+  for (size_t t = 0; t < r.ntaps; ++t) {
     int64_t coef = 1;
-    for (size_t k = 0; k < nd; ++k) coef *= g(m, digit(xi, m + 2, nd, k), digit(t, 3, nd, k));
+    for (size_t k = 0; k < nd; ++k) coef *= g(r.m[k], digit(xi, r.points, nd, k), digit(t, r.taps, nd, k));
     sum += coef * taps[t];
   }
   return sum;
 }
 
 int32_t winograd_output_acc(size_t m, size_t nd, const int32_t* points, size_t stride, size_t o) {
-  assert((m == 2 && nd >= 1 && nd <= 3) || (m == 4 && nd == 1));
+  const Radices r(m, nd);
   int64_t sum = 0;
-  for (size_t xi = 0; xi < power(m + 2, nd); ++xi) {
+  for (size_t xi = 0; xi < r.npoints; ++xi) {
     int64_t coef = 1;
-    for (size_t k = 0; k < nd; ++k) coef *= at(m, digit(o, m, nd, k), digit(xi, m + 2, nd, k));
+    for (size_t k = 0; k < nd; ++k) coef *= at(r.m[k], digit(o, r.outputs, nd, k), digit(xi, r.points, nd, k));
     sum += coef * points[xi * stride];
   }
   // Wrapped to 32 bits as the kernels' int32 adds wrap; then the exact division.
   const int32_t y = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum)));
   if (m == 2) return y >> nd;
-  const int64_t eighth = y >> 3, mod29 = int64_t{1} << 29;
+  // y = 3 * 2^s * acc mod 2^32, s = nd + 2: y >> s = 3 * acc mod 2^(32 - s).
+  const int s = static_cast<int>(nd) + 2;
+  const int64_t shifted = y >> s, mod = int64_t{1} << (32 - s);
   for (int64_t k = 0; k < 3; ++k) {
-    const int64_t u = eighth + k * mod29;  // one of these three is a multiple of 3 (2^29 = 2 mod 3)
+    const int64_t u = shifted + k * mod;  // one of these three is a multiple of 3 (2^(32 - s) is not)
     if (u % 3 != 0) continue;
-    int64_t a = (u / 3 % mod29 + mod29) % mod29;
-    if (a >= mod29 / 2) a -= mod29;
+    int64_t a = (u / 3 % mod + mod) % mod;
+    if (a >= mod / 2) a -= mod;
     return static_cast<int32_t>(a);
   }
   assert(false);

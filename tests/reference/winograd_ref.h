@@ -1,5 +1,6 @@
-// Naive exact integer Winograd transforms, F(2, 3) (m = 2, nd 1 to 3) and
-// F(4, 3) (m = 4, nd = 1): the oracle for the Winograd kernels
+// Naive exact integer Winograd transforms, F(2, 3) (m = 2) and F(4, 3)
+// along the innermost active dimension with F(2, 3) along the others (m = 4),
+// nd 1 to 3: the oracle for the Winograd kernels
 // (kernels/winograd_kernels.h). Each point or output is the full
 // tensor-product sum, in int64, written from the matrices directly; the
 // kernels compute the same values dimension by dimension.
@@ -14,13 +15,14 @@ namespace ref {
 extern const int kWinogradBT[4][4];
 extern const int kWinogradG2[4][3];
 extern const int kWinogradAT[2][4];
-// B^T, G' = 24G and A^T of F(4, 3).
+// B^T, G'' (24G with each row divided by its own factor, 6 4 4 1 1 24)
+// and A'' (A^T with each column times that factor) of F(4, 3).
 extern const int kWinogradF43BT[6][6];
-extern const int kWinogradF43G24[6][3];
+extern const int kWinogradF43G[6][3];
 extern const int kWinogradF43AT[4][6];
 
-// Point xi (mixed radix m + 2 over nd dimensions) of one channel's input
-// tile: sum over taps t (radix m + 2) of prod_k B^T[xi_k][t_k] * tile(t).
+// Point xi (mixed radix: 6 along the innermost dimension when m = 4, 4 elsewhere) of one channel's input
+// tile: sum over taps t (the same radix) of prod_k B^T[xi_k][t_k] * tile(t).
 // tile(t) reads d[sum_k t_k * strides[k]].
 int64_t winograd_input_point(size_t m, size_t nd, const int16_t* d, const ptrdiff_t* strides, size_t xi);
 
@@ -29,12 +31,14 @@ int64_t winograd_input_point(size_t m, size_t nd, const int16_t* d, const ptrdif
 // taps, the outermost dimension most significant.
 int64_t winograd_weight_point(size_t m, size_t nd, const int32_t* g, size_t xi);
 
-// Output o (mixed radix m) of one channel: y = sum over points xi of
-// prod_k A^T[o_k][xi_k] * points(xi), wrapped to int32 (the kernels'
-// arithmetic), then divided by G's scale: m = 2, y >> nd (exact when the guard
-// holds); m = 4, y = 24 * acc mod 2^32 with |acc| < 2^28 under the guard, so
-// acc is the a in [-2^28, 2^28) with 3a = floor(y / 8) mod 2^29 (found by
-// trial division here, by 3's inverse in the kernels), defined for any y.
+// Output o (mixed radix: 4 along the innermost dimension when m = 4, 2
+// elsewhere) of one channel: y = sum over points xi of prod_k A[o_k][xi_k] *
+// points(xi), wrapped to int32 (the kernels' arithmetic), then divided by the
+// transforms' scale: m = 2, y >> nd (exact when the guard holds); m = 4,
+// y = 3 * 2^s * acc mod 2^32 (s = nd + 2) with |acc| < 2^(29 - nd) under the
+// guard, so acc is the a in [-2^(29 - nd), 2^(29 - nd)) with
+// 3a = floor(y / 2^s) mod 2^(32 - s) (found by trial division here, by 3's
+// inverse in the kernels), defined for any y.
 int32_t winograd_output_acc(size_t m, size_t nd, const int32_t* points, size_t stride, size_t o);
 
 }  // namespace ref

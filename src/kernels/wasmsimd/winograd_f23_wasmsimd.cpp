@@ -8,19 +8,17 @@
 
 #include "kernels/wasmsimd/conv_store.h"
 #include "kernels/wasmsimd/dot16_4x8c2.h"
+#include "kernels/wasmsimd/winograd_f23_steps.h"
 #include "kernels/winograd_kernels.h"
 
 namespace qwasm {
 namespace kernels {
-namespace {
 
-// B^T along one dimension: 4 taps -> 4 points.
-inline void bt4(v128_t x0, v128_t x1, v128_t x2, v128_t x3, v128_t* y) {
-  y[0] = wasm_i16x8_sub(x0, x2);
-  y[1] = wasm_i16x8_add(x1, x2);
-  y[2] = wasm_i16x8_sub(x2, x1);
-  y[3] = wasm_i16x8_sub(x1, x3);
-}
+using winograd_f23::at2;
+using winograd_f23::bt4;
+using winograd_f23::g4;
+
+namespace {
 
 // The last two dimensions of a tile: e[i][k] (taps) -> points (a, b) stored at v + (a * 4 + b) * vs.
 inline void bt2d_store(const v128_t e[4][4], int16_t* v, size_t vs) {
@@ -72,12 +70,6 @@ inline void input8_3d(const int16_t* d, const ptrdiff_t* s, int16_t* v, size_t v
     bt2d_store(e0, v + static_cast<size_t>(half == 0 ? 0 : 1) * 16 * vs, vs);
     bt2d_store(e1, v + static_cast<size_t>(half == 0 ? 3 : 2) * 16 * vs, vs);
   }
-}
-
-// A^T along one dimension: 4 points -> 2 outputs (int32, wrapping).
-inline void at2(v128_t x0, v128_t x1, v128_t x2, v128_t x3, v128_t* y0, v128_t* y1) {
-  *y0 = wasm_i32x4_add(wasm_i32x4_add(x0, x1), x2);
-  *y1 = wasm_i32x4_sub(wasm_i32x4_sub(x1, x2), x3);
 }
 
 // The last two dimensions: x[a][b] -> y[p * 2 + q].
@@ -255,15 +247,6 @@ void winograd_output_f23_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t
 }
 
 namespace {
-
-// G' along one dimension: 3 taps -> 4 points, 2a, a + b + c, a - b + c, 2c.
-inline void g4(v128_t a, v128_t b, v128_t c, v128_t* y) {
-  const v128_t ac = wasm_i16x8_add(a, c);
-  y[0] = wasm_i16x8_add(a, a);
-  y[1] = wasm_i16x8_add(ac, b);
-  y[2] = wasm_i16x8_sub(ac, b);
-  y[3] = wasm_i16x8_add(c, c);
-}
 
 // The last two dimensions: e[j][k] (taps) -> points (b, c) stored at u + (b * 4 + c) * us.
 inline void g2d_store(const v128_t e[3][3], int16_t* u, size_t us) {
