@@ -32,8 +32,8 @@
 // |U| <= 7 * 3^(nd - 1) * 255 fits int16 in three dimensions (24G's would
 // not), and |V| <= 10 * 2^(nd - 1) * 255. Y = 24 * 2^(nd - 1) * acc =
 // 3 * 2^s * acc mod 2^32 (s = nd + 2), and acc is recovered exactly when
-// |acc| < 2^(29 - nd): (Y >> s) = 3 * acc mod 2^(32 - s); times 3's inverse
-// mod 2^32 (0xAAAAAAAB) gives acc mod 2^(32 - s); sign-extended, acc.
+// |acc| < 2^(29 - nd): Y times 3's inverse mod 2^32 (0xAAAAAAAB) is
+// 2^s * acc mod 2^32, which is that int32 itself, and (>> s) gives acc.
 // Points of such a tile: P = 6 * 4^(nd - 1), outputs 4 * 2^(nd - 1), in
 // mixed radix (6 or 4 along the innermost dimension, 4 or 2 elsewhere).
 #pragma once

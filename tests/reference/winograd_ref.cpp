@@ -80,15 +80,16 @@ int32_t winograd_output_acc(size_t m, size_t nd, const int32_t* points, size_t s
   // Wrapped to 32 bits as the kernels' int32 adds wrap; then the exact division.
   const int32_t y = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum)));
   if (m == 2) return y >> nd;
-  // y = 3 * 2^s * acc mod 2^32, s = nd + 2: y >> s = 3 * acc mod 2^(32 - s).
+  // y = 3 * 2^s * acc mod 2^32, s = nd + 2: the int32 z with 3z = y mod 2^32
+  // is 2^s * acc, and acc = floor(z / 2^s).
   const int s = static_cast<int>(nd) + 2;
-  const int64_t shifted = y >> s, mod = int64_t{1} << (32 - s);
+  const int64_t mod = int64_t{1} << 32;
   for (int64_t k = 0; k < 3; ++k) {
-    const int64_t u = shifted + k * mod;  // one of these three is a multiple of 3 (2^(32 - s) is not)
+    const int64_t u = static_cast<int64_t>(static_cast<uint32_t>(y)) + k * mod;  // one of these is a multiple of 3
     if (u % 3 != 0) continue;
-    int64_t a = (u / 3 % mod + mod) % mod;
-    if (a >= mod / 2) a -= mod;
-    return static_cast<int32_t>(a);
+    int64_t z = u / 3 % mod;
+    if (z >= mod / 2) z -= mod;
+    return static_cast<int32_t>(z >> s);  // an arithmetic shift: floor
   }
   assert(false);
   return 0;

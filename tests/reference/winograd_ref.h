@@ -36,9 +36,9 @@ int64_t winograd_weight_point(size_t m, size_t nd, const int32_t* g, size_t xi);
 // points(xi), wrapped to int32 (the kernels' arithmetic), then divided by the
 // transforms' scale: m = 2, y >> nd (exact when the guard holds); m = 4,
 // y = 3 * 2^s * acc mod 2^32 (s = nd + 2) with |acc| < 2^(29 - nd) under the
-// guard, so acc is the a in [-2^(29 - nd), 2^(29 - nd)) with
-// 3a = floor(y / 2^s) mod 2^(32 - s) (found by trial division here, by 3's
-// inverse in the kernels), defined for any y.
+// guard, so the int32 z with 3z = y mod 2^32 is 2^s * acc and acc is
+// floor(z / 2^s) (z found by trial division here, by 3's inverse in the
+// kernels), defined for any y.
 int32_t winograd_output_acc(size_t m, size_t nd, const int32_t* points, size_t stride, size_t o);
 
 }  // namespace ref

@@ -23,14 +23,12 @@ const int kG2[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
 const int kAT2[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
 
 // acc from y = 3 * 2^s * acc mod 2^32 (s = nd + 2), exact when
-// |acc| < 2^(31 - s) (the driver's guard): y >> s is 3 * acc mod 2^(32 - s),
-// 3's inverse mod 2^32 takes it to acc mod 2^(32 - s), and the sign extension
-// from bit 31 - s to acc.
+// |acc| < 2^(31 - s) (the driver's guard): 3's inverse mod 2^32 takes y to
+// 2^s * acc mod 2^32, which is that int32 itself under the guard, and an
+// arithmetic shift by s to acc.
 int32_t acc_of_f43(uint32_t y, size_t nd) {
   const int s = static_cast<int>(nd) + 2;
-  const uint32_t three_acc = static_cast<uint32_t>(static_cast<int32_t>(y) >> s);
-  const uint32_t acc_mod = three_acc * 0xAAAAAAABu;
-  return static_cast<int32_t>(acc_mod << s) >> s;
+  return static_cast<int32_t>(y * 0xAAAAAAABu) >> s;
 }
 }  // namespace
 

@@ -8,7 +8,8 @@
 // line of taps), the F(2, 3) ones first for the output (reducing 16 or 4
 // lines to 4 or 2 before the 6-point step). The output transform's
 // 3 * 2^s * acc is divided exactly: an arithmetic shift by s, a multiply by
-// 3's inverse mod 2^32, a sign extension from bit 31 - s.
+// 3's inverse mod 2^32 (3 * 2^s * acc becomes 2^s * acc), then an arithmetic
+// shift by s.
 #include <wasm_simd128.h>
 
 #include <cassert>
@@ -68,12 +69,11 @@ inline void at4_div(const int32_t* m, size_t ms, int s, v128_t* acc) {
   y[1] = wasm_i32x4_add(d12, wasm_i32x4_shl(d34, 1));
   y[2] = wasm_i32x4_add(s12, wasm_i32x4_shl(s34, 2));
   y[3] = wasm_i32x4_add(wasm_i32x4_add(d12, wasm_i32x4_shl(d34, 3)), m5_times_24);
+  // y * 3^-1 = 2^s * acc mod 2^32, which is that int32 itself while
+  // |acc| < 2^(31 - s) (the guard): an arithmetic shift gives acc.
   const v128_t inverse_of_3 = wasm_i32x4_const_splat(static_cast<int32_t>(0xAAAAAAABu));
   const uint32_t shift = static_cast<uint32_t>(s);
-  for (int o = 0; o < 4; ++o) {
-    const v128_t acc_mod = wasm_i32x4_mul(wasm_i32x4_shr(y[o], shift), inverse_of_3);
-    acc[o] = wasm_i32x4_shr(wasm_i32x4_shl(acc_mod, shift), shift);
-  }
+  for (int o = 0; o < 4; ++o) acc[o] = wasm_i32x4_shr(wasm_i32x4_mul(y[o], inverse_of_3), shift);
 }
 
 // The four outputs along the F(4, 3) dimension of one line (out: where the
