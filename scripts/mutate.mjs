@@ -81,6 +81,18 @@ const MUTATIONS = [
     to: 'const int s = 3;',
   },
   {
+    name: 'Winograd F(4, 3) x F(4, 3): its guard 2 bits looser, 2^27 (576 * acc wraps past 2^25)',
+    file: 'src/qwasm/conv_winograd.cpp',
+    from: 'm == kernels::kWinogradF43Both ? 25 : 29 - nd',
+    to: 'm == kernels::kWinogradF43Both ? 27 : 29 - nd',
+  },
+  {
+    name: 'Winograd F(4, 3) x F(4, 3): the SIMD output divides by 9 * 2^5, not 9 * 2^6',
+    file: 'src/kernels/wasmsimd/winograd_f43_wasmsimd.cpp',
+    from: 'at4_div(lines[oa][0], 4, kInverseOf9, 6, r);',
+    to: 'at4_div(lines[oa][0], 4, kInverseOf9, 5, r);',
+  },
+  {
     name: "Winograd F(4, 3): G''s second row with the wrong sign in the SIMD weight transform",
     file: 'src/kernels/wasmsimd/winograd_f43_wasmsimd.cpp',
     from: 'y[2] = wasm_i16x8_sub(g1, g0_plus_g2);',

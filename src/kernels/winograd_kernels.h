@@ -36,6 +36,13 @@
 // 2^s * acc mod 2^32, which is that int32 itself, and (>> s) gives acc.
 // Points of such a tile: P = 6 * 4^(nd - 1), outputs 4 * 2^(nd - 1), in
 // mixed radix (6 or 4 along the innermost dimension, 4 or 2 elsewhere).
+//
+// F(4, 3) along both active dimensions of a two-dimensional layer (the
+// `m = kWinogradF43Both` entries, nd = 2: 1x3x3, Conv2d 3x3): 36 points per
+// 16 outputs. |U| <= 7^2 * 255 and |V| <= 10^2 * 255 fit int16 (with a third
+// dimension they would not); Y = 24^2 * acc = 9 * 2^6 * acc mod 2^32, and
+// Y times 9's inverse mod 2^32 (0x38E38E39) is 2^6 * acc, itself an int32
+// while |acc| < 2^25 (the guard), so (>> 6) gives acc.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -50,10 +57,23 @@ constexpr size_t kWinogradMaxDims = 3;
 
 // A kernel entry's tile m: m outputs along the innermost active dimension
 // from m + 2 taps, 2 from 4 along the others (m = 2: F(2, 3) throughout;
-// m = 4: F(4, 3) innermost), nd 1 to 3.
-constexpr size_t winograd_dim_tile(size_t m, size_t nd, size_t k) { return k + 1 == nd ? m : 2; }
-constexpr size_t winograd_points(size_t m, size_t nd) { return nd == 0 ? 1 : (m + 2) * winograd_points(2, nd - 1); }
-constexpr size_t winograd_outputs(size_t m, size_t nd) { return nd == 0 ? 1 : m * winograd_outputs(2, nd - 1); }
+// m = 4: F(4, 3) innermost), nd 1 to 3; or kWinogradF43Both: F(4, 3) along
+// both dimensions of a two-dimensional tile.
+constexpr size_t kWinogradF43Both = 44;
+constexpr size_t winograd_dim_tile(size_t m, size_t nd, size_t k) {
+  return m == kWinogradF43Both ? 4 : k + 1 == nd ? m : 2;
+}
+constexpr size_t winograd_max_dims(size_t m) { return m == kWinogradF43Both ? 2 : kWinogradMaxDims; }
+constexpr size_t winograd_points(size_t m, size_t nd) {
+  size_t p = 1;
+  for (size_t k = 0; k < nd; ++k) p *= winograd_dim_tile(m, nd, k) + 2;
+  return p;
+}
+constexpr size_t winograd_outputs(size_t m, size_t nd) {
+  size_t o = 1;
+  for (size_t k = 0; k < nd; ++k) o *= winograd_dim_tile(m, nd, k);
+  return o;
+}
 
 // One tile, `channels` channels (a multiple of the entry's cr): the tile's
 // first input value is d[0] (a channels-last buffer, channel c at d[c]); along

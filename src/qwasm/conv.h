@@ -161,7 +161,9 @@ struct ConvRunInfo {
   size_t scratch_bytes = 0;  // extra memory of the call beyond input, output and weights
   const char* kernel = "";   // the micro-kernel that ran
   bool winograd = false;     // the Winograd path ran (kernel: its GEMM)
-  size_t winograd_tile = 0;  // its outputs per tile along the innermost 3-tap dimension: 2 (F(2, 3)) or 4 (F(4, 3))
+  // Its tile (kernels/winograd_kernels.h): 2 (F(2, 3)), 4 (F(4, 3) along the
+  // innermost 3-tap dimension) or kWinogradF43Both (F(4, 3) along both of two).
+  size_t winograd_tile = 0;
   // Benchmarks: when set, the Winograd path adds the ms its input transforms,
   // GEMMs and output transforms (+ requantization) took, summed over threads.
   double* winograd_phase_ms = nullptr;

@@ -69,8 +69,14 @@ int64_t input_block() {
 
 // The guard's limit on |acc| for the tile m (kernels/winograd_kernels.h):
 // F(2, 3) divides 2^nd * acc by a shift, F(4, 3) (innermost) recovers acc
-// from 3 * 2^(nd + 2) * acc mod 2^32, exact below 2^(29 - nd).
-int64_t guard_limit(size_t m, size_t nd) { return int64_t{1} << (m == 2 ? 31 - nd : 29 - nd); }
+// from 3 * 2^(nd + 2) * acc mod 2^32, exact below 2^(29 - nd), and F(4, 3)
+// on both dimensions from 9 * 2^6 * acc, exact below 2^25.
+int64_t guard_limit(size_t m, size_t nd) {
+  return int64_t{1} << (m == 2 ? 31 - nd : m == kernels::kWinogradF43Both ? 25 : 29 - nd);
+}
+
+// Whether the tile m can run a layer of nd active dimensions.
+bool tile_fits(size_t m, size_t nd) { return m != kernels::kWinogradF43Both || nd == 2; }
 
 bool guard_passes(const PackedQConv& p, int32_t input_zero_point, size_t m) {
   const int64_t amax = std::max<int64_t>(input_zero_point, 255 - input_zero_point);
@@ -226,19 +232,24 @@ void unpack_winograd_taps(const PackedQConv& pw, int8_t* w) {
 
 namespace {
 
-// F(4, 3) along the innermost 3-tap dimension when the guard allows it and
-// its tiles take fewer GEMM products than F(2, 3)'s (6 points per 4 outputs
-// against 4 per 2 along that dimension: 1.33x fewer, unless the output along
-// it is short: 2 outputs make one tile either way, and F(2, 3)'s has 4
-// points). On a tie (5 or 6 outputs) F(4, 3) in one dimension, which also
-// pays at fewer channels ('auto'); F(2, 3) in two or three, whose guard is
-// wider and whose transforms are cheaper.
+// The tile whose guard allows the input's zero point and whose tiles take
+// the fewest GEMM products: F(4, 3) along a dimension takes 6 points per 4
+// outputs against F(2, 3)'s 4 per 2, 1.33x fewer, unless the output along it
+// is short (2 outputs make one tile either way, and F(2, 3)'s has 4 points).
+// A tie keeps the tile listed first (F(2, 3), F(4, 3) innermost, F(4, 3) on
+// both dimensions): its guard is wider and its transforms cheaper; except in
+// one dimension, where F(4, 3) takes ties (5 or 6 outputs), as it also pays
+// at fewer channels ('auto').
 size_t tile_for_call(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s) {
   const size_t nd = pw.winograd.nd;
-  if (!guard_passes(pw, input_zero_point, 4)) return 2;
-  const int64_t f43 = tile_grid(pw, s, 4).total() * static_cast<int64_t>(kernels::winograd_points(4, nd));
-  const int64_t f23 = tile_grid(pw, s, 2).total() * static_cast<int64_t>(kernels::winograd_points(2, nd));
-  return f43 < f23 || (nd == 1 && f43 == f23) ? 4 : 2;
+  size_t best = 2;
+  int64_t fewest = tile_grid(pw, s, 2).total() * static_cast<int64_t>(kernels::winograd_points(2, nd));
+  for (const size_t m : {size_t{4}, kernels::kWinogradF43Both}) {
+    if (!tile_fits(m, nd) || !guard_passes(pw, input_zero_point, m)) continue;
+    const int64_t points = tile_grid(pw, s, m).total() * static_cast<int64_t>(kernels::winograd_points(m, nd));
+    if (points < fewest || (nd == 1 && points == fewest)) best = m, fewest = points;
+  }
+  return best;
 }
 
 }  // namespace
@@ -322,7 +333,8 @@ CheckedSize winograd_scratch_bytes(const PackedQConv& pw, const Spatial& s, size
                             static_cast<int64_t>(pw.winograd.nr) * static_cast<int64_t>(sizeof(float));
   // Either tile may run (chosen per call, by the input's zero point): the larger.
   CheckedSize most(0);
-  for (const size_t m : {size_t{2}, size_t{4}}) {
+  for (const size_t m : {size_t{2}, size_t{4}, kernels::kWinogradF43Both}) {
+    if (!tile_fits(m, pw.winograd.nd)) continue;
     const WinogradScratch w = winograd_scratch(pw, s, m);
     const CheckedSize bytes = w.buffer_elems * 2 + w.u_elems * 2 + w.v_cache_elems * 2 +
                               w.per_task_bytes() * static_cast<int64_t>(threads) + constants;
@@ -488,7 +500,7 @@ struct WinogradRun {
   const RequantConstants& rc;  // made with the output, after the run's layout
   const WinogradKernels kernel;
   const Spatial s;
-  const size_t m;  // outputs per tile along the innermost 3-tap dimension: 2 (F(2, 3)) or 4 (F(4, 3))
+  const size_t m;  // the tile: 2, 4 or kWinogradF43Both (kernels/winograd_kernels.h)
   // The padded input, each 3-tap dimension extended so that the last tile's
   // m + 2 taps exist (the extra positions are zeros, read only by outputs
   // that are not stored), and the per-task buffers.

@@ -37,10 +37,12 @@ Status pack_direct_for_call(const PackedQConv& pw, size_t nr, size_t kr, QConvLa
 // its direct packing).
 CheckedSize direct_for_call_bytes(const PackedQConv& pw, size_t nr, size_t kr);
 
-// The tile this call runs on the Winograd path with (outputs per tile along
-// the innermost 3-tap dimension: 2 for F(2, 3) throughout; 4 for F(4, 3)
-// there and F(2, 3) along the others, when its guard, 2^(29 - nd), allows
-// the input's zero point and its tiles take fewer products), or 0 when the call takes the direct path: no Winograd
+// The tile this call runs on the Winograd path with (kernels/winograd_kernels.h:
+// 2 for F(2, 3) throughout; 4 for F(4, 3) along the innermost 3-tap
+// dimension and F(2, 3) along the others, guard 2^(29 - nd);
+// kWinogradF43Both for F(4, 3) along both of two, guard 2^25: of those whose
+// guard allows the input's zero point, the one whose tiles take the fewest
+// products), or 0 when the call takes the direct path: no Winograd
 // weights, the guard fails for the input's zero point, or (kAuto) the output is too small.
 size_t winograd_tile(const PackedQConv& pw, int32_t input_zero_point, const Spatial& s);
 

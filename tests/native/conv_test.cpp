@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/isa.h"
+#include "kernels/winograd_kernels.h"
 #include "qwasm/conv.h"
 #include "qwasm/conv_lowered.h"
 #include "qwasm/conv_winograd.h"
@@ -800,16 +801,20 @@ namespace {
 // which Winograd tile ran (0: direct).
 void run_extreme_layer(int64_t cin, uint8_t value, int32_t a_zp, Isa isa, bool* winograd, std::vector<uint8_t>* got,
                        std::vector<uint8_t>* want, int64_t* max_abs_acc, int64_t dilation = 1, bool depth_only = false,
-                       size_t* tile = nullptr, int64_t width = 5) {
+                       size_t* tile = nullptr, int64_t width = 5, bool hw_only = false) {
   ConvGeometry geo;
   geo.in_channels = cin;
   geo.out_channels = 8;
-  geo.kernel = depth_only ? std::array<int64_t, 3>{3, 1, 1} : std::array<int64_t, 3>{3, 3, 3};
+  geo.kernel = depth_only ? std::array<int64_t, 3>{3, 1, 1}
+               : hw_only  ? std::array<int64_t, 3>{1, 3, 3}
+                          : std::array<int64_t, 3>{3, 3, 3};
   const int64_t taps = geo.kernel[0] * geo.kernel[1] * geo.kernel[2];
-  geo.pad_begin = geo.pad_end =
-      depth_only ? std::array<int64_t, 3>{dilation, 0, 0} : std::array<int64_t, 3>{dilation, dilation, dilation};
+  geo.pad_begin = geo.pad_end = depth_only ? std::array<int64_t, 3>{dilation, 0, 0}
+                                : hw_only  ? std::array<int64_t, 3>{0, dilation, dilation}
+                                           : std::array<int64_t, 3>{dilation, dilation, dilation};
   geo.dilation = {dilation, dilation, dilation};
   const Shape in_shape = depth_only      ? Shape{1, cin, 8, 2, 3}
+                         : hw_only       ? Shape{1, cin, 2, 4, width}
                          : dilation == 1 ? Shape{1, cin, 3, 4, width}
                                          : Shape{1, cin, 5, 5, 5};
   std::vector<uint8_t> x(static_cast<size_t>(cin * in_shape[2] * in_shape[3] * in_shape[4]), value);
@@ -889,60 +894,72 @@ TEST(QConvWinograd, TheGuardHoldsForDilatedLayers) {
   }
 }
 
-// F(4, 3)'s guard: it recovers acc from 24 * acc mod 2^32 only below 2^28,
-// where F(2, 3) in one dimension divides 2 * acc by a shift below 2^30. A
-// 3x1x1 layer of 1500 input channels at the extremes reaches 1500 * 3 * 255 *
-// 255 = 292,612,500 > 2^28 with a_zp = 0 (every input 255): that call runs
-// F(2, 3), exactly; with a_zp = 128 the bound is 147 M and F(4, 3) runs. The
-// accumulators really reach the bound, so F(4, 3) past it would give other bytes.
-TEST(QConvWinograd, TheGuardSendsAPast2To28CallOnOneDimensionToF23Exactly) {
+namespace {
+
+// A guard between two tiles: an extreme layer (run_extreme_layer: cin input
+// channels, every input 255, every weight at the far end of its zero point)
+// whose accumulators pass `limit` with a_zp = 0 (and stay below 4 * limit,
+// the looser tile's own guard) runs tile `past`, exactly; with a_zp = 128 its
+// bound is below `limit` and tile `within` runs, exactly too. The
+// accumulators really reach the bound, so `within` past it would give other bytes.
+struct GuardCase {
+  int64_t cin, width;
+  bool depth_only, hw_only;
+  int64_t limit;
+  size_t past, within;
+};
+void expect_guard_between_tiles(const GuardCase& c) {
   for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
     if (!kernels::isa_available(isa)) continue;
     bool winograd = false;
     size_t tile = 0;
     std::vector<uint8_t> got, want;
     int64_t max_acc = 0;
-    run_extreme_layer(1500, 255, 0, isa, &winograd, &got, &want, &max_acc, 1, true, &tile);
-    if (HasFatalFailure()) return;
-    EXPECT_GT(max_acc, int64_t{1} << 28);
-    EXPECT_LT(max_acc, int64_t{1} << 30);
-    EXPECT_EQ(tile, 2u) << kernels::isa_name(isa) << ": past 2^28 only F(2, 3) is exact";
+    run_extreme_layer(c.cin, 255, 0, isa, &winograd, &got, &want, &max_acc, 1, c.depth_only, &tile, c.width, c.hw_only);
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_GT(max_acc, c.limit);
+    EXPECT_LT(max_acc, 4 * c.limit);
+    EXPECT_EQ(tile, c.past) << kernels::isa_name(isa) << ": past the guard";
     EXPECT_EQ(got, want) << kernels::isa_name(isa);
     EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
 
-    run_extreme_layer(1500, 255, 128, isa, &winograd, &got, &want, &max_acc, 1, true, &tile);
-    if (HasFatalFailure()) return;
-    EXPECT_EQ(tile, 4u) << kernels::isa_name(isa) << ": within 2^28 F(4, 3) runs";
+    run_extreme_layer(c.cin, 255, 128, isa, &winograd, &got, &want, &max_acc, 1, c.depth_only, &tile, c.width,
+                      c.hw_only);
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_EQ(tile, c.within) << kernels::isa_name(isa) << ": within the guard";
     EXPECT_EQ(got, want) << kernels::isa_name(isa);
   }
 }
 
+}  // namespace
+
+// F(4, 3)'s guard: it recovers acc from 24 * acc mod 2^32 only below 2^28,
+// where F(2, 3) in one dimension divides 2 * acc by a shift below 2^30. A
+// 3x1x1 layer of 1500 input channels at the extremes reaches 1500 * 3 * 255 *
+// 255 = 292,612,500 > 2^28 with a_zp = 0: that call runs F(2, 3); with
+// a_zp = 128 the bound is 147 M and F(4, 3) runs.
+TEST(QConvWinograd, TheGuardSendsAPast2To28CallOnOneDimensionToF23Exactly) {
+  expect_guard_between_tiles({1500, 5, true, false, int64_t{1} << 28, 2, 4});
+}
+
 // The same in three dimensions, where F(4, 3) along W recovers acc from
 // 96 * acc mod 2^32 only below 2^26 (F(2, 3) throughout: 8 * acc, below
-// 2^28). 60 input channels at the extremes on an output 4 wide (one F(4, 3)
-// tile along W, 6 points, against two of F(2, 3)'s, 8): 60 * 27 * 255 * 255 =
-// 105,340,500 > 2^26 with a_zp = 0, and that call runs F(2, 3), exactly;
-// with a_zp = 128 the bound is 53 M and F(4, 3) runs.
+// 2^28). 60 input channels on an output 4 wide (one F(4, 3) tile along W, 6
+// points, against two of F(2, 3)'s, 8): 60 * 27 * 255 * 255 = 105,340,500 >
+// 2^26 with a_zp = 0, and that call runs F(2, 3); with a_zp = 128 the bound
+// is 53 M and F(4, 3) runs.
 TEST(QConvWinograd, TheGuardSendsAPast2To26CallInThreeDimensionsToF23Exactly) {
-  for (Isa isa : {Isa::kScalar, Isa::kWasmSimd}) {
-    if (!kernels::isa_available(isa)) continue;
-    bool winograd = false;
-    size_t tile = 0;
-    std::vector<uint8_t> got, want;
-    int64_t max_acc = 0;
-    run_extreme_layer(60, 255, 0, isa, &winograd, &got, &want, &max_acc, 1, false, &tile, 4);
-    if (HasFatalFailure()) return;
-    EXPECT_GT(max_acc, int64_t{1} << 26);
-    EXPECT_LT(max_acc, int64_t{1} << 28);
-    EXPECT_EQ(tile, 2u) << kernels::isa_name(isa) << ": past 2^26 only F(2, 3) is exact";
-    EXPECT_EQ(got, want) << kernels::isa_name(isa);
-    EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
+  expect_guard_between_tiles({60, 4, false, false, int64_t{1} << 26, 2, 4});
+}
 
-    run_extreme_layer(60, 255, 128, isa, &winograd, &got, &want, &max_acc, 1, false, &tile, 4);
-    if (HasFatalFailure()) return;
-    EXPECT_EQ(tile, 4u) << kernels::isa_name(isa) << ": within 2^26 F(4, 3) runs";
-    EXPECT_EQ(got, want) << kernels::isa_name(isa);
-  }
+// And for F(4, 3) along both dimensions of a 1x3x3 layer, which recovers acc
+// from 576 * acc mod 2^32 only below 2^25 (F(4, 3) along W alone: 48 * acc,
+// below 2^27). 100 input channels on a 4x4 output (one tile of 36 points,
+// against 48 and 64): 100 * 9 * 255 * 255 = 58,522,500 > 2^25 with
+// a_zp = 0, and that call runs F(4, 3) along W only; with a_zp = 128 the
+// bound is 29 M and F(4, 3) runs along both.
+TEST(QConvWinograd, TheGuardSendsAPast2To25CallInTwoDimensionsToF43InnermostExactly) {
+  expect_guard_between_tiles({100, 4, false, true, int64_t{1} << 25, 4, kernels::kWinogradF43Both});
 }
 
 namespace {
@@ -1060,19 +1077,21 @@ TEST(QConvWinograd, OneDimensionLayersTakeF43WhereItsTilesCostLess) {
   }
 }
 
-// Layers with two or three 3-tap dimensions: F(4, 3) along the innermost
-// and F(2, 3) along the others where those tiles take fewer GEMM products
-// than F(2, 3)'s throughout (a tie keeps F(2, 3)), by the output's extent
-// along the innermost 3-tap dimension (W, or H for a 3x3x1 kernel) and its
-// dilation; partial tiles at the far edges; every call bit for bit the
-// direct path's, 'auto' and forced on, at both ISAs.
+// Layers with two or three 3-tap dimensions: of F(2, 3) throughout, F(4, 3)
+// along the innermost and F(2, 3) along the others, and (two dimensions)
+// F(4, 3) along both, the tile whose tiles take the fewest GEMM products (a
+// tie keeps the one listed first), by the output's extents and dilation;
+// partial tiles at the far edges; every call bit for bit the direct path's,
+// 'auto' and forced on, at both ISAs.
 TEST(QConvWinograd, LayersOfSeveralDimensionsTakeF43AlongTheInnermost) {
   struct Case {
     std::array<int64_t, 3> kernel, dilation;
     int64_t extent;  // the input's (and output's) extent along the innermost 3-tap dimension
     size_t tile;
     bool in_auto = true;  // whether 'auto' takes it too (a dilated layer on a small output stays direct)
+    int64_t outer = 5;    // the extent along H (1x3x3) or D (3x3x1), the other 3-tap dimension of two
   };
+  const size_t both = kernels::kWinogradF43Both;
   const Case cases[] = {
       {{3, 3, 3}, {1, 1, 1}, 2, 2},          // one tile either way: 6 x 16 points against 4 x 16
       {{3, 3, 3}, {1, 1, 1}, 4, 4},          // 6 against 2 x 4 (x 16)
@@ -1080,15 +1099,20 @@ TEST(QConvWinograd, LayersOfSeveralDimensionsTakeF43AlongTheInnermost) {
       {{3, 3, 3}, {1, 1, 1}, 7, 4},          // a partial last tile (3 of 4 outputs): 12 against 16
       {{3, 3, 3}, {1, 1, 1}, 16, 4},         // whole tiles along W, partial ones along D and H (3 and 5)
       {{3, 3, 3}, {2, 2, 2}, 16, 4, false},  // dilated: the phases' tiles interleave
-      {{1, 3, 3}, {1, 1, 1}, 9, 4},          // 3 x 6 against 5 x 4
-      {{1, 3, 3}, {1, 1, 1}, 6, 2},          // a tie
-      {{3, 3, 1}, {1, 1, 1}, 8, 4},          // H innermost: its 4 outputs a row apart
+      {{1, 3, 3}, {1, 1, 1}, 9, 4},  // H 5: 3 x 3 x 24 against 3 x 5 x 16, a tie with F(4, 3) on both (2 x 3 x 36)
+      {{1, 3, 3}, {1, 1, 1}, 6, 2},  // a tie of all three
+      {{1, 3, 3}, {1, 1, 1}, 8, both, true, 8},    // 2 x 2 x 36 against 4 x 2 x 24 and 4 x 4 x 16
+      {{1, 3, 3}, {1, 1, 1}, 13, both, true, 7},   // partial tiles along both
+      {{1, 3, 3}, {1, 2, 2}, 16, both, true, 16},  // dilated
+      {{3, 3, 1}, {1, 1, 1}, 8, both, true, 3},    // H innermost: its 4 outputs a row apart; D 3
   };
   const uint64_t seed = qwasm_test::test_seed();
   std::mt19937_64 rng(seed);
   for (const Case& c : cases) {
     Shape in_shape = {1, 24, 3, 5, 4};
     in_shape[c.kernel[2] == 3 ? 4 : 3] = c.extent;
+    if (c.kernel[0] == 1) in_shape[3] = c.outer;  // 1x3x3: H
+    if (c.kernel[2] == 1) in_shape[2] = c.outer;  // 3x3x1: D
     TileCase tc;
     make_tile_case(20, c.kernel, c.dilation, in_shape, 125, 0.03, 7, rng, &tc);
     if (HasFatalFailure()) return;

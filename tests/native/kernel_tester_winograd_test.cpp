@@ -2,7 +2,8 @@
 // build, by name, against tests/reference/winograd_ref.h with tolerance 0.
 // F(2, 3) kernels (m = 2) and F(4, 3) kernels (m = 4: F(4, 3) along the
 // innermost active dimension, F(2, 3) along the others) run every case at nd
-// 1 to 3 (F(4, 3)'s 3-D tiles, 16 outputs, take every 211th valid mask):
+// 1 to 3, F(4, 3) x F(4, 3) kernels (m = kWinogradF43Both) at nd = 2 (other
+// nd report a skip); tiles of 16 outputs take every 211th valid mask:
 //   winograd input: nd1, nd2, nd3, channels_gt_cr, extremes (every tap at +-255);
 //   qgemm: m_eq_mr, m_lt_mr, m_gt_mr, k_blocks (1..9), extremes + wraparound (int32 sums past 2^31);
 //   winograd weights: nd1, nd2, nd3, several periods, extremes (|w - zp| = 255);
@@ -48,6 +49,13 @@ std::vector<ptrdiff_t> tile_strides(size_t nd, size_t taps, size_t channels) {
   return s;
 }
 
+// The dimensions a kernel of tile m takes: 1 to 3, or 2 only (F(4, 3) on both).
+size_t min_nd(size_t m) { return m == kWinogradF43Both ? 2 : 1; }
+size_t max_nd_of(size_t m) { return winograd_max_dims(m); }
+#define SKIP_UNLESS_TAKES(nd)                          \
+  if ((nd) < min_nd(k().m) || (nd) > max_nd_of(k().m)) \
+  GTEST_SKIP() << k().name << " takes " << min_nd(k().m) << " to " << max_nd_of(k().m) << " dimensions"
+
 // The valid masks a test walks for tiles of `outputs` outputs: all of them up
 // to 8 outputs (every 7th in 3-D when not `all`), every 211th of 16.
 uint32_t mask_step(size_t outputs, size_t nd, bool all) { return outputs > 8 ? 211 : nd == 3 && !all ? 7 : 1; }
@@ -62,7 +70,8 @@ TEST(WinogradReference, TransformsGiveTheDirectSums) {
   struct Tile {
     size_t m, nd;
   };
-  for (const Tile tile : {Tile{2, 1}, Tile{2, 2}, Tile{2, 3}, Tile{4, 1}, Tile{4, 2}, Tile{4, 3}}) {
+  for (const Tile tile :
+       {Tile{2, 1}, Tile{2, 2}, Tile{2, 3}, Tile{4, 1}, Tile{4, 2}, Tile{4, 3}, Tile{kWinogradF43Both, 2}}) {
     for (const bool extremes : {false, true}) {
       const size_t m = tile.m, nd = tile.nd, channels = 7;
       size_t mk[3], in_size = 1, w_size = 1;  // mk: the tile along each dimension
@@ -109,7 +118,7 @@ class WinoInputKernelTest : public ::testing::TestWithParam<const WinoInputKerne
     const uint64_t seed = qwasm_test::test_seed();
     std::mt19937_64 g(seed ^ (nd * 7919 + channels * 31 + extremes));
     std::uniform_int_distribution<int> v(-255, 255);
-    const size_t taps = k().m + 2;
+    const size_t taps = winograd_dim_tile(k().m, nd, nd - 1) + 2;  // the most taps along a dimension
     const std::vector<ptrdiff_t> strides = tile_strides(nd, taps, channels);
     const size_t span = static_cast<size_t>(strides[0] * static_cast<ptrdiff_t>(taps)) + channels;
     std::vector<int16_t> d(span);
@@ -131,14 +140,23 @@ class WinoInputKernelTest : public ::testing::TestWithParam<const WinoInputKerne
   }
 };
 
-TEST_P(WinoInputKernelTest, nd1) { check(1, k().cr); }
-TEST_P(WinoInputKernelTest, nd2) { check(2, k().cr); }
-TEST_P(WinoInputKernelTest, nd3) { check(3, k().cr); }
+TEST_P(WinoInputKernelTest, nd1) {
+  SKIP_UNLESS_TAKES(1);
+  check(1, k().cr);
+}
+TEST_P(WinoInputKernelTest, nd2) {
+  SKIP_UNLESS_TAKES(2);
+  check(2, k().cr);
+}
+TEST_P(WinoInputKernelTest, nd3) {
+  SKIP_UNLESS_TAKES(3);
+  check(3, k().cr);
+}
 TEST_P(WinoInputKernelTest, channels_gt_cr) {
-  for (size_t nd = 1; nd <= kWinogradMaxDims; ++nd) check(nd, 5 * k().cr);
+  for (size_t nd = min_nd(k().m); nd <= max_nd_of(k().m); ++nd) check(nd, 5 * k().cr);
 }
 TEST_P(WinoInputKernelTest, extremes) {  // |V| reaches 2^nd * 255 (F(4, 3): 10 * 2^(nd - 1) * 255), still int16
-  for (size_t nd = 1; nd <= kWinogradMaxDims; ++nd) check(nd, 2 * k().cr, true);
+  for (size_t nd = min_nd(k().m); nd <= max_nd_of(k().m); ++nd) check(nd, 2 * k().cr, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, WinoInputKernelTest, ::testing::ValuesIn(all(wino_input_kernels())),
@@ -183,14 +201,23 @@ class WinoWeightsKernelTest : public ::testing::TestWithParam<const WinoWeightsK
   }
 };
 
-TEST_P(WinoWeightsKernelTest, nd1) { check(1, kWinoWeightsPeriod); }
-TEST_P(WinoWeightsKernelTest, nd2) { check(2, kWinoWeightsPeriod); }
-TEST_P(WinoWeightsKernelTest, nd3) { check(3, kWinoWeightsPeriod); }
+TEST_P(WinoWeightsKernelTest, nd1) {
+  SKIP_UNLESS_TAKES(1);
+  check(1, kWinoWeightsPeriod);
+}
+TEST_P(WinoWeightsKernelTest, nd2) {
+  SKIP_UNLESS_TAKES(2);
+  check(2, kWinoWeightsPeriod);
+}
+TEST_P(WinoWeightsKernelTest, nd3) {
+  SKIP_UNLESS_TAKES(3);
+  check(3, kWinoWeightsPeriod);
+}
 TEST_P(WinoWeightsKernelTest, several_periods) {
-  for (size_t nd = 1; nd <= kWinogradMaxDims; ++nd) check(nd, 5 * kWinoWeightsPeriod);
+  for (size_t nd = min_nd(k().m); nd <= max_nd_of(k().m); ++nd) check(nd, 5 * kWinoWeightsPeriod);
 }
 TEST_P(WinoWeightsKernelTest, extremes) {  // |U| reaches 3^nd * 255 (F(4, 3): 7 * 3^(nd - 1) * 255), still int16
-  for (size_t nd = 1; nd <= kWinogradMaxDims; ++nd) check(nd, 2 * kWinoWeightsPeriod, true);
+  for (size_t nd = min_nd(k().m); nd <= max_nd_of(k().m); ++nd) check(nd, 2 * kWinoWeightsPeriod, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, WinoWeightsKernelTest, ::testing::ValuesIn(all(wino_weights_kernels())),
@@ -245,6 +272,12 @@ TEST_P(QGemmKernelTest, extremes_and_wraparound) {
   check(k().mr, 4, 2040, 6885, true);    // 8 * 2040 * 6885: still int32
   check(k().mr, 100, 2040, 6885, true);  // 200 products: the int32 sums wrap, as the transforms expect
   check(k().mr, 100, -2040, 6885, true);
+  // The largest |V| and |U| of F(4, 3) innermost in 3-D (10 * 4 * 255, 7 * 9 * 255)
+  // and of F(4, 3) on both dimensions (10^2 * 255, 7^2 * 255): a pair's two
+  // products still sum within int32.
+  check(k().mr, 4, 10200, 16065, true);
+  check(k().mr, 4, 25500, 12495, true);
+  check(k().mr, 100, -25500, 12495, true);
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, QGemmKernelTest, ::testing::ValuesIn(all(qgemm_kernels())),
@@ -267,7 +300,8 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
   const WinoOutputKernel& k() const { return *GetParam(); }
   // The kernel's largest tile, and the mask that stores every output of a
   // tile in nd dimensions.
-  size_t max_nd() const { return kWinogradMaxDims; }
+  size_t max_nd() const { return max_nd_of(k().m); }
+  size_t first_nd() const { return min_nd(k().m); }
   uint32_t all_outputs(size_t nd) const { return (1u << winograd_outputs(k().m, nd)) - 1; }
   // Every byte of the output buffer is checked: the run's stored outputs
   // against the reference, every other byte untouched.
@@ -351,9 +385,18 @@ class WinoOutputKernelTest : public ::testing::TestWithParam<const WinoOutputKer
   }
 };
 
-TEST_P(WinoOutputKernelTest, nd1) { check({1, k().cr, all_outputs(1)}); }
-TEST_P(WinoOutputKernelTest, nd2) { check({2, k().cr, all_outputs(2)}); }
-TEST_P(WinoOutputKernelTest, nd3) { check({3, k().cr, all_outputs(3)}); }
+TEST_P(WinoOutputKernelTest, nd1) {
+  SKIP_UNLESS_TAKES(1);
+  check({1, k().cr, all_outputs(1)});
+}
+TEST_P(WinoOutputKernelTest, nd2) {
+  SKIP_UNLESS_TAKES(2);
+  check({2, k().cr, all_outputs(2)});
+}
+TEST_P(WinoOutputKernelTest, nd3) {
+  SKIP_UNLESS_TAKES(3);
+  check({3, k().cr, all_outputs(3)});
+}
 TEST_P(WinoOutputKernelTest, nc_lt_cr) {
   for (size_t nc = 1; nc < k().cr; ++nc) check({max_nd(), nc, all_outputs(max_nd())});
 }
@@ -362,15 +405,15 @@ TEST_P(WinoOutputKernelTest, nc_gt_cr) {
     check({max_nd(), nc, all_outputs(max_nd())});
 }
 TEST_P(WinoOutputKernelTest, partial_tiles) {
-  for (size_t nd = 1; nd <= max_nd(); ++nd)
+  for (size_t nd = first_nd(); nd <= max_nd(); ++nd)
     for (uint32_t valid = 0; valid <= all_outputs(nd); valid += mask_step(winograd_outputs(k().m, nd), nd, true))
       check({nd, k().cr + 1, valid});
 }
 TEST_P(WinoOutputKernelTest, strided_outputs) {
-  for (size_t nd = 1; nd <= max_nd(); ++nd) check({nd, 2 * k().cr, all_outputs(nd), false});
+  for (size_t nd = first_nd(); nd <= max_nd(); ++nd) check({nd, 2 * k().cr, all_outputs(nd), false});
 }
 TEST_P(WinoOutputKernelTest, wraparound) {  // full-range int32 points: the transform's sums wrap
-  for (size_t nd = 1; nd <= max_nd(); ++nd) check({nd, 2 * k().cr, all_outputs(nd), true, int64_t{1} << 40});
+  for (size_t nd = first_nd(); nd <= max_nd(); ++nd) check({nd, 2 * k().cr, all_outputs(nd), true, int64_t{1} << 40});
 }
 // Runs of tiles, every length up to two groups of four (the SIMD kernel's
 // step) and one more, and a block's 16 and 17: a 3x1x1 layer's (outputs of
@@ -382,9 +425,9 @@ TEST_P(WinoOutputKernelTest, runs) {
     ptrdiff_t step;
     bool adjacent;
   };
-  const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
+  const ptrdiff_t m = static_cast<ptrdiff_t>(winograd_dim_tile(k().m, first_nd(), first_nd() - 1));
   for (const Layout l : {Layout{1, false}, Layout{m, true}, Layout{m, false}, Layout{m + 1, true}}) {
-    for (size_t nd = 1; nd <= max_nd(); ++nd) {
+    for (size_t nd = first_nd(); nd <= max_nd(); ++nd) {
       for (size_t nt = 1; nt <= 17; ++nt) {
         // 3-D: a group of four, one more, two groups and one more.
         if ((nt > 9 && nt != 16 && nt != 17) || (nd == 3 && nt != 1 && nt != 4 && nt != 5 && nt != 9)) continue;
@@ -401,9 +444,9 @@ TEST_P(WinoOutputKernelTest, runs) {
 // A run's mask with some outputs not stored: every mask in 1-D and 2-D,
 // some in 3-D, on runs of 4 and 5 tiles (a group of four, and one more).
 TEST_P(WinoOutputKernelTest, runs_partial) {
-  const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
+  const ptrdiff_t m = static_cast<ptrdiff_t>(winograd_dim_tile(k().m, first_nd(), first_nd() - 1));
   for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
-    for (size_t nd = 1; nd <= max_nd(); ++nd) {
+    for (size_t nd = first_nd(); nd <= max_nd(); ++nd) {
       for (uint32_t valid = 0; valid <= all_outputs(nd); valid += mask_step(winograd_outputs(k().m, nd), nd, false)) {
         for (size_t nt : {4, 5}) {
           WinoOutputCall t{nd, k().cr + 1, valid, step == m};
@@ -416,9 +459,9 @@ TEST_P(WinoOutputKernelTest, runs_partial) {
   }
 }
 TEST_P(WinoOutputKernelTest, runs_wraparound) {
-  const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
+  const ptrdiff_t m = static_cast<ptrdiff_t>(winograd_dim_tile(k().m, first_nd(), first_nd() - 1));
   for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
-    for (size_t nd = 1; nd <= max_nd(); ++nd) {
+    for (size_t nd = first_nd(); nd <= max_nd(); ++nd) {
       WinoOutputCall t{nd, 2 * k().cr, all_outputs(nd), step == m, int64_t{1} << 40};
       t.nt = 6;
       t.tile_step = step;
@@ -445,11 +488,11 @@ TEST_P(WinoOutputKernelTest, relu_floor) {
 }
 // The same on a run of tiles (the SIMD kernel's grouped stores).
 TEST_P(WinoOutputKernelTest, runs_clamped) {
-  const ptrdiff_t m = static_cast<ptrdiff_t>(k().m);
+  const ptrdiff_t m = static_cast<ptrdiff_t>(winograd_dim_tile(k().m, first_nd(), first_nd() - 1));
   for (const ptrdiff_t step : {ptrdiff_t{1}, m}) {
     for (const float shift : {-1e12f, 1e12f}) {
       for (const bool relu : {false, true}) {
-        WinoOutputCall t{1, k().cr, all_outputs(1), step == m};
+        WinoOutputCall t{first_nd(), k().cr, all_outputs(first_nd()), step == m};
         t.nt = 4;
         t.tile_step = step;
         t.relu = relu;

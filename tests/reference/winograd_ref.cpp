@@ -14,13 +14,15 @@ const int kWinogradF43G[6][3] = {{1, 0, 0}, {-1, -1, -1}, {-1, 1, -1}, {1, 2, 4}
 const int kWinogradF43AT[4][6] = {{6, 4, 4, 1, 1, 0}, {0, 4, -4, 2, -2, 0}, {0, 4, 4, 4, 4, 0}, {0, 4, -4, 8, -8, 24}};
 
 namespace {
+constexpr size_t kF43Both = 44;  // kernels::kWinogradF43Both
 // Digit k (0 = most significant) of x in the mixed radix of `radix` (one per dimension).
 size_t digit(size_t x, const size_t* radix, size_t nd, size_t k) {
   for (size_t i = nd; i-- > k + 1;) x /= radix[i];
   return x % radix[k];
 }
-// The tile along active dimension k: m on the innermost, F(2, 3) on the others.
-size_t tile_m(size_t m, size_t nd, size_t k) { return k + 1 == nd ? m : 2; }
+// The tile along active dimension k: m on the innermost, F(2, 3) on the
+// others; F(4, 3) on both for kF43Both.
+size_t tile_m(size_t m, size_t nd, size_t k) { return m == kF43Both ? 4 : k + 1 == nd ? m : 2; }
 int bt(size_t m, size_t i, size_t j) { return m == 2 ? kWinogradBT[i][j] : kWinogradF43BT[i][j]; }
 int g(size_t m, size_t i, size_t j) { return m == 2 ? kWinogradG2[i][j] : kWinogradF43G[i][j]; }
 int at(size_t m, size_t i, size_t j) { return m == 2 ? kWinogradAT[i][j] : kWinogradF43AT[i][j]; }
@@ -28,7 +30,7 @@ int at(size_t m, size_t i, size_t j) { return m == 2 ? kWinogradAT[i][j] : kWino
 struct Radices {
   size_t m[3], points[3], outputs[3], taps[3], npoints = 1, noutputs = 1, ntaps = 1, ninput = 1;
   Radices(size_t tile, size_t nd) {
-    assert(nd >= 1 && nd <= 3 && (tile == 2 || tile == 4));
+    assert(nd >= 1 && nd <= 3 && (tile == 2 || tile == 4 || (tile == kF43Both && nd == 2)));
     for (size_t k = 0; k < nd; ++k) {
       m[k] = outputs[k] = tile_m(tile, nd, k);
       points[k] = m[k] + 2;
@@ -80,14 +82,16 @@ int32_t winograd_output_acc(size_t m, size_t nd, const int32_t* points, size_t s
   // Wrapped to 32 bits as the kernels' int32 adds wrap; then the exact division.
   const int32_t y = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum)));
   if (m == 2) return y >> nd;
-  // y = 3 * 2^s * acc mod 2^32, s = nd + 2: the int32 z with 3z = y mod 2^32
-  // is 2^s * acc, and acc = floor(z / 2^s).
-  const int s = static_cast<int>(nd) + 2;
+  // y = odd * 2^s * acc mod 2^32 (F(4, 3) innermost: 3 * 2^(nd + 2); on both
+  // dimensions: 9 * 2^6): the int32 z with odd * z = y mod 2^32 is
+  // 2^s * acc, and acc = floor(z / 2^s).
+  const int s = m == kF43Both ? 6 : static_cast<int>(nd) + 2;
+  const int64_t odd = m == kF43Both ? 9 : 3;
   const int64_t mod = int64_t{1} << 32;
-  for (int64_t k = 0; k < 3; ++k) {
-    const int64_t u = static_cast<int64_t>(static_cast<uint32_t>(y)) + k * mod;  // one of these is a multiple of 3
-    if (u % 3 != 0) continue;
-    int64_t z = u / 3 % mod;
+  for (int64_t k = 0; k < odd; ++k) {
+    const int64_t u = static_cast<int64_t>(static_cast<uint32_t>(y)) + k * mod;  // one of these is a multiple of odd
+    if (u % odd != 0) continue;
+    int64_t z = u / odd % mod;
     if (z >= mod / 2) z -= mod;
     return static_cast<int32_t>(z >> s);  // an arithmetic shift: floor
   }

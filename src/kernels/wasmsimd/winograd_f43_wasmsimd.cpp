@@ -1,5 +1,6 @@
 // The Winograd F(4, 3) kernels for wasm SIMD128: F(4, 3) along the innermost
-// active dimension, F(2, 3) along the others (contracts and matrices:
+// active dimension, F(2, 3) along the others; and F(4, 3) along both
+// dimensions of a two-dimensional tile (contracts and matrices:
 // kernels/winograd_kernels.h). The input and weight transforms run 8
 // channels (int16x8) at a time, the output transform 4 (int32x4); the
 // matrices' entries are small, so multiplies are shifts and adds. In two or
@@ -7,8 +8,8 @@
 // the F(4, 3) dimension first for the input and weights (6 values from each
 // line of taps), the F(2, 3) ones first for the output (reducing 16 or 4
 // lines to 4 or 2 before the 6-point step). The output transform's
-// 3 * 2^s * acc is divided exactly: an arithmetic shift by s, a multiply by
-// 3's inverse mod 2^32 (3 * 2^s * acc becomes 2^s * acc), then an arithmetic
+// 3 * 2^s * acc (9 * 2^6 * acc on F(4, 3) x F(4, 3)) is divided exactly: a
+// multiply by 3's (9's) inverse mod 2^32 gives 2^s * acc, then an arithmetic
 // shift by s.
 #include <wasm_simd128.h>
 
@@ -54,9 +55,8 @@ inline void g6(v128_t g0, v128_t g1, v128_t g2, v128_t* y) {
   y[5] = g2;
 }
 
-// A'': 6 points (m[xi * ms]) -> 4 outputs (int32, wrapping), each then divided
-// exactly by 3 * 2^s.
-inline void at4_div(const int32_t* m, size_t ms, int s, v128_t* acc) {
+// A'': 6 points (m[xi * ms]) -> 4 outputs (int32, wrapping).
+inline void at4(const int32_t* m, size_t ms, v128_t* y) {
   const v128_t m1 = wasm_v128_load(m + ms), m2 = wasm_v128_load(m + 2 * ms);
   const v128_t m3 = wasm_v128_load(m + 3 * ms), m4 = wasm_v128_load(m + 4 * ms);
   const v128_t s12 = wasm_i32x4_shl(wasm_i32x4_add(m1, m2), 2), d12 = wasm_i32x4_shl(wasm_i32x4_sub(m1, m2), 2);
@@ -64,17 +64,25 @@ inline void at4_div(const int32_t* m, size_t ms, int s, v128_t* acc) {
   const v128_t m0 = wasm_v128_load(m), m5 = wasm_v128_load(m + 5 * ms);
   const v128_t six_m0 = wasm_i32x4_add(wasm_i32x4_shl(m0, 2), wasm_i32x4_shl(m0, 1));
   const v128_t m5_times_24 = wasm_i32x4_add(wasm_i32x4_shl(m5, 4), wasm_i32x4_shl(m5, 3));
-  v128_t y[4];
   y[0] = wasm_i32x4_add(wasm_i32x4_add(six_m0, s12), s34);
   y[1] = wasm_i32x4_add(d12, wasm_i32x4_shl(d34, 1));
   y[2] = wasm_i32x4_add(s12, wasm_i32x4_shl(s34, 2));
   y[3] = wasm_i32x4_add(wasm_i32x4_add(d12, wasm_i32x4_shl(d34, 3)), m5_times_24);
-  // y * 3^-1 = 2^s * acc mod 2^32, which is that int32 itself while
-  // |acc| < 2^(31 - s) (the guard): an arithmetic shift gives acc.
-  const v128_t inverse_of_3 = wasm_i32x4_const_splat(static_cast<int32_t>(0xAAAAAAABu));
-  const uint32_t shift = static_cast<uint32_t>(s);
-  for (int o = 0; o < 4; ++o) acc[o] = wasm_i32x4_shr(wasm_i32x4_mul(y[o], inverse_of_3), shift);
 }
+
+// A'' then the exact division of each output by odd * 2^s (inverse: odd's
+// inverse mod 2^32): y * odd^-1 = 2^s * acc mod 2^32, which is that int32
+// itself while |acc| < 2^(31 - s) (the guard), and an arithmetic shift gives acc.
+inline void at4_div(const int32_t* m, size_t ms, uint32_t inverse, int s, v128_t* acc) {
+  v128_t y[4];
+  at4(m, ms, y);
+  const v128_t inv = wasm_i32x4_splat(static_cast<int32_t>(inverse));
+  const uint32_t shift = static_cast<uint32_t>(s);
+  for (int o = 0; o < 4; ++o) acc[o] = wasm_i32x4_shr(wasm_i32x4_mul(y[o], inv), shift);
+}
+
+constexpr uint32_t kInverseOf3 = 0xAAAAAAABu;  // 3 * 0xAAAAAAAB = 1 mod 2^32
+constexpr uint32_t kInverseOf9 = 0x38E38E39u;  // 9 * 0x38E38E39 = 1 mod 2^32
 
 // The four outputs along the F(4, 3) dimension of one line (out: where the
 // first goes in channel 0's plane, o0: its index among the tile's outputs),
@@ -120,7 +128,7 @@ void output4_mixed(size_t nd, const int32_t* m, size_t ms, const RequantChannels
   const int s = static_cast<int>(nd) + 2;
   for (size_t line = 0; line < outer; ++line) {
     v128_t r[4];
-    at4_div(lines[line][0], 4, s, r);
+    at4_div(lines[line][0], 4, kInverseOf3, s, r);
     for (int o = 0; o < 4; ++o) r[o] = requantize4_clamped(r[o], ch, rv);
     store_line(c, c_stride, n, out_offsets, valid, line * 4, r);
   }
@@ -210,7 +218,7 @@ void winograd_output_f43_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t
       const size_t n = nc - j0 < 4 ? nc - j0 : 4;
       v128_t r[4][4];  // [tile][output]
       for (size_t k = 0; k < 4; ++k) {
-        at4_div(mt + k * m_tile_stride + j0, m_stride, 3, r[k]);
+        at4_div(mt + k * m_tile_stride + j0, m_stride, kInverseOf3, 3, r[k]);
         for (int o = 0; o < 4; ++o) r[k][o] = requantize4_clamped(r[k][o], ch, rv);
       }
       uint8_t* cj = ct + j0 * c_stride;
@@ -225,7 +233,7 @@ void winograd_output_f43_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t
     for (size_t j0 = 0; j0 < nc; j0 += 4) {
       const RequantChannels ch(*params, j0);
       v128_t r[4];
-      at4_div(mt + j0, m_stride, 3, r);
+      at4_div(mt + j0, m_stride, kInverseOf3, 3, r);
       for (int o = 0; o < 4; ++o) r[o] = requantize4_clamped(r[o], ch, rv);
       store_line(ct + j0 * c_stride, c_stride, nc - j0 < 4 ? nc - j0 : 4, out_offsets, valid, 0, r);
     }
@@ -277,6 +285,85 @@ void winograd_weights_f43_wasmsimd(size_t nd, size_t len, const int8_t* w, const
           for (int b = 0; b < 4; ++b) wasm_v128_store(ui + ((a * 4 + b) * 6 + xw) * u_stride, y[b]);
         }
       }
+    }
+  }
+}
+
+// F(4, 3) along both dimensions of a two-dimensional tile (kWinogradF43Both):
+// the inner dimension's lines first for the input (6 lines of 6 taps) and the
+// weights (3 lines of 3 taps), each then through the outer dimension from a
+// stack block; the output's outer dimension first (6 columns of 6 points to 4
+// lines), then each line's A'', the division by 9 * 2^6, requantization and
+// stores.
+
+void winograd_input_f43x43_wasmsimd(size_t nd, size_t channels, const int16_t* d, const ptrdiff_t* strides, int16_t* v,
+                                    size_t v_stride) {
+  assert(nd == 2 && channels % 8 == 0);
+  (void)nd;
+  for (size_t c = 0; c < channels; c += 8) {
+    alignas(16) int16_t block[6][6][8];  // [outer tap][inner point][channel]: |values| <= 10 * 255
+    for (int a = 0; a < 6; ++a) {
+      v128_t x[6], y[6];
+      for (int t = 0; t < 6; ++t) x[t] = wasm_v128_load(d + c + a * strides[0] + t * strides[1]);
+      bt6(x, y);
+      for (int xw = 0; xw < 6; ++xw) wasm_v128_store(block[a][xw], y[xw]);
+    }
+    for (size_t xw = 0; xw < 6; ++xw) {
+      v128_t x[6], y[6];  // every step fits int16 for |x| <= 10 * 255: |y| <= 10^2 * 255
+      for (int a = 0; a < 6; ++a) x[a] = wasm_v128_load(block[a][xw]);
+      bt6(x, y);
+      for (int xa = 0; xa < 6; ++xa) wasm_v128_store(v + c + (xa * 6 + xw) * v_stride, y[xa]);
+    }
+  }
+}
+
+void winograd_output_f43x43_wasmsimd(size_t nd, size_t nt, size_t nc, const int32_t* m, size_t m_stride,
+                                     size_t m_tile_stride, uint8_t* c, size_t c_stride, ptrdiff_t tile_step,
+                                     const ptrdiff_t* out_offsets, uint32_t valid, const ConvRequantParams* params) {
+  assert(nd == 2 && nt >= 1);
+  (void)nd;
+  const RequantVectors rv(*params);
+  for (size_t t = 0; t < nt; ++t) {
+    const int32_t* mt = m + t * m_tile_stride;
+    uint8_t* ct = c + static_cast<ptrdiff_t>(t) * tile_step;
+    for (size_t j0 = 0; j0 < nc; j0 += 4) {
+      const RequantChannels ch(*params, j0);
+      const size_t n = nc - j0 < 4 ? nc - j0 : 4;
+      alignas(16) int32_t lines[4][6][4];  // [outer output][inner point][channel]
+      for (size_t xw = 0; xw < 6; ++xw) {
+        v128_t y[4];
+        at4(mt + j0 + xw * m_stride, 6 * m_stride, y);
+        for (int oa = 0; oa < 4; ++oa) wasm_v128_store(lines[oa][xw], y[oa]);
+      }
+      for (size_t oa = 0; oa < 4; ++oa) {
+        v128_t r[4];
+        at4_div(lines[oa][0], 4, kInverseOf9, 6, r);
+        for (int o = 0; o < 4; ++o) r[o] = requantize4_clamped(r[o], ch, rv);
+        store_line(ct + j0 * c_stride, c_stride, n, out_offsets, valid, oa * 4, r);
+      }
+    }
+  }
+}
+
+void winograd_weights_f43x43_wasmsimd(size_t nd, size_t len, const int8_t* w, const int16_t* zp, int16_t* u,
+                                      size_t u_stride) {
+  assert(nd == 2 && len % kWinoWeightsPeriod == 0);
+  (void)nd;
+  for (size_t i = 0; i < len; i += 8) {
+    const size_t lane = i % kWinoWeightsPeriod;
+    const v128_t z = wasm_v128_load(zp + lane);
+    const int8_t* wi = w + i / kWinoWeightsPeriod * 9 * kWinoWeightsPeriod + lane;
+    auto tap = [&](size_t t) { return wasm_i16x8_sub(wasm_i16x8_load8x8(wi + t * kWinoWeightsPeriod), z); };
+    alignas(16) int16_t block[3][6][8];  // [outer tap][inner point][lane]: |values| <= 7 * 255
+    for (size_t a = 0; a < 3; ++a) {
+      v128_t y[6];
+      g6(tap(a * 3), tap(a * 3 + 1), tap(a * 3 + 2), y);
+      for (int xw = 0; xw < 6; ++xw) wasm_v128_store(block[a][xw], y[xw]);
+    }
+    for (size_t xw = 0; xw < 6; ++xw) {
+      v128_t y[6];  // |y| <= 7^2 * 255
+      g6(wasm_v128_load(block[0][xw]), wasm_v128_load(block[1][xw]), wasm_v128_load(block[2][xw]), y);
+      for (int xa = 0; xa < 6; ++xa) wasm_v128_store(u + i + (xa * 6 + xw) * u_stride, y[xa]);
     }
   }
 }
