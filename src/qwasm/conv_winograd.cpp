@@ -84,16 +84,17 @@ bool guard_passes(const PackedQConv& p, int32_t input_zero_point, size_t m) {
   return p.winograd.abs_sum_max * amax < guard_limit(m, p.winograd.nd);
 }
 
-// The tiles along each dimension. A tile holds `extent` outputs (m along the
-// innermost 3-tap dimension, 2 along the other 3-tap ones, 1 elsewhere) `step` apart (the dilation along a 3-tap
-// dimension, 1 elsewhere). A dilation-d dimension is d interleaved undilated
-// ones: outputs o = d * q + phi read only inputs of phase phi, so a tile
-// holds outputs q to q + m - 1 of one phase, o, o + d, ..., and its taps are d
-// apart. Along a dimension, tile j starts at (j / step) * extent * step +
-// j % step: the phases' tiles interleave, so that a block of neighbouring
-// tiles reads and writes neighbouring positions as in the undilated case.
-// Every output is in exactly one tile (as its i-th output when
-// o mod md = i * d + phi); the tiles are those whose first output exists.
+// The tiles along each dimension. A tile holds `extent` outputs (its tile
+// along a 3-tap dimension, winograd_dim_tile: 2 or 4; 1 elsewhere) `step`
+// apart (the dilation along a 3-tap dimension, 1 elsewhere). A dilation-d
+// dimension is d interleaved undilated ones: outputs o = d * q + phi read
+// only inputs of phase phi, so a tile holds outputs q to q + extent - 1 of one
+// phase, o, o + d, ..., and its taps are d apart. Along a dimension, tile j
+// starts at (j / step) * extent * step + j % step: the phases' tiles
+// interleave, so that a block of neighbouring tiles reads and writes
+// neighbouring positions as in the undilated case. Every output is in exactly
+// one tile (as its i-th output when o mod (extent * d) = i * d + phi); the
+// tiles are those whose first output exists.
 struct TileGrid {
   int64_t extent[3], step[3], count[3];
   int64_t total() const { return count[0] * count[1] * count[2]; }
@@ -373,7 +374,7 @@ Status find_winograd_kernels(kernels::Isa isa, const WinogradWeights& ww, size_t
 // Where a tile's taps and outputs lie relative to its first (the same for
 // every tile): the padded channels-last input's strides along the 3-tap
 // dimensions, and the offset of each of the tile's outputs in an output
-// plane (NCDHW), o in mixed radix (m innermost, 2 outside it).
+// plane (NCDHW), o in the tile's mixed radix (its extent per dimension).
 struct TileOffsets {
   ptrdiff_t in_strides[3] = {};
   ptrdiff_t out_offsets[16] = {};
@@ -502,7 +503,7 @@ struct WinogradRun {
   const Spatial s;
   const size_t m;  // the tile: 2, 4 or kWinogradF43Both (kernels/winograd_kernels.h)
   // The padded input, each 3-tap dimension extended so that the last tile's
-  // m + 2 taps exist (the extra positions are zeros, read only by outputs
+  // extent + 2 taps exist (the extra positions are zeros, read only by outputs
   // that are not stored), and the per-task buffers.
   const WinogradScratch ws;
   const TileGrid grid;

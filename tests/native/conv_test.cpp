@@ -1178,7 +1178,9 @@ TEST(QConvWinograd, StemsRunWinogradAlongDOnlyWhenAskedFor) {
     EXPECT_EQ(winograd_bytes(packed), on ? size_t{24 * 152 * 3} : 0u);
     int64_t bound = 0;
     ASSERT_TRUE(qconv_scratch_bound(packed, in_shape, &bound).ok());
-    if (on) EXPECT_GE(bound, 147 * 8 * 10 * 11) << "the bound covers the im2col";
+    if (on) {
+      EXPECT_GE(bound, 147 * 8 * 10 * 11) << "the bound covers the im2col";
+    }
     QTensor back;
     ASSERT_TRUE(unpack_qconv_weight(packed, &back).ok());
     EXPECT_EQ(std::memcmp(back.data(), w.data(), w.size()), 0);
