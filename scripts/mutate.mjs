@@ -117,6 +117,12 @@ const MUTATIONS = [
     to: 'y[3] = wasm_i16x8_sub(x4_minus_x2, twice_x3_minus_x1);',
   },
   {
+    name: "element-wise table: the 8-element lookup reads w's bytes in the wrong order",
+    file: 'src/qwasm/qelementwise.cpp',
+    from: 'out |= uint64_t{table[((xs >> k) & 0xFF) << 8 | ((ws >> k) & 0xFF)]} << k;',
+    to: 'out |= uint64_t{table[((xs >> k) & 0xFF) << 8 | ((ws >> (56 - k)) & 0xFF)]} << k;',
+  },
+  {
     name: "Winograd along D (stems): the im2col pads with 0, not the input's zero point",
     file: 'src/qwasm/conv_lowered.cpp',
     from: 'const uint8_t pad = static_cast<uint8_t>(input.q_zero_point());',

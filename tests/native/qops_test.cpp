@@ -4,9 +4,12 @@
 // every error, empty and huge-but-empty tensors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "quint8_test_util.h"
@@ -195,6 +198,44 @@ TEST(QAdd, BroadcastAndRelu) {
   EXPECT_EQ(ints(y), (std::vector<uint8_t>{50, 55}));
   ASSERT_TRUE(qadd(q8({0, 10}, {2}, 1, 5), q8({0, 0}, {2}, 1, 0), 1, 50, false, &y).ok());
   EXPECT_EQ(ints(y), (std::vector<uint8_t>{45, 55}));
+}
+
+// Operands of one shape and at least 2^17 elements take the table of all
+// 65536 byte pairs, looked up 8 elements at a time; smaller ones compute each
+// element. [3, 43691] random bytes coalesce into one row of 131,073: the
+// first 131,072 in vector arithmetic, the last in scalar. Against the same
+// bytes added in pieces below 2^17 that keep that split (two rows of 65,536,
+// all vector steps, and one element, scalar), at one thread and at three with
+// fine-grained tasks (ranges that start and end anywhere: the lookup's tails).
+TEST(QAdd, TheTableOfLargeOperandsGivesEachElementsBytes) {
+  const uint64_t seed = qwasm_test::test_seed();
+  std::mt19937_64 rng(seed);
+  const int64_t rows = 3, row = 43691, n = rows * row;
+  std::vector<uint8_t> xa(static_cast<size_t>(n)), xb(xa.size());
+  for (auto& v : xa) v = static_cast<uint8_t>(rng() % 256);
+  for (auto& v : xb) v = static_cast<uint8_t>(rng() % 256);
+  const double sa = 0.05, za = 189, sb = 0.1, zb = 160, so = 0.1, zo = 64;
+  std::vector<uint8_t> want;
+  for (const auto& [begin, end] : {std::pair<int64_t, int64_t>{0, 65536}, {65536, 131072}, {131072, n}}) {
+    const auto part = [&](const std::vector<uint8_t>& v) {
+      return std::vector<uint8_t>(v.begin() + begin, v.begin() + end);
+    };
+    QTensor y;
+    ASSERT_TRUE(qadd(q8(part(xa), {end - begin}, sa, za), q8(part(xb), {end - begin}, sb, zb), so, zo, true, &y).ok());
+    const std::vector<uint8_t> got = ints(y);
+    want.insert(want.end(), got.begin(), got.end());
+  }
+  for (const size_t threads : {size_t{1}, size_t{3}}) {
+    if (threads > max_threads()) continue;
+    ASSERT_TRUE(set_num_threads(threads).ok());
+    qwasm::testing::set_fine_grained_tasks(threads > 1);
+    QTensor y;
+    ASSERT_TRUE(qadd(q8(xa, {rows, row}, sa, za), q8(xb, {rows, row}, sb, zb), so, zo, true, &y).ok());
+    qwasm::testing::set_fine_grained_tasks(false);
+    EXPECT_EQ(ints(y), want) << threads << " threads, seed " << seed;
+  }
+  ASSERT_TRUE(set_num_threads(max_threads()).ok());
+  EXPECT_NE(*std::min_element(want.begin(), want.end()), *std::max_element(want.begin(), want.end()));
 }
 
 // PyTorch's loop takes each row 64 elements at a time in vector arithmetic
