@@ -216,7 +216,9 @@ TEST(QAdd, TheTableOfLargeOperandsGivesEachElementsBytes) {
   for (auto& v : xb) v = static_cast<uint8_t>(rng() % 256);
   const double sa = 0.05, za = 189, sb = 0.1, zb = 160, so = 0.1, zo = 64;
   std::vector<uint8_t> want;
-  for (const auto& [begin, end] : {std::pair<int64_t, int64_t>{0, 65536}, {65536, 131072}, {131072, n}}) {
+  for (const std::pair<int64_t, int64_t> range :
+       {std::pair<int64_t, int64_t>{0, 65536}, {65536, 131072}, {131072, n}}) {
+    const int64_t begin = range.first, end = range.second;
     const auto part = [&](const std::vector<uint8_t>& v) {
       return std::vector<uint8_t>(v.begin() + begin, v.begin() + end);
     };
